@@ -1,0 +1,127 @@
+# redist: convenience front end over CMake/CTest. The real build is CMakeLists.txt.
+#
+#   make / make build     configure + build (Release) in build/
+#   make check            install deps, build, run all tests; then the same with ASan+UBSan
+#   make demo             install deps, build, run `redist demo` on 4 ranks
+#   make install PREFIX=dir
+#   make bench            build, then run bench/run.sh
+#   make test             run the tests of build/ only (no rebuild of build-asan/)
+#   make asan             build and test build-asan/ only
+#   make format           clang-format -i every C file
+#   make clean
+#
+# Knobs: JOBS, CTEST_JOBS, WERROR (ON/OFF), MPI_NPROCS / ASAN_MPI_NPROCS (rank counts for
+# MPI tests, e.g. MPI_NPROCS="1 2 4"), CMAKE_ARGS, ASAN_CMAKE_ARGS, PREFIX, DESTDIR.
+
+SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
+.SHELLFLAGS := -o pipefail -c
+
+BUILD_DIR      ?= build
+ASAN_DIR       ?= build-asan
+PREFIX         ?= /usr/local
+JOBS           ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_JOBS     ?= $(JOBS)
+WERROR         ?= ON
+MPI_NPROCS     ?= 1 2 3 4 5 7 8
+ASAN_MPI_NPROCS ?= $(MPI_NPROCS)
+CMAKE          ?= cmake
+CTEST          ?= ctest
+CLANG_FORMAT   ?= clang-format
+CMAKE_ARGS     ?=
+ASAN_CMAKE_ARGS ?=
+DEMO_NP        ?= 4
+
+empty :=
+space := $(empty) $(empty)
+semi_list = $(subst $(space),;,$(strip $(1)))
+
+CONFIGURE      = $(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
+                 -DREDIST_WERROR=$(WERROR) "-DREDIST_MPI_NPROCS=$(call semi_list,$(MPI_NPROCS))" \
+                 $(CMAKE_ARGS)
+CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
+                 -DREDIST_SANITIZE=ON -DREDIST_BUILD_BENCH=OFF -DREDIST_WERROR=$(WERROR) \
+                 "-DREDIST_MPI_NPROCS=$(call semi_list,$(ASAN_MPI_NPROCS))" $(ASAN_CMAKE_ARGS)
+
+# include/redist.h is hand-formatted and owned by the API; not reformatted by default.
+FORMAT_DIRS    ?= src tools tests bench
+C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
+
+.PHONY: all build deps check test asan asan-build demo install bench format format-check clean
+
+all: build
+
+build:
+	$(CONFIGURE)
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
+
+deps:
+	@bash scripts/install-deps.sh
+
+asan-build:
+	$(CONFIGURE_ASAN)
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+
+# Runs ctest in directory $(1); leaves ctest's "N% tests passed" line in $(1)/ctest-summary.txt.
+define run_ctest
+	@echo "== ctest in $(1)"
+	@rm -f $(1)/ctest-summary.txt
+	@cd $(1) && set +e; $(CTEST) --output-on-failure -j$(CTEST_JOBS) 2>&1 | tee ctest.log; \
+	  rc=$${PIPESTATUS[0]}; \
+	  line=$$(grep -E 'tests passed|No tests were found' ctest.log | tail -n 1); \
+	  echo "$${line:-ctest did not report a result} (exit $$rc)" > ctest-summary.txt; \
+	  exit $$rc
+endef
+
+test:
+	$(call run_ctest,$(BUILD_DIR))
+
+asan: asan-build
+	$(call run_ctest,$(ASAN_DIR))
+
+# Every stage runs even if an earlier test stage failed, so one run shows all failures.
+check:
+	@start=$$(date +%s); status=0; \
+	rm -f $(BUILD_DIR)/ctest-summary.txt $(ASAN_DIR)/ctest-summary.txt; \
+	bash scripts/install-deps.sh || { echo "make check: FAILED (missing dependencies)"; exit 1; }; \
+	$(MAKE) --no-print-directory build || { echo "make check: FAILED (build in $(BUILD_DIR) failed)"; exit 1; }; \
+	$(MAKE) --no-print-directory test || status=1; \
+	$(MAKE) --no-print-directory asan || status=1; \
+	secs=$$(( $$(date +%s) - start )); \
+	plain=$$(cat $(BUILD_DIR)/ctest-summary.txt 2>/dev/null || echo "not run"); \
+	asan=$$(cat $(ASAN_DIR)/ctest-summary.txt 2>/dev/null || echo "not run (build failed?)"); \
+	echo ""; \
+	echo "== check summary"; \
+	echo "   $(BUILD_DIR):      $$plain"; \
+	echo "   $(ASAN_DIR): $$asan"; \
+	if [ $$status -eq 0 ]; then echo "make check: PASSED in $${secs}s"; \
+	else echo "make check: FAILED in $${secs}s"; fi; \
+	exit $$status
+
+demo:
+	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory build
+	@source $(BUILD_DIR)/mpiexec.env && set -x && \
+	  "$$MPIEXEC" $$MPIEXEC_NUMPROC_FLAG $(DEMO_NP) $$MPIEXEC_PREFLAGS $(BUILD_DIR)/redist demo
+
+install: build
+	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+bench: build
+	@if [ -f bench/run.sh ]; then \
+	  source $(BUILD_DIR)/mpiexec.env && \
+	  export MPIEXEC MPIEXEC_NUMPROC_FLAG MPIEXEC_PREFLAGS MPIEXEC_POSTFLAGS && \
+	  BUILD_DIR="$(abspath $(BUILD_DIR))" REDIST="$(abspath $(BUILD_DIR))/redist" \
+	    bash bench/run.sh; \
+	else echo "bench: no bench/run.sh; benchmark programs are in $(BUILD_DIR)/"; fi
+
+format:
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format: $(CLANG_FORMAT) not found (apt-get install clang-format)"; exit 1; }
+	$(CLANG_FORMAT) -i $(C_FILES)
+
+format-check:
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format-check: $(CLANG_FORMAT) not found"; exit 1; }
+	$(CLANG_FORMAT) --dry-run -Werror $(C_FILES)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -1,0 +1,175 @@
+/* redist: runtime redistribution of block-cyclic distributed arrays over MPI.
+ *
+ * The one public header. Every function returning int returns REDIST_SUCCESS (0) or a
+ * negative REDIST_ERR_* code; the library never exits, aborts or prints. Collective
+ * functions return the same code on every rank.
+ *
+ * Usage (plan once, execute many):
+ *
+ *     redist_layout src, dst;
+ *     redist_layout_create(2, n, (int64_t[]){64, 64}, (int[]){1, 2}, NULL, NULL,
+ *                          REDIST_COL_MAJOR, &src);
+ *     redist_layout_create(2, n, (int64_t[]){100, 100}, (int[]){2, 1}, NULL, NULL,
+ *                          REDIST_COL_MAJOR, &dst);
+ *     redist_plan plan;
+ *     redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan);
+ *     redist_execute(plan, a, b);
+ *     redist_plan_free(&plan);
+ *
+ * See docs/api.md for the full description.
+ */
+#ifndef REDIST_H
+#define REDIST_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REDIST_VERSION_MAJOR 0
+#define REDIST_VERSION_MINOR 1
+#define REDIST_VERSION_PATCH 0
+
+typedef struct redist_layout_s *redist_layout;
+typedef struct redist_plan_s *redist_plan;
+
+/* Error codes. Codes are only ever appended; redist_strerror and redist_error_name are
+   generated from this one list. */
+#define REDIST_ERRNO_MAP(X)                                                                \
+    X(ARG, -1, "invalid argument")                                                         \
+    X(NOMEM, -2, "out of memory")                                                          \
+    X(MPI, -3, "an MPI call failed")                                                       \
+    X(NOT_APPLICABLE, -4, "the algorithm cannot perform this redistribution")              \
+    X(UNKNOWN_ALGORITHM, -5, "unknown algorithm name")                                     \
+    X(MISMATCH, -6, "ranks passed different arguments to a collective call")               \
+    X(UNSUPPORTED, -7, "not supported by this version of redist")                          \
+    X(BUSY, -8, "the plan has a nonblocking execution in progress")                        \
+    X(STATE, -9, "no nonblocking execution is in progress")
+
+#define REDIST_SUCCESS 0
+#define REDIST_ERR_ARG (-1)
+#define REDIST_ERR_NOMEM (-2)
+#define REDIST_ERR_MPI (-3)
+#define REDIST_ERR_NOT_APPLICABLE (-4)
+#define REDIST_ERR_UNKNOWN_ALGORITHM (-5)
+#define REDIST_ERR_MISMATCH (-6)
+#define REDIST_ERR_UNSUPPORTED (-7)
+#define REDIST_ERR_BUSY (-8)
+#define REDIST_ERR_STATE (-9)
+
+/* A sentence describing err (a static string; never NULL, also for unknown codes). The
+   detail of the most recent failure on this thread, e.g. "block[1] = 0 must be >= 1", is
+   kept apart: redist_last_error_detail(). */
+const char *redist_strerror(int err);
+/* "REDIST_ERR_ARG" etc.; "REDIST_SUCCESS" for 0; "REDIST_ERR_UNKNOWN" otherwise. */
+const char *redist_error_name(int err);
+/* The detail of the most recent error recorded by this thread ("" if none). */
+const char *redist_last_error_detail(void);
+
+enum { REDIST_ROW_MAJOR = 0, REDIST_COL_MAJOR = 1 };
+
+/* ---- Layouts (local, no communication) ------------------------------------------------
+   An ndims-dimensional array, extent[k] >= 0 elements along dimension k, distributed
+   cyclic(block[k]) (block[k] >= 1) over grid[k] >= 1 process coordinates, global block 0
+   on coordinate first[k] (NULL: all 0). Global index g along k lives on coordinate
+   ((g / block[k]) + first[k]) mod grid[k], at local index
+   (g / (block[k]*grid[k]))*block[k] + g % block[k].
+   Grid coordinates (c_0..c_{d-1}) belong to rank ranks[c_0*grid[1]*...*grid[d-1] + ... +
+   c_{d-1}] of the plan's communicator (row-major, last coordinate fastest; NULL: 0,1,2,...).
+   Ranks must be distinct. A rank's local array is dense, its local extents stored
+   row-major (last dimension fastest) or column-major (first fastest) as `order` says. */
+int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
+                         const int grid[], const int first[], const int ranks[], int order,
+                         redist_layout *layout);
+/* Local extents of `rank`'s piece (all 0 if rank holds nothing or is not in the layout). */
+int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[]);
+/* Number of local elements of `rank` (0 if rank holds nothing). */
+int redist_layout_local_size(redist_layout layout, int rank, int64_t *count);
+int redist_layout_free(redist_layout *layout); /* sets *layout = NULL */
+
+/* Read-only accessors. */
+int redist_layout_ndims(redist_layout layout);
+int redist_layout_nprocs(redist_layout layout); /* product of the grid */
+/* Grid coordinates of `rank` in the layout; returns 1 and fills coords[] if the rank is in
+   the layout, 0 if it is not, a negative code on a bad argument. */
+int redist_layout_coords(redist_layout layout, int rank, int coords[]);
+
+/* ---- Plans ---------------------------------------------------------------------------- */
+typedef struct redist_options {
+    const char *algorithm; /* NULL or "auto": chosen by the cost model; else a name below */
+    int check_arguments;   /* execute: agree on buffer-argument errors across ranks (default 1) */
+} redist_options;
+void redist_options_init(redist_options *opt);
+
+/* The algorithm names ("auto", "direct-async", "direct", "alltoallv", "alltoallw", ...). */
+int redist_algorithm_count(void);
+const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
+
+/* Collective over comm: every rank of comm calls it, including ranks in neither layout.
+   All layout ranks must be < size of comm. The plan duplicates comm and type.
+   A forced algorithm that cannot do this pair returns REDIST_ERR_NOT_APPLICABLE on every
+   rank. Any error is returned on every rank alike (no rank hangs). type must be a
+   committed datatype whose data is contiguous (size == extent, lower bound 0); other
+   derived types return REDIST_ERR_UNSUPPORTED. */
+int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
+                       MPI_Comm comm, const redist_options *opt, redist_plan *plan);
+
+/* BMMC permutation (collective). Not implemented in this version: returns
+   REDIST_ERR_UNSUPPORTED on every rank (see issue tracker). */
+int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
+                            MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
+                            redist_plan *plan);
+
+/* Collective over the plan's communicator. src: this rank's local source array (may be
+   NULL if it holds none); dst: its local destination array. Buffers must not overlap.
+   A plan can be executed any number of times, with any buffers. */
+int redist_execute(redist_plan plan, const void *src, void *dst);
+int redist_start(redist_plan plan, const void *src, void *dst); /* nonblocking */
+int redist_test(redist_plan plan, int *done); /* progresses; done=1 when complete */
+int redist_wait(redist_plan plan);
+
+typedef struct redist_stats {
+    int steps;                /* communication steps (rounds) of one execute */
+    int64_t messages_sent;    /* messages this rank sends to other ranks per execute */
+    int64_t bytes_sent;       /* bytes this rank sends to other ranks per execute */
+    double predicted_seconds; /* the cost model's prediction for one execute */
+    int64_t messages_received;/* messages this rank receives per execute */
+    int64_t bytes_received;   /* bytes this rank receives per execute */
+    int64_t bytes_copied;     /* bytes this rank copies locally (its self part) */
+    int64_t max_messages_per_rank; /* maximum over ranks of messages_sent */
+    int64_t max_bytes_per_rank;    /* maximum over ranks of bytes_sent */
+    int64_t runs_per_period;  /* 1-D run groups this rank's plan stores (plan size) */
+} redist_stats;
+int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
+const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */
+int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
+
+/* ---- Basic communication operations (not implemented in this version: each returns
+   REDIST_ERR_UNSUPPORTED; see the issue tracker). ---------------------------------------- */
+int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
+                 const char *algorithm);
+int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                  MPI_Op op, int root, MPI_Comm comm, const char *algorithm);
+int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm, const char *algorithm);
+int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                MPI_Op op, MPI_Comm comm, const char *algorithm);
+int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                   int root, MPI_Comm comm, const char *algorithm);
+int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                  int root, MPI_Comm comm, const char *algorithm);
+int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                     MPI_Comm comm, const char *algorithm);
+int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
+                          MPI_Datatype type, MPI_Op op, MPI_Comm comm, const char *algorithm);
+int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                    MPI_Comm comm, const char *algorithm);
+int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                 int shift, MPI_Comm comm, const char *algorithm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REDIST_H */

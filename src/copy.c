@@ -1,0 +1,118 @@
+/* The copy engine: moves the elements of one message between a local array and a
+ * contiguous buffer (pack, unpack) or between the two local arrays (the self part).
+ *
+ * Work is per run, never per element where the run is contiguous: the innermost level
+ * copies whole runs with memcpy (or a fixed-size move for runs of 4, 8 or 16 bytes, which
+ * the compiler turns into single loads and stores). Only when the two storage orders differ
+ * does the innermost level move element by element (a transpose).
+ */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct walker {
+    const redist__level *levels;
+    int nlevels;
+    size_t es;
+    const char *a;   /* source side: structured array, or the stream cursor */
+    char *b;         /* destination side: structured array, or the stream cursor */
+    int a_stream, b_stream;
+} walker;
+
+/* count runs of nbytes each; run j at s + j*sstep goes to d + j*dstep. */
+static void copy_runs(char *d, int64_t dstep, const char *s, int64_t sstep, size_t nbytes,
+                      int64_t count)
+{
+    if (count == 1) {
+        memcpy(d, s, nbytes);
+        return;
+    }
+    switch (nbytes) {
+    case 4:
+        for (int64_t j = 0; j < count; j++, d += dstep, s += sstep)
+            memcpy(d, s, 4);
+        return;
+    case 8:
+        for (int64_t j = 0; j < count; j++, d += dstep, s += sstep)
+            memcpy(d, s, 8);
+        return;
+    case 16:
+        for (int64_t j = 0; j < count; j++, d += dstep, s += sstep)
+            memcpy(d, s, 16);
+        return;
+    default:
+        for (int64_t j = 0; j < count; j++, d += dstep, s += sstep)
+            memcpy(d, s, nbytes);
+    }
+}
+
+/* The innermost level: each run group is `count` runs of `len` elements. */
+static void walk_innermost(walker *w, const redist__level *L, int64_t ao, int64_t bo)
+{
+    size_t es = w->es;
+    int64_t a_elem = w->a_stream ? (int64_t)es : L->src_stride * (int64_t)es;
+    int64_t b_elem = w->b_stream ? (int64_t)es : L->dst_stride * (int64_t)es;
+    for (int64_t r = 0; r < L->nruns; r++) {
+        const redist__run *run = &L->runs[r];
+        int64_t nbytes = run->len * (int64_t)es;
+        const char *a = w->a_stream ? w->a : w->a + ao + run->src_off * a_elem;
+        char *b = w->b_stream ? w->b : w->b + bo + run->dst_off * b_elem;
+        int64_t astep = w->a_stream ? nbytes : L->src_period * a_elem;
+        int64_t bstep = w->b_stream ? nbytes : L->dst_period * b_elem;
+        if (a_elem == (int64_t)es && b_elem == (int64_t)es) {
+            copy_runs(b, bstep, a, astep, (size_t)nbytes, run->count);
+        } else { /* storage orders differ: element by element */
+            for (int64_t j = 0; j < run->count; j++)
+                copy_runs(b + j * bstep, b_elem, a + j * astep, a_elem, es, run->len);
+        }
+        if (w->a_stream)
+            w->a += nbytes * run->count;
+        if (w->b_stream)
+            w->b += nbytes * run->count;
+    }
+}
+
+/* ao, bo: byte offsets of the current sub-array on each structured side. */
+static void walk_level(walker *w, int l, int64_t ao, int64_t bo)
+{
+    const redist__level *L = &w->levels[l];
+    if (l == w->nlevels - 1) {
+        walk_innermost(w, L, ao, bo);
+        return;
+    }
+    int64_t es = (int64_t)w->es;
+    int64_t a_elem = L->src_stride * es, b_elem = L->dst_stride * es;
+    for (int64_t r = 0; r < L->nruns; r++) {
+        const redist__run *run = &L->runs[r];
+        for (int64_t j = 0; j < run->count; j++) {
+            int64_t a0 = ao + (run->src_off + j * L->src_period) * a_elem;
+            int64_t b0 = bo + (run->dst_off + j * L->dst_period) * b_elem;
+            for (int64_t i = 0; i < run->len; i++)
+                walk_level(w, l + 1, a0 + i * a_elem, b0 + i * b_elem);
+        }
+    }
+}
+
+static void walk(const redist__msg *m, const char *a, int a_stream, char *b, int b_stream,
+                 size_t es)
+{
+    if (m->nelems == 0)
+        return;
+    walker w = {m->levels, m->nlevels, es, a, b, a_stream, b_stream};
+    walk_level(&w, 0, 0, 0);
+}
+
+void redist__pack(const redist__msg *m, const char *src, char *buf, size_t elsize)
+{
+    walk(m, src, 0, buf, 1, elsize);
+}
+
+void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize)
+{
+    walk(m, buf, 1, dst, 0, elsize);
+}
+
+void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize)
+{
+    walk(m, src, 0, dst, 0, elsize);
+}

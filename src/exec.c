@@ -1,0 +1,120 @@
+/* Execution: execute = start + wait; start/test/wait drive the chosen algorithm.
+ *
+ * Bad buffer arguments are local knowledge, but every rank must return the same code and
+ * none may hang. So a rank that finds its buffers bad still takes part in the exchange
+ * "dry" (posting every message, touching no user memory), and the ranks agree on the
+ * outcome with a nonblocking MPI_Iallreduce that overlaps the exchange (option
+ * check_arguments, on by default). */
+#include "internal.h"
+
+#include <stdint.h>
+
+static int ranges_overlap(const void *a, int64_t na, const void *b, int64_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na > 0 && nb > 0 && x < y + (uintptr_t)nb && y < x + (uintptr_t)na;
+}
+
+static int check_buffers(redist_plan p, const void *src, void *dst)
+{
+    int64_t sb = p->src_count * (int64_t)p->elsize, db = p->dst_count * (int64_t)p->elsize;
+    if (src == NULL && p->src_count > 0)
+        return redist__fail(REDIST_ERR_ARG, "src is NULL but this rank holds %lld source "
+                                            "elements", (long long)p->src_count);
+    if (dst == NULL && p->dst_count > 0)
+        return redist__fail(REDIST_ERR_ARG, "dst is NULL but this rank holds %lld destination "
+                                            "elements", (long long)p->dst_count);
+    if (ranges_overlap(src, sb, dst, db))
+        return redist__fail(REDIST_ERR_ARG, "src and dst overlap");
+    return REDIST_SUCCESS;
+}
+
+int redist_start(redist_plan p, const void *src, void *dst)
+{
+    if (p == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan is NULL");
+    if (p->active)
+        return redist__fail(REDIST_ERR_BUSY, "start: an execution is already in progress");
+    p->local_error = check_buffers(p, src, dst);
+    if (p->local_error != REDIST_SUCCESS && !p->check_arguments)
+        return p->local_error;
+    p->dry = p->local_error != REDIST_SUCCESS;
+    p->cur_src = src;
+    p->cur_dst = dst;
+    p->global_error = REDIST_SUCCESS;
+    p->check_req = MPI_REQUEST_NULL;
+    if (p->check_arguments &&
+        MPI_Iallreduce(&p->local_error, &p->global_error, 1, MPI_INT, MPI_MIN, p->comm,
+                       &p->check_req) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce failed");
+    p->active = 1;
+    int err = p->algo->start(p);
+    if (err != REDIST_SUCCESS)
+        p->local_error = err;
+    return REDIST_SUCCESS;
+}
+
+/* Completes the argument agreement and closes the execution. */
+static int finish(redist_plan p)
+{
+    int err = p->local_error;
+    if (p->check_arguments) {
+        if (MPI_Wait(&p->check_req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            err = redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce completion failed");
+        else if (p->global_error != REDIST_SUCCESS && err == REDIST_SUCCESS)
+            err = redist__fail(p->global_error, "another rank passed bad arguments to execute");
+    }
+    p->active = 0;
+    p->dry = 0;
+    p->cur_src = NULL;
+    p->cur_dst = NULL;
+    return err;
+}
+
+static int drive(redist_plan p, int blocking, int *done)
+{
+    *done = 0;
+    int err = p->algo->progress(p, blocking, done);
+    if (err != REDIST_SUCCESS) { /* an MPI failure: nothing sensible remains to wait for */
+        p->local_error = err;
+        *done = 1;
+    }
+    if (!*done)
+        return REDIST_SUCCESS;
+    if (!blocking && p->check_arguments) {
+        int flag = 0;
+        MPI_Test(&p->check_req, &flag, MPI_STATUS_IGNORE);
+        if (!flag) {
+            *done = 0;
+            return REDIST_SUCCESS;
+        }
+    }
+    return finish(p);
+}
+
+int redist_test(redist_plan p, int *done)
+{
+    if (p == NULL || done == NULL)
+        return redist__fail(REDIST_ERR_ARG, "test: NULL argument");
+    if (!p->active) {
+        *done = 0;
+        return redist__fail(REDIST_ERR_STATE, "test: no execution in progress");
+    }
+    return drive(p, 0, done);
+}
+
+int redist_wait(redist_plan p)
+{
+    if (p == NULL)
+        return redist__fail(REDIST_ERR_ARG, "wait: plan is NULL");
+    if (!p->active)
+        return redist__fail(REDIST_ERR_STATE, "wait: no execution in progress");
+    int done = 0;
+    return drive(p, 1, &done);
+}
+
+int redist_execute(redist_plan p, const void *src, void *dst)
+{
+    int err = redist_start(p, src, dst);
+    return err != REDIST_SUCCESS ? err : redist_wait(p);
+}

@@ -1,0 +1,330 @@
+/* Layouts: pure index math for one block-cyclic distribution (no MPI).
+ *
+ * Along dimension k, global index g lives in global block g / b, on coordinate
+ * (g / b + first) mod P, at local index (g / (b P)) b + g mod b (paper 001, Table 1, made
+ * 0-based; paper 000 §3.1). Grid coordinates map to ranks row-major (last fastest).
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int positive_mod(int64_t a, int64_t m)
+{
+    int64_t r = a % m;
+    return (int)(r < 0 ? r + m : r);
+}
+
+int redist__owner(const struct redist_layout_s *l, int k, int64_t g)
+{
+    return positive_mod(g / l->block[k] + l->first[k], l->grid[k]);
+}
+
+int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g)
+{
+    int64_t b = l->block[k];
+    return (g / b / l->grid[k]) * b + g % b;
+}
+
+int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
+{
+    int64_t n = l->extent[k], b = l->block[k], p = l->grid[k];
+    if (n == 0)
+        return 0;
+    int64_t nblocks = (n - 1) / b + 1;
+    int64_t rel = positive_mod((int64_t)c - l->first[k], p); /* block rel is c's first */
+    if (rel >= nblocks)
+        return 0;
+    int64_t mine = (nblocks - 1 - rel) / p + 1; /* blocks rel, rel+p, ... < nblocks */
+    int64_t count = mine * b;
+    if ((nblocks - 1) % p == rel) /* c owns the last, possibly partial, block */
+        count -= nblocks * b - n;
+    return count;
+}
+
+/* Sorts grid positions by their rank (qsort has no context argument in C11). */
+static void sort_positions(int *pos, int n, const int *ranks, int *tmp)
+{
+    if (n < 2)
+        return;
+    int h = n / 2;
+    sort_positions(pos, h, ranks, tmp);
+    sort_positions(pos + h, n - h, ranks, tmp);
+    int i = 0, j = h, o = 0;
+    while (i < h && j < n)
+        tmp[o++] = ranks[pos[j]] < ranks[pos[i]] ? pos[j++] : pos[i++];
+    while (i < h)
+        tmp[o++] = pos[i++];
+    while (j < n)
+        tmp[o++] = pos[j++];
+    memcpy(pos, tmp, (size_t)n * sizeof *pos);
+}
+
+int redist__layout_position(const struct redist_layout_s *l, int rank)
+{
+    int lo = 0, hi = l->nprocs - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, r = l->ranks[l->by_rank[mid]];
+        if (r == rank)
+            return l->by_rank[mid];
+        if (r < rank)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+void redist__layout_coords_of(const struct redist_layout_s *l, int position, int coords[])
+{
+    for (int k = l->ndims - 1; k >= 0; k--) {
+        coords[k] = position % l->grid[k];
+        position /= l->grid[k];
+    }
+}
+
+int redist__layout_position_of(const struct redist_layout_s *l, const int coords[])
+{
+    int pos = 0;
+    for (int k = 0; k < l->ndims; k++)
+        pos = pos * l->grid[k] + coords[k];
+    return pos;
+}
+
+void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[],
+                           int64_t stride[])
+{
+    int64_t s = 1;
+    if (l->order == REDIST_COL_MAJOR) {
+        for (int k = 0; k < l->ndims; k++) {
+            stride[k] = s;
+            s *= shape[k];
+        }
+    } else {
+        for (int k = l->ndims - 1; k >= 0; k--) {
+            stride[k] = s;
+            s *= shape[k];
+        }
+    }
+}
+
+uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
+{
+    size_t d = (size_t)l->ndims;
+    h = redist__hash_bytes(h, &l->ndims, sizeof l->ndims);
+    h = redist__hash_bytes(h, &l->order, sizeof l->order);
+    h = redist__hash_bytes(h, l->extent, d * sizeof *l->extent);
+    h = redist__hash_bytes(h, l->block, d * sizeof *l->block);
+    h = redist__hash_bytes(h, l->grid, d * sizeof *l->grid);
+    h = redist__hash_bytes(h, l->first, d * sizeof *l->first);
+    return redist__hash_bytes(h, l->ranks, (size_t)l->nprocs * sizeof *l->ranks);
+}
+
+int redist__same_global_shape(const struct redist_layout_s *a, const struct redist_layout_s *b)
+{
+    if (a->ndims != b->ndims)
+        return 0;
+    for (int k = 0; k < a->ndims; k++)
+        if (a->extent[k] != b->extent[k])
+            return 0;
+    return 1;
+}
+
+int redist__same_distribution(const struct redist_layout_s *a, const struct redist_layout_s *b)
+{
+    if (!redist__same_global_shape(a, b) || a->nprocs != b->nprocs)
+        return 0;
+    size_t d = (size_t)a->ndims;
+    return memcmp(a->block, b->block, d * sizeof *a->block) == 0 &&
+           memcmp(a->grid, b->grid, d * sizeof *a->grid) == 0 &&
+           memcmp(a->first, b->first, d * sizeof *a->first) == 0 &&
+           memcmp(a->ranks, b->ranks, (size_t)a->nprocs * sizeof *a->ranks) == 0;
+}
+
+/* Checks every argument and records the first problem; no early return so that the
+   message names the first bad field in dimension order. */
+static int validate(int ndims, const int64_t extent[], const int64_t block[], const int grid[],
+                    const int first[], int order, redist_layout *layout, int64_t *nprocs)
+{
+    if (layout == NULL)
+        return redist__fail(REDIST_ERR_ARG, "layout: NULL output pointer");
+    if (ndims < 1)
+        return redist__fail(REDIST_ERR_ARG, "ndims = %d must be >= 1", ndims);
+    if (extent == NULL || block == NULL || grid == NULL)
+        return redist__fail(REDIST_ERR_ARG, "%s: NULL array",
+                            extent == NULL ? "extent" : block == NULL ? "block" : "grid");
+    if (order != REDIST_ROW_MAJOR && order != REDIST_COL_MAJOR)
+        return redist__fail(REDIST_ERR_ARG, "order = %d must be REDIST_ROW_MAJOR or "
+                                            "REDIST_COL_MAJOR", order);
+    *nprocs = 1;
+    for (int k = 0; k < ndims; k++) {
+        if (extent[k] < 0)
+            return redist__fail(REDIST_ERR_ARG, "extent[%d] = %lld must be >= 0", k,
+                                (long long)extent[k]);
+        if (block[k] < 1)
+            return redist__fail(REDIST_ERR_ARG, "block[%d] = %lld must be >= 1", k,
+                                (long long)block[k]);
+        if (grid[k] < 1)
+            return redist__fail(REDIST_ERR_ARG, "grid[%d] = %d must be >= 1", k, grid[k]);
+        if (first != NULL && (first[k] < 0 || first[k] >= grid[k]))
+            return redist__fail(REDIST_ERR_ARG, "first[%d] = %d must be in [0, grid[%d] = %d)",
+                                k, first[k], k, grid[k]);
+        *nprocs *= grid[k];
+        if (*nprocs > INT_MAX)
+            return redist__fail(REDIST_ERR_ARG, "the grid has more than INT_MAX processes");
+    }
+    return REDIST_SUCCESS;
+}
+
+int redist_layout_free(redist_layout *layout)
+{
+    if (layout == NULL)
+        return redist__fail(REDIST_ERR_ARG, "layout: NULL pointer");
+    struct redist_layout_s *l = *layout;
+    if (l != NULL) {
+        free(l->extent);
+        free(l->block);
+        free(l->grid);
+        free(l->first);
+        free(l->ranks);
+        free(l->by_rank);
+        free(l);
+    }
+    *layout = NULL;
+    return REDIST_SUCCESS;
+}
+
+static int check_ranks(struct redist_layout_s *l)
+{
+    for (int i = 0; i < l->nprocs; i++)
+        if (l->ranks[i] < 0)
+            return redist__fail(REDIST_ERR_ARG, "ranks[%d] = %d must be >= 0", i, l->ranks[i]);
+    int *tmp = malloc((size_t)l->nprocs * sizeof *tmp);
+    if (tmp == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "layout rank index");
+    for (int i = 0; i < l->nprocs; i++)
+        l->by_rank[i] = i;
+    sort_positions(l->by_rank, l->nprocs, l->ranks, tmp);
+    free(tmp);
+    l->max_rank = l->ranks[l->by_rank[l->nprocs - 1]];
+    for (int i = 1; i < l->nprocs; i++) {
+        int a = l->by_rank[i - 1], b = l->by_rank[i];
+        if (l->ranks[a] == l->ranks[b])
+            return redist__fail(REDIST_ERR_ARG, "ranks[%d] and ranks[%d] are both %d: ranks "
+                                                "must be distinct", a < b ? a : b,
+                                a < b ? b : a, l->ranks[a]);
+    }
+    return REDIST_SUCCESS;
+}
+
+int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
+                         const int grid[], const int first[], const int ranks[], int order,
+                         redist_layout *layout)
+{
+    int64_t nprocs = 0;
+    int err = validate(ndims, extent, block, grid, first, order, layout, &nprocs);
+    if (err != REDIST_SUCCESS)
+        return err;
+    *layout = NULL;
+    struct redist_layout_s *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "layout");
+    size_t d = (size_t)ndims, np = (size_t)nprocs;
+    l->ndims = ndims;
+    l->order = order;
+    l->nprocs = (int)nprocs;
+    l->extent = malloc(d * sizeof *l->extent);
+    l->block = malloc(d * sizeof *l->block);
+    l->grid = malloc(d * sizeof *l->grid);
+    l->first = calloc(d, sizeof *l->first);
+    l->ranks = malloc(np * sizeof *l->ranks);
+    l->by_rank = malloc(np * sizeof *l->by_rank);
+    if (!l->extent || !l->block || !l->grid || !l->first || !l->ranks || !l->by_rank) {
+        redist_layout_free(&l);
+        return redist__fail(REDIST_ERR_NOMEM, "layout");
+    }
+    memcpy(l->extent, extent, d * sizeof *extent);
+    memcpy(l->block, block, d * sizeof *block);
+    memcpy(l->grid, grid, d * sizeof *grid);
+    if (first != NULL)
+        memcpy(l->first, first, d * sizeof *first);
+    for (size_t i = 0; i < np; i++)
+        l->ranks[i] = ranks != NULL ? ranks[i] : (int)i;
+    err = check_ranks(l);
+    if (err != REDIST_SUCCESS) {
+        redist_layout_free(&l);
+        return err;
+    }
+    *layout = l;
+    return REDIST_SUCCESS;
+}
+
+int redist_layout_coords(redist_layout layout, int rank, int coords[])
+{
+    if (layout == NULL || coords == NULL)
+        return redist__fail(REDIST_ERR_ARG, "layout_coords: NULL argument");
+    int pos = rank < 0 ? -1 : redist__layout_position(layout, rank);
+    if (pos < 0)
+        return 0;
+    redist__layout_coords_of(layout, pos, coords);
+    return 1;
+}
+
+int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[])
+{
+    if (layout == NULL || shape == NULL)
+        return redist__fail(REDIST_ERR_ARG, "layout_local_shape: NULL argument");
+    if (rank < 0)
+        return redist__fail(REDIST_ERR_ARG, "rank = %d must be >= 0", rank);
+    int pos = redist__layout_position(layout, rank);
+    if (pos < 0) {
+        for (int k = 0; k < layout->ndims; k++)
+            shape[k] = 0;
+        return REDIST_SUCCESS;
+    }
+    int c = 0;
+    for (int k = layout->ndims - 1; k >= 0; k--) {
+        c = pos % layout->grid[k];
+        pos /= layout->grid[k];
+        shape[k] = redist__local_extent(layout, k, c);
+    }
+    return REDIST_SUCCESS;
+}
+
+int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
+{
+    if (layout == NULL || count == NULL)
+        return redist__fail(REDIST_ERR_ARG, "layout_local_size: NULL argument");
+    int64_t stack_shape[8];
+    int64_t *shape = layout->ndims <= 8 ? stack_shape
+                                        : malloc((size_t)layout->ndims * sizeof *shape);
+    if (shape == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "layout_local_size");
+    int err = redist_layout_local_shape(layout, rank, shape);
+    int64_t n = 1;
+    for (int k = 0; err == REDIST_SUCCESS && k < layout->ndims; k++)
+        n *= shape[k];
+    if (shape != stack_shape)
+        free(shape);
+    if (err == REDIST_SUCCESS)
+        *count = n;
+    return err;
+}
+
+int redist_layout_ndims(redist_layout layout) { return layout ? layout->ndims : REDIST_ERR_ARG; }
+
+int redist_layout_nprocs(redist_layout layout)
+{
+    return layout ? layout->nprocs : REDIST_ERR_ARG;
+}

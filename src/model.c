@@ -1,0 +1,96 @@
+/* The cost model: the GDM / Hockney model of paper 000 §3.2 (a message of m bytes costs
+ * T_d + m tau_d; a step in which every rank sends and receives at most one message costs
+ * the same as one message), plus a local copy rate for packing, unpacking and the self
+ * part. Parameters default to figures measured on a 2-core shared-memory machine; `redist
+ * calibrate` (a later issue) will measure them.
+ *
+ * Also the summaries the model works on: global maxima of per-rank traffic.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const redist__model default_model = {
+    .startup = 2.0e-6,         /* T_d, shared-memory Open MPI */
+    .per_byte = 1.0 / 4.0e9,   /* tau_d: ~4 GB/s per rank pair */
+    .copy_per_byte = 1.0 / 8.0e9,
+};
+
+const redist__model *redist__model_default(void) { return &default_model; }
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int64_t side_max_count(const redist__side *s, int64_t m)
+{
+    for (int i = 0; i < s->nmsgs; i++)
+        m = max64(m, s->msgs[i].nelems);
+    return m;
+}
+
+static int64_t runs_max_value(const redist__side *s, int64_t m)
+{
+    for (int k = 0; s->dims != NULL && k < s->ndims; k++) {
+        const redist__dim_pattern *p = &s->dims[k];
+        for (int64_t r = 0; p->first_run && r < p->first_run[p->npeers]; r++)
+            m = max64(m, max64(p->runs[r].len, p->runs[r].count));
+    }
+    return m;
+}
+
+void redist__summary_local(const redist__side *send, const redist__side *recv,
+                           const redist__msg *self, int64_t src_count, int64_t dst_count,
+                           size_t elsize, int64_t vals[REDIST__S_NVALS])
+{
+    int64_t es = (int64_t)elsize;
+    vals[REDIST__S_MESSAGES] = max64(send->nmsgs, recv->nmsgs);
+    vals[REDIST__S_BYTES] = max64(send->total_elems, recv->total_elems) * es;
+    vals[REDIST__S_COPY] = self ? self->nelems * es : 0;
+    vals[REDIST__S_LOCAL] = max64(src_count, dst_count) * es;
+    vals[REDIST__S_MAXCOUNT] = side_max_count(recv, side_max_count(send, 0));
+    vals[REDIST__S_BUFFER] = max64(send->total_elems, recv->total_elems);
+    vals[REDIST__S_RUNVALUE] = runs_max_value(recv, runs_max_value(send, 0));
+    vals[REDIST__S_SENT_MESSAGES] = send->nmsgs;
+    vals[REDIST__S_SENT_BYTES] = send->total_elems * es;
+}
+
+void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[])
+{
+    for (int i = 0; i < send->nmsgs; i++)
+        flags[((send->msgs[i].peer - rank) % size + size) % size] = 1;
+}
+
+void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned char flags[],
+                            int size, size_t elsize, redist__summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->comm_size = size;
+    s->elsize = elsize;
+    s->max_messages = vals[REDIST__S_MESSAGES];
+    s->max_bytes = vals[REDIST__S_BYTES];
+    s->max_copy_bytes = vals[REDIST__S_COPY];
+    s->max_local_bytes = vals[REDIST__S_LOCAL];
+    s->max_count = vals[REDIST__S_MAXCOUNT];
+    s->max_buffer = vals[REDIST__S_BUFFER];
+    s->max_run_value = vals[REDIST__S_RUNVALUE];
+    s->max_sent_messages = vals[REDIST__S_SENT_MESSAGES];
+    s->max_sent_bytes = vals[REDIST__S_SENT_BYTES];
+    for (int k = 1; flags != NULL && k < size; k++)
+        s->direct_steps += flags[k] != 0;
+}
+
+/* Time of one execute under the model. Every algorithm copies the self part; the packing
+   ones also copy each sent and received byte once more on each side. */
+double redist__predict(const redist__algorithm *a, const redist__summary *s)
+{
+    const redist__model *m = redist__model_default();
+    double copy = m->copy_per_byte * (double)s->max_copy_bytes;
+    double pack = 2.0 * m->copy_per_byte * (double)s->max_bytes;
+    double wire = m->per_byte * (double)s->max_bytes;
+    if (strcmp(a->name, "direct") == 0) /* one synchronised step per shift */
+        return copy + pack + wire + 2.0 * m->startup * s->direct_steps;
+    if (strcmp(a->name, "alltoallv") == 0) /* the collective touches every peer */
+        return copy + pack + wire + m->startup * (s->comm_size - 1);
+    if (strcmp(a->name, "alltoallw") == 0) /* no pack buffers, but the datatype engine */
+        return copy + 1.5 * pack + wire + m->startup * (s->comm_size - 1);
+    return copy + pack + wire + m->startup * (double)s->max_messages; /* direct-async */
+}

@@ -1,0 +1,485 @@
+/* Patterns: the intersection of two block-cyclic layouts, in closed form (no MPI).
+ *
+ * Along one dimension, the source distribution repeats every b*P elements and the
+ * destination every b'*P', so who-sends-what repeats with period L = lcm(b*P, b'*P') (paper
+ * 000 §3.1: the "superblock"; paper 004: the diophantine solution set is periodic). Within
+ * one period each source block splits at destination block boundaries into segments; each
+ * segment is one run that recurs every L global elements, i.e. every L/P local elements on
+ * the source side and every L/P' on the destination side. So a dimension's pattern is a list
+ * of run groups (offset, length, count) computed from the blocks of one period: plan time and
+ * memory grow with blocks per period, never with the number of elements.
+ *
+ * N-D messages are Cartesian products of per-dimension run groups (paper 001 §6: dimension
+ * by dimension). A message's elements are ordered by the nesting of the source storage order
+ * (slowest dimension outside), run group by run group, replica by replica; sender and
+ * receiver compute identical run lists, so they agree on the order without sending indices.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* lcm(a, b) if it is <= limit, else -1 (no overflow). */
+static int64_t lcm_up_to(int64_t a, int64_t b, int64_t limit)
+{
+    int64_t q = a / gcd64(a, b);
+    if (q > limit / b)
+        return -1;
+    int64_t l = q * b;
+    return l <= limit ? l : -1;
+}
+
+/* b * p if <= limit, else -1. */
+static int64_t mul_up_to(int64_t b, int64_t p, int64_t limit)
+{
+    return b > limit / p ? -1 : b * p;
+}
+
+typedef struct segment {
+    int64_t g, len;
+} segment;
+
+/* The period along dimension k: L = lcm(b P, b' P') when L <= n, else 0 (no repetition
+   within the extent: the window is the whole extent). */
+static int64_t dim_period(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                          int k)
+{
+    int64_t n = src->extent[k];
+    int64_t a = mul_up_to(src->block[k], src->grid[k], n);
+    int64_t b = mul_up_to(dst->block[k], dst->grid[k], n);
+    if (a < 0 || b < 0)
+        return 0;
+    int64_t l = lcm_up_to(a, b, n);
+    return l < 0 ? 0 : l;
+}
+
+/* Calls emit(g, len, other_coord) for the segments of coordinate `coord` of layout A within
+   [0, window), split at the block boundaries of layout B, in increasing g. */
+typedef void (*emit_fn)(void *ctx, int64_t g, int64_t len, int other);
+static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b,
+                          int k, int coord, int64_t window, emit_fn emit, void *ctx)
+{
+    int64_t ba = a->block[k], pa = a->grid[k], bb = b->block[k], pb = b->grid[k];
+    int64_t i0 = ((int64_t)coord - a->first[k]) % pa;
+    if (i0 < 0)
+        i0 += pa;
+    for (int64_t i = i0; i * ba < window; i += pa) {
+        int64_t g = i * ba, end = g + ba < window ? g + ba : window;
+        while (g < end) {
+            int64_t blk = g / bb, e = (blk + 1) * bb < end ? (blk + 1) * bb : end;
+            emit(ctx, g, e - g, (int)((blk + b->first[k]) % pb));
+            g = e;
+        }
+        if (i > INT64_MAX - pa)
+            break;
+    }
+}
+
+typedef struct bucket_ctx {
+    int64_t *count;   /* [other grid] segments per other coordinate */
+    int64_t *fill;    /* [other grid] next free slot per other coordinate */
+    segment *segs;
+} bucket_ctx;
+
+static void count_segment(void *ctx, int64_t g, int64_t len, int other)
+{
+    (void)g;
+    (void)len;
+    ((bucket_ctx *)ctx)->count[other]++;
+}
+
+static void store_segment(void *ctx, int64_t g, int64_t len, int other)
+{
+    bucket_ctx *c = ctx;
+    c->segs[c->fill[other]++] = (segment){g, len};
+}
+
+/* Appends run r to the runs of one peer, merging with the previous run when the two are
+   adjacent on both sides (so sender and receiver, applying the same rule to the same list,
+   get the same result). */
+static void append_run(redist__run *runs, int64_t *n, redist__run r, int64_t sp, int64_t dp)
+{
+    if (r.count > 1 && r.len == sp && r.len == dp) { /* replicas abut on both sides */
+        r.len *= r.count;
+        r.count = 1;
+    }
+    if (*n > 0) {
+        redist__run *p = &runs[*n - 1];
+        if (p->count == r.count && p->src_off + p->len == r.src_off &&
+            p->dst_off + p->len == r.dst_off) {
+            p->len += r.len;
+            return;
+        }
+    }
+    runs[(*n)++] = r;
+}
+
+/* Turns the segments of one period into run groups: each recurs `full` times with the
+   period, and a last truncated replica may remain at the end of the extent. */
+static void segments_to_runs(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                             int k, int64_t period, const segment *segs, int64_t nsegs,
+                             redist__run *runs, int64_t *nruns, int64_t *elems)
+{
+    int64_t n = src->extent[k];
+    int64_t sp = period ? period / src->grid[k] : 0, dp = period ? period / dst->grid[k] : 0;
+    *nruns = 0;
+    *elems = 0;
+    for (int64_t s = 0; s < nsegs; s++) {
+        int64_t g = segs[s].g, len = segs[s].len;
+        int64_t full = period ? (n - g - len) / period + 1 : 1;
+        redist__run r = {redist__local_index(src, k, g), redist__local_index(dst, k, g), len,
+                         full};
+        append_run(runs, nruns, r, sp, dp);
+        *elems += len * full;
+        int64_t tail = g + full * period;
+        if (period && tail < n) {
+            redist__run t = {r.src_off + full * sp, r.dst_off + full * dp,
+                             n - tail < len ? n - tail : len, 1};
+            append_run(runs, nruns, t, sp, dp);
+            *elems += t.len;
+        }
+    }
+}
+
+void redist__dim_pattern_free(redist__dim_pattern *p)
+{
+    if (p == NULL)
+        return;
+    free(p->peer);
+    free(p->first_run);
+    free(p->elems);
+    free(p->runs);
+    memset(p, 0, sizeof *p);
+}
+
+int redist__dim_pattern_create(const struct redist_layout_s *src,
+                               const struct redist_layout_s *dst, int k, int side, int coord,
+                               redist__dim_pattern *out)
+{
+    const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
+    const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
+    int pb = b->grid[k];
+    int64_t period = dim_period(src, dst, k);
+    int64_t window = period ? period : src->extent[k];
+    memset(out, 0, sizeof *out);
+    out->src_period = period ? period / src->grid[k] : 0;
+    out->dst_period = period ? period / dst->grid[k] : 0;
+
+    bucket_ctx c = {calloc((size_t)pb, sizeof *c.count), calloc((size_t)pb, sizeof *c.fill),
+                    NULL};
+    int err = REDIST_ERR_NOMEM;
+    if (c.count == NULL || c.fill == NULL)
+        goto done;
+    walk_segments(a, b, k, coord, window, count_segment, &c);
+    int64_t nsegs = 0;
+    for (int q = 0; q < pb; q++) {
+        c.fill[q] = nsegs;
+        nsegs += c.count[q];
+        out->npeers += c.count[q] > 0;
+    }
+    /* Each segment gives at most a full group and a tail. */
+    c.segs = malloc((size_t)(nsegs ? nsegs : 1) * sizeof *c.segs);
+    out->runs = malloc((size_t)(2 * nsegs + 1) * sizeof *out->runs);
+    out->peer = malloc((size_t)(out->npeers + 1) * sizeof *out->peer);
+    out->elems = malloc((size_t)(out->npeers + 1) * sizeof *out->elems);
+    out->first_run = malloc((size_t)(out->npeers + 1) * sizeof *out->first_run);
+    if (!c.segs || !out->runs || !out->peer || !out->elems || !out->first_run)
+        goto done;
+    walk_segments(a, b, k, coord, window, store_segment, &c);
+    int64_t nruns = 0;
+    int i = 0;
+    for (int q = 0; q < pb; q++) {
+        if (c.count[q] == 0)
+            continue;
+        int64_t n = 0;
+        segments_to_runs(src, dst, k, period, c.segs + (c.fill[q] - c.count[q]), c.count[q],
+                         out->runs + nruns, &n, &out->elems[i]);
+        out->peer[i] = q;
+        out->first_run[i] = nruns;
+        nruns += n;
+        i++;
+    }
+    out->first_run[i] = nruns;
+    err = REDIST_SUCCESS;
+done:
+    free(c.count);
+    free(c.fill);
+    free(c.segs);
+    if (err != REDIST_SUCCESS) {
+        redist__dim_pattern_free(out);
+        return redist__fail(err, "pattern of dimension %d", k);
+    }
+    return REDIST_SUCCESS;
+}
+
+/* ---- N-D messages ---------------------------------------------------------------------- */
+
+static void free_msg(redist__msg *m)
+{
+    free(m->levels);
+    free(m->owned_runs);
+    memset(m, 0, sizeof *m);
+}
+
+void redist__side_free(redist__side *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < s->nmsgs; i++)
+        free_msg(&s->msgs[i]);
+    free(s->msgs);
+    for (int k = 0; s->dims != NULL && k < s->ndims; k++)
+        redist__dim_pattern_free(&s->dims[k]);
+    free(s->dims);
+    memset(s, 0, sizeof *s);
+}
+
+int64_t redist__side_runs(const redist__side *s)
+{
+    int64_t n = 0;
+    for (int k = 0; s->dims != NULL && k < s->ndims; k++)
+        n += s->dims[k].first_run ? s->dims[k].first_run[s->dims[k].npeers] : 0;
+    return n;
+}
+
+static int compare_peer(const void *a, const void *b)
+{
+    int pa = ((const redist__msg *)a)->peer, pb = ((const redist__msg *)b)->peer;
+    return (pa > pb) - (pa < pb);
+}
+
+/* Dimension order of the message levels: the source's storage order, slowest first. */
+static int level_dim(const struct redist_layout_s *src, int level)
+{
+    return src->order == REDIST_ROW_MAJOR ? level : src->ndims - 1 - level;
+}
+
+/* When the fastest level is one run covering the whole local extent on both sides, it is
+   contiguous with the next level out: fold the two into one level of longer runs, so whole
+   rows (or the whole array) copy with one memcpy. */
+static int merge_contiguous_levels(redist__msg *m)
+{
+    int64_t total = 0;
+    for (int l = 0; l < m->nlevels; l++)
+        total += m->levels[l].nruns;
+    while (m->nlevels >= 2) {
+        redist__level *in = &m->levels[m->nlevels - 1], *out = &m->levels[m->nlevels - 2];
+        const redist__run *r = in->runs;
+        if (in->nruns != 1 || r->count != 1 || r->src_off != 0 || r->dst_off != 0 ||
+            out->src_stride != in->src_stride * r->len ||
+            out->dst_stride != in->dst_stride * r->len)
+            break;
+        if (m->owned_runs == NULL) {
+            m->owned_runs = malloc((size_t)total * sizeof *m->owned_runs);
+            if (m->owned_runs == NULL)
+                return REDIST_ERR_NOMEM;
+            total = 0; /* now the fill level of owned_runs */
+        }
+        int64_t len = r->len;
+        redist__run *scaled = m->owned_runs + total;
+        for (int64_t i = 0; i < out->nruns; i++) {
+            redist__run o = out->runs[i];
+            scaled[i] = (redist__run){o.src_off * len, o.dst_off * len, o.len * len, o.count};
+        }
+        total += out->nruns;
+        out->runs = scaled;
+        out->src_period *= len;
+        out->dst_period *= len;
+        out->src_stride = in->src_stride;
+        out->dst_stride = in->dst_stride;
+        m->nlevels--;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Local extents of the peer at the given coordinates of layout l. */
+static void shape_of(const struct redist_layout_s *l, const int coords[], int64_t shape[])
+{
+    for (int k = 0; k < l->ndims; k++)
+        shape[k] = redist__local_extent(l, k, coords[k]);
+}
+
+typedef struct side_work {
+    int *mine, *peer, *idx; /* [ndims] coordinates and per-dimension peer indices */
+    int64_t *my_shape, *peer_shape, *src_stride, *dst_stride;
+} side_work;
+
+static int build_msg(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                     int side, const redist__side *s, side_work *w, redist__msg *m)
+{
+    int d = s->ndims;
+    const struct redist_layout_s *other = side == REDIST__SIDE_SRC ? dst : src;
+    for (int k = 0; k < d; k++)
+        w->peer[k] = s->dims[k].peer[w->idx[k]];
+    m->peer = other->ranks[redist__layout_position_of(other, w->peer)];
+    shape_of(other, w->peer, w->peer_shape);
+    redist__local_strides(src, side == REDIST__SIDE_SRC ? w->my_shape : w->peer_shape,
+                          w->src_stride);
+    redist__local_strides(dst, side == REDIST__SIDE_SRC ? w->peer_shape : w->my_shape,
+                          w->dst_stride);
+    m->nlevels = d;
+    m->nelems = 1;
+    m->levels = malloc((size_t)d * sizeof *m->levels);
+    if (m->levels == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int l = 0; l < d; l++) {
+        int k = level_dim(src, l);
+        const redist__dim_pattern *p = &s->dims[k];
+        int64_t first = p->first_run[w->idx[k]];
+        m->levels[l] = (redist__level){p->runs + first, p->first_run[w->idx[k] + 1] - first,
+                                       p->src_period, p->dst_period, w->src_stride[k],
+                                       w->dst_stride[k]};
+        m->nelems *= p->elems[w->idx[k]];
+    }
+    return merge_contiguous_levels(m);
+}
+
+static int alloc_work(side_work *w, int d)
+{
+    w->mine = calloc((size_t)d, sizeof(int));
+    w->peer = calloc((size_t)d, sizeof(int));
+    w->idx = calloc((size_t)d, sizeof(int));
+    w->my_shape = calloc((size_t)d, sizeof(int64_t));
+    w->peer_shape = calloc((size_t)d, sizeof(int64_t));
+    w->src_stride = calloc((size_t)d, sizeof(int64_t));
+    w->dst_stride = calloc((size_t)d, sizeof(int64_t));
+    return w->mine && w->peer && w->idx && w->my_shape && w->peer_shape && w->src_stride &&
+                   w->dst_stride
+               ? REDIST_SUCCESS
+               : REDIST_ERR_NOMEM;
+}
+
+static void free_work(side_work *w)
+{
+    free(w->mine);
+    free(w->peer);
+    free(w->idx);
+    free(w->my_shape);
+    free(w->peer_shape);
+    free(w->src_stride);
+    free(w->dst_stride);
+}
+
+/* Enumerates the Cartesian product of the per-dimension peers (mixed radix). */
+static int build_msgs(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                      int side, redist__side *s, side_work *w)
+{
+    int64_t n = 1;
+    for (int k = 0; k < s->ndims; k++) {
+        n *= s->dims[k].npeers;
+        if (n > INT_MAX)
+            return redist__fail(REDIST_ERR_UNSUPPORTED, "more than INT_MAX messages");
+    }
+    if (n == 0)
+        return REDIST_SUCCESS;
+    s->msgs = calloc((size_t)n, sizeof *s->msgs);
+    if (s->msgs == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int64_t i = 0; i < n; i++) {
+        int err = build_msg(src, dst, side, s, w, &s->msgs[i]);
+        s->nmsgs++;
+        if (err != REDIST_SUCCESS)
+            return err;
+        s->total_elems += s->msgs[i].nelems;
+        for (int k = s->ndims - 1; k >= 0; k--) { /* next index, last dimension fastest */
+            if (++w->idx[k] < s->dims[k].npeers)
+                break;
+            w->idx[k] = 0;
+        }
+    }
+    qsort(s->msgs, (size_t)s->nmsgs, sizeof *s->msgs, compare_peer);
+    return REDIST_SUCCESS;
+}
+
+int redist__side_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                        int side, int rank, redist__side *out)
+{
+    const struct redist_layout_s *mine = side == REDIST__SIDE_SRC ? src : dst;
+    memset(out, 0, sizeof *out);
+    out->ndims = src->ndims;
+    int pos = redist__layout_position(mine, rank);
+    if (pos < 0)
+        return REDIST_SUCCESS;
+    out->in_layout = 1;
+    side_work w = {0};
+    int err = alloc_work(&w, src->ndims);
+    out->dims = calloc((size_t)src->ndims, sizeof *out->dims);
+    if (err != REDIST_SUCCESS || out->dims == NULL) {
+        err = REDIST_ERR_NOMEM;
+        goto done;
+    }
+    redist__layout_coords_of(mine, pos, w.mine);
+    shape_of(mine, w.mine, w.my_shape);
+    for (int k = 0; k < src->ndims && err == REDIST_SUCCESS; k++)
+        err = redist__dim_pattern_create(src, dst, k, side, w.mine[k], &out->dims[k]);
+    if (err == REDIST_SUCCESS)
+        err = build_msgs(src, dst, side, out, &w);
+done:
+    free_work(&w);
+    if (err != REDIST_SUCCESS) {
+        redist__side_free(out);
+        return redist__fail(err, "building the messages of rank %d", rank);
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Removes the message to or from `rank` itself; returns it through *self (if non-NULL). */
+static void take_self(redist__side *s, int rank, redist__msg *self, int *found)
+{
+    *found = 0;
+    for (int i = 0; i < s->nmsgs; i++) {
+        if (s->msgs[i].peer != rank)
+            continue;
+        if (self != NULL)
+            *self = s->msgs[i];
+        else
+            free_msg(&s->msgs[i]);
+        memmove(&s->msgs[i], &s->msgs[i + 1], (size_t)(s->nmsgs - i - 1) * sizeof *s->msgs);
+        s->nmsgs--;
+        *found = 1;
+        return;
+    }
+}
+
+static void assign_offsets(redist__side *s)
+{
+    s->total_elems = 0;
+    for (int i = 0; i < s->nmsgs; i++) {
+        s->msgs[i].offset = s->total_elems;
+        s->total_elems += s->msgs[i].nelems;
+    }
+}
+
+int redist__sides_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                         int rank, redist__side *send, redist__side *recv, redist__msg *self,
+                         int *has_self)
+{
+    memset(recv, 0, sizeof *recv);
+    int err = redist__side_create(src, dst, REDIST__SIDE_SRC, rank, send);
+    if (err == REDIST_SUCCESS)
+        err = redist__side_create(src, dst, REDIST__SIDE_DST, rank, recv);
+    if (err != REDIST_SUCCESS) {
+        redist__side_free(send);
+        redist__side_free(recv);
+        return err;
+    }
+    int found = 0;
+    take_self(send, rank, self, has_self);
+    take_self(recv, rank, NULL, &found);
+    assign_offsets(send);
+    assign_offsets(recv);
+    return REDIST_SUCCESS;
+}
+
+void redist__msg_free(redist__msg *m) { free_msg(m); }

@@ -1,0 +1,341 @@
+/* Plans: creation in three phases, statistics, destruction.
+ *
+ * 1. Local checks, with no early return: every rank computes its own status and a
+ *    fingerprint of its arguments.
+ * 2. One agreement step (an MPI_Allreduce): every rank learns the worst status, and whether
+ *    every rank passed the same layouts, element type and algorithm (REDIST_ERR_MISMATCH
+ *    otherwise). From here on every rank takes the same branches.
+ * 3. Setup: each rank builds its messages (pure pattern code), the ranks agree on the global
+ *    maxima the model needs (one more MPI_Allreduce, which also carries any setup failure),
+ *    the algorithm is chosen from those global figures (so identically everywhere), its
+ *    local setup runs, and a last agreement makes a failure on one rank a failure on all.
+ *
+ * The plan owns a duplicate of the communicator (with MPI_ERRORS_RETURN) and of the type.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+void redist_options_init(redist_options *opt)
+{
+    if (opt == NULL)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->algorithm = NULL;
+    opt->check_arguments = 1;
+}
+
+static const char *algorithm_name(const redist_options *opt)
+{
+    return opt == NULL || opt->algorithm == NULL ? "auto" : opt->algorithm;
+}
+
+/* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
+static int element_size(MPI_Datatype type, size_t *elsize)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return redist__fail(REDIST_ERR_ARG, "type is MPI_DATATYPE_NULL");
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS ||
+        MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_ARG, "type is not a valid datatype");
+    if (size <= 0)
+        return redist__fail(REDIST_ERR_ARG, "type has size %d; elements must have data", size);
+    if (lb != 0 || true_lb != 0 || (MPI_Aint)size != extent || extent != true_extent)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "type is not contiguous (size %d, extent %ld, lower bound %ld): "
+                            "only contiguous element types are supported",
+                            size, (long)extent, (long)lb);
+    *elsize = (size_t)size;
+    return REDIST_SUCCESS;
+}
+
+/* Phase 1: everything a rank can check alone. */
+static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int size,
+                         const redist_options *opt, redist_plan *plan, size_t *elsize)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
+    if (src == NULL || dst == NULL)
+        return redist__fail(REDIST_ERR_ARG, "%s layout is NULL", src == NULL ? "src" : "dst");
+    const char *name = algorithm_name(opt);
+    if (strcmp(name, "auto") != 0 && redist__algorithm_by_name(name) == NULL)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    if (!redist__same_global_shape(src, dst))
+        return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
+                                            "(ndims or extents differ)");
+    if (src->max_rank >= size || dst->max_rank >= size)
+        return redist__fail(REDIST_ERR_ARG, "%s layout uses rank %d but the communicator has "
+                                            "%d ranks", src->max_rank >= size ? "src" : "dst",
+                            src->max_rank >= size ? src->max_rank : dst->max_rank, size);
+    return element_size(type, elsize);
+}
+
+/* Fingerprint of everything that must be the same on every rank. */
+static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsize,
+                               const redist_options *opt)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (src != NULL)
+        h = redist__layout_hash(src, h);
+    h = redist__hash_bytes(h, "|", 1);
+    if (dst != NULL)
+        h = redist__layout_hash(dst, h);
+    h = redist__hash_bytes(h, &elsize, sizeof elsize);
+    const char *name = algorithm_name(opt);
+    h = redist__hash_bytes(h, name, strlen(name));
+    if (opt != NULL)
+        h = redist__hash_bytes(h, &opt->check_arguments, sizeof opt->check_arguments);
+    return h >> 2; /* room to negate */
+}
+
+/* Phase 2 (and the final check of phase 3): the worst status over all ranks, and
+   MISMATCH if the fingerprints differ. Returns the agreed status. */
+static int agree(MPI_Comm comm, int rank, int err, uint64_t hash)
+{
+    int64_t v[4] = {err, (int64_t)hash, -(int64_t)hash, err != 0 ? rank : INT_MAX};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "agreement (MPI_Allreduce) failed");
+    if (v[0] != 0) {
+        if (err == 0)
+            redist__fail((int)v[0], "rank %d reported: %s", (int)v[3],
+                         redist_strerror((int)v[0]));
+        return (int)v[0];
+    }
+    if (v[1] != -v[2])
+        return redist__fail(REDIST_ERR_MISMATCH, "the ranks passed different layouts, element "
+                                                 "types or options");
+    return REDIST_SUCCESS;
+}
+
+static redist_layout copy_layout(redist_layout l)
+{
+    redist_layout c = NULL;
+    redist_layout_create(l->ndims, l->extent, l->block, l->grid, l->first, l->ranks, l->order,
+                         &c);
+    return c;
+}
+
+static void free_plan(struct redist_plan_s *p)
+{
+    if (p == NULL)
+        return;
+    if (p->algo != NULL && p->algo->destroy != NULL)
+        p->algo->destroy(p);
+    redist__side_free(&p->send);
+    redist__side_free(&p->recv);
+    if (p->self != NULL) {
+        redist__msg_free(p->self);
+        free(p->self);
+    }
+    free(p->sendbuf);
+    free(p->recvbuf);
+    redist_layout_free(&p->src);
+    redist_layout_free(&p->dst);
+    if (p->type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&p->type);
+    if (p->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->comm);
+    free(p);
+}
+
+/* Phase 3a: this rank's messages and buffers (pure, local). */
+static int build_messages(struct redist_plan_s *p)
+{
+    p->src = copy_layout(p->src);
+    p->dst = copy_layout(p->dst);
+    p->self = calloc(1, sizeof *p->self);
+    if (p->src == NULL || p->dst == NULL || p->self == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "plan");
+    int has_self = 0;
+    int err = redist__sides_create(p->src, p->dst, p->rank, &p->send, &p->recv, p->self,
+                                   &has_self);
+    if (!has_self) {
+        free(p->self);
+        p->self = NULL;
+    }
+    if (err != REDIST_SUCCESS)
+        return err;
+    redist_layout_local_size(p->src, p->rank, &p->src_count);
+    redist_layout_local_size(p->dst, p->rank, &p->dst_count);
+    p->sendbuf = malloc((size_t)p->send.total_elems * p->elsize + 1);
+    p->recvbuf = malloc((size_t)p->recv.total_elems * p->elsize + 1);
+    if (p->sendbuf == NULL || p->recvbuf == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "pack buffers of %lld and %lld bytes",
+                            (long long)(p->send.total_elems * (int64_t)p->elsize),
+                            (long long)(p->recv.total_elems * (int64_t)p->elsize));
+    return REDIST_SUCCESS;
+}
+
+/* Phase 3b: global maxima (MAX over ranks), carrying the status of 3a. */
+static int summarize(struct redist_plan_s *p, int err)
+{
+    int64_t v[REDIST__S_NVALS + 1] = {0};
+    v[0] = -(int64_t)err;
+    if (err == REDIST_SUCCESS)
+        redist__summary_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count,
+                              p->elsize, v + 1);
+    if (MPI_Allreduce(MPI_IN_PLACE, v, REDIST__S_NVALS + 1, MPI_INT64_T, MPI_MAX, p->comm) !=
+        MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    if (v[0] != 0)
+        return err != REDIST_SUCCESS ? err
+                                     : redist__fail((int)-v[0], "another rank failed to build "
+                                                                "its messages");
+    /* The steps of the shift schedule: which shifts any rank uses. */
+    unsigned char *flags = calloc((size_t)p->size, 1);
+    int ok = flags != NULL;
+    if (ok)
+        redist__shift_flags(&p->send, p->rank, p->size, flags);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->comm);
+    if (all_ok && MPI_Allreduce(MPI_IN_PLACE, flags, p->size, MPI_UNSIGNED_CHAR, MPI_MAX,
+                                p->comm) != MPI_SUCCESS)
+        all_ok = 0;
+    if (all_ok)
+        redist__summary_finish(v + 1, flags, p->size, p->elsize, &p->summary);
+    free(flags);
+    return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
+}
+
+/* Phase 3c: the algorithm, from global figures only (identical on every rank). */
+static int choose_algorithm(struct redist_plan_s *p, const char *name)
+{
+    if (strcmp(name, "auto") == 0) {
+        p->algo = redist__choose(&p->summary);
+        return p->algo ? REDIST_SUCCESS
+                       : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
+    }
+    const redist__algorithm *a = redist__algorithm_by_name(name);
+    if (a->applicable(&p->summary) != REDIST_SUCCESS)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "algorithm '%s' cannot perform this "
+                                                       "redistribution", name);
+    p->algo = a;
+    return REDIST_SUCCESS;
+}
+
+static void fill_stats(struct redist_plan_s *p)
+{
+    redist_stats *s = &p->stats;
+    memset(s, 0, sizeof *s);
+    s->steps = p->algo->steps(&p->summary);
+    s->messages_sent = p->send.nmsgs;
+    s->bytes_sent = p->send.total_elems * (int64_t)p->elsize;
+    s->messages_received = p->recv.nmsgs;
+    s->bytes_received = p->recv.total_elems * (int64_t)p->elsize;
+    s->bytes_copied = p->self ? p->self->nelems * (int64_t)p->elsize : 0;
+    s->max_messages_per_rank = p->summary.max_sent_messages;
+    s->max_bytes_per_rank = p->summary.max_sent_bytes;
+    s->predicted_seconds = redist__predict(p->algo, &p->summary);
+    s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
+}
+
+static int setup(struct redist_plan_s *p, const char *name)
+{
+    int err = summarize(p, build_messages(p));
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = choose_algorithm(p, name);
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = p->algo->setup(p);
+    err = agree(p->comm, p->rank, err, 0);
+    if (err == REDIST_SUCCESS)
+        fill_stats(p);
+    return err;
+}
+
+int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
+                       const redist_options *opt, redist_plan *plan)
+{
+    redist__clear_error();
+    if (plan != NULL)
+        *plan = NULL;
+    int inter = 0, size = 0, rank = 0;
+    if (comm == MPI_COMM_NULL)
+        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != 0 ||
+        MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_ARG, "comm is not a valid communicator");
+    if (inter)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported yet");
+
+    /* Phase 1. */
+    size_t elsize = 0;
+    int err = check_locally(src, dst, type, size, opt, plan, &elsize);
+    uint64_t hash = arguments_hash(err == REDIST_SUCCESS ? src : NULL,
+                                   err == REDIST_SUCCESS ? dst : NULL, elsize, opt);
+
+    /* Phase 2, on a private duplicate so that our traffic never meets the user's. */
+    struct redist_plan_s *p = calloc(1, sizeof *p);
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+        free(p);
+        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
+    }
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (err == REDIST_SUCCESS && p == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "plan");
+    err = agree(dup, rank, err, hash);
+    if (err != REDIST_SUCCESS) {
+        MPI_Comm_free(&dup);
+        free(p);
+        return err;
+    }
+
+    /* Phase 3. */
+    p->comm = dup;
+    p->type = MPI_DATATYPE_NULL;
+    p->rank = rank;
+    p->size = size;
+    p->elsize = elsize;
+    p->src = src; /* replaced by private copies in build_messages */
+    p->dst = dst;
+    p->check_arguments = opt == NULL || opt->check_arguments;
+    p->check_req = MPI_REQUEST_NULL;
+    if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
+        p->type = MPI_DATATYPE_NULL;
+        err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");
+    }
+    err = agree(dup, rank, err, 0);
+    if (err == REDIST_SUCCESS)
+        err = setup(p, algorithm_name(opt));
+    if (err != REDIST_SUCCESS) {
+        if (p->src == src)
+            p->src = NULL;
+        if (p->dst == dst)
+            p->dst = NULL;
+        free_plan(p);
+        return err;
+    }
+    *plan = p;
+    return REDIST_SUCCESS;
+}
+
+int redist_plan_free(redist_plan *plan)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL pointer");
+    if (*plan != NULL && (*plan)->active)
+        redist_wait(*plan);
+    free_plan(*plan);
+    *plan = NULL;
+    return REDIST_SUCCESS;
+}
+
+int redist_plan_stats(redist_plan plan, redist_stats *stats)
+{
+    if (plan == NULL || stats == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan_stats: NULL argument");
+    *stats = plan->stats;
+    return REDIST_SUCCESS;
+}
+
+const char *redist_plan_algorithm(redist_plan plan)
+{
+    return plan != NULL && plan->algo != NULL ? plan->algo->name : NULL;
+}

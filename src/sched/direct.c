@@ -1,0 +1,139 @@
+/* direct: contention-free steps. In step k (k = 1 .. size-1) every rank r sends to
+ * (r + k) mod size and receives from (r - k) mod size, so each step is a permutation of the
+ * ranks: every rank sends at most one message and receives at most one (the GDM model's
+ * contention-free step, paper 000 §3.2 and §4 Theorem 3 (i); paper 004's one message per
+ * pair). A rank skips the steps in which it has nothing to send or receive; the step count
+ * reported is the number of shifts used by any rank. Each step waits for its send and
+ * receive before the next begins (the paper's synchronous schedule), so only one message
+ * per rank is in flight. Cost: steps (T_d + m tau_d) with m the largest message of a step.
+ *
+ * Paper 000's circulant schedule (K steps for cyclic(x) -> cyclic(Kx)) is the same idea
+ * with the steps read off the rows of P_s; it comes with issue 3.
+ */
+#include "common.h"
+
+#include <stdlib.h>
+
+typedef struct step {
+    int send_msg, recv_msg; /* message indices, -1 for none */
+} step;
+
+typedef struct state {
+    step *steps;
+    int nsteps, current;
+    MPI_Request *reqs;
+    int max_reqs, nreqs;
+} state;
+
+static void destroy(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    free(s->steps);
+    free(s->reqs);
+    free(s);
+    p->algo_state = NULL;
+}
+
+/* Message index per peer rank, -1 where there is none (messages are sorted by peer). */
+static int *index_by_peer(const redist__side *side, int size)
+{
+    int *idx = malloc((size_t)size * sizeof *idx);
+    if (idx == NULL)
+        return NULL;
+    for (int r = 0; r < size; r++)
+        idx[r] = -1;
+    for (int i = 0; i < side->nmsgs; i++)
+        idx[side->msgs[i].peer] = i;
+    return idx;
+}
+
+static int64_t chunks_of(const struct redist_plan_s *p, const redist__side *side, int i)
+{
+    return i < 0 ? 0 : redist__chunks(side->msgs[i].nelems * (int64_t)p->elsize);
+}
+
+static int setup(struct redist_plan_s *p)
+{
+    state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    int *send_of = index_by_peer(&p->send, p->size), *recv_of = index_by_peer(&p->recv, p->size);
+    s->steps = malloc((size_t)p->size * sizeof *s->steps);
+    int err = send_of && recv_of && s->steps ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (int k = 1; err == REDIST_SUCCESS && k < p->size; k++) {
+        step st = {send_of[(p->rank + k) % p->size], recv_of[(p->rank - k + p->size) % p->size]};
+        if (st.send_msg < 0 && st.recv_msg < 0)
+            continue;
+        int64_t n = chunks_of(p, &p->send, st.send_msg) + chunks_of(p, &p->recv, st.recv_msg);
+        if (n > s->max_reqs)
+            s->max_reqs = (int)n;
+        s->steps[s->nsteps++] = st;
+    }
+    free(send_of);
+    free(recv_of);
+    if (err == REDIST_SUCCESS) {
+        s->reqs = malloc((size_t)(s->max_reqs + 1) * sizeof *s->reqs);
+        if (s->reqs == NULL)
+            err = REDIST_ERR_NOMEM;
+    }
+    return err;
+}
+
+static int post_step(struct redist_plan_s *p, state *s)
+{
+    const step *st = &s->steps[s->current];
+    int n = 0, k = 0;
+    if (st->recv_msg >= 0 && (n = redist__post_recv(p, &p->recv.msgs[st->recv_msg], s->reqs)) < 0)
+        return n;
+    k = n;
+    if (st->send_msg >= 0 && (n = redist__pack_and_send(p, st->send_msg, s->reqs + k)) < 0)
+        return n;
+    s->nreqs = k + (st->send_msg >= 0 ? n : 0);
+    return REDIST_SUCCESS;
+}
+
+static int start(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    s->current = 0;
+    redist__copy_self(p);
+    return s->nsteps > 0 ? post_step(p, s) : REDIST_SUCCESS;
+}
+
+static int progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    state *s = p->algo_state;
+    while (s->current < s->nsteps) {
+        int complete = 1;
+        int rc = blocking ? MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE)
+                          : MPI_Testall(s->nreqs, s->reqs, &complete, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "direct: step %d failed", s->current);
+        if (!complete)
+            break;
+        if (s->steps[s->current].recv_msg >= 0)
+            redist__unpack_recv(p, s->steps[s->current].recv_msg);
+        if (++s->current < s->nsteps) {
+            int err = post_step(p, s);
+            if (err != REDIST_SUCCESS)
+                return err;
+        }
+    }
+    *done = s->current == s->nsteps;
+    return REDIST_SUCCESS;
+}
+
+static int steps(const redist__summary *s) { return s->direct_steps; }
+
+const redist__algorithm redist__algo_direct = {
+    .name = "direct",
+    .applicable = redist__always_applicable,
+    .steps = steps,
+    .setup = setup,
+    .start = start,
+    .progress = progress,
+    .destroy = destroy,
+};

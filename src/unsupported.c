@@ -1,0 +1,90 @@
+/* Entry points of the API contract that later issues implement (BMMC permutations, paper
+ * 003; the basic communication operations, paper 002). Until then each returns
+ * REDIST_ERR_UNSUPPORTED, on every rank alike, without communicating. */
+#include "internal.h"
+
+#define UNSUPPORTED(what) redist__fail(REDIST_ERR_UNSUPPORTED, "%s is not implemented yet", what)
+
+int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
+                            MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
+                            redist_plan *plan)
+{
+    (void)n, (void)f, (void)columns, (void)complement, (void)type, (void)comm, (void)opt;
+    if (plan != NULL)
+        *plan = NULL;
+    return UNSUPPORTED("redist_plan_create_bmmc");
+}
+
+int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
+                 const char *algorithm)
+{
+    (void)buf, (void)count, (void)type, (void)root, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_bcast");
+}
+
+int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                  MPI_Op op, int root, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)root, (void)comm;
+    (void)algorithm;
+    return UNSUPPORTED("redist_reduce");
+}
+
+int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_allreduce");
+}
+
+int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                MPI_Op op, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_scan");
+}
+
+int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                   int root, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)root, (void)comm;
+    (void)algorithm;
+    return UNSUPPORTED("redist_scatter");
+}
+
+int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                  int root, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)root, (void)comm;
+    (void)algorithm;
+    return UNSUPPORTED("redist_gather");
+}
+
+int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                     MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_allgather");
+}
+
+int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
+                          MPI_Datatype type, MPI_Op op, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_reduce_scatter");
+}
+
+int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                    MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)comm, (void)algorithm;
+    return UNSUPPORTED("redist_alltoall");
+}
+
+int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                 int shift, MPI_Comm comm, const char *algorithm)
+{
+    (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)shift, (void)comm;
+    (void)algorithm;
+    return UNSUPPORTED("redist_shift");
+}
