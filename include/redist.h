@@ -100,6 +100,8 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[]);
 typedef struct redist_options {
     const char *algorithm; /* NULL or "auto": chosen by the cost model; else a name below */
     int check_arguments;   /* execute: agree on buffer-argument errors across ranks (default 1) */
+    int shared_memory;     /* point-to-point algorithms: ranks of one node exchange through an
+                              MPI-3 shared-memory window, one copy fewer (default 1) */
 } redist_options;
 void redist_options_init(redist_options *opt);
 

@@ -204,6 +204,7 @@ typedef struct redist__algorithm {
     /* Progress; sets *done when complete. blocking: wait until complete. */
     int (*progress)(struct redist_plan_s *plan, int blocking, int *done);
     void (*destroy)(struct redist_plan_s *plan);
+    int uses_shm; /* its point-to-point messages may use the shared-memory transport */
 } redist__algorithm;
 
 extern const redist__algorithm redist__algo_direct_async;
@@ -242,7 +243,19 @@ struct redist_plan_s {
     int local_error, global_error;
     MPI_Request check_req;
     void *algo_state;        /* the algorithm's private state */
+
+    /* Shared-memory transport (shm.c), NULL when messages all go through MPI. */
+    struct redist__shm *shm;
+    int *send_local, *recv_local; /* per message: the peer shares our node's memory */
+    const char **recv_at;         /* per receive message on the node: its packed data */
 };
+
+typedef struct redist__shm redist__shm;
+/* Collective over the plan's communicator. Replaces the send buffer by a shared window. */
+int redist__shm_setup(struct redist_plan_s *plan);
+void redist__shm_free(struct redist_plan_s *plan);
+/* Memory barrier for the window (MPI_Win_sync) around notifications. */
+void redist__shm_sync(struct redist_plan_s *plan);
 
 /* Element-count limit of one MPI call's count argument. */
 #define REDIST__MAX_INT_COUNT ((int64_t)2147483647)

@@ -25,6 +25,7 @@ void redist_options_init(redist_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->algorithm = NULL;
     opt->check_arguments = 1;
+    opt->shared_memory = 1;
 }
 
 static const char *algorithm_name(const redist_options *opt)
@@ -88,8 +89,10 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     h = redist__hash_bytes(h, &elsize, sizeof elsize);
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
-    if (opt != NULL)
+    if (opt != NULL) {
         h = redist__hash_bytes(h, &opt->check_arguments, sizeof opt->check_arguments);
+        h = redist__hash_bytes(h, &opt->shared_memory, sizeof opt->shared_memory);
+    }
     return h >> 2; /* room to negate */
 }
 
@@ -126,6 +129,7 @@ static void free_plan(struct redist_plan_s *p)
         return;
     if (p->algo != NULL && p->algo->destroy != NULL)
         p->algo->destroy(p);
+    redist__shm_free(p);
     redist__side_free(&p->send);
     redist__side_free(&p->recv);
     if (p->self != NULL) {
@@ -234,7 +238,7 @@ static void fill_stats(struct redist_plan_s *p)
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
 }
 
-static int setup(struct redist_plan_s *p, const char *name)
+static int setup(struct redist_plan_s *p, const char *name, int shared_memory)
 {
     int err = summarize(p, build_messages(p));
     if (err != REDIST_SUCCESS)
@@ -242,7 +246,10 @@ static int setup(struct redist_plan_s *p, const char *name)
     err = choose_algorithm(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    err = p->algo->setup(p);
+    if (p->algo->uses_shm && shared_memory)
+        err = redist__shm_setup(p); /* collective: every rank has the same algorithm */
+    if (err == REDIST_SUCCESS)
+        err = p->algo->setup(p);
     err = agree(p->comm, p->rank, err, 0);
     if (err == REDIST_SUCCESS)
         fill_stats(p);
@@ -303,7 +310,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     }
     err = agree(dup, rank, err, 0);
     if (err == REDIST_SUCCESS)
-        err = setup(p, algorithm_name(opt));
+        err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory);
     if (err != REDIST_SUCCESS) {
         if (p->src == src)
             p->src = NULL;

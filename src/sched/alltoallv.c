@@ -81,9 +81,8 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
                       : MPI_Test(&s->req, &complete, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Ialltoallv completion failed");
-    if (complete)
-        for (int i = 0; i < p->recv.nmsgs; i++)
-            redist__unpack_recv(p, i);
+    for (int i = 0; complete && i < p->recv.nmsgs; i++)
+        redist__finish_recv(p, i, NULL); /* no shared memory here: never acknowledges */
     *done = complete;
     return REDIST_SUCCESS;
 }

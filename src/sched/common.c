@@ -1,33 +1,59 @@
 /* Helpers shared by the point-to-point schedules: chunked posting, pack-and-send, the
- * self copy, unpacking. A "dry" execution (this rank passed bad buffers) still posts every
- * message so that no peer hangs, but reads and writes no user memory. */
+ * shared-memory notifications (shm.c), the self copy, unpacking. A "dry" execution (this
+ * rank passed bad buffers) still posts every message so that no peer hangs, but reads and
+ * writes no user memory. */
 #include "common.h"
 
-static int post(struct redist_plan_s *p, const redist__msg *m, MPI_Request reqs[], int send)
+static int is_local(const struct redist_plan_s *p, int is_send, int i)
 {
-    char *base = (send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
+    if (p->shm == NULL)
+        return 0;
+    return is_send ? p->send_local[i] : p->recv_local[i];
+}
+
+int64_t redist__msg_requests(const struct redist_plan_s *p, int is_send, int i)
+{
+    const redist__side *side = is_send ? &p->send : &p->recv;
+    if (is_local(p, is_send, i))
+        return 1;
+    return redist__chunks(side->msgs[i].nelems * (int64_t)p->elsize);
+}
+
+int64_t redist__side_requests(const struct redist_plan_s *p, int is_send)
+{
+    int64_t n = 0;
+    for (int i = 0; i < (is_send ? p->send.nmsgs : p->recv.nmsgs); i++)
+        n += redist__msg_requests(p, is_send, i);
+    return n;
+}
+
+static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
+{
+    const redist__msg *m = is_send ? &p->send.msgs[i] : &p->recv.msgs[i];
+    if (is_local(p, is_send, i)) { /* the data is in shared memory: notify only */
+        int rc = is_send ? MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs)
+                         : MPI_Irecv(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs);
+        return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
+    }
+    char *base = (is_send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
     int64_t bytes = m->nelems * (int64_t)p->elsize, n = redist__chunks(bytes);
     for (int64_t c = 0; c < n; c++) {
         int64_t len = bytes - c * REDIST__CHUNK_BYTES;
         int count = (int)(len < REDIST__CHUNK_BYTES ? len : REDIST__CHUNK_BYTES);
         char *at = base + c * REDIST__CHUNK_BYTES;
-        int rc = send ? MPI_Isend(at, count, MPI_BYTE, m->peer, REDIST__TAG, p->comm, &reqs[c])
-                      : MPI_Irecv(at, count, MPI_BYTE, m->peer, REDIST__TAG, p->comm, &reqs[c]);
+        int rc = is_send
+                     ? MPI_Isend(at, count, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, &reqs[c])
+                     : MPI_Irecv(at, count, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, &reqs[c]);
         if (rc != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "%s to/from rank %d failed",
-                                send ? "MPI_Isend" : "MPI_Irecv", m->peer);
+            return redist__fail(REDIST_ERR_MPI, "%s with rank %d failed",
+                                is_send ? "MPI_Isend" : "MPI_Irecv", m->peer);
     }
     return (int)n;
 }
 
-int redist__post_recv(struct redist_plan_s *p, const redist__msg *m, MPI_Request reqs[])
+int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[])
 {
-    return post(p, m, reqs, 0);
-}
-
-int redist__post_send(struct redist_plan_s *p, const redist__msg *m, MPI_Request reqs[])
-{
-    return post(p, m, reqs, 1);
+    return post(p, 0, i, reqs);
 }
 
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
@@ -35,28 +61,41 @@ int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
     const redist__msg *m = &p->send.msgs[i];
     if (!p->dry)
         redist__pack(m, p->cur_src, p->sendbuf + m->offset * (int64_t)p->elsize, p->elsize);
-    return redist__post_send(p, m, reqs);
+    if (is_local(p, 1, i))
+        redist__shm_sync(p); /* the packed data is visible before the notification */
+    return post(p, 1, i, reqs);
+}
+
+int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req)
+{
+    if (!is_local(p, 1, i))
+        return 0;
+    if (MPI_Irecv(NULL, 0, MPI_BYTE, p->send.msgs[i].peer, REDIST__TAG_ACK, p->comm, req) !=
+        MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "acknowledgement receive failed");
+    return 1;
+}
+
+int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
+{
+    const redist__msg *m = &p->recv.msgs[i];
+    int local = is_local(p, 0, i);
+    const char *data = local ? p->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
+    if (local)
+        redist__shm_sync(p);
+    if (!p->dry)
+        redist__unpack(m, data, p->cur_dst, p->elsize);
+    if (!local)
+        return 0;
+    if (MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, ack) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
+    return 1;
 }
 
 void redist__copy_self(struct redist_plan_s *p)
 {
     if (p->self != NULL && !p->dry)
         redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize);
-}
-
-void redist__unpack_recv(struct redist_plan_s *p, int i)
-{
-    const redist__msg *m = &p->recv.msgs[i];
-    if (!p->dry)
-        redist__unpack(m, p->recvbuf + m->offset * (int64_t)p->elsize, p->cur_dst, p->elsize);
-}
-
-int64_t redist__side_requests(const struct redist_plan_s *p, const redist__side *s)
-{
-    int64_t n = 0;
-    for (int i = 0; i < s->nmsgs; i++)
-        n += redist__chunks(s->msgs[i].nelems * (int64_t)p->elsize);
-    return n;
 }
 
 int redist__always_applicable(const redist__summary *s)

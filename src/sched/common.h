@@ -4,20 +4,26 @@
 
 #include "../internal.h"
 
-#define REDIST__TAG 7713
+#define REDIST__TAG_DATA 7713
+#define REDIST__TAG_ACK 7714
 
-/* Posts the receive (or send) of message m in chunks of at most REDIST__CHUNK_BYTES;
-   returns the number of requests written to reqs[], or a negative error code. */
-int redist__post_recv(struct redist_plan_s *p, const redist__msg *m, MPI_Request reqs[]);
-int redist__post_send(struct redist_plan_s *p, const redist__msg *m, MPI_Request reqs[]);
-/* Packs (unless this execution is dry) and sends message i of the send side. */
+/* Data requests of message i of the send (is_send) or receive side: one zero-byte
+   notification for a peer on the node with the shared-memory transport, else one per
+   chunk of at most REDIST__CHUNK_BYTES. */
+int64_t redist__msg_requests(const struct redist_plan_s *p, int is_send, int i);
+int64_t redist__side_requests(const struct redist_plan_s *p, int is_send);
+/* Post receive message i; returns the number of requests written, or an error (< 0). */
+int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[]);
+/* Pack (unless dry) and send message i; returns requests written, or an error. */
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[]);
+/* For send message i to a node peer: post the receive of its acknowledgement (returns 1);
+   else writes nothing (returns 0). */
+int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req);
+/* Unpack receive message i (unless dry); for a node peer also send the acknowledgement
+   (returns 1, request in *ack), else 0. Negative on error. */
+int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
 /* Copies the self part (unless dry). */
 void redist__copy_self(struct redist_plan_s *p);
-/* Unpacks receive message i (unless dry). */
-void redist__unpack_recv(struct redist_plan_s *p, int i);
-/* Requests needed by all chunks of a side's messages. */
-int64_t redist__side_requests(const struct redist_plan_s *p, const redist__side *s);
 int redist__always_applicable(const redist__summary *s);
 int redist__one_step(const redist__summary *s);
 

@@ -21,8 +21,10 @@ typedef struct step {
 typedef struct state {
     step *steps;
     int nsteps, current;
+    /* The current step's requests: its receive [0, nrecv), then the rest (send, and the
+       acknowledgements of the shared-memory transport) [nrecv, nreqs). */
     MPI_Request *reqs;
-    int max_reqs, nreqs;
+    int max_reqs, nreqs, nrecv, unpacked;
 } state;
 
 static void destroy(struct redist_plan_s *p)
@@ -49,9 +51,9 @@ static int *index_by_peer(const redist__side *side, int size)
     return idx;
 }
 
-static int64_t chunks_of(const struct redist_plan_s *p, const redist__side *side, int i)
+static int64_t requests_of(const struct redist_plan_s *p, int is_send, int i)
 {
-    return i < 0 ? 0 : redist__chunks(side->msgs[i].nelems * (int64_t)p->elsize);
+    return i < 0 ? 0 : redist__msg_requests(p, is_send, i) + (p->shm != NULL); /* + ack */
 }
 
 static int setup(struct redist_plan_s *p)
@@ -67,7 +69,7 @@ static int setup(struct redist_plan_s *p)
         step st = {send_of[(p->rank + k) % p->size], recv_of[(p->rank - k + p->size) % p->size]};
         if (st.send_msg < 0 && st.recv_msg < 0)
             continue;
-        int64_t n = chunks_of(p, &p->send, st.send_msg) + chunks_of(p, &p->recv, st.recv_msg);
+        int64_t n = requests_of(p, 1, st.send_msg) + requests_of(p, 0, st.recv_msg);
         if (n > s->max_reqs)
             s->max_reqs = (int)n;
         s->steps[s->nsteps++] = st;
@@ -82,16 +84,53 @@ static int setup(struct redist_plan_s *p)
     return err;
 }
 
+/* Posts the receive, the acknowledgement receive (shared memory) and the send of a step. */
 static int post_step(struct redist_plan_s *p, state *s)
 {
     const step *st = &s->steps[s->current];
-    int n = 0, k = 0;
-    if (st->recv_msg >= 0 && (n = redist__post_recv(p, &p->recv.msgs[st->recv_msg], s->reqs)) < 0)
+    s->nreqs = 0;
+    s->unpacked = 0;
+    if (st->recv_msg >= 0) {
+        int n = redist__post_recv(p, st->recv_msg, s->reqs);
+        if (n < 0)
+            return n;
+        s->nreqs += n;
+    }
+    s->nrecv = s->nreqs;
+    if (st->send_msg >= 0) {
+        int n = redist__post_ack_recv(p, st->send_msg, s->reqs + s->nreqs);
+        if (n < 0)
+            return n;
+        s->nreqs += n;
+        if ((n = redist__pack_and_send(p, st->send_msg, s->reqs + s->nreqs)) < 0)
+            return n;
+        s->nreqs += n;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Unpacks the step's message as soon as it is in, and acknowledges a node peer's shared
+   buffer at once: a rank must not wait for its own acknowledgement before giving its
+   sender one, or the ring of steps would wait on itself. */
+static int try_unpack(struct redist_plan_s *p, state *s, int blocking)
+{
+    if (s->unpacked)
+        return REDIST_SUCCESS;
+    int complete = 1;
+    int rc = blocking ? MPI_Waitall(s->nrecv, s->reqs, MPI_STATUSES_IGNORE)
+                      : MPI_Testall(s->nrecv, s->reqs, &complete, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "direct: receive failed");
+    int m = s->steps[s->current].recv_msg;
+    if (!complete || m < 0) {
+        s->unpacked = complete;
+        return REDIST_SUCCESS;
+    }
+    int n = redist__finish_recv(p, m, s->reqs + s->nreqs);
+    if (n < 0)
         return n;
-    k = n;
-    if (st->send_msg >= 0 && (n = redist__pack_and_send(p, st->send_msg, s->reqs + k)) < 0)
-        return n;
-    s->nreqs = k + (st->send_msg >= 0 ? n : 0);
+    s->nreqs += n;
+    s->unpacked = 1;
     return REDIST_SUCCESS;
 }
 
@@ -107,15 +146,18 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
     state *s = p->algo_state;
     while (s->current < s->nsteps) {
-        int complete = 1;
-        int rc = blocking ? MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE)
-                          : MPI_Testall(s->nreqs, s->reqs, &complete, MPI_STATUSES_IGNORE);
+        int err = try_unpack(p, s, blocking);
+        if (err != REDIST_SUCCESS)
+            return err;
+        if (!s->unpacked)
+            break;
+        int complete = 1, n = s->nreqs - s->nrecv;
+        int rc = blocking ? MPI_Waitall(n, s->reqs + s->nrecv, MPI_STATUSES_IGNORE)
+                          : MPI_Testall(n, s->reqs + s->nrecv, &complete, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "direct: step %d failed", s->current);
         if (!complete)
             break;
-        if (s->steps[s->current].recv_msg >= 0)
-            redist__unpack_recv(p, s->steps[s->current].recv_msg);
         if (++s->current < s->nsteps) {
             int err = post_step(p, s);
             if (err != REDIST_SUCCESS)
@@ -136,4 +178,5 @@ const redist__algorithm redist__algo_direct = {
     .start = start,
     .progress = progress,
     .destroy = destroy,
+    .uses_shm = 1,
 };

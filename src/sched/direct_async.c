@@ -12,11 +12,13 @@
 #include <stdlib.h>
 
 typedef struct state {
-    MPI_Request *reqs;   /* receive chunks first, then send chunks */
+    /* Receive chunks [0, nrecv_reqs), send chunks, then acknowledgement receives and sends
+       of the shared-memory transport ([ack_first, ack_first + nacks)). */
+    MPI_Request *reqs;
     int *msg_of_req;     /* receive message of each receive request */
     int *chunks_left;    /* per receive message */
     int *indices;        /* scratch for MPI_Waitsome */
-    int nrecv_reqs, nsend_reqs;
+    int nrecv_reqs, nsend_reqs, ack_first, nacks;
     int recvs_left;      /* receive messages not yet unpacked */
 } state;
 
@@ -39,12 +41,14 @@ static int setup(struct redist_plan_s *p)
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
-    int64_t nr = redist__side_requests(p, &p->recv), ns = redist__side_requests(p, &p->send);
-    if (nr + ns > INT32_MAX)
+    int64_t nr = redist__side_requests(p, 0), ns = redist__side_requests(p, 1);
+    int64_t nacks = p->shm ? p->send.nmsgs + p->recv.nmsgs : 0;
+    if (nr + ns + nacks > INT32_MAX)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "too many requests");
     s->nrecv_reqs = (int)nr;
     s->nsend_reqs = (int)ns;
-    s->reqs = malloc((size_t)(nr + ns + 1) * sizeof *s->reqs);
+    s->ack_first = (int)(nr + ns);
+    s->reqs = malloc((size_t)(nr + ns + nacks + 1) * sizeof *s->reqs);
     s->msg_of_req = malloc((size_t)(nr + 1) * sizeof *s->msg_of_req);
     s->chunks_left = malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->chunks_left);
     s->indices = malloc((size_t)(nr + 1) * sizeof *s->indices);
@@ -58,7 +62,7 @@ static int start(struct redist_plan_s *p)
     state *s = p->algo_state;
     int k = 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
-        int n = redist__post_recv(p, &p->recv.msgs[i], s->reqs + k);
+        int n = redist__post_recv(p, i, s->reqs + k);
         if (n < 0)
             return n;
         s->chunks_left[i] = n;
@@ -67,6 +71,13 @@ static int start(struct redist_plan_s *p)
         k += n;
     }
     s->recvs_left = p->recv.nmsgs;
+    s->nacks = 0;
+    for (int i = 0; i < p->send.nmsgs; i++) {
+        int n = redist__post_ack_recv(p, i, s->reqs + s->ack_first + s->nacks);
+        if (n < 0)
+            return n;
+        s->nacks += n;
+    }
     for (int i = 0; i < p->send.nmsgs; i++) {
         int n = redist__pack_and_send(p, i, s->reqs + k);
         if (n < 0)
@@ -74,6 +85,21 @@ static int start(struct redist_plan_s *p)
         k += n;
     }
     redist__copy_self(p);
+    return REDIST_SUCCESS;
+}
+
+static int unpack_arrivals(struct redist_plan_s *p, state *s, int count)
+{
+    for (int j = 0; j < count; j++) {
+        int m = s->msg_of_req[s->indices[j]];
+        if (--s->chunks_left[m] > 0)
+            continue;
+        int n = redist__finish_recv(p, m, s->reqs + s->ack_first + s->nacks);
+        if (n < 0)
+            return n;
+        s->nacks += n;
+        s->recvs_left--;
+    }
     return REDIST_SUCCESS;
 }
 
@@ -88,29 +114,23 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
             rc = MPI_Testsome(s->nrecv_reqs, s->reqs, &count, s->indices, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "waiting for receives failed");
-        if (count == MPI_UNDEFINED || count == 0) {
-            if (!blocking || count == MPI_UNDEFINED)
-                break;
-            continue;
-        }
-        for (int j = 0; j < count; j++) {
-            int m = s->msg_of_req[s->indices[j]];
-            if (--s->chunks_left[m] == 0) {
-                redist__unpack_recv(p, m);
-                s->recvs_left--;
-            }
-        }
+        if (count == MPI_UNDEFINED || (count == 0 && !blocking))
+            break;
+        int err = unpack_arrivals(p, s, count);
+        if (err != REDIST_SUCCESS)
+            return err;
     }
-    int sends_done = 1;
-    if (s->recvs_left == 0) {
-        int rc = blocking ? MPI_Waitall(s->nsend_reqs, s->reqs + s->nrecv_reqs,
-                                        MPI_STATUSES_IGNORE)
-                          : MPI_Testall(s->nsend_reqs, s->reqs + s->nrecv_reqs, &sends_done,
+    int rest_done = 0;
+    if (s->recvs_left == 0) { /* sends, and the acknowledgements of the shared buffers */
+        int n = s->ack_first - s->nrecv_reqs + s->nacks;
+        int rc = blocking ? MPI_Waitall(n, s->reqs + s->nrecv_reqs, MPI_STATUSES_IGNORE)
+                          : MPI_Testall(n, s->reqs + s->nrecv_reqs, &rest_done,
                                         MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "waiting for sends failed");
+        rest_done = rest_done || blocking;
     }
-    *done = s->recvs_left == 0 && sends_done;
+    *done = s->recvs_left == 0 && rest_done;
     return REDIST_SUCCESS;
 }
 
@@ -122,4 +142,5 @@ const redist__algorithm redist__algo_direct_async = {
     .start = start,
     .progress = progress,
     .destroy = destroy,
+    .uses_shm = 1,
 };

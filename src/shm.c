@@ -1,0 +1,149 @@
+/* Shared-memory transport for messages between ranks of one node.
+ *
+ * Through MPI, a packed message costs three copies: our pack, MPI's copy (one, or two
+ * through its shared-memory fragments) and our unpack. Here the send pack buffer is an
+ * MPI-3 shared-memory window (MPI_Win_allocate_shared on the node's communicator): the
+ * sender packs into it and sends a zero-byte notification, the receiver unpacks straight
+ * from the sender's window and answers with a zero-byte acknowledgement, after which the
+ * sender may reuse its buffer. Two copies, whatever the MPI library does. Visibility follows
+ * the MPI-3 "separate" model recipe: a passive-target epoch (MPI_Win_lock_all) for the
+ * plan's life, MPI_Win_sync on both sides around each notification.
+ *
+ * Messages to ranks on other nodes still go through MPI from the same buffer.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct redist__shm {
+    MPI_Comm node;
+    MPI_Win win;
+    char *base;
+};
+
+void redist__shm_free(struct redist_plan_s *p)
+{
+    redist__shm *s = p->shm;
+    if (s == NULL)
+        return;
+    MPI_Win_unlock_all(s->win);
+    MPI_Win_free(&s->win); /* frees the segment that p->sendbuf pointed to */
+    MPI_Comm_free(&s->node);
+    free(s);
+    p->shm = NULL;
+    p->sendbuf = NULL;
+    free(p->send_local);
+    free(p->recv_local);
+    free(p->recv_at);
+    p->send_local = p->recv_local = NULL;
+    p->recv_at = NULL;
+}
+
+/* Node-communicator rank of each comm rank (-1: another node). */
+static int *node_ranks(MPI_Comm comm, MPI_Comm node, int size)
+{
+    int *all = malloc((size_t)size * sizeof *all), *out = malloc((size_t)size * sizeof *out);
+    MPI_Group g_comm, g_node;
+    int ok = all && out && MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS;
+    if (ok && MPI_Comm_group(node, &g_node) == MPI_SUCCESS) {
+        for (int r = 0; r < size; r++)
+            all[r] = r;
+        ok = MPI_Group_translate_ranks(g_comm, size, all, g_node, out) == MPI_SUCCESS;
+        for (int r = 0; ok && r < size; r++)
+            if (out[r] == MPI_UNDEFINED)
+                out[r] = -1;
+        MPI_Group_free(&g_node);
+        MPI_Group_free(&g_comm);
+    } else if (ok) {
+        MPI_Group_free(&g_comm);
+        ok = 0;
+    }
+    free(all);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Each sender tells each receiver where its message sits in the sender's window. */
+static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
+{
+    int64_t *mine = malloc((size_t)p->size * sizeof *mine);
+    if (mine == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int r = 0; r < p->size; r++)
+        mine[r] = -1;
+    for (int i = 0; i < p->send.nmsgs; i++)
+        mine[p->send.msgs[i].peer] = p->send.msgs[i].offset * (int64_t)p->elsize;
+    int rc = MPI_Alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, p->comm);
+    free(mine);
+    return rc == MPI_SUCCESS ? REDIST_SUCCESS : REDIST_ERR_MPI;
+}
+
+static int locate_messages(struct redist_plan_s *p, const int *node_rank, const int64_t *offs)
+{
+    p->send_local = calloc((size_t)p->send.nmsgs + 1, sizeof *p->send_local);
+    p->recv_local = calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_local);
+    p->recv_at = calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_at);
+    if (!p->send_local || !p->recv_local || !p->recv_at)
+        return REDIST_ERR_NOMEM;
+    for (int i = 0; i < p->send.nmsgs; i++)
+        p->send_local[i] = node_rank[p->send.msgs[i].peer] >= 0;
+    for (int i = 0; i < p->recv.nmsgs; i++) {
+        int nr = node_rank[p->recv.msgs[i].peer];
+        if (nr < 0)
+            continue;
+        MPI_Aint size = 0;
+        int disp = 0;
+        char *base = NULL;
+        if (MPI_Win_shared_query(p->shm->win, nr, &size, &disp, &base) != MPI_SUCCESS)
+            return REDIST_ERR_MPI;
+        p->recv_local[i] = 1;
+        p->recv_at[i] = base + offs[p->recv.msgs[i].peer];
+    }
+    return REDIST_SUCCESS;
+}
+
+int redist__shm_setup(struct redist_plan_s *p)
+{
+    redist__shm *s = calloc(1, sizeof *s);
+    int64_t *offs = malloc((size_t)p->size * sizeof *offs);
+    int *node_rank = NULL;
+    int err = s && offs ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    /* Collective calls are made by every rank whatever happened locally. */
+    int rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                 s ? &s->node : &(MPI_Comm){MPI_COMM_NULL});
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    MPI_Aint bytes = (MPI_Aint)(p->send.total_elems * (int64_t)p->elsize) + 1;
+    if (s != NULL && rc == MPI_SUCCESS)
+        rc = MPI_Win_allocate_shared(bytes, 1, info, s->node, &s->base, &s->win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+        free(s);
+        free(offs);
+        return redist__fail(REDIST_ERR_MPI, "shared-memory window");
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win);
+    p->shm = s;
+    free(p->sendbuf);
+    p->sendbuf = s->base;
+    if (err == REDIST_SUCCESS)
+        err = exchange_offsets(p, offs);
+    if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, s->node, p->size)) == NULL)
+        err = REDIST_ERR_NOMEM;
+    if (err == REDIST_SUCCESS)
+        err = locate_messages(p, node_rank, offs);
+    free(node_rank);
+    free(offs);
+    return err == REDIST_SUCCESS ? err : redist__fail(err, "shared-memory transport setup");
+}
+
+void redist__shm_sync(struct redist_plan_s *p)
+{
+    if (p->shm != NULL)
+        MPI_Win_sync(p->shm->win);
+}

@@ -1,0 +1,242 @@
+/* redist: the command-line tool (design.md section 5, docs/tool.md).
+ *
+ *   redist [demo]                      a short tour, under mpirun
+ *   redist run --from SPEC --to SPEC   one redistribution with real data, timed, verified
+ *   redist explain --from SPEC ...     the plan without running it (no MPI launch)
+ *
+ * This file holds main, the help texts and small helpers shared by the sub-commands
+ * (demo.c, run.c, explain.c). demo and run call MPI_Init/MPI_Finalize here; explain, help
+ * and version never touch MPI.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "tool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL_STR2(x) #x
+#define TOOL_STR(x) TOOL_STR2(x)
+#define TOOL_VERSION                                                                               \
+    TOOL_STR(REDIST_VERSION_MAJOR)                                                                 \
+    "." TOOL_STR(REDIST_VERSION_MINOR) "." TOOL_STR(REDIST_VERSION_PATCH)
+
+static const char main_help[] =
+    "redist " TOOL_VERSION " - runtime redistribution of block-cyclic distributed arrays\n"
+    "\n"
+    "usage: mpirun -n P redist [demo]\n"
+    "       mpirun -n P redist run --from SPEC --to SPEC [options]\n"
+    "       redist explain --from SPEC --to SPEC [--procs P] [options]\n"
+    "       redist help [COMMAND] | redist --version\n"
+    "\n"
+    "commands:\n"
+    "  demo       a short tour (the default): the paper's tables S, R, P for cyclic(2) ->\n"
+    "             cyclic(6), then every algorithm run, timed and verified on a 2-D case\n"
+    "  run        one redistribution with real data, timed the papers' way (n1 x n2 runs,\n"
+    "             Tmin/Tmed/Tavg/Tmax, GB/s) and optionally verified element by element\n"
+    "  explain    the plan without running it: algorithm, steps, messages, bytes and predicted\n"
+    "             time per algorithm (--json for machines, --tables for the paper's tables);\n"
+    "             needs no MPI launch, --procs P stands for the communicator size\n"
+    "  simulate   (not implemented yet)\n"
+    "  bench      (not implemented yet)\n"
+    "  calibrate  (not implemented yet)\n"
+    "\n"
+    "SPEC: one layout as comma-separated key=value pairs, for example\n"
+    "  n=1000000,block=4,procs=8\n"
+    "  n=4000x4000,block=64x64,grid=2x2,order=col\n"
+    "keys: n (extents, AxB...), block (one value or one per dimension), procs (P processes:\n"
+    "grid P x 1 x ...), grid (AxB...), first (coordinates of the first block's owner),\n"
+    "ranks (4-7, 3:1:2:0, 0-3:8-11), order (row or col). Numbers take k/M/G suffixes (10^3,\n"
+    "10^6, 10^9) or powers (2^22). See docs/tool.md.\n"
+    "\n"
+    "exit status: 0 success, 1 failure (library error, wrong elements), 2 bad command line\n"
+    "or SPEC, 3 not implemented yet.\n";
+
+const char *const tool_type_names[TOOL_NTYPES] = {"char", "int", "double", "double3"};
+const int tool_type_sizes[TOOL_NTYPES] = {1, 4, 8, 24};
+
+int tool_type_parse(const char *name, tool_type *type)
+{
+    for (int t = 0; t < TOOL_NTYPES; t++) {
+        if (strcmp(name, tool_type_names[t]) == 0) {
+            *type = (tool_type)t;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int tool_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[++*i];
+    return 1;
+}
+
+int tool_wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    return 0;
+}
+
+int tool_env_is_rank0(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v) == 0;
+    }
+    return 1;
+}
+
+int tool_check_algorithm(const char *name)
+{
+    int count = redist_algorithm_count();
+    for (int i = 0; i < count; i++) {
+        const char *a = redist_algorithm_name(i);
+        if (a && strcmp(a, name) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+void tool_algorithm_list(char *buf, size_t len)
+{
+    size_t pos = 0;
+    int count = redist_algorithm_count();
+    buf[0] = '\0';
+    for (int i = 0; i < count && pos < len; i++) {
+        const char *a = redist_algorithm_name(i);
+        int n = snprintf(buf + pos, len - pos, "%s%s", i ? ", " : "", a ? a : "?");
+        if (n > 0)
+            pos += (size_t)n;
+    }
+}
+
+static const char *fmt_scaled(char *buf, size_t len, double v, const char *const units[],
+                              int nunits, double step)
+{
+    int u = 0;
+    while (u + 1 < nunits && (v >= step * 0.9995 || v <= -step * 0.9995)) {
+        v /= step;
+        u++;
+    }
+    if (u == 0 && v == (double)(int64_t)v)
+        snprintf(buf, len, "%lld %s", (long long)v, units[u]);
+    else
+        snprintf(buf, len, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+const char *tool_fmt_bytes(char *buf, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    return fmt_scaled(buf, len, bytes, units, 6, 1000.0);
+}
+
+const char *tool_fmt_seconds(char *buf, size_t len, double s)
+{
+    static const char *const units[] = {"ns", "us", "ms", "s"};
+    if (s != s)
+        return snprintf(buf, len, "-"), buf;
+    if (s >= 0.9995 || s == 0)
+        return snprintf(buf, len, s < 9.995 ? "%.2f s" : s < 99.95 ? "%.1f s" : "%.0f s", s), buf;
+    double v = s * 1e9;
+    if (v < 1)
+        return snprintf(buf, len, "%.2f ns", v), buf;
+    return fmt_scaled(buf, len, v, units, 3, 1000.0);
+}
+
+static int print_help(const char *command)
+{
+    if (!tool_env_is_rank0())
+        return TOOL_OK;
+    if (!command)
+        fputs(main_help, stdout);
+    else if (strcmp(command, "demo") == 0)
+        fputs(tool_demo_help, stdout);
+    else if (strcmp(command, "run") == 0)
+        fputs(tool_run_help, stdout);
+    else if (strcmp(command, "explain") == 0)
+        fputs(tool_explain_help, stdout);
+    else if (!strcmp(command, "simulate") || !strcmp(command, "bench") ||
+             !strcmp(command, "calibrate"))
+        printf("redist %s: not implemented yet (see issues)\n", command);
+    else {
+        fprintf(stderr, "redist: help: unknown command '%s' (commands: demo, run, explain)\n",
+                command);
+        return TOOL_USAGE;
+    }
+    return TOOL_OK;
+}
+
+/* demo and run: MPI around the sub-command. Every rank returns the same status. */
+static int with_mpi(int (*command)(int, char **), int argc, char **argv)
+{
+    int provided_init = 0;
+    MPI_Initialized(&provided_init);
+    if (!provided_init && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "redist: MPI_Init failed\n");
+        return TOOL_FAILED;
+    }
+    int status = command(argc, argv);
+    MPI_Finalize();
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    const char *command = argc > 1 ? argv[1] : "demo";
+    int sub_argc = argc > 1 ? argc - 2 : 0;
+    char **sub_argv = argv + (argc > 1 ? 2 : 1);
+
+    if (!strcmp(command, "--help") || !strcmp(command, "-h"))
+        return print_help(NULL);
+    if (!strcmp(command, "help"))
+        return print_help(sub_argc > 0 ? sub_argv[0] : NULL);
+    if (!strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version")) {
+        if (tool_env_is_rank0())
+            printf("redist %s\n", TOOL_VERSION);
+        return TOOL_OK;
+    }
+    if (!strcmp(command, "simulate") || !strcmp(command, "bench") ||
+        !strcmp(command, "calibrate")) {
+        if (tool_env_is_rank0())
+            fprintf(stderr, "redist: %s: not implemented yet (see issues)\n", command);
+        return TOOL_NOT_YET;
+    }
+    int (*run)(int, char **) = NULL;
+    int needs_mpi = 1;
+    if (!strcmp(command, "demo"))
+        run = tool_demo;
+    else if (!strcmp(command, "run"))
+        run = tool_run;
+    else if (!strcmp(command, "explain"))
+        run = tool_explain, needs_mpi = 0;
+    if (!run) {
+        if (tool_env_is_rank0())
+            fprintf(stderr,
+                    "redist: unknown command '%s' (commands: demo, run, explain, simulate, "
+                    "bench, calibrate; see redist --help)\n",
+                    command);
+        return TOOL_USAGE;
+    }
+    if (tool_wants_help(sub_argc, sub_argv))
+        return print_help(command);
+    return needs_mpi ? with_mpi(run, sub_argc, sub_argv) : run(sub_argc, sub_argv);
+}

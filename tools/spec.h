@@ -1,0 +1,72 @@
+/* SPEC strings of the redist tool: one block-cyclic layout written as key=value pairs.
+ *
+ *     n=1000000,block=4,procs=8
+ *     n=4000x4000,block=64x64,grid=2x2,order=col
+ *
+ * The grammar is in docs/tool.md. Parsing is pure (no MPI), so every rank that parses the
+ * same text reaches the same verdict and no rank is left waiting for another.
+ *
+ * The index functions below restate the layout contract of redist.h (global index g along
+ * dimension k lives on coordinate ((g / block) + first) mod grid at local index
+ * (g / (block * grid)) * block + g % block). The tool uses them independently of the library
+ * to fill and check data and to draw the paper's tables.
+ */
+#ifndef REDIST_TOOL_SPEC_H
+#define REDIST_TOOL_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "redist.h"
+
+#define SPEC_MAX_DIMS 8
+
+typedef struct tool_spec {
+    int ndims;
+    int64_t extent[SPEC_MAX_DIMS];
+    int64_t block[SPEC_MAX_DIMS];
+    int grid[SPEC_MAX_DIMS];
+    int first[SPEC_MAX_DIMS];
+    int order;    /* REDIST_ROW_MAJOR or REDIST_COL_MAJOR */
+    int nprocs;   /* product of grid */
+    int *ranks;   /* nprocs ranks, grid coordinates in row-major order; never NULL after parse */
+    int max_rank; /* largest entry of ranks */
+} tool_spec;
+
+/* Parses `text` into `spec`. default_procs > 0 stands for procs= when the text names none of
+   procs, grid or ranks; 0 makes that an error. Returns 0, or -1 with one line
+   "field: what is wrong" in err (no trailing newline), or -2 if the only thing missing is
+   the number of processes (default_procs was 0). spec needs spec_free either way. */
+int spec_parse(const char *text, int default_procs, tool_spec *spec, char *err, size_t errlen);
+void spec_free(tool_spec *spec);
+
+/* The canonical form, e.g. "n=48,block=2,grid=4,first=0,ranks=0-3,order=row". */
+void spec_format(const tool_spec *spec, char *buf, size_t len);
+/* The rank list compressed into ranges ("0-3", "3:1:2:0", "0-3:8-11"). */
+void spec_format_ranks(const tool_spec *spec, char *buf, size_t len);
+
+/* A library layout for the spec; returns a REDIST_* code. */
+int spec_layout(const tool_spec *spec, redist_layout *layout);
+
+int64_t spec_elements(const tool_spec *spec); /* product of the extents */
+
+/* Grid coordinates of comm rank `rank`: 1 and coords[] filled if the rank is in the layout,
+   else 0. */
+int spec_coords_of_rank(const tool_spec *spec, int rank, int coords[]);
+/* Local extents at grid coordinates coords[]. */
+void spec_local_extents(const tool_spec *spec, const int coords[], int64_t local[]);
+/* Number of elements comm rank `rank` holds (0 if it is not in the layout). */
+int64_t spec_local_count(const tool_spec *spec, int rank);
+
+/* The layout formulas along one dimension. */
+int spec_coord_of(const tool_spec *spec, int dim, int64_t g);
+int64_t spec_local_index_of(const tool_spec *spec, int dim, int64_t g);
+/* The inverse: global index of local index l on coordinate c. */
+int64_t spec_global_index_of(const tool_spec *spec, int dim, int coord, int64_t l);
+
+/* Parses a count: decimal digits with an optional k, M or G suffix (10^3, 10^6, 10^9) or a
+   power a^b (2^22). Returns 0 on success, -1 if the text is not such a number, -2 if it
+   does not fit in 63 bits. */
+int spec_parse_count(const char *text, int64_t *value);
+
+#endif
