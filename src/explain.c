@@ -62,22 +62,35 @@ int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank,
     return REDIST_SUCCESS;
 }
 
-int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                    const char *algorithm, redist__explanation *out)
+/* The global summary of a pair over comm_size ranks, plus the totals explain reports.
+   Computing it visits every rank, so the last one is kept (per thread): explain asks for
+   every algorithm of the same pair in turn. */
+typedef struct pair_summary {
+    uint64_t key;
+    redist__summary sum;
+    int64_t total_messages, total_bytes, max_messages, max_bytes;
+} pair_summary;
+
+static _Thread_local pair_summary cached;
+static _Thread_local int cached_valid;
+
+static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                          pair_summary *out)
 {
-    int err = check_pair(src, dst, comm_size, elsize);
-    if (err != REDIST_SUCCESS || out == NULL)
-        return err != REDIST_SUCCESS ? err : REDIST_ERR_ARG;
-    const char *name = algorithm == NULL ? "auto" : algorithm;
-    const redist__algorithm *a = redist__algorithm_by_name(name);
-    if (a == NULL && strcmp(name, "auto") != 0)
-        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    uint64_t key = redist__layout_hash(dst, redist__layout_hash(src, 1469598103934665603ull));
+    key = redist__hash_bytes(key, &comm_size, sizeof comm_size);
+    key = redist__hash_bytes(key, &elsize, sizeof elsize);
+    if (cached_valid && cached.key == key) {
+        *out = cached;
+        return REDIST_SUCCESS;
+    }
     memset(out, 0, sizeof *out);
     int64_t vmax[REDIST__S_NVALS] = {0}, v[REDIST__S_NVALS];
     unsigned char *flags = calloc((size_t)comm_size, 1);
     if (flags == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "explain");
-    for (int r = 0; r < comm_size && err == REDIST_SUCCESS; r++) {
+    int err = REDIST_SUCCESS;
+    for (int r = 0; r < comm_size; r++) {
         rank_sides s;
         err = sides_of(src, dst, r, &s);
         if (err != REDIST_SUCCESS)
@@ -92,27 +105,47 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
         redist__shift_flags(&s.send, r, comm_size, flags);
         out->total_messages += s.send.nmsgs;
         out->total_bytes += s.send.total_elems * elsize;
-        if (s.send.nmsgs > out->max_messages_per_rank)
-            out->max_messages_per_rank = s.send.nmsgs;
-        if (s.send.total_elems * elsize > out->max_bytes_per_rank)
-            out->max_bytes_per_rank = s.send.total_elems * elsize;
         sides_free(&s);
     }
-    redist__summary sum;
-    redist__summary_finish(vmax, flags, comm_size, (size_t)elsize, &sum);
+    redist__summary_finish(vmax, flags, comm_size, (size_t)elsize, &out->sum);
     free(flags);
     if (err != REDIST_SUCCESS)
         return err;
+    out->key = key;
+    cached = *out;
+    cached_valid = 1;
+    return REDIST_SUCCESS;
+}
+
+int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                    const char *algorithm, redist__explanation *out)
+{
+    int err = check_pair(src, dst, comm_size, elsize);
+    if (err != REDIST_SUCCESS || out == NULL)
+        return err != REDIST_SUCCESS ? err : REDIST_ERR_ARG;
+    const char *name = algorithm == NULL ? "auto" : algorithm;
+    const redist__algorithm *a = redist__algorithm_by_name(name);
+    if (a == NULL && strcmp(name, "auto") != 0)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    pair_summary ps;
+    err = summarize_pair(src, dst, comm_size, elsize, &ps);
+    if (err != REDIST_SUCCESS)
+        return err;
     if (a == NULL) {
-        a = redist__choose(&sum);
+        a = redist__choose(&ps.sum);
         if (a == NULL)
             return redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
-    } else if (a->applicable(&sum) != REDIST_SUCCESS) {
+    } else if (a->applicable(&ps.sum) != REDIST_SUCCESS) {
         return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot perform this "
                                                        "redistribution", name);
     }
+    memset(out, 0, sizeof *out);
     out->chosen = a->name;
-    out->steps = a->steps(&sum);
-    out->predicted_seconds = redist__predict(a, &sum);
+    out->steps = a->steps(&ps.sum);
+    out->predicted_seconds = redist__predict(a, &ps.sum);
+    out->total_messages = ps.total_messages;
+    out->total_bytes = ps.total_bytes;
+    out->max_messages_per_rank = ps.sum.max_sent_messages;
+    out->max_bytes_per_rank = ps.sum.max_sent_bytes;
     return REDIST_SUCCESS;
 }
