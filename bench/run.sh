@@ -58,4 +58,10 @@ echo "run.sh: ${cmd[*]}"
 status=0
 "${cmd[@]}" | tee "$txt" || status=$?
 echo "run.sh: CSV in $csv, tables in $txt"
+
+# Plan cost against the number of elements (serial, no MPI launch).
+plan_exe=$build/bench_plan
+[ -x "$plan_exe" ] || cmake --build "$build" --target bench_plan
+echo "run.sh: $plan_exe"
+"$plan_exe" | tee "$results/bench_plan.txt" || status=$?
 exit "$status"

@@ -83,7 +83,8 @@ enum { REDIST_ROW_MAJOR = 0, REDIST_COL_MAJOR = 1 };
 int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
                          const int grid[], const int first[], const int ranks[], int order,
                          redist_layout *layout);
-/* Local extents of `rank`'s piece (all 0 if rank holds nothing or is not in the layout). */
+/* Local extents of `rank`'s piece along each dimension, as ScaLAPACK's NUMROC gives them:
+   all 0 if rank is not in the layout; a member whose piece is empty has some extent 0. */
 int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[]);
 /* Number of local elements of `rank` (0 if rank holds nothing). */
 int redist_layout_local_size(redist_layout layout, int rank, int64_t *count);

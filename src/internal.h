@@ -205,6 +205,7 @@ typedef struct redist__algorithm {
     int (*progress)(struct redist_plan_s *plan, int blocking, int *done);
     void (*destroy)(struct redist_plan_s *plan);
     int uses_shm; /* its point-to-point messages may use the shared-memory transport */
+    int packs;    /* it packs into the plan's send and receive buffers */
 } redist__algorithm;
 
 extern const redist__algorithm redist__algo_direct_async;

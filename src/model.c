@@ -27,13 +27,16 @@ static int64_t side_max_count(const redist__side *s, int64_t m)
     return m;
 }
 
+/* The largest run length or count the messages use (after contiguous levels merged): what
+   a derived datatype's int arguments must hold. */
 static int64_t runs_max_value(const redist__side *s, int64_t m)
 {
-    for (int k = 0; s->dims != NULL && k < s->ndims; k++) {
-        const redist__dim_pattern *p = &s->dims[k];
-        for (int64_t r = 0; p->first_run && r < p->first_run[p->npeers]; r++)
-            m = max64(m, max64(p->runs[r].len, p->runs[r].count));
-    }
+    for (int i = 0; i < s->nmsgs; i++)
+        for (int l = 0; l < s->msgs[i].nlevels; l++) {
+            const redist__level *L = &s->msgs[i].levels[l];
+            for (int64_t r = 0; r < L->nruns; r++)
+                m = max64(m, max64(L->runs[r].len, L->runs[r].count));
+        }
     return m;
 }
 

@@ -9,7 +9,7 @@
  * of run groups (offset, length, count) computed from the blocks of one period: plan time and
  * memory grow with blocks per period, never with the number of elements.
  *
- * N-D messages are Cartesian products of per-dimension run groups (paper 001 §6: dimension
+ * N-D messages are Cartesian products of per-dimension run groups (paper 001 §2: dimension
  * by dimension). A message's elements are ordered by the nesting of the source storage order
  * (slowest dimension outside), run group by run group, replica by replica; sender and
  * receiver compute identical run lists, so they agree on the order without sending indices.

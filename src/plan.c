@@ -89,10 +89,10 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     h = redist__hash_bytes(h, &elsize, sizeof elsize);
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
-    if (opt != NULL) {
-        h = redist__hash_bytes(h, &opt->check_arguments, sizeof opt->check_arguments);
-        h = redist__hash_bytes(h, &opt->shared_memory, sizeof opt->shared_memory);
-    }
+    /* Effective values: NULL options mean the defaults. */
+    unsigned char flags[2] = {opt == NULL || opt->check_arguments != 0,
+                              opt == NULL || opt->shared_memory != 0};
+    h = redist__hash_bytes(h, flags, sizeof flags);
     return h >> 2; /* room to negate */
 }
 
@@ -100,18 +100,21 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
    MISMATCH if the fingerprints differ. Returns the agreed status. */
 static int agree(MPI_Comm comm, int rank, int err, uint64_t hash)
 {
-    int64_t v[4] = {err, (int64_t)hash, -(int64_t)hash, err != 0 ? rank : INT_MAX};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+    /* The most negative code wins, and among the ranks reporting it the lowest: one key
+       (code + 128) * 2^32 + rank keeps the pair together under MPI_MIN. */
+    int64_t none = INT64_MAX, mine = err != 0 ? ((int64_t)(err + 128) << 32) + rank : none;
+    int64_t v[3] = {mine, (int64_t)hash, -(int64_t)hash};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "agreement (MPI_Allreduce) failed");
-    if (v[0] != 0) {
-        if (err == 0)
-            redist__fail((int)v[0], "rank %d reported: %s", (int)v[3],
-                         redist_strerror((int)v[0]));
-        return (int)v[0];
+    if (v[0] != none) {
+        int code = (int)((v[0] >> 32) - 128), who = (int)(v[0] & 0xffffffff);
+        if (code != err)
+            redist__fail(code, "rank %d reported: %s", who, redist_strerror(code));
+        return code;
     }
     if (v[1] != -v[2])
         return redist__fail(REDIST_ERR_MISMATCH, "the ranks passed different layouts, element "
-                                                 "types or options");
+                                                 "sizes, algorithms or options");
     return REDIST_SUCCESS;
 }
 
@@ -166,9 +169,19 @@ static int build_messages(struct redist_plan_s *p)
         return err;
     redist_layout_local_size(p->src, p->rank, &p->src_count);
     redist_layout_local_size(p->dst, p->rank, &p->dst_count);
-    p->sendbuf = malloc((size_t)p->send.total_elems * p->elsize + 1);
+    return REDIST_SUCCESS;
+}
+
+/* Phase 3d: pack buffers for the algorithms that pack (the shared-memory transport
+   provides the send buffer itself). */
+static int allocate_buffers(struct redist_plan_s *p, int shm)
+{
+    if (!p->algo->packs)
+        return REDIST_SUCCESS;
+    if (!shm)
+        p->sendbuf = malloc((size_t)p->send.total_elems * p->elsize + 1);
     p->recvbuf = malloc((size_t)p->recv.total_elems * p->elsize + 1);
-    if (p->sendbuf == NULL || p->recvbuf == NULL)
+    if ((!shm && p->sendbuf == NULL) || p->recvbuf == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "pack buffers of %lld and %lld bytes",
                             (long long)(p->send.total_elems * (int64_t)p->elsize),
                             (long long)(p->recv.total_elems * (int64_t)p->elsize));
@@ -186,10 +199,11 @@ static int summarize(struct redist_plan_s *p, int err)
     if (MPI_Allreduce(MPI_IN_PLACE, v, REDIST__S_NVALS + 1, MPI_INT64_T, MPI_MAX, p->comm) !=
         MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
-    if (v[0] != 0)
-        return err != REDIST_SUCCESS ? err
-                                     : redist__fail((int)-v[0], "another rank failed to build "
-                                                                "its messages");
+    if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
+        if (err != -(int)v[0])
+            redist__fail((int)-v[0], "another rank failed to build its messages");
+        return (int)-v[0];
+    }
     /* The steps of the shift schedule: which shifts any rank uses. */
     unsigned char *flags = calloc((size_t)p->size, 1);
     int ok = flags != NULL;
@@ -246,8 +260,11 @@ static int setup(struct redist_plan_s *p, const char *name, int shared_memory)
     err = choose_algorithm(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    if (p->algo->uses_shm && shared_memory)
-        err = redist__shm_setup(p); /* collective: every rank has the same algorithm */
+    int shm = p->algo->uses_shm && shared_memory;
+    if (shm) /* collective: every rank has the same algorithm */
+        err = agree(p->comm, p->rank, redist__shm_setup(p), 0);
+    if (err == REDIST_SUCCESS)
+        err = allocate_buffers(p, shm);
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
     err = agree(p->comm, p->rank, err, 0);

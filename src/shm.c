@@ -106,37 +106,55 @@ static int locate_messages(struct redist_plan_s *p, const int *node_rank, const 
     return REDIST_SUCCESS;
 }
 
+/* Every rank makes every collective call whatever happened locally (a rank that runs out
+   of memory still takes part), so that a failure anywhere is an error everywhere, never a
+   hang. */
 int redist__shm_setup(struct redist_plan_s *p)
 {
     redist__shm *s = calloc(1, sizeof *s);
     int64_t *offs = malloc((size_t)p->size * sizeof *offs);
     int *node_rank = NULL;
     int err = s && offs ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
-    /* Collective calls are made by every rank whatever happened locally. */
-    int rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                 s ? &s->node : &(MPI_Comm){MPI_COMM_NULL});
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    MPI_Aint bytes = (MPI_Aint)(p->send.total_elems * (int64_t)p->elsize) + 1;
-    if (s != NULL && rc == MPI_SUCCESS)
-        rc = MPI_Win_allocate_shared(bytes, 1, info, s->node, &s->base, &s->win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    char *base = NULL;
+    int rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        MPI_Aint bytes = (MPI_Aint)(p->send.total_elems * (int64_t)p->elsize) + 1;
+        rc = MPI_Win_allocate_shared(bytes, 1, info, node, &base, &win);
+        MPI_Info_free(&info);
+    }
+    if (rc != MPI_SUCCESS) { /* MPI failures in collectives are the same on every rank */
+        if (node != MPI_COMM_NULL)
+            MPI_Comm_free(&node);
         free(s);
         free(offs);
         return redist__fail(REDIST_ERR_MPI, "shared-memory window");
     }
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win);
-    p->shm = s;
-    free(p->sendbuf);
-    p->sendbuf = s->base;
-    if (err == REDIST_SUCCESS)
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    int all = 0;
+    MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, p->comm);
+    if (all == REDIST_SUCCESS) {
+        s->node = node;
+        s->win = win;
+        s->base = base;
+        p->shm = s;
+        p->sendbuf = base;
         err = exchange_offsets(p, offs);
-    if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, s->node, p->size)) == NULL)
-        err = REDIST_ERR_NOMEM;
-    if (err == REDIST_SUCCESS)
-        err = locate_messages(p, node_rank, offs);
+        if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, node, p->size)) == NULL)
+            err = REDIST_ERR_NOMEM;
+        if (err == REDIST_SUCCESS)
+            err = locate_messages(p, node_rank, offs);
+    } else {
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
+        MPI_Comm_free(&node);
+        free(s);
+        err = all;
+    }
     free(node_rank);
     free(offs);
     return err == REDIST_SUCCESS ? err : redist__fail(err, "shared-memory transport setup");

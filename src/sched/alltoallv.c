@@ -95,4 +95,5 @@ const redist__algorithm redist__algo_alltoallv = {
     .start = start,
     .progress = progress,
     .destroy = destroy,
+    .packs = 1,
 };

@@ -5,7 +5,8 @@
  * pair). A rank skips the steps in which it has nothing to send or receive; the step count
  * reported is the number of shifts used by any rank. Each step waits for its send and
  * receive before the next begins (the paper's synchronous schedule), so only one message
- * per rank is in flight. Cost: steps (T_d + m tau_d) with m the largest message of a step.
+ * per rank is in flight. Cost (model.c): 2 T_d per step (message and synchronisation) plus
+ * B tau_d for the B bytes a rank moves, plus the pack and unpack copies.
  *
  * Paper 000's circulant schedule (K steps for cyclic(x) -> cyclic(Kx)) is the same idea
  * with the steps read off the rows of P_s; it comes with issue 3.
@@ -179,4 +180,5 @@ const redist__algorithm redist__algo_direct = {
     .progress = progress,
     .destroy = destroy,
     .uses_shm = 1,
+    .packs = 1,
 };

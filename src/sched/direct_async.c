@@ -1,7 +1,7 @@
 /* direct-async: post every receive, then pack and send each message, copy the self part,
  * and unpack each message as soon as it arrives.
  *
- * Paper 000 §2 (Walker et al.'s "unsynchronized scheme") and paper 001 §3.2 (asynchronous
+ * Paper 000 §2 (Walker et al.'s "unsynchronized scheme") and paper 001 §3 (asynchronous
  * receive: unpack in arrival order). One round; each rank sends its m_s messages and
  * receives its m_r. Cost (GDM): max(m_s, m_r) T_d + max bytes tau_d, plus one pack and one
  * unpack copy of each byte. Buffers: the whole send and receive volume, allocated at plan
@@ -143,4 +143,5 @@ const redist__algorithm redist__algo_direct_async = {
     .progress = progress,
     .destroy = destroy,
     .uses_shm = 1,
+    .packs = 1,
 };
