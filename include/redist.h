@@ -69,6 +69,7 @@ const char *redist_error_name(int err);
 const char *redist_last_error_detail(void);
 
 enum { REDIST_ROW_MAJOR = 0, REDIST_COL_MAJOR = 1 };
+enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DATATYPE = 2 };
 
 /* ---- Layouts (local, no communication) ------------------------------------------------
    An ndims-dimensional array, extent[k] >= 0 elements along dimension k, distributed
@@ -103,6 +104,9 @@ typedef struct redist_options {
     int check_arguments;   /* execute: agree on buffer-argument errors across ranks (default 1) */
     int shared_memory;     /* point-to-point algorithms: ranks of one node exchange through an
                               MPI-3 shared-memory window, one copy fewer (default 1) */
+    int transport;         /* direct-async and direct: REDIST_TRANSPORT_AUTO (default: the
+                              model decides), _PACK (we pack runs) or _DATATYPE (derived
+                              datatypes over the user's arrays; MPI moves the data) */
 } redist_options;
 void redist_options_init(redist_options *opt);
 
@@ -144,6 +148,7 @@ typedef struct redist_stats {
     int64_t max_messages_per_rank; /* maximum over ranks of messages_sent */
     int64_t max_bytes_per_rank;    /* maximum over ranks of bytes_sent */
     int64_t runs_per_period;  /* 1-D run groups this rank's plan stores (plan size) */
+    int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE: how messages move */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */

@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 static int ranges_overlap(const void *a, int64_t na, const void *b, int64_t nb)
 {
@@ -29,6 +30,22 @@ static int check_buffers(redist_plan p, const void *src, void *dst)
     return REDIST_SUCCESS;
 }
 
+/* A dry execution that hands the user's arrays to MPI (datatypes) must still move the right
+   amount of data: it reads and writes scratch arrays instead (an error path, so allocating
+   here is fine). */
+static int scratch_buffers(redist_plan p)
+{
+    free(p->dry_src);
+    free(p->dry_dst);
+    p->dry_src = calloc((size_t)p->src_count + 1, p->elsize);
+    p->dry_dst = malloc(((size_t)p->dst_count + 1) * p->elsize);
+    if (p->dry_src == NULL || p->dry_dst == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "scratch buffers for a failed execute");
+    p->cur_src = p->dry_src;
+    p->cur_dst = p->dry_dst;
+    return REDIST_SUCCESS;
+}
+
 int redist_start(redist_plan p, const void *src, void *dst)
 {
     if (p == NULL)
@@ -41,6 +58,11 @@ int redist_start(redist_plan p, const void *src, void *dst)
     p->dry = p->local_error != REDIST_SUCCESS;
     p->cur_src = src;
     p->cur_dst = dst;
+    if (p->dry && p->transport == REDIST_TRANSPORT_DATATYPE) {
+        int err = scratch_buffers(p);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
     p->global_error = REDIST_SUCCESS;
     p->check_req = MPI_REQUEST_NULL;
     if (p->check_arguments &&

@@ -140,11 +140,18 @@ void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t els
 /* Copies a message straight from the source array to the destination array (self part). */
 void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize);
 
+/* ---- derived datatypes (sched/datatype.c) ---------------------------------------------- */
+/* The committed datatype of message m over the source (use_dst = 0) or destination array.
+   Run lengths and counts must fit in int (summary max_run_value). */
+int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, size_t es,
+                         MPI_Datatype *out);
+
 /* ---- cost model (model.c) -------------------------------------------------------------- */
 typedef struct redist__model {
     double startup;       /* T_d: seconds per message */
     double per_byte;      /* tau_d: seconds per byte sent */
     double copy_per_byte; /* seconds per byte of local copy, pack or unpack */
+    double per_piece;     /* seconds per contiguous piece MPI's datatype engine handles */
 } redist__model;
 const redist__model *redist__model_default(void);
 
@@ -162,6 +169,7 @@ typedef struct redist__summary {
     int64_t max_run_value;     /* largest run length or count */
     int64_t max_sent_messages; /* max over ranks of messages sent */
     int64_t max_sent_bytes;    /* max over ranks of bytes sent */
+    int64_t max_pieces;        /* max over ranks of contiguous pieces a rank sends or receives */
     int direct_steps;          /* distinct shifts used by the direct schedule */
     size_t elsize;
 } redist__summary;
@@ -178,6 +186,7 @@ enum {
     REDIST__S_RUNVALUE,  /* largest run length or count (MPI datatype int limits) */
     REDIST__S_SENT_MESSAGES, /* messages sent */
     REDIST__S_SENT_BYTES,    /* bytes sent */
+    REDIST__S_PIECES,        /* max(contiguous pieces sent, pieces received) */
     REDIST__S_NVALS
 };
 void redist__summary_local(const redist__side *send, const redist__side *recv,
@@ -204,8 +213,9 @@ typedef struct redist__algorithm {
     /* Progress; sets *done when complete. blocking: wait until complete. */
     int (*progress)(struct redist_plan_s *plan, int blocking, int *done);
     void (*destroy)(struct redist_plan_s *plan);
-    int uses_shm; /* its point-to-point messages may use the shared-memory transport */
-    int packs;    /* it packs into the plan's send and receive buffers */
+    int uses_shm;       /* its point-to-point messages may use the shared-memory transport */
+    int packs;          /* it packs into the plan's send and receive buffers */
+    int has_transports; /* it can also move messages as derived datatypes (datatype.c) */
 } redist__algorithm;
 
 extern const redist__algorithm redist__algo_direct_async;
@@ -218,6 +228,12 @@ const redist__algorithm *redist__algorithm_by_name(const char *name);
 /* The cheapest applicable algorithm for a summary (the "auto" rule). */
 const redist__algorithm *redist__choose(const redist__summary *s);
 double redist__predict(const redist__algorithm *a, const redist__summary *s);
+/* The transport (REDIST_TRANSPORT_PACK or _DATATYPE) an algorithm uses for a summary when
+   the user asks for `requested` (REDIST_TRANSPORT_AUTO: the cheaper under the model). */
+int redist__choose_transport(const redist__algorithm *a, const redist__summary *s,
+                             int requested);
+double redist__predict_transport(const redist__algorithm *a, const redist__summary *s,
+                                 int transport);
 
 /* ---- plans (plan.c, exec.c) ------------------------------------------------------------ */
 struct redist_plan_s {
@@ -244,6 +260,12 @@ struct redist_plan_s {
     int local_error, global_error;
     MPI_Request check_req;
     void *algo_state;        /* the algorithm's private state */
+
+    /* How messages move: REDIST_TRANSPORT_PACK (our packers, pack buffers) or
+       REDIST_TRANSPORT_DATATYPE (one derived datatype per message over the user arrays). */
+    int transport;
+    MPI_Datatype *send_types, *recv_types; /* per message, datatype transport */
+    char *dry_src, *dry_dst; /* scratch arrays for a dry execution that hands MPI buffers */
 
     /* Shared-memory transport (shm.c), NULL when messages all go through MPI. */
     struct redist__shm *shm;

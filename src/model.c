@@ -11,9 +11,10 @@
 #include <string.h>
 
 static const redist__model default_model = {
-    .startup = 2.0e-6,         /* T_d, shared-memory Open MPI */
-    .per_byte = 1.0 / 4.0e9,   /* tau_d: ~4 GB/s per rank pair */
-    .copy_per_byte = 1.0 / 8.0e9,
+    .startup = 2.0e-6,            /* T_d, shared-memory Open MPI */
+    .per_byte = 1.0 / 8.0e9,      /* tau_d: single-copy transfers run at memcpy speed */
+    .copy_per_byte = 1.0 / 8.0e9, /* memcpy of large arrays, one rank of four on 2 cores */
+    .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
 };
 
 const redist__model *redist__model_default(void) { return &default_model; }
@@ -40,6 +41,32 @@ static int64_t runs_max_value(const redist__side *s, int64_t m)
     return m;
 }
 
+/* Contiguous pieces of a message on the source side (is_dst = 0) or the destination side:
+   the replicas of the innermost runs, times the elements of the outer levels; element by
+   element on a side whose innermost dimension is not its fastest. */
+static int64_t msg_pieces(const redist__msg *m, int is_dst)
+{
+    if (m->nlevels == 0 || m->nelems == 0)
+        return 0;
+    const redist__level *in = &m->levels[m->nlevels - 1];
+    if (is_dst && in->dst_stride != 1)
+        return m->nelems;
+    int64_t inner = 0, inner_elems = 0;
+    for (int64_t r = 0; r < in->nruns; r++) {
+        inner += in->runs[r].count;
+        inner_elems += in->runs[r].len * in->runs[r].count;
+    }
+    return inner_elems ? m->nelems / inner_elems * inner : 0;
+}
+
+static int64_t side_pieces(const redist__side *s, int is_dst)
+{
+    int64_t n = 0;
+    for (int i = 0; i < s->nmsgs; i++)
+        n += msg_pieces(&s->msgs[i], is_dst);
+    return n;
+}
+
 void redist__summary_local(const redist__side *send, const redist__side *recv,
                            const redist__msg *self, int64_t src_count, int64_t dst_count,
                            size_t elsize, int64_t vals[REDIST__S_NVALS])
@@ -54,6 +81,7 @@ void redist__summary_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_RUNVALUE] = runs_max_value(recv, runs_max_value(send, 0));
     vals[REDIST__S_SENT_MESSAGES] = send->nmsgs;
     vals[REDIST__S_SENT_BYTES] = send->total_elems * es;
+    vals[REDIST__S_PIECES] = max64(side_pieces(send, 0), side_pieces(recv, 1));
 }
 
 void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[])
@@ -77,23 +105,53 @@ void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     s->max_run_value = vals[REDIST__S_RUNVALUE];
     s->max_sent_messages = vals[REDIST__S_SENT_MESSAGES];
     s->max_sent_bytes = vals[REDIST__S_SENT_BYTES];
+    s->max_pieces = vals[REDIST__S_PIECES];
     for (int k = 1; flags != NULL && k < size; k++)
         s->direct_steps += flags[k] != 0;
 }
 
-/* Time of one execute under the model. Every algorithm copies the self part; the packing
-   ones also copy each sent and received byte once more on each side. */
-double redist__predict(const redist__algorithm *a, const redist__summary *s)
+/* Time of one execute under the model, for a given transport.
+   PACK: we pack each sent byte and unpack each received one (two local copies); between
+   ranks of a node the shared-memory window makes that the whole cost, beyond a node the
+   bytes also cross the wire (tau_d). DATATYPE: MPI moves each byte once (tau_d) but pays per
+   contiguous piece in its datatype engine. Every algorithm copies the self part once. */
+double redist__predict_transport(const redist__algorithm *a, const redist__summary *s,
+                                 int transport)
 {
     const redist__model *m = redist__model_default();
     double copy = m->copy_per_byte * (double)s->max_copy_bytes;
-    double pack = 2.0 * m->copy_per_byte * (double)s->max_bytes;
-    double wire = m->per_byte * (double)s->max_bytes;
+    double bytes = (double)s->max_bytes;
+    double moved = transport == REDIST_TRANSPORT_DATATYPE
+                       ? m->per_byte * bytes + m->per_piece * (double)s->max_pieces
+                       : 2.0 * m->copy_per_byte * bytes;
     if (strcmp(a->name, "direct") == 0) /* one synchronised step per shift */
-        return copy + pack + wire + 2.0 * m->startup * s->direct_steps;
-    if (strcmp(a->name, "alltoallv") == 0) /* the collective touches every peer */
-        return copy + pack + wire + m->startup * (s->comm_size - 1);
-    if (strcmp(a->name, "alltoallw") == 0) /* no pack buffers, but the datatype engine */
-        return copy + 1.5 * pack + wire + m->startup * (s->comm_size - 1);
-    return copy + pack + wire + m->startup * (double)s->max_messages; /* direct-async */
+        return copy + moved + 2.0 * m->startup * s->direct_steps;
+    if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */
+        return copy + moved + m->per_byte * bytes + m->startup * (s->comm_size - 1);
+    if (strcmp(a->name, "alltoallw") == 0) /* datatypes; the collective touches every peer */
+        return copy + moved + m->startup * (s->comm_size - 1);
+    return copy + moved + m->startup * (double)s->max_messages; /* direct-async */
+}
+
+int redist__choose_transport(const redist__algorithm *a, const redist__summary *s,
+                             int requested)
+{
+    if (strcmp(a->name, "alltoallw") == 0)
+        return REDIST_TRANSPORT_DATATYPE;
+    if (!a->has_transports)
+        return REDIST_TRANSPORT_PACK;
+    int datatypes_fit = s->max_run_value <= REDIST__MAX_INT_COUNT;
+    if (requested == REDIST_TRANSPORT_PACK || !datatypes_fit)
+        return REDIST_TRANSPORT_PACK;
+    if (requested == REDIST_TRANSPORT_DATATYPE)
+        return REDIST_TRANSPORT_DATATYPE;
+    return redist__predict_transport(a, s, REDIST_TRANSPORT_DATATYPE) <
+                   redist__predict_transport(a, s, REDIST_TRANSPORT_PACK)
+               ? REDIST_TRANSPORT_DATATYPE
+               : REDIST_TRANSPORT_PACK;
+}
+
+double redist__predict(const redist__algorithm *a, const redist__summary *s)
+{
+    return redist__predict_transport(a, s, redist__choose_transport(a, s, REDIST_TRANSPORT_AUTO));
 }

@@ -26,6 +26,7 @@ void redist_options_init(redist_options *opt)
     opt->algorithm = NULL;
     opt->check_arguments = 1;
     opt->shared_memory = 1;
+    opt->transport = REDIST_TRANSPORT_AUTO;
 }
 
 static const char *algorithm_name(const redist_options *opt)
@@ -69,6 +70,10 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     if (!redist__same_global_shape(src, dst))
         return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
                                             "(ndims or extents differ)");
+    if (opt != NULL && (opt->transport < REDIST_TRANSPORT_AUTO ||
+                        opt->transport > REDIST_TRANSPORT_DATATYPE))
+        return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
+                            opt->transport);
     if (src->max_rank >= size || dst->max_rank >= size)
         return redist__fail(REDIST_ERR_ARG, "%s layout uses rank %d but the communicator has "
                                             "%d ranks", src->max_rank >= size ? "src" : "dst",
@@ -90,8 +95,9 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
     /* Effective values: NULL options mean the defaults. */
-    unsigned char flags[2] = {opt == NULL || opt->check_arguments != 0,
-                              opt == NULL || opt->shared_memory != 0};
+    unsigned char flags[3] = {opt == NULL || opt->check_arguments != 0,
+                              opt == NULL || opt->shared_memory != 0,
+                              (unsigned char)(opt == NULL ? 0 : opt->transport)};
     h = redist__hash_bytes(h, flags, sizeof flags);
     return h >> 2; /* room to negate */
 }
@@ -126,6 +132,14 @@ static redist_layout copy_layout(redist_layout l)
     return c;
 }
 
+static void free_types(MPI_Datatype *t, int n)
+{
+    for (int i = 0; t != NULL && i < n; i++)
+        if (t[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&t[i]);
+    free(t);
+}
+
 static void free_plan(struct redist_plan_s *p)
 {
     if (p == NULL)
@@ -133,6 +147,10 @@ static void free_plan(struct redist_plan_s *p)
     if (p->algo != NULL && p->algo->destroy != NULL)
         p->algo->destroy(p);
     redist__shm_free(p);
+    free_types(p->send_types, p->send.nmsgs);
+    free_types(p->recv_types, p->recv.nmsgs);
+    free(p->dry_src);
+    free(p->dry_dst);
     redist__side_free(&p->send);
     redist__side_free(&p->recv);
     if (p->self != NULL) {
@@ -172,10 +190,31 @@ static int build_messages(struct redist_plan_s *p)
     return REDIST_SUCCESS;
 }
 
+/* The datatype transport: one committed type per message over the user's arrays. */
+static int side_types(struct redist_plan_s *p, const redist__side *side, int use_dst,
+                      MPI_Datatype **types)
+{
+    *types = malloc((size_t)(side->nmsgs + 1) * sizeof **types);
+    if (*types == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int i = 0; i < side->nmsgs; i++)
+        (*types)[i] = MPI_DATATYPE_NULL;
+    for (int i = 0; i < side->nmsgs; i++) {
+        int err = redist__message_type(&side->msgs[i], use_dst, p->type, p->elsize, &(*types)[i]);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
 /* Phase 3d: pack buffers for the algorithms that pack (the shared-memory transport
-   provides the send buffer itself). */
+   provides the send buffer itself), or datatypes for the datatype transport. */
 static int allocate_buffers(struct redist_plan_s *p, int shm)
 {
+    if (p->transport == REDIST_TRANSPORT_DATATYPE && p->algo->has_transports) {
+        int err = side_types(p, &p->send, 0, &p->send_types);
+        return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, &p->recv_types);
+    }
     if (!p->algo->packs)
         return REDIST_SUCCESS;
     if (!shm)
@@ -248,11 +287,12 @@ static void fill_stats(struct redist_plan_s *p)
     s->bytes_copied = p->self ? p->self->nelems * (int64_t)p->elsize : 0;
     s->max_messages_per_rank = p->summary.max_sent_messages;
     s->max_bytes_per_rank = p->summary.max_sent_bytes;
-    s->predicted_seconds = redist__predict(p->algo, &p->summary);
+    s->predicted_seconds = redist__predict_transport(p->algo, &p->summary, p->transport);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
+    s->transport = p->transport;
 }
 
-static int setup(struct redist_plan_s *p, const char *name, int shared_memory)
+static int setup(struct redist_plan_s *p, const char *name, int shared_memory, int transport)
 {
     int err = summarize(p, build_messages(p));
     if (err != REDIST_SUCCESS)
@@ -260,7 +300,8 @@ static int setup(struct redist_plan_s *p, const char *name, int shared_memory)
     err = choose_algorithm(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    int shm = p->algo->uses_shm && shared_memory;
+    p->transport = redist__choose_transport(p->algo, &p->summary, transport);
+    int shm = p->algo->uses_shm && shared_memory && p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
         err = agree(p->comm, p->rank, redist__shm_setup(p), 0);
     if (err == REDIST_SUCCESS)
@@ -327,7 +368,8 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     }
     err = agree(dup, rank, err, 0);
     if (err == REDIST_SUCCESS)
-        err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory);
+        err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory,
+                    opt == NULL ? REDIST_TRANSPORT_AUTO : opt->transport);
     if (err != REDIST_SUCCESS) {
         if (p->src == src)
             p->src = NULL;

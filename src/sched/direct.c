@@ -181,4 +181,5 @@ const redist__algorithm redist__algo_direct = {
     .destroy = destroy,
     .uses_shm = 1,
     .packs = 1,
+    .has_transports = 1,
 };

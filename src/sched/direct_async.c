@@ -144,4 +144,5 @@ const redist__algorithm redist__algo_direct_async = {
     .destroy = destroy,
     .uses_shm = 1,
     .packs = 1,
+    .has_transports = 1,
 };

@@ -566,16 +566,26 @@ static int run_case(const case_t *cs, int case_serial)
     fill(cs->type, gsrc, nsrc, 0, sA);
     fill(cs->type, gsrc, nsrc, 1, sB);
 
+    /* Each algorithm with the default options; the point-to-point ones also with each
+       message transport forced: packed through the shared-memory window, packed through
+       MPI only, and derived datatypes. */
+    static const char *const variant_names[] = {"", "/pack", "/pack-no-shm", "/datatype"};
     int nalg = redist_algorithm_count();
-    for (int a = 0; a < nalg; a++) {
+    for (int av = 0; av < nalg * 4; av++) {
+        int a = av / 4, variant = av % 4;
         const char *alg = redist_algorithm_name(a);
         if (!alg) {
-            FAIL(&cx, "redist_algorithm_name(%d) is NULL", a);
+            if (variant == 0)
+                FAIL(&cx, "redist_algorithm_name(%d) is NULL", a);
             continue;
         }
         if (only_alg && strcmp(only_alg, alg) != 0)
             continue;
-        cx.alg = alg;
+        if (variant > 0 && strcmp(alg, "direct-async") != 0 && strcmp(alg, "direct") != 0)
+            continue;
+        char alg_label[64];
+        snprintf(alg_label, sizeof alg_label, "%s%s", alg, variant_names[variant]);
+        cx.alg = alg_label;
 
         MPI_Comm comm = MPI_COMM_WORLD;
         if (cs->reversed_comm)
@@ -592,6 +602,10 @@ static int run_case(const case_t *cs, int case_serial)
         redist_options opt;
         redist_options_init(&opt);
         opt.algorithm = alg;
+        if (variant > 0)
+            opt.transport = variant == 3 ? REDIST_TRANSPORT_DATATYPE : REDIST_TRANSPORT_PACK;
+        if (variant == 2)
+            opt.shared_memory = 0;
         /* "auto" is also reached with NULL options, on alternate cases. */
         const redist_options *optp = (strcmp(alg, "auto") == 0 && case_serial % 2) ? NULL : &opt;
         redist_plan plan = NULL;

@@ -1,0 +1,68 @@
+/* Derived datatypes describing one message over a local array, for the transports that let
+ * MPI's datatype engine move the data (alltoallw, direct-async's datatype transport).
+ *
+ * A message is levels of run groups (pattern.c). Level by level from the innermost, the
+ * element type is resized to the level's stride, each run group becomes an hvector (count
+ * replicas of len elements, period apart), and the groups of a level a struct at their
+ * offsets. The type signature is count x the element type in message order on both sides,
+ * so a sender's source type matches the receiver's destination type.
+ */
+#include "common.h"
+
+#include <stdlib.h>
+
+/* The type of one level's run groups: a struct of hvectors over `unit` (one element of
+   this level, already resized to the level's stride). */
+static int level_type(const redist__level *L, int use_dst, MPI_Datatype unit, MPI_Aint stride,
+                      MPI_Datatype *out)
+{
+    int64_t n = L->nruns;
+    MPI_Aint period = (MPI_Aint)(use_dst ? L->dst_period : L->src_period) * stride;
+    MPI_Datatype *types = malloc((size_t)n * sizeof *types);
+    MPI_Aint *displs = malloc((size_t)n * sizeof *displs);
+    int *ones = malloc((size_t)n * sizeof *ones);
+    int rc = types && displs && ones ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int made = 0;
+    for (int64_t r = 0; rc == MPI_SUCCESS && r < n; r++) {
+        const redist__run *run = &L->runs[r];
+        displs[r] = (MPI_Aint)(use_dst ? run->dst_off : run->src_off) * stride;
+        ones[r] = 1;
+        rc = MPI_Type_create_hvector((int)run->count, (int)run->len, period, unit, &types[r]);
+        made += rc == MPI_SUCCESS;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_create_struct((int)n, ones, displs, types, out);
+    for (int i = 0; i < made; i++)
+        MPI_Type_free(&types[i]);
+    free(types);
+    free(displs);
+    free(ones);
+    return rc;
+}
+
+/* The datatype of a message over the source (use_dst = 0) or destination local array. */
+int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, size_t es,
+                        MPI_Datatype *out)
+{
+    MPI_Datatype inner = elem;
+    int rc = MPI_SUCCESS;
+    for (int l = m->nlevels - 1; rc == MPI_SUCCESS && l >= 0; l--) {
+        const redist__level *L = &m->levels[l];
+        MPI_Aint stride = (MPI_Aint)((use_dst ? L->dst_stride : L->src_stride) * (int64_t)es);
+        MPI_Datatype unit, level;
+        rc = MPI_Type_create_resized(inner, 0, stride, &unit);
+        if (rc == MPI_SUCCESS) {
+            rc = level_type(L, use_dst, unit, stride, &level);
+            MPI_Type_free(&unit);
+        }
+        if (inner != elem)
+            MPI_Type_free(&inner);
+        inner = rc == MPI_SUCCESS ? level : elem;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&inner);
+    *out = inner;
+    return rc == MPI_SUCCESS ? REDIST_SUCCESS
+                             : redist__fail(REDIST_ERR_MPI, "building a message datatype");
+}
+
