@@ -142,7 +142,8 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
     memset(out, 0, sizeof *out);
     out->chosen = a->name;
     out->steps = a->steps(&ps.sum);
-    out->predicted_seconds = redist__predict(a, &ps.sum);
+    out->transport = redist__choose_transport(a, &ps.sum, REDIST_TRANSPORT_AUTO);
+    out->predicted_seconds = redist__predict_transport(a, &ps.sum, out->transport);
     out->total_messages = ps.total_messages;
     out->total_bytes = ps.total_bytes;
     out->max_messages_per_rank = ps.sum.max_sent_messages;

@@ -31,6 +31,7 @@ typedef struct redist__explanation {
     int64_t total_messages;
     int64_t total_bytes;
     double predicted_seconds;
+    int transport;               /* REDIST_TRANSPORT_PACK or _DATATYPE */
 } redist__explanation;
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out);

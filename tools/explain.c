@@ -153,9 +153,11 @@ static void json_explanation(FILE *f, const redist__explanation *e)
 {
     fprintf(f,
             "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, "
-            "\"total_messages\": %lld, \"total_bytes\": %lld, \"predicted_seconds\": ",
+            "\"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", "
+            "\"predicted_seconds\": ",
             e->steps, (long long)e->max_messages_per_rank, (long long)e->max_bytes_per_rank,
-            (long long)e->total_messages, (long long)e->total_bytes);
+            (long long)e->total_messages, (long long)e->total_bytes,
+            e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
     json_double(f, e->predicted_seconds);
 }
 
@@ -287,24 +289,27 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
                head->e.steps == 1 ? "" : "s",
                tool_fmt_seconds(b[0], sizeof b[0], head->e.predicted_seconds));
 
-    printf("\n  %-22s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
+    printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
     for (int i = 0; i < count; i++) {
         const explain_row *r = &rows[i];
         char name[80];
+        const char *how = r->rc == REDIST_SUCCESS && r->e.transport == REDIST_TRANSPORT_DATATYPE
+                              ? " (dt)"
+                              : "";
         if (r->rc == REDIST_SUCCESS && r->e.chosen && strcmp(r->e.chosen, r->name))
-            snprintf(name, sizeof name, "%s -> %s", r->name, r->e.chosen);
+            snprintf(name, sizeof name, "%s -> %s%s", r->name, r->e.chosen, how);
         else
-            snprintf(name, sizeof name, "%s", r->name);
+            snprintf(name, sizeof name, "%s%s", r->name, how);
         if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
-            printf("  %-22s (not applicable to this pair)\n", name);
+            printf("  %-27s (not applicable to this pair)\n", name);
             continue;
         }
         if (r->rc != REDIST_SUCCESS) {
-            printf("  %-22s (%s)\n", name, redist_strerror(r->rc));
+            printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
             continue;
         }
-        printf("  %-22s %6d %10lld %12s %11lld %12s %10s\n", name, r->e.steps,
+        printf("  %-27s %6d %10lld %12s %11lld %12s %10s\n", name, r->e.steps,
                (long long)r->e.max_messages_per_rank,
                tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.max_bytes_per_rank),
                (long long)r->e.total_messages,

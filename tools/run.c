@@ -529,10 +529,13 @@ int tool_run(int argc, char **argv)
         printf("  from       %s\n", text);
         spec_format(&to, text, sizeof text);
         printf("  to         %s\n", text);
+        const char *how =
+            st.transport == REDIST_TRANSPORT_DATATYPE ? "derived datatypes" : "packed runs";
         if (strcmp(a.algorithm, "auto") == 0)
-            printf("  algorithm  %s (chosen by auto)\n", chosen ? chosen : "?");
+            printf("  algorithm  %s (chosen by auto), messages as %s\n", chosen ? chosen : "?",
+                   how);
         else
-            printf("  algorithm  %s\n", chosen ? chosen : a.algorithm);
+            printf("  algorithm  %s, messages as %s\n", chosen ? chosen : a.algorithm, how);
         printf("  plan       created in %s (slowest rank); %d step%s, at most %lld message%s "
                "and %s sent per rank\n",
                tool_fmt_seconds(b1, sizeof b1, plan_seconds), st.steps, st.steps == 1 ? "" : "s",
