@@ -281,6 +281,10 @@ static double memcpy_floor(const void *src, int64_t bytes, MPI_Comm comm, tool_t
         for (int j = 0; j < n2; j++)
             if (bytes)
                 memcpy(tmp, src, (size_t)bytes);
+        /* Closed by a barrier, as every algorithm is closed by its own completion: with more
+           ranks than cores a rank's clock would otherwise miss the time it sat descheduled
+           while the others copied. */
+        MPI_Barrier(comm);
         double mine = (MPI_Wtime() - t0) / n2;
         MPI_Allreduce(&mine, &T[i], 1, MPI_DOUBLE, MPI_MAX, comm);
     }
