@@ -211,7 +211,7 @@ static int side_types(struct redist_plan_s *p, const redist__side *side, int use
    provides the send buffer itself), or datatypes for the datatype transport. */
 static int allocate_buffers(struct redist_plan_s *p, int shm)
 {
-    if (p->transport == REDIST_TRANSPORT_DATATYPE && p->algo->has_transports) {
+    if (p->transport == REDIST_TRANSPORT_DATATYPE) {
         int err = side_types(p, &p->send, 0, &p->send_types);
         return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, &p->recv_types);
     }

@@ -76,15 +76,10 @@ static int start(struct redist_plan_s *p)
 static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
     state *s = p->algo_state;
-    int complete = 1;
-    int rc = blocking ? MPI_Wait(&s->req, MPI_STATUS_IGNORE)
-                      : MPI_Test(&s->req, &complete, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Ialltoallv completion failed");
-    for (int i = 0; complete && i < p->recv.nmsgs; i++)
+    int err = redist__progress_request(&s->req, blocking, done, "MPI_Ialltoallv");
+    for (int i = 0; err == REDIST_SUCCESS && *done && i < p->recv.nmsgs; i++)
         redist__finish_recv(p, i, NULL); /* no shared memory here: never acknowledges */
-    *done = complete;
-    return REDIST_SUCCESS;
+    return err;
 }
 
 const redist__algorithm redist__algo_alltoallv = {

@@ -1,6 +1,5 @@
-/* alltoallw: the MPI baseline without packing by us. Each message becomes a derived
- * datatype over the user's array (nested hvector/struct types built from the run groups,
- * level by level, with extents resized to the dimension's stride) and one MPI_Alltoallw
+/* alltoallw: the MPI baseline without packing by us. Each message is a derived datatype
+ * over the user's array (the plan's datatype transport, datatype.c) and one MPI_Alltoallw
  * (nonblocking: MPI_Ialltoallw) moves everything; MPI's datatype engine packs. The self
  * part is copied directly. One collective step. Run lengths and counts must fit in int:
  * NOT_APPLICABLE otherwise.
@@ -15,14 +14,6 @@ typedef struct state {
     MPI_Request req;
 } state;
 
-static void free_types(MPI_Datatype *t, int n)
-{
-    for (int i = 0; t != NULL && i < n; i++)
-        if (t[i] != MPI_BYTE && t[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&t[i]);
-    free(t);
-}
-
 static void destroy(struct redist_plan_s *p)
 {
     state *s = p->algo_state;
@@ -32,8 +23,8 @@ static void destroy(struct redist_plan_s *p)
     free(s->sdispls);
     free(s->rcounts);
     free(s->rdispls);
-    free_types(s->stypes, p->size);
-    free_types(s->rtypes, p->size);
+    free(s->stypes); /* the types themselves belong to the plan */
+    free(s->rtypes);
     free(s);
     p->algo_state = NULL;
 }
@@ -44,19 +35,14 @@ static int applicable(const redist__summary *s)
                                                      : REDIST_ERR_NOT_APPLICABLE;
 }
 
-static int side_types(struct redist_plan_s *p, const redist__side *side, int use_dst,
-                      int *counts, MPI_Datatype *types)
+/* Spreads the plan's per-message types over the per-rank arrays of MPI_Alltoallw. */
+static void by_rank(const redist__side *side, const MPI_Datatype *msg_types, int *counts,
+                    MPI_Datatype *types)
 {
     for (int i = 0; i < side->nmsgs; i++) {
-        int peer = side->msgs[i].peer;
-        int err = redist__message_type(&side->msgs[i], use_dst, p->type, p->elsize, &types[peer]);
-        if (err != REDIST_SUCCESS) {
-            types[peer] = MPI_BYTE;
-            return err;
-        }
-        counts[peer] = 1;
+        counts[side->msgs[i].peer] = 1;
+        types[side->msgs[i].peer] = msg_types[i];
     }
-    return REDIST_SUCCESS;
 }
 
 static int setup(struct redist_plan_s *p)
@@ -77,8 +63,9 @@ static int setup(struct redist_plan_s *p)
     for (size_t i = 0; i < n; i++)
         s->stypes[i] = s->rtypes[i] = MPI_BYTE;
     s->req = MPI_REQUEST_NULL;
-    int err = side_types(p, &p->send, 0, s->scounts, s->stypes);
-    return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, s->rcounts, s->rtypes);
+    by_rank(&p->send, p->send_types, s->scounts, s->stypes);
+    by_rank(&p->recv, p->recv_types, s->rcounts, s->rtypes);
+    return REDIST_SUCCESS;
 }
 
 static int start(struct redist_plan_s *p)
@@ -97,13 +84,7 @@ static int start(struct redist_plan_s *p)
 static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
     state *s = p->algo_state;
-    int complete = 1;
-    int rc = blocking ? MPI_Wait(&s->req, MPI_STATUS_IGNORE)
-                      : MPI_Test(&s->req, &complete, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Ialltoallw completion failed");
-    *done = complete;
-    return REDIST_SUCCESS;
+    return redist__progress_request(&s->req, blocking, done, "MPI_Ialltoallw");
 }
 
 const redist__algorithm redist__algo_alltoallw = {

@@ -116,6 +116,14 @@ void redist__copy_self(struct redist_plan_s *p)
         redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize);
 }
 
+int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what)
+{
+    *done = 1;
+    int rc = blocking ? MPI_Wait(req, MPI_STATUS_IGNORE) : MPI_Test(req, done, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? REDIST_SUCCESS
+                             : redist__fail(REDIST_ERR_MPI, "%s completion failed", what);
+}
+
 int redist__always_applicable(const redist__summary *s)
 {
     (void)s;

@@ -24,6 +24,8 @@ int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req);
 int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
 /* Copies the self part (unless dry). */
 void redist__copy_self(struct redist_plan_s *p);
+/* Waits for (blocking) or tests one request; *done = 1 when it is complete. */
+int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what);
 int redist__always_applicable(const redist__summary *s);
 int redist__one_step(const redist__summary *s);
 
