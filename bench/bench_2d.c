@@ -452,7 +452,8 @@ static void usage(FILE *f)
             "             warm-up says --reps would take longer (default 0: no limit)\n"
             "  --size     global n of the n x n 2-D cases (default 6000)\n"
             "  --len1d    length of the 1d case (default 4194304 = 2^22)\n"
-            "  --methods  only these: memcpy, memcpy-local, pdgemr2d, or redist algorithm names\n"
+            "  --methods  only these: memcpy, memcpy-local, pdgemr2d, redist algorithm names, or\n"
+            "             direct-async/pack, direct-async/pack-noshm, direct-async/datatype\n"
             "  --csv      write one row per (case, method) to FILE\n",
             MIN_REPS, MIN_REPS, MIN_REPS);
 }
@@ -735,16 +736,27 @@ static int run_case(const case_spec *cs, const options *o, int rank, int nprocs,
         failed |= x->failed;
     }
 
-    for (int i = 0; i < redist_algorithm_count() && nr < MAX_METHODS - 1; i++) {
-        const char *name = redist_algorithm_name(i);
-        if (!name || !in_list(o->methods, name))
+    /* Every algorithm with default options, then direct-async with each transport forced
+       (labels "direct-async/pack", "/pack-noshm", "/datatype"). */
+    static const char *const variants[] = {"/pack", "/pack-noshm", "/datatype"};
+    int nalgs = redist_algorithm_count();
+    for (int i = 0; i < nalgs + 3 && nr < MAX_METHODS - 1; i++) {
+        const char *name = i < nalgs ? redist_algorithm_name(i) : "direct-async";
+        char label[40];
+        snprintf(label, sizeof label, "%.24s%.12s", name ? name : "",
+                 i < nalgs ? "" : variants[i - nalgs]);
+        if (!name || !in_list(o->methods, label))
             continue;
         result *x = &res[nr++];
-        snprintf(x->method, sizeof x->method, "%s", name);
+        snprintf(x->method, sizeof x->method, "%s", label);
         x->plan = x->predicted = -1;
         redist_options opt;
         redist_options_init(&opt);
         opt.algorithm = name;
+        if (i >= nalgs) {
+            opt.transport = i - nalgs == 2 ? REDIST_TRANSPORT_DATATYPE : REDIST_TRANSPORT_PACK;
+            opt.shared_memory = i - nalgs != 1;
+        }
         redist_plan plan = NULL;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
