@@ -33,20 +33,30 @@ static const pair_spec cases[] = {
     {"1-D cyclic(3) on 4 -> cyclic(7) on 5", 1, {1000000}, {10000000000LL}, {3}, {7}, {4}, {5}},
     {"1-D cyclic(1) on 4 -> cyclic(3) on 4", 1, {1000000}, {10000000000LL}, {1}, {3}, {4}, {4}},
     {"1-D block 64 on 8 -> cyclic(5) on 3", 1, {1000000}, {10000000000LL}, {64}, {5}, {8}, {3}},
-    {"2-D 36x36 on 2x2 -> 128x128 on 2x2", 2, {1000, 1000}, {100000, 100000}, {36, 36},
-     {128, 128}, {2, 2}, {2, 2}},
-    {"2-D 32x32 on 1x2 -> 48x48 on 2x2", 2, {1000, 1000}, {100000, 100000}, {32, 32}, {48, 48},
-     {1, 2}, {2, 2}},
+    {"2-D 36x36 on 2x2 -> 128x128 on 2x2",
+     2,
+     {1000, 1000},
+     {100000, 100000},
+     {36, 36},
+     {128, 128},
+     {2, 2},
+     {2, 2}},
+    {"2-D 32x32 on 1x2 -> 48x48 on 2x2",
+     2,
+     {1000, 1000},
+     {100000, 100000},
+     {32, 32},
+     {48, 48},
+     {1, 2},
+     {2, 2}},
 };
 
 /* Seconds to build the messages of every rank; *runs gets the run groups stored. */
 static double build_all(const pair_spec *c, const int64_t extent[], int reps, int64_t *runs)
 {
     redist_layout s = NULL, d = NULL;
-    redist_layout_create(c->ndims, extent, c->sblock, c->sgrid, NULL, NULL, REDIST_COL_MAJOR,
-                         &s);
-    redist_layout_create(c->ndims, extent, c->dblock, c->dgrid, NULL, NULL, REDIST_COL_MAJOR,
-                         &d);
+    redist_layout_create(c->ndims, extent, c->sblock, c->sgrid, NULL, NULL, REDIST_COL_MAJOR, &s);
+    redist_layout_create(c->ndims, extent, c->dblock, c->dgrid, NULL, NULL, REDIST_COL_MAJOR, &d);
     int nranks = s->nprocs > d->nprocs ? s->nprocs : d->nprocs;
     double best = 1e30;
     for (int rep = 0; rep < reps; rep++) {
@@ -90,8 +100,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
     printf("plan build time (all ranks' messages, best of %d) for a small and a huge array\n",
            reps);
-    printf("%-40s %10s %10s %10s %10s %8s %8s\n", "case", "elements", "time", "elements",
-           "time", "ratio", "runs");
+    printf("%-40s %10s %10s %10s %10s %8s %8s\n", "case", "elements", "time", "elements", "time",
+           "ratio", "runs");
     int worst_ok = 1;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const pair_spec *c = &cases[i];

@@ -14,7 +14,10 @@ static const redist__algorithm *const table[] = {
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 
-int redist_algorithm_count(void) { return NALGOS; }
+int redist_algorithm_count(void)
+{
+    return NALGOS;
+}
 
 const char *redist_algorithm_name(int i)
 {

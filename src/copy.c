@@ -14,8 +14,8 @@ typedef struct walker {
     const redist__level *levels;
     int nlevels;
     size_t es;
-    const char *a;   /* source side: structured array, or the stream cursor */
-    char *b;         /* destination side: structured array, or the stream cursor */
+    const char *a; /* source side: structured array, or the stream cursor */
+    char *b;       /* destination side: structured array, or the stream cursor */
     int a_stream, b_stream;
 } walker;
 

@@ -12,8 +12,8 @@ const char *redist_strerror(int err)
 {
     if (err == REDIST_SUCCESS)
         return "success";
-#define REDIST_STRERROR_CASE(name, code, text)                                             \
-    if (err == (code))                                                                     \
+#define REDIST_STRERROR_CASE(name, code, text)                                                     \
+    if (err == (code))                                                                             \
         return text;
     REDIST_ERRNO_MAP(REDIST_STRERROR_CASE)
 #undef REDIST_STRERROR_CASE
@@ -24,17 +24,23 @@ const char *redist_error_name(int err)
 {
     if (err == REDIST_SUCCESS)
         return "REDIST_SUCCESS";
-#define REDIST_ERRNAME_CASE(name, code, text)                                              \
-    if (err == (code))                                                                     \
+#define REDIST_ERRNAME_CASE(name, code, text)                                                      \
+    if (err == (code))                                                                             \
         return "REDIST_ERR_" #name;
     REDIST_ERRNO_MAP(REDIST_ERRNAME_CASE)
 #undef REDIST_ERRNAME_CASE
     return "REDIST_ERR_UNKNOWN";
 }
 
-const char *redist_last_error_detail(void) { return last_detail; }
+const char *redist_last_error_detail(void)
+{
+    return last_detail;
+}
 
-void redist__clear_error(void) { last_detail[0] = '\0'; }
+void redist__clear_error(void)
+{
+    last_detail[0] = '\0';
+}
 
 int redist__fail(int err, const char *fmt, ...)
 {

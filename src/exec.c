@@ -20,11 +20,15 @@ static int check_buffers(redist_plan p, const void *src, void *dst)
 {
     int64_t sb = p->src_count * (int64_t)p->elsize, db = p->dst_count * (int64_t)p->elsize;
     if (src == NULL && p->src_count > 0)
-        return redist__fail(REDIST_ERR_ARG, "src is NULL but this rank holds %lld source "
-                                            "elements", (long long)p->src_count);
+        return redist__fail(REDIST_ERR_ARG,
+                            "src is NULL but this rank holds %lld source "
+                            "elements",
+                            (long long)p->src_count);
     if (dst == NULL && p->dst_count > 0)
-        return redist__fail(REDIST_ERR_ARG, "dst is NULL but this rank holds %lld destination "
-                                            "elements", (long long)p->dst_count);
+        return redist__fail(REDIST_ERR_ARG,
+                            "dst is NULL but this rank holds %lld destination "
+                            "elements",
+                            (long long)p->dst_count);
     if (ranges_overlap(src, sb, dst, db))
         return redist__fail(REDIST_ERR_ARG, "src and dst overlap");
     return REDIST_SUCCESS;
@@ -65,9 +69,8 @@ int redist_start(redist_plan p, const void *src, void *dst)
     }
     p->global_error = REDIST_SUCCESS;
     p->check_req = MPI_REQUEST_NULL;
-    if (p->check_arguments &&
-        MPI_Iallreduce(&p->local_error, &p->global_error, 1, MPI_INT, MPI_MIN, p->comm,
-                       &p->check_req) != MPI_SUCCESS)
+    if (p->check_arguments && MPI_Iallreduce(&p->local_error, &p->global_error, 1, MPI_INT, MPI_MIN,
+                                             p->comm, &p->check_req) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce failed");
     p->active = 1;
     int err = p->algo->start(p);

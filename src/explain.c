@@ -41,8 +41,8 @@ static int check_pair(redist_layout src, redist_layout dst, int comm_size, int64
     return REDIST_SUCCESS;
 }
 
-int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank,
-                                 int64_t elsize, redist__rank_traffic *out)
+int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
+                                 redist__rank_traffic *out)
 {
     if (out == NULL || rank < 0)
         return redist__fail(REDIST_ERR_ARG, "rank_traffic: bad argument");
@@ -98,8 +98,8 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         int64_t sc = 0, dc = 0;
         redist_layout_local_size(src, r, &sc);
         redist_layout_local_size(dst, r, &dc);
-        redist__summary_local(&s.send, &s.recv, s.has_self ? &s.self : NULL, sc, dc,
-                              (size_t)elsize, v);
+        redist__summary_local(&s.send, &s.recv, s.has_self ? &s.self : NULL, sc, dc, (size_t)elsize,
+                              v);
         for (int i = 0; i < REDIST__S_NVALS; i++)
             vmax[i] = v[i] > vmax[i] ? v[i] : vmax[i];
         redist__shift_flags(&s.send, r, comm_size, flags);
@@ -136,8 +136,10 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
         if (a == NULL)
             return redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
     } else if (a->applicable(&ps.sum) != REDIST_SUCCESS) {
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot perform this "
-                                                       "redistribution", name);
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "'%s' cannot perform this "
+                            "redistribution",
+                            name);
     }
     memset(out, 0, sizeof *out);
     out->chosen = a->name;

@@ -17,21 +17,21 @@ typedef struct redist__rank_traffic {
 } redist__rank_traffic;
 
 /* Traffic of comm rank `rank` (0 <= rank < comm_size) for elements of elsize bytes. */
-int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank,
-                                 int64_t elsize, redist__rank_traffic *out);
+int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
+                                 redist__rank_traffic *out);
 
 /* The plan summary for one algorithm over a communicator of comm_size ranks.
    Returns REDIST_ERR_NOT_APPLICABLE if the algorithm cannot do this pair,
    REDIST_ERR_UNKNOWN_ALGORITHM for an unknown name. For "auto", `chosen` names the choice. */
 typedef struct redist__explanation {
-    const char *chosen;          /* algorithm name (static string) */
-    int steps;                   /* communication rounds */
+    const char *chosen; /* algorithm name (static string) */
+    int steps;          /* communication rounds */
     int64_t max_messages_per_rank;
-    int64_t max_bytes_per_rank;  /* max over ranks of bytes sent */
+    int64_t max_bytes_per_rank; /* max over ranks of bytes sent */
     int64_t total_messages;
     int64_t total_bytes;
     double predicted_seconds;
-    int transport;               /* REDIST_TRANSPORT_PACK or _DATATYPE */
+    int transport; /* REDIST_TRANSPORT_PACK or _DATATYPE */
 } redist__explanation;
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out);

@@ -71,10 +71,10 @@ typedef struct redist__run {
    order on both sides, so sender and receiver agree on the message layout). */
 typedef struct redist__dim_pattern {
     int npeers;
-    int *peer;               /* [npeers] coordinate on the other side, increasing */
-    int64_t *first_run;      /* [npeers+1] run groups of peer i: runs[first_run[i] .. ) */
-    int64_t *elems;          /* [npeers] elements exchanged with peer i along this dim */
-    redist__run *runs;       /* all run groups */
+    int *peer;                      /* [npeers] coordinate on the other side, increasing */
+    int64_t *first_run;             /* [npeers+1] run groups of peer i: runs[first_run[i] .. ) */
+    int64_t *elems;                 /* [npeers] elements exchanged with peer i along this dim */
+    redist__run *runs;              /* all run groups */
     int64_t src_period, dst_period; /* local-index advance per pattern period */
 } redist__dim_pattern;
 
@@ -82,9 +82,8 @@ enum { REDIST__SIDE_SRC = 0, REDIST__SIDE_DST = 1 };
 /* Pattern along dimension k for coordinate `coord` of side `side` (SRC: which dst coords
    receive from src coord `coord`; DST: which src coords send to dst coord `coord`).
    Cost O(blocks of `coord` in one period + grid of the other side). */
-int redist__dim_pattern_create(const struct redist_layout_s *src,
-                               const struct redist_layout_s *dst, int k, int side, int coord,
-                               redist__dim_pattern *out);
+int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                               int k, int side, int coord, redist__dim_pattern *out);
 void redist__dim_pattern_free(redist__dim_pattern *p);
 
 /* One level of a message: a dimension's run groups with the local strides (in elements)
@@ -99,10 +98,10 @@ typedef struct redist__level {
 } redist__level;
 
 typedef struct redist__msg {
-    int peer;          /* comm rank of the other side */
+    int peer; /* comm rank of the other side */
     int nlevels;
-    int64_t nelems;    /* elements in the message */
-    int64_t offset;    /* element offset of the message in the plan's pack buffer */
+    int64_t nelems; /* elements in the message */
+    int64_t offset; /* element offset of the message in the plan's pack buffer */
     redist__level *levels;
     redist__run *owned_runs; /* runs of merged levels, owned by the message */
 } redist__msg;
@@ -114,7 +113,7 @@ typedef struct redist__side {
     int in_layout;             /* the rank holds a coordinate on this side */
     redist__dim_pattern *dims; /* [ndims] */
     int nmsgs;
-    redist__msg *msgs;         /* sorted by peer rank */
+    redist__msg *msgs; /* sorted by peer rank */
     int64_t total_elems;
 } redist__side;
 
@@ -158,10 +157,10 @@ const redist__model *redist__model_default(void);
 /* The global quantities of a redistribution the model and the algorithms' rules use. */
 typedef struct redist__summary {
     int comm_size;
-    int64_t max_messages;      /* max over ranks of max(messages sent, messages received) */
-    int64_t max_bytes;         /* max over ranks of max(bytes sent, bytes received) */
-    int64_t max_copy_bytes;    /* max over ranks of the self part */
-    int64_t max_local_bytes;   /* max over ranks of max(src, dst) local bytes */
+    int64_t max_messages;    /* max over ranks of max(messages sent, messages received) */
+    int64_t max_bytes;       /* max over ranks of max(bytes sent, bytes received) */
+    int64_t max_copy_bytes;  /* max over ranks of the self part */
+    int64_t max_local_bytes; /* max over ranks of max(src, dst) local bytes */
     int64_t total_messages;
     int64_t total_bytes;
     int64_t max_count;         /* max elements of one message (MPI int limits) */
@@ -177,13 +176,13 @@ typedef struct redist__summary {
 /* Per-rank quantities, reduced with MAX across ranks (plan.c) or over all ranks in a loop
    (explain.c) to give a summary. */
 enum {
-    REDIST__S_MESSAGES,  /* max(messages sent, messages received) */
-    REDIST__S_BYTES,     /* max(bytes sent, bytes received) */
-    REDIST__S_COPY,      /* self part, bytes */
-    REDIST__S_LOCAL,     /* max(src, dst) local bytes */
-    REDIST__S_MAXCOUNT,  /* elements of the largest message */
-    REDIST__S_BUFFER,    /* max(send, receive) pack-buffer elements */
-    REDIST__S_RUNVALUE,  /* largest run length or count (MPI datatype int limits) */
+    REDIST__S_MESSAGES,      /* max(messages sent, messages received) */
+    REDIST__S_BYTES,         /* max(bytes sent, bytes received) */
+    REDIST__S_COPY,          /* self part, bytes */
+    REDIST__S_LOCAL,         /* max(src, dst) local bytes */
+    REDIST__S_MAXCOUNT,      /* elements of the largest message */
+    REDIST__S_BUFFER,        /* max(send, receive) pack-buffer elements */
+    REDIST__S_RUNVALUE,      /* largest run length or count (MPI datatype int limits) */
     REDIST__S_SENT_MESSAGES, /* messages sent */
     REDIST__S_SENT_BYTES,    /* bytes sent */
     REDIST__S_PIECES,        /* max(contiguous pieces sent, pieces received) */
@@ -197,7 +196,8 @@ void redist__shift_flags(const redist__side *send, int rank, int size, unsigned 
 void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned char flags[],
                             int size, size_t elsize, redist__summary *s);
 
-/* ---- algorithms (one file each under src/sched) ------------------------------------------------------------ */
+/* ---- algorithms (one file each under src/sched)
+ * ------------------------------------------------------------ */
 struct redist_plan_s;
 typedef struct redist__algorithm {
     const char *name;
@@ -230,8 +230,7 @@ const redist__algorithm *redist__choose(const redist__summary *s);
 double redist__predict(const redist__algorithm *a, const redist__summary *s);
 /* The transport (REDIST_TRANSPORT_PACK or _DATATYPE) an algorithm uses for a summary when
    the user asks for `requested` (REDIST_TRANSPORT_AUTO: the cheaper under the model). */
-int redist__choose_transport(const redist__algorithm *a, const redist__summary *s,
-                             int requested);
+int redist__choose_transport(const redist__algorithm *a, const redist__summary *s, int requested);
 double redist__predict_transport(const redist__algorithm *a, const redist__summary *s,
                                  int transport);
 
@@ -242,7 +241,7 @@ struct redist_plan_s {
     int rank, size;
     size_t elsize;
     const redist__algorithm *algo;
-    redist_layout src, dst; /* private copies */
+    redist_layout src, dst;       /* private copies */
     int64_t src_count, dst_count; /* local elements */
     redist__side send, recv;
     redist__msg *self;       /* the part this rank sends to itself, or NULL */
@@ -254,12 +253,12 @@ struct redist_plan_s {
 
     /* One execution in flight. */
     int active;
-    int dry;                 /* this rank's arguments were bad: communicate, touch nothing */
+    int dry; /* this rank's arguments were bad: communicate, touch nothing */
     const char *cur_src;
     char *cur_dst;
     int local_error, global_error;
     MPI_Request check_req;
-    void *algo_state;        /* the algorithm's private state */
+    void *algo_state; /* the algorithm's private state */
 
     /* How messages move: REDIST_TRANSPORT_PACK (our packers, pack buffers) or
        REDIST_TRANSPORT_DATATYPE (one derived datatype per message over the user arrays). */

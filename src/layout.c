@@ -92,8 +92,7 @@ int redist__layout_position_of(const struct redist_layout_s *l, const int coords
     return pos;
 }
 
-void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[],
-                           int64_t stride[])
+void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[], int64_t stride[])
 {
     int64_t s = 1;
     if (l->order == REDIST_COL_MAJOR) {
@@ -163,10 +162,14 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
         return redist__fail(REDIST_ERR_ARG, "ndims = %d must be >= 1", ndims);
     if (extent == NULL || block == NULL || grid == NULL)
         return redist__fail(REDIST_ERR_ARG, "%s: NULL array",
-                            extent == NULL ? "extent" : block == NULL ? "block" : "grid");
+                            extent == NULL  ? "extent"
+                            : block == NULL ? "block"
+                                            : "grid");
     if (order != REDIST_ROW_MAJOR && order != REDIST_COL_MAJOR)
-        return redist__fail(REDIST_ERR_ARG, "order = %d must be REDIST_ROW_MAJOR or "
-                                            "REDIST_COL_MAJOR", order);
+        return redist__fail(REDIST_ERR_ARG,
+                            "order = %d must be REDIST_ROW_MAJOR or "
+                            "REDIST_COL_MAJOR",
+                            order);
     *nprocs = 1;
     for (int k = 0; k < ndims; k++) {
         if (extent[k] < 0)
@@ -178,8 +181,8 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
         if (grid[k] < 1)
             return redist__fail(REDIST_ERR_ARG, "grid[%d] = %d must be >= 1", k, grid[k]);
         if (first != NULL && (first[k] < 0 || first[k] >= grid[k]))
-            return redist__fail(REDIST_ERR_ARG, "first[%d] = %d must be in [0, grid[%d] = %d)",
-                                k, first[k], k, grid[k]);
+            return redist__fail(REDIST_ERR_ARG, "first[%d] = %d must be in [0, grid[%d] = %d)", k,
+                                first[k], k, grid[k]);
         *nprocs *= grid[k];
         if (*nprocs > INT_MAX)
             return redist__fail(REDIST_ERR_ARG, "the grid has more than INT_MAX processes");
@@ -221,16 +224,16 @@ static int check_ranks(struct redist_layout_s *l)
     for (int i = 1; i < l->nprocs; i++) {
         int a = l->by_rank[i - 1], b = l->by_rank[i];
         if (l->ranks[a] == l->ranks[b])
-            return redist__fail(REDIST_ERR_ARG, "ranks[%d] and ranks[%d] are both %d: ranks "
-                                                "must be distinct", a < b ? a : b,
-                                a < b ? b : a, l->ranks[a]);
+            return redist__fail(REDIST_ERR_ARG,
+                                "ranks[%d] and ranks[%d] are both %d: ranks "
+                                "must be distinct",
+                                a < b ? a : b, a < b ? b : a, l->ranks[a]);
     }
     return REDIST_SUCCESS;
 }
 
-int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
-                         const int grid[], const int first[], const int ranks[], int order,
-                         redist_layout *layout)
+int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[], const int grid[],
+                         const int first[], const int ranks[], int order, redist_layout *layout)
 {
     int64_t nprocs = 0;
     int err = validate(ndims, extent, block, grid, first, order, layout, &nprocs);
@@ -307,8 +310,8 @@ int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
     if (layout == NULL || count == NULL)
         return redist__fail(REDIST_ERR_ARG, "layout_local_size: NULL argument");
     int64_t stack_shape[8];
-    int64_t *shape = layout->ndims <= 8 ? stack_shape
-                                        : malloc((size_t)layout->ndims * sizeof *shape);
+    int64_t *shape =
+        layout->ndims <= 8 ? stack_shape : malloc((size_t)layout->ndims * sizeof *shape);
     if (shape == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "layout_local_size");
     int err = redist_layout_local_shape(layout, rank, shape);
@@ -322,7 +325,10 @@ int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
     return err;
 }
 
-int redist_layout_ndims(redist_layout layout) { return layout ? layout->ndims : REDIST_ERR_ARG; }
+int redist_layout_ndims(redist_layout layout)
+{
+    return layout ? layout->ndims : REDIST_ERR_ARG;
+}
 
 int redist_layout_nprocs(redist_layout layout)
 {

@@ -17,9 +17,15 @@ static const redist__model default_model = {
     .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
 };
 
-const redist__model *redist__model_default(void) { return &default_model; }
+const redist__model *redist__model_default(void)
+{
+    return &default_model;
+}
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
 
 static int64_t side_max_count(const redist__side *s, int64_t m)
 {
@@ -133,8 +139,7 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     return copy + moved + m->startup * (double)s->max_messages; /* direct-async */
 }
 
-int redist__choose_transport(const redist__algorithm *a, const redist__summary *s,
-                             int requested)
+int redist__choose_transport(const redist__algorithm *a, const redist__summary *s, int requested)
 {
     if (strcmp(a->name, "alltoallw") == 0)
         return REDIST_TRANSPORT_DATATYPE;

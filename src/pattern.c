@@ -67,8 +67,8 @@ static int64_t dim_period(const struct redist_layout_s *src, const struct redist
 /* Calls emit(g, len, other_coord) for the segments of coordinate `coord` of layout A within
    [0, window), split at the block boundaries of layout B, in increasing g. */
 typedef void (*emit_fn)(void *ctx, int64_t g, int64_t len, int other);
-static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b,
-                          int k, int coord, int64_t window, emit_fn emit, void *ctx)
+static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b, int k,
+                          int coord, int64_t window, emit_fn emit, void *ctx)
 {
     int64_t ba = a->block[k], pa = a->grid[k], bb = b->block[k], pb = b->grid[k];
     int64_t i0 = ((int64_t)coord - a->first[k]) % pa;
@@ -87,8 +87,8 @@ static void walk_segments(const struct redist_layout_s *a, const struct redist_l
 }
 
 typedef struct bucket_ctx {
-    int64_t *count;   /* [other grid] segments per other coordinate */
-    int64_t *fill;    /* [other grid] next free slot per other coordinate */
+    int64_t *count; /* [other grid] segments per other coordinate */
+    int64_t *fill;  /* [other grid] next free slot per other coordinate */
     segment *segs;
 } bucket_ctx;
 
@@ -138,8 +138,7 @@ static void segments_to_runs(const struct redist_layout_s *src, const struct red
     for (int64_t s = 0; s < nsegs; s++) {
         int64_t g = segs[s].g, len = segs[s].len;
         int64_t full = period ? (n - g - len) / period + 1 : 1;
-        redist__run r = {redist__local_index(src, k, g), redist__local_index(dst, k, g), len,
-                         full};
+        redist__run r = {redist__local_index(src, k, g), redist__local_index(dst, k, g), len, full};
         append_run(runs, nruns, r, sp, dp);
         *elems += len * full;
         int64_t tail = g + full * period;
@@ -163,9 +162,8 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
     memset(p, 0, sizeof *p);
 }
 
-int redist__dim_pattern_create(const struct redist_layout_s *src,
-                               const struct redist_layout_s *dst, int k, int side, int coord,
-                               redist__dim_pattern *out)
+int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                               int k, int side, int coord, redist__dim_pattern *out)
 {
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
@@ -176,8 +174,7 @@ int redist__dim_pattern_create(const struct redist_layout_s *src,
     out->src_period = period ? period / src->grid[k] : 0;
     out->dst_period = period ? period / dst->grid[k] : 0;
 
-    bucket_ctx c = {calloc((size_t)pb, sizeof *c.count), calloc((size_t)pb, sizeof *c.fill),
-                    NULL};
+    bucket_ctx c = {calloc((size_t)pb, sizeof *c.count), calloc((size_t)pb, sizeof *c.fill), NULL};
     int err = REDIST_ERR_NOMEM;
     if (c.count == NULL || c.fill == NULL)
         goto done;
@@ -315,8 +312,8 @@ typedef struct side_work {
     int64_t *my_shape, *peer_shape, *src_stride, *dst_stride;
 } side_work;
 
-static int build_msg(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                     int side, const redist__side *s, side_work *w, redist__msg *m)
+static int build_msg(const struct redist_layout_s *src, const struct redist_layout_s *dst, int side,
+                     const redist__side *s, side_work *w, redist__msg *m)
 {
     int d = s->ndims;
     const struct redist_layout_s *other = side == REDIST__SIDE_SRC ? dst : src;
@@ -337,9 +334,9 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
         int k = level_dim(src, l);
         const redist__dim_pattern *p = &s->dims[k];
         int64_t first = p->first_run[w->idx[k]];
-        m->levels[l] = (redist__level){p->runs + first, p->first_run[w->idx[k] + 1] - first,
-                                       p->src_period, p->dst_period, w->src_stride[k],
-                                       w->dst_stride[k]};
+        m->levels[l] = (redist__level){p->runs + first,  p->first_run[w->idx[k] + 1] - first,
+                                       p->src_period,    p->dst_period,
+                                       w->src_stride[k], w->dst_stride[k]};
         m->nelems *= p->elems[w->idx[k]];
     }
     return merge_contiguous_levels(m);
@@ -482,4 +479,7 @@ int redist__sides_create(const struct redist_layout_s *src, const struct redist_
     return REDIST_SUCCESS;
 }
 
-void redist__msg_free(redist__msg *m) { free_msg(m); }
+void redist__msg_free(redist__msg *m)
+{
+    free_msg(m);
+}

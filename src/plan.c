@@ -70,13 +70,15 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     if (!redist__same_global_shape(src, dst))
         return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
                                             "(ndims or extents differ)");
-    if (opt != NULL && (opt->transport < REDIST_TRANSPORT_AUTO ||
-                        opt->transport > REDIST_TRANSPORT_DATATYPE))
+    if (opt != NULL &&
+        (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE))
         return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
                             opt->transport);
     if (src->max_rank >= size || dst->max_rank >= size)
-        return redist__fail(REDIST_ERR_ARG, "%s layout uses rank %d but the communicator has "
-                                            "%d ranks", src->max_rank >= size ? "src" : "dst",
+        return redist__fail(REDIST_ERR_ARG,
+                            "%s layout uses rank %d but the communicator has "
+                            "%d ranks",
+                            src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
     return element_size(type, elsize);
 }
@@ -127,8 +129,7 @@ static int agree(MPI_Comm comm, int rank, int err, uint64_t hash)
 static redist_layout copy_layout(redist_layout l)
 {
     redist_layout c = NULL;
-    redist_layout_create(l->ndims, l->extent, l->block, l->grid, l->first, l->ranks, l->order,
-                         &c);
+    redist_layout_create(l->ndims, l->extent, l->block, l->grid, l->first, l->ranks, l->order, &c);
     return c;
 }
 
@@ -177,8 +178,7 @@ static int build_messages(struct redist_plan_s *p)
     if (p->src == NULL || p->dst == NULL || p->self == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan");
     int has_self = 0;
-    int err = redist__sides_create(p->src, p->dst, p->rank, &p->send, &p->recv, p->self,
-                                   &has_self);
+    int err = redist__sides_create(p->src, p->dst, p->rank, &p->send, &p->recv, p->self, &has_self);
     if (!has_self) {
         free(p->self);
         p->self = NULL;
@@ -233,8 +233,8 @@ static int summarize(struct redist_plan_s *p, int err)
     int64_t v[REDIST__S_NVALS + 1] = {0};
     v[0] = -(int64_t)err;
     if (err == REDIST_SUCCESS)
-        redist__summary_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count,
-                              p->elsize, v + 1);
+        redist__summary_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
+                              v + 1);
     if (MPI_Allreduce(MPI_IN_PLACE, v, REDIST__S_NVALS + 1, MPI_INT64_T, MPI_MAX, p->comm) !=
         MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
@@ -269,8 +269,10 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     }
     const redist__algorithm *a = redist__algorithm_by_name(name);
     if (a->applicable(&p->summary) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "algorithm '%s' cannot perform this "
-                                                       "redistribution", name);
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot perform this "
+                            "redistribution",
+                            name);
     p->algo = a;
     return REDIST_SUCCESS;
 }

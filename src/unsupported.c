@@ -22,8 +22,8 @@ int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm
     return UNSUPPORTED("redist_bcast");
 }
 
-int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                  MPI_Op op, int root, MPI_Comm comm, const char *algorithm)
+int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                  int root, MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)root, (void)comm;
     (void)algorithm;
@@ -37,23 +37,23 @@ int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     return UNSUPPORTED("redist_allreduce");
 }
 
-int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                MPI_Op op, MPI_Comm comm, const char *algorithm)
+int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)comm, (void)algorithm;
     return UNSUPPORTED("redist_scan");
 }
 
-int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                   int root, MPI_Comm comm, const char *algorithm)
+int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                   MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)root, (void)comm;
     (void)algorithm;
     return UNSUPPORTED("redist_scatter");
 }
 
-int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                  int root, MPI_Comm comm, const char *algorithm)
+int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                  MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)root, (void)comm;
     (void)algorithm;
@@ -67,8 +67,8 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     return UNSUPPORTED("redist_allgather");
 }
 
-int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
-                          MPI_Datatype type, MPI_Op op, MPI_Comm comm, const char *algorithm)
+int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)op, (void)comm, (void)algorithm;
     return UNSUPPORTED("redist_reduce_scatter");
@@ -81,8 +81,8 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
     return UNSUPPORTED("redist_alltoall");
 }
 
-int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                 int shift, MPI_Comm comm, const char *algorithm)
+int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int shift,
+                 MPI_Comm comm, const char *algorithm)
 {
     (void)sendbuf, (void)recvbuf, (void)count, (void)type, (void)shift, (void)comm;
     (void)algorithm;

@@ -294,9 +294,8 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
     for (int i = 0; i < count; i++) {
         const explain_row *r = &rows[i];
         char name[80];
-        const char *how = r->rc == REDIST_SUCCESS && r->e.transport == REDIST_TRANSPORT_DATATYPE
-                              ? " (dt)"
-                              : "";
+        const char *how =
+            r->rc == REDIST_SUCCESS && r->e.transport == REDIST_TRANSPORT_DATATYPE ? " (dt)" : "";
         if (r->rc == REDIST_SUCCESS && r->e.chosen && strcmp(r->e.chosen, r->name))
             snprintf(name, sizeof name, "%s -> %s%s", r->name, r->e.chosen, how);
         else

@@ -31,8 +31,7 @@ static void destroy(struct redist_plan_s *p)
 
 static int applicable(const redist__summary *s)
 {
-    return s->max_run_value <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS
-                                                     : REDIST_ERR_NOT_APPLICABLE;
+    return s->max_run_value <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 /* Spreads the plan's per-message types over the per-rank arrays of MPI_Alltoallw. */

@@ -32,10 +32,10 @@ int64_t redist__side_requests(const struct redist_plan_s *p, int is_send)
 static int post_datatype(struct redist_plan_s *p, int is_send, int i, MPI_Request *req)
 {
     const redist__msg *m = is_send ? &p->send.msgs[i] : &p->recv.msgs[i];
-    int rc = is_send ? MPI_Isend(p->cur_src, 1, p->send_types[i], m->peer, REDIST__TAG_DATA,
-                                 p->comm, req)
-                     : MPI_Irecv(p->cur_dst, 1, p->recv_types[i], m->peer, REDIST__TAG_DATA,
-                                 p->comm, req);
+    int rc =
+        is_send
+            ? MPI_Isend(p->cur_src, 1, p->send_types[i], m->peer, REDIST__TAG_DATA, p->comm, req)
+            : MPI_Irecv(p->cur_dst, 1, p->recv_types[i], m->peer, REDIST__TAG_DATA, p->comm, req);
     return rc == MPI_SUCCESS ? 1
                              : redist__fail(REDIST_ERR_MPI, "%s with rank %d failed",
                                             is_send ? "MPI_Isend" : "MPI_Irecv", m->peer);
@@ -130,4 +130,7 @@ int redist__always_applicable(const redist__summary *s)
     return REDIST_SUCCESS;
 }
 
-int redist__one_step(const redist__summary *s) { return s->max_messages > 0 ? 1 : 0; }
+int redist__one_step(const redist__summary *s)
+{
+    return s->max_messages > 0 ? 1 : 0;
+}

@@ -42,7 +42,7 @@ static int level_type(const redist__level *L, int use_dst, MPI_Datatype unit, MP
 
 /* The datatype of a message over the source (use_dst = 0) or destination local array. */
 int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, size_t es,
-                        MPI_Datatype *out)
+                         MPI_Datatype *out)
 {
     MPI_Datatype inner = elem;
     int rc = MPI_SUCCESS;
@@ -65,4 +65,3 @@ int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, s
     return rc == MPI_SUCCESS ? REDIST_SUCCESS
                              : redist__fail(REDIST_ERR_MPI, "building a message datatype");
 }
-

@@ -169,7 +169,10 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     return REDIST_SUCCESS;
 }
 
-static int steps(const redist__summary *s) { return s->direct_steps; }
+static int steps(const redist__summary *s)
+{
+    return s->direct_steps;
+}
 
 const redist__algorithm redist__algo_direct = {
     .name = "direct",

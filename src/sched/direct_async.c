@@ -15,11 +15,11 @@ typedef struct state {
     /* Receive chunks [0, nrecv_reqs), send chunks, then acknowledgement receives and sends
        of the shared-memory transport ([ack_first, ack_first + nacks)). */
     MPI_Request *reqs;
-    int *msg_of_req;     /* receive message of each receive request */
-    int *chunks_left;    /* per receive message */
-    int *indices;        /* scratch for MPI_Waitsome */
+    int *msg_of_req;  /* receive message of each receive request */
+    int *chunks_left; /* per receive message */
+    int *indices;     /* scratch for MPI_Waitsome */
     int nrecv_reqs, nsend_reqs, ack_first, nacks;
-    int recvs_left;      /* receive messages not yet unpacked */
+    int recvs_left; /* receive messages not yet unpacked */
 } state;
 
 static void destroy(struct redist_plan_s *p)
@@ -123,9 +123,9 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     int rest_done = 0;
     if (s->recvs_left == 0) { /* sends, and the acknowledgements of the shared buffers */
         int n = s->ack_first - s->nrecv_reqs + s->nacks;
-        int rc = blocking ? MPI_Waitall(n, s->reqs + s->nrecv_reqs, MPI_STATUSES_IGNORE)
-                          : MPI_Testall(n, s->reqs + s->nrecv_reqs, &rest_done,
-                                        MPI_STATUSES_IGNORE);
+        int rc = blocking
+                     ? MPI_Waitall(n, s->reqs + s->nrecv_reqs, MPI_STATUSES_IGNORE)
+                     : MPI_Testall(n, s->reqs + s->nrecv_reqs, &rest_done, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "waiting for sends failed");
         rest_done = rest_done || blocking;

@@ -14,15 +14,15 @@
 #include <string.h>
 
 static long failures;
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            if (failures++ < 20) {                                                         \
-                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                            \
-                fprintf(stderr, __VA_ARGS__);                                              \
-                fputc('\n', stderr);                                                       \
-            }                                                                              \
-        }                                                                                  \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (failures++ < 20) {                                                                 \
+                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* ---- brute force from the header's formula -------------------------------------------- */
@@ -72,8 +72,7 @@ static void check_layout(redist_layout l)
         sum += sizes[r];
         seen[r] = calloc((size_t)sizes[r] + 1, 1);
     }
-    CHECK(sum == total, "local sizes sum to %lld, expected %lld", (long long)sum,
-          (long long)total);
+    CHECK(sum == total, "local sizes sum to %lld, expected %lld", (long long)sum, (long long)total);
     int64_t g[8] = {0};
     for (int64_t lin = 0; lin < total; lin++) {
         int64_t rem = lin;
@@ -84,8 +83,8 @@ static void check_layout(redist_layout l)
         int rank;
         int64_t off;
         locate(l, g, &rank, &off);
-        CHECK(off >= 0 && off < sizes[rank], "offset %lld outside local size %lld",
-              (long long)off, (long long)sizes[rank]);
+        CHECK(off >= 0 && off < sizes[rank], "offset %lld outside local size %lld", (long long)off,
+              (long long)sizes[rank]);
         if (off >= 0 && off < sizes[rank]) {
             CHECK(!seen[rank][off], "two global indices at rank %d offset %lld", rank,
                   (long long)off);
@@ -106,9 +105,11 @@ static void check_layout(redist_layout l)
 static void check_pattern(redist_layout src, redist_layout dst, int nranks)
 {
     int64_t total = product(src->extent, src->ndims);
-    int64_t **sbuf = calloc((size_t)nranks, sizeof *sbuf), **dbuf = calloc((size_t)nranks, sizeof *dbuf);
+    int64_t **sbuf = calloc((size_t)nranks, sizeof *sbuf),
+            **dbuf = calloc((size_t)nranks, sizeof *dbuf);
     int64_t *dsize = calloc((size_t)nranks, sizeof *dsize);
-    redist__side *send = calloc((size_t)nranks, sizeof *send), *recv = calloc((size_t)nranks, sizeof *recv);
+    redist__side *send = calloc((size_t)nranks, sizeof *send),
+                 *recv = calloc((size_t)nranks, sizeof *recv);
     redist__msg *self = calloc((size_t)nranks, sizeof *self);
     int *has_self = calloc((size_t)nranks, sizeof *has_self);
     int64_t g[8] = {0};
@@ -147,8 +148,8 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
             CHECK(match != NULL, "rank %d sends to %d, which expects nothing", r, peer);
             if (match == NULL)
                 continue;
-            CHECK(match->nelems == m->nelems, "message %d->%d: %lld sent, %lld expected", r,
-                  peer, (long long)m->nelems, (long long)match->nelems);
+            CHECK(match->nelems == m->nelems, "message %d->%d: %lld sent, %lld expected", r, peer,
+                  (long long)m->nelems, (long long)match->nelems);
             int64_t *buf = malloc((size_t)(m->nelems + 1) * sizeof *buf);
             redist__pack(m, (const char *)sbuf[r], (char *)buf, sizeof *buf);
             if (match->nelems == m->nelems)
@@ -172,8 +173,8 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
         int rank;
         int64_t off;
         locate(dst, g, &rank, &off);
-        CHECK(dbuf[rank][off] == lin, "global %lld: rank %d offset %lld holds %lld",
-              (long long)lin, rank, (long long)off, (long long)dbuf[rank][off]);
+        CHECK(dbuf[rank][off] == lin, "global %lld: rank %d offset %lld holds %lld", (long long)lin,
+              rank, (long long)off, (long long)dbuf[rank][off]);
     }
     for (int r = 0; r < nranks; r++) {
         free(sbuf[r]);
@@ -269,8 +270,8 @@ static void random_nd(void)
         redist_layout a = random_layout(ndims, extent, nranks);
         redist_layout b = rnd(5) == 0 ? random_layout(ndims, extent, nranks) : NULL;
         if (b == NULL) { /* sometimes the identical distribution, other order */
-            redist_layout_create(ndims, extent, a->block, a->grid, a->first, a->ranks,
-                                 1 - a->order, &b);
+            redist_layout_create(ndims, extent, a->block, a->grid, a->first, a->ranks, 1 - a->order,
+                                 &b);
         }
         if (rnd(2))
             redist_layout_free(&b), b = random_layout(ndims, extent, nranks);
