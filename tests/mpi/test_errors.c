@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mtest.h"
 
 static int rank, size, errs;
 
@@ -630,14 +631,5 @@ int main(int argc, char **argv)
     test_execute();
     test_unsupported();
 
-    int total;
-    MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total == 0)
-            printf(" No Errors\n");
-        else
-            printf(" Found %d errors\n", total);
-    }
-    MPI_Finalize();
-    return total != 0;
+    return mtest_finalize(errs);
 }

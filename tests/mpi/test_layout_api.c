@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mtest.h"
 
 #define MAXD 4
 #define VRANKS 20 /* size of the virtual communicator */
@@ -367,14 +368,5 @@ int main(int argc, char **argv)
             printf("  (case %d, seed %llu)\n", c, (unsigned long long)seed);
     }
 
-    int total;
-    MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total == 0)
-            printf(" No Errors\n");
-        else
-            printf(" Found %d errors\n", total);
-    }
-    MPI_Finalize();
-    return total != 0;
+    return mtest_finalize(errs);
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mtest.h"
 
 #define MAXD 3
 #define MAXP 1024 /* ranks used at most (larger communicators use the first MAXP) */
@@ -1141,14 +1142,5 @@ int main(int argc, char **argv)
             printf("no plan was executed\n");
         errs++;
     }
-    int total;
-    MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (world_rank == 0) {
-        if (total == 0)
-            printf(" No Errors\n");
-        else
-            printf(" Found %d errors\n", total);
-    }
-    MPI_Finalize();
-    return total != 0;
+    return mtest_finalize(errs);
 }

@@ -1,0 +1,19 @@
+#include "support/mtest.h"
+
+#include <mpi.h>
+#include <stdio.h>
+
+int mtest_finalize(int errs)
+{
+    int total = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (total == 0)
+            printf(" No Errors\n");
+        else
+            printf(" Found %d errors\n", total);
+    }
+    MPI_Finalize();
+    return total != 0;
+}
