@@ -7,6 +7,7 @@
  * permutation of the processors (Theorem 1), so row i is a contention-free step.
  */
 #include "circulant.h"
+#include "internal.h"
 
 #include <stddef.h>
 
@@ -147,4 +148,29 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
         }
     }
     return 0;
+}
+
+int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                      redist__rx *rx, int *dual)
+{
+    if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] ||
+        src->first[0] != dst->first[0] || !redist__same_global_shape(src, dst))
+        return 0;
+    for (int c = 0; c < src->nprocs; c++)
+        if (src->ranks[c] != dst->ranks[c])
+            return 0;
+    int64_t x = src->block[0], y = dst->block[0], P = src->grid[0];
+    *dual = y < x;
+    int64_t small = *dual ? y : x, large = *dual ? x : y;
+    if (large % small != 0 || large / small > P)
+        return 0;
+    return redist__rx_init(large / small, P, rx) == 0;
+}
+
+int64_t redist__rx_moving_rows(const redist__rx *rx)
+{
+    for (int64_t j = 0; j < rx->P; j++)
+        if (redist__rx_Ps(rx, 0, j) != j)
+            return rx->K;
+    return rx->K - 1;
 }

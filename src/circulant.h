@@ -46,4 +46,15 @@ int64_t redist__rx_Dr(const redist__rx *rx, int64_t i, int64_t j);
 int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, int64_t *Ps,
                       int64_t *Ds, int64_t *Pr, int64_t *Dr);
 
+/* The table case of a layout pair: 1-D, source cyclic(x) and destination cyclic(Kx)
+   (forward) or cyclic(Kx) -> cyclic(x) (*dual = 1), on the same P processors (same rank
+   list and first coordinate), K <= P. Returns 1 and fills *rx and *dual if so, else 0. The
+   paper's processor (table column) c is grid coordinate (c + first) mod P. */
+struct redist_layout_s;
+int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                      redist__rx *rx, int *dual);
+/* Rows of P_s that move data (not the identity): the direct schedule's steps. Only row 0
+   can be the identity (Eq. 12 with j = 0 forces i2 = 0 and i1 = 0 mod P'). */
+int64_t redist__rx_moving_rows(const redist__rx *rx);
+
 #endif

@@ -108,6 +108,7 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         sides_free(&s);
     }
     redist__summary_finish(vmax, flags, comm_size, (size_t)elsize, &out->sum);
+    redist__summary_tables(&out->sum, src, dst);
     free(flags);
     if (err != REDIST_SUCCESS)
         return err;

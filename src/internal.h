@@ -169,7 +169,9 @@ typedef struct redist__summary {
     int64_t max_sent_messages; /* max over ranks of messages sent */
     int64_t max_sent_bytes;    /* max over ranks of bytes sent */
     int64_t max_pieces;        /* max over ranks of contiguous pieces a rank sends or receives */
-    int direct_steps;          /* distinct shifts used by the direct schedule */
+    int direct_steps;          /* steps of the direct schedule: the rows of P_s that move data
+                                  in paper 000's table case, else the distinct shifts used */
+    int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
     size_t elsize;
 } redist__summary;
 
@@ -195,6 +197,9 @@ void redist__summary_local(const redist__side *send, const redist__side *recv,
 void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[]);
 void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned char flags[],
                             int size, size_t elsize, redist__summary *s);
+/* Adds what paper 000's table case (if the pair is one) changes: table_K, direct_steps. */
+void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
+                            const struct redist_layout_s *dst);
 
 /* ---- algorithms (one file each under src/sched)
  * ------------------------------------------------------------ */

@@ -6,6 +6,7 @@
  *
  * Also the summaries the model works on: global maxima of per-rank traffic.
  */
+#include "circulant.h"
 #include "internal.h"
 
 #include <string.h>
@@ -45,6 +46,17 @@ static int64_t runs_max_value(const redist__side *s, int64_t m)
                 m = max64(m, max64(L->runs[r].len, L->runs[r].count));
         }
     return m;
+}
+
+void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
+                            const struct redist_layout_s *dst)
+{
+    redist__rx rx;
+    int dual = 0;
+    if (!redist__rx_detect(src, dst, &rx, &dual))
+        return;
+    s->table_K = rx.K;
+    s->direct_steps = (int)redist__rx_moving_rows(&rx);
 }
 
 /* Contiguous pieces of a message on the source side (is_dst = 0) or the destination side:

@@ -253,8 +253,10 @@ static int summarize(struct redist_plan_s *p, int err)
     if (all_ok && MPI_Allreduce(MPI_IN_PLACE, flags, p->size, MPI_UNSIGNED_CHAR, MPI_MAX,
                                 p->comm) != MPI_SUCCESS)
         all_ok = 0;
-    if (all_ok)
+    if (all_ok) {
         redist__summary_finish(v + 1, flags, p->size, p->elsize, &p->summary);
+        redist__summary_tables(&p->summary, p->src, p->dst);
+    }
     free(flags);
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
 }

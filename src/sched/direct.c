@@ -11,6 +11,7 @@
  * Paper 000's circulant schedule (K steps for cyclic(x) -> cyclic(Kx)) is the same idea
  * with the steps read off the rows of P_s; it comes with issue 3.
  */
+#include "../circulant.h"
 #include "common.h"
 
 #include <stdlib.h>
@@ -57,6 +58,52 @@ static int64_t requests_of(const struct redist_plan_s *p, int is_send, int i)
     return i < 0 ? 0 : redist__msg_requests(p, is_send, i) + (p->shm != NULL); /* + ack */
 }
 
+static void add_step(struct redist_plan_s *p, state *s, step st)
+{
+    if (st.send_msg < 0 && st.recv_msg < 0)
+        return;
+    int64_t n = requests_of(p, 1, st.send_msg) + requests_of(p, 0, st.recv_msg);
+    if (n > s->max_reqs)
+        s->max_reqs = (int)n;
+    s->steps[s->nsteps++] = st;
+}
+
+/* Paper 000's direct schedule for R_x(K, P) (Theorem 3 (i), Fig. 8): step i sends the
+   block of row i of S' to P_s(i, c) and receives from P_r(i, c); for the dual,
+   cyclic(Kx) -> cyclic(x), the same steps with the directions swapped. Returns 0 if the
+   pair is not a table case (then the shift schedule is used). */
+static int table_steps(struct redist_plan_s *p, state *s, const int *send_of, const int *recv_of)
+{
+    redist__rx rx;
+    int dual = 0;
+    if (!redist__rx_detect(p->src, p->dst, &rx, &dual))
+        return 0;
+    int pos = redist__layout_position(p->src, p->rank);
+    if (pos < 0)
+        return 1; /* not in the layouts: no steps */
+    int64_t P = rx.P, f = p->src->first[0], c = ((pos - f) % P + P) % P;
+    for (int64_t i = 0; i < rx.K; i++) {
+        int64_t to = dual ? redist__rx_Pr(&rx, i, c) : redist__rx_Ps(&rx, i, c);
+        int64_t from = dual ? redist__rx_Ps(&rx, i, c) : redist__rx_Pr(&rx, i, c);
+        int to_rank = p->src->ranks[(to + f) % P], from_rank = p->src->ranks[(from + f) % P];
+        add_step(p, s,
+                 (step){to == c ? -1 : send_of[to_rank], from == c ? -1 : recv_of[from_rank]});
+    }
+    return 1;
+}
+
+/* Every message must be in exactly one step (Theorem 1: the K rows of P_s reach every
+   destination once); a schedule that missed one would hang, so check rather than trust. */
+static int covers_every_message(const struct redist_plan_s *p, const state *s)
+{
+    int64_t sends = 0, recvs = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        sends += s->steps[i].send_msg >= 0;
+        recvs += s->steps[i].recv_msg >= 0;
+    }
+    return sends == p->send.nmsgs && recvs == p->recv.nmsgs;
+}
+
 static int setup(struct redist_plan_s *p)
 {
     state *s = calloc(1, sizeof *s);
@@ -64,19 +111,18 @@ static int setup(struct redist_plan_s *p)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     int *send_of = index_by_peer(&p->send, p->size), *recv_of = index_by_peer(&p->recv, p->size);
-    s->steps = malloc((size_t)p->size * sizeof *s->steps);
+    int64_t most = p->size > p->summary.table_K ? p->size : p->summary.table_K;
+    s->steps = malloc((size_t)most * sizeof *s->steps);
     int err = send_of && recv_of && s->steps ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
-    for (int k = 1; err == REDIST_SUCCESS && k < p->size; k++) {
-        step st = {send_of[(p->rank + k) % p->size], recv_of[(p->rank - k + p->size) % p->size]};
-        if (st.send_msg < 0 && st.recv_msg < 0)
-            continue;
-        int64_t n = requests_of(p, 1, st.send_msg) + requests_of(p, 0, st.recv_msg);
-        if (n > s->max_reqs)
-            s->max_reqs = (int)n;
-        s->steps[s->nsteps++] = st;
-    }
+    if (err == REDIST_SUCCESS && !table_steps(p, s, send_of, recv_of))
+        for (int k = 1; k < p->size; k++)
+            add_step(p, s,
+                     (step){send_of[(p->rank + k) % p->size],
+                            recv_of[(p->rank - k + p->size) % p->size]});
     free(send_of);
     free(recv_of);
+    if (err == REDIST_SUCCESS && !covers_every_message(p, s))
+        err = redist__fail(REDIST_ERR_NOT_APPLICABLE, "direct: the schedule misses a message");
     if (err == REDIST_SUCCESS) {
         s->reqs = malloc((size_t)(s->max_reqs + 1) * sizeof *s->reqs);
         if (s->reqs == NULL)
