@@ -107,6 +107,8 @@ typedef struct redist_options {
     int transport;         /* direct-async and direct: REDIST_TRANSPORT_AUTO (default: the
                               model decides), _PACK (we pack runs) or _DATATYPE (derived
                               datatypes over the user's arrays; MPI moves the data) */
+    int hybrid_degree;     /* hybrid: the degree of indirection d (default -1: the model
+                              chooses) */
 } redist_options;
 void redist_options_init(redist_options *opt);
 

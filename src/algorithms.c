@@ -11,6 +11,8 @@ static const redist__algorithm *const table[] = {
     &redist__algo_direct,
     &redist__algo_alltoallv,
     &redist__algo_alltoallw,
+    &redist__algo_indirect,
+    &redist__algo_hybrid,
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 

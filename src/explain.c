@@ -108,7 +108,7 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         sides_free(&s);
     }
     redist__summary_finish(vmax, flags, comm_size, (size_t)elsize, &out->sum);
-    redist__summary_tables(&out->sum, src, dst);
+    redist__summary_tables(&out->sum, src, dst, -1);
     free(flags);
     if (err != REDIST_SUCCESS)
         return err;
@@ -151,5 +151,12 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
     out->total_bytes = ps.total_bytes;
     out->max_messages_per_rank = ps.sum.max_sent_messages;
     out->max_bytes_per_rank = ps.sum.max_sent_bytes;
+    int64_t own[4];
+    if (a->explain != NULL && a->explain(src, dst, &ps.sum, own) == REDIST_SUCCESS) {
+        out->max_messages_per_rank = own[0];
+        out->max_bytes_per_rank = own[1];
+        out->total_messages = own[2];
+        out->total_bytes = own[3];
+    }
     return REDIST_SUCCESS;
 }

@@ -172,6 +172,9 @@ typedef struct redist__summary {
     int direct_steps;          /* steps of the direct schedule: the rows of P_s that move data
                                   in paper 000's table case, else the distinct shifts used */
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
+    int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
+    int hybrid_degree;         /* d of the hybrid schedule (the option, or the model's) */
+    int hybrid_steps;          /* its steps */
     size_t elsize;
 } redist__summary;
 
@@ -199,7 +202,7 @@ void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
                             int size, size_t elsize, redist__summary *s);
 /* Adds what paper 000's table case (if the pair is one) changes: table_K, direct_steps. */
 void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
-                            const struct redist_layout_s *dst);
+                            const struct redist_layout_s *dst, int hybrid_degree);
 
 /* ---- algorithms (one file each under src/sched)
  * ------------------------------------------------------------ */
@@ -218,6 +221,12 @@ typedef struct redist__algorithm {
     /* Progress; sets *done when complete. blocking: wait until complete. */
     int (*progress)(struct redist_plan_s *plan, int blocking, int *done);
     void (*destroy)(struct redist_plan_s *plan);
+    /* Optional: this rank's messages and bytes when they are not the pattern's (relays). */
+    void (*local_stats)(const struct redist_plan_s *plan, redist_stats *stats);
+    /* Optional, pure: {max messages sent, max bytes sent, total messages, total bytes} over
+       all ranks, when they are not the pattern's. */
+    int (*explain)(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                   const redist__summary *s, int64_t out[4]);
     int uses_shm;       /* its point-to-point messages may use the shared-memory transport */
     int packs;          /* it packs into the plan's send and receive buffers */
     int has_transports; /* it can also move messages as derived datatypes (datatype.c) */
@@ -227,6 +236,8 @@ extern const redist__algorithm redist__algo_direct_async;
 extern const redist__algorithm redist__algo_direct;
 extern const redist__algorithm redist__algo_alltoallv;
 extern const redist__algorithm redist__algo_alltoallw;
+extern const redist__algorithm redist__algo_indirect;
+extern const redist__algorithm redist__algo_hybrid;
 
 /* The table of algorithms (index 0 is "auto", which has no entry here: NULL). */
 const redist__algorithm *redist__algorithm_by_name(const char *name);
@@ -255,6 +266,7 @@ struct redist_plan_s {
     redist__summary summary;
     redist_stats stats;
     int check_arguments;
+    int hybrid_degree; /* the option: -1 lets the model choose */
 
     /* One execution in flight. */
     int active;

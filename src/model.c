@@ -8,6 +8,9 @@
  */
 #include "circulant.h"
 #include "internal.h"
+#include "rowsched.h"
+
+#include <math.h>
 
 #include <string.h>
 
@@ -48,8 +51,37 @@ static int64_t runs_max_value(const redist__side *s, int64_t m)
     return m;
 }
 
+/* Steps of a row schedule, or -1 if it cannot be built. */
+static int schedule_steps(int (*build)(const redist__rx *, int, redist__row_schedule *),
+                          const redist__rx *rx, int d)
+{
+    redist__row_schedule s;
+    if (build(rx, d, &s) != 0)
+        return -1;
+    int n = (int)s.nsteps;
+    redist__rowsched_free(&s);
+    return n;
+}
+
+static int build_indirect(const redist__rx *rx, int d, redist__row_schedule *s)
+{
+    (void)d;
+    return redist__rowsched_indirect(rx, s);
+}
+
+/* Corollary 2's data term for a relay schedule: every shift step forwards half of a rank's
+   data, and the last move carries all of it, with a gather and a scatter copy per step. */
+static double relay_time(const redist__summary *s, int steps, int shift_steps)
+{
+    const redist__model *m = redist__model_default();
+    double local = (double)s->max_local_bytes;
+    double moved = shift_steps * local / 2.0 + local;
+    return steps * m->startup + moved * (m->per_byte + 2.0 * m->copy_per_byte) +
+           2.0 * local * m->copy_per_byte;
+}
+
 void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
-                            const struct redist_layout_s *dst)
+                            const struct redist_layout_s *dst, int hybrid_degree)
 {
     redist__rx rx;
     int dual = 0;
@@ -57,6 +89,20 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
         return;
     s->table_K = rx.K;
     s->direct_steps = (int)redist__rx_moving_rows(&rx);
+    s->indirect_steps = schedule_steps(build_indirect, &rx, 0);
+    int top = redist__rowsched_max_degree(&rx), best = hybrid_degree;
+    if (best < 0) { /* the model's choice: the d with the smallest predicted time */
+        double best_time = 0;
+        for (int d = 0; d <= top; d++) {
+            double t = relay_time(s, schedule_steps(redist__rowsched_hybrid, &rx, d), d);
+            if (best < 0 || t < best_time) {
+                best = d;
+                best_time = t;
+            }
+        }
+    }
+    s->hybrid_degree = best;
+    s->hybrid_steps = schedule_steps(redist__rowsched_hybrid, &rx, best);
 }
 
 /* Contiguous pieces of a message on the source side (is_dst = 0) or the destination side:
@@ -142,6 +188,10 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     double moved = transport == REDIST_TRANSPORT_DATATYPE
                        ? m->per_byte * bytes + m->per_piece * (double)s->max_pieces
                        : 2.0 * m->copy_per_byte * bytes;
+    if (strcmp(a->name, "indirect") == 0)
+        return relay_time(s, s->indirect_steps, s->indirect_steps - 1);
+    if (strcmp(a->name, "hybrid") == 0)
+        return relay_time(s, s->hybrid_steps, s->hybrid_degree);
     if (strcmp(a->name, "direct") == 0) /* one synchronised step per shift */
         return copy + moved + 2.0 * m->startup * s->direct_steps;
     if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */

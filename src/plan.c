@@ -27,6 +27,7 @@ void redist_options_init(redist_options *opt)
     opt->check_arguments = 1;
     opt->shared_memory = 1;
     opt->transport = REDIST_TRANSPORT_AUTO;
+    opt->hybrid_degree = -1;
 }
 
 static const char *algorithm_name(const redist_options *opt)
@@ -97,9 +98,10 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
     /* Effective values: NULL options mean the defaults. */
-    unsigned char flags[3] = {opt == NULL || opt->check_arguments != 0,
+    unsigned char flags[4] = {opt == NULL || opt->check_arguments != 0,
                               opt == NULL || opt->shared_memory != 0,
-                              (unsigned char)(opt == NULL ? 0 : opt->transport)};
+                              (unsigned char)(opt == NULL ? 0 : opt->transport),
+                              (unsigned char)(opt == NULL ? 255 : opt->hybrid_degree)};
     h = redist__hash_bytes(h, flags, sizeof flags);
     return h >> 2; /* room to negate */
 }
@@ -255,7 +257,7 @@ static int summarize(struct redist_plan_s *p, int err)
         all_ok = 0;
     if (all_ok) {
         redist__summary_finish(v + 1, flags, p->size, p->elsize, &p->summary);
-        redist__summary_tables(&p->summary, p->src, p->dst);
+        redist__summary_tables(&p->summary, p->src, p->dst, p->hybrid_degree);
     }
     free(flags);
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
@@ -294,6 +296,14 @@ static void fill_stats(struct redist_plan_s *p)
     s->predicted_seconds = redist__predict_transport(p->algo, &p->summary, p->transport);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
+    if (p->algo->local_stats != NULL)
+        p->algo->local_stats(p, s);
+    int64_t all[4]; /* the maxima over ranks, when the algorithm relays (pure, no MPI) */
+    if (p->algo->explain != NULL &&
+        p->algo->explain(p->src, p->dst, &p->summary, all) == REDIST_SUCCESS) {
+        s->max_messages_per_rank = all[0];
+        s->max_bytes_per_rank = all[1];
+    }
 }
 
 static int setup(struct redist_plan_s *p, const char *name, int shared_memory, int transport)
@@ -365,6 +375,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     p->src = src; /* replaced by private copies in build_messages */
     p->dst = dst;
     p->check_arguments = opt == NULL || opt->check_arguments;
+    p->hybrid_degree = opt == NULL ? -1 : opt->hybrid_degree;
     p->check_req = MPI_REQUEST_NULL;
     if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;

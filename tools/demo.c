@@ -1,7 +1,7 @@
 /* redist demo: a short tour on however many ranks the tool was started with.
  *
  * 1. Paper 000's example (section 3.1, Figures 1-3): cyclic(2) -> cyclic(6), N = 48, P = 4.
- *    The tables S, R and P are computed from the layout formulas, then the redistribution
+ *    The tables S, R, P, P_s and D_s (src/circulant.h) are printed, then the redistribution
  *    runs through every algorithm and every element is checked.
  * 2. A 2-D case (2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks ->
  *    128x128 blocks on the transposed grid, column-major) timed with every algorithm.
@@ -19,9 +19,9 @@ const char tool_demo_help[] =
     "\n"
     "A short tour on however many ranks it was started with (make demo uses 4):\n"
     "  1. paper 000's example, cyclic(2) -> cyclic(6) of N = 48 elements on 4 processors:\n"
-    "     the initial distribution table S, the final table R and the destination processor\n"
-    "     table P, computed from the layouts; then the redistribution through every\n"
-    "     algorithm, every element checked (on min(P, 4) ranks);\n"
+    "     the initial distribution table S, the final table R, the destination processor\n"
+    "     table P and its circulant form P_s with D_s (Theorem 2); then the redistribution\n"
+    "     through every algorithm, every element checked (on min(P, 4) ranks);\n"
     "  2. 2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks -> 128x128\n"
     "     blocks on the transposed grid (column-major), every algorithm timed (Tmin, Tmed,\n"
     "     Tavg, Tmax, GB/s, steps, messages, time relative to alltoallw) and verified.\n"
@@ -119,7 +119,7 @@ static int demo_paper(MPI_Comm comm, int rank, int size)
         printf("1. Paper 000 (Lim, Bhat, Prasanna), section 3.1: cyclic(2) -> cyclic(6) of N = 48 "
                "elements on P = 4\n");
         if (tables_compute(&from4, &to4, &t, why, sizeof why) == 0) {
-            tables_print(stdout, &t, "   ");
+            tables_print(stdout, &t, "   ", 0);
             tables_free(&t);
         } else {
             printf("   (tables: %s)\n", why);

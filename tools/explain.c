@@ -24,7 +24,8 @@ const char tool_explain_help[] =
     "  --type T                 char, int, double (default) or double3 (24 bytes)\n"
     "  --algorithm A            headline this algorithm instead of auto's choice\n"
     "  --tables                 for a 1-D cyclic(x) -> cyclic(Kx) pair (or the dual) on the\n"
-    "                           same P: paper 000's tables S, R, P (and P_s, D_s)\n"
+    "                           same P: paper 000's tables S, R, P (and S', P_s, D_s, R',\n"
+    "                           P_r, D_r when K <= P)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
@@ -318,7 +319,7 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
     if (a->tables) {
         printf("\n");
         if (tables)
-            tables_print(stdout, tables, "  ");
+            tables_print(stdout, tables, "  ", 1);
         else
             printf("  (no tables: %s)\n", why);
     }

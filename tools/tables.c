@@ -1,4 +1,5 @@
-/* Paper 000's distribution tables S, R, P and P_s, D_s (see tables.h). */
+/* Paper 000's distribution and schedule tables, laid out and printed (see tables.h). The
+   numbers all come from src/circulant.c. */
 #include "tables.h"
 
 #include <stdlib.h>
@@ -9,71 +10,6 @@
 /* Larger tables are summarised instead of printed as text. */
 #define TABLES_MAX_PRINT_COLS 32
 #define TABLES_MAX_PRINT_ROWS 64
-
-static int64_t mod(int64_t a, int64_t m)
-{
-    int64_t r = a % m;
-    return r < 0 ? r + m : r;
-}
-
-static int64_t gcd(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* Theorem 2: P_s and D_s from Eq. 12 and 13, kept only if they are what Theorem 1 promises
-   for this pair: S'(i,j) = S(D_s(i,j), j) with each column of D_s a permutation of the rows,
-   P_s(i,j) = P(D_s(i,j), j), and each row of P_s a permutation of the processors. */
-static void compute_ps(tool_tables *t)
-{
-    int K = t->K, P = t->P, G = t->G, Kp = t->Kp, Pp = t->Pp;
-    /* n*K' = 1 (mod P'), then m = (n*K' - 1) / P'. */
-    int64_t n = 1;
-    while (Pp > 1 && mod(n * Kp, Pp) != 1)
-        n++;
-    t->n = n;
-    t->m = (n * Kp - 1) / Pp;
-    t->Ps = malloc((size_t)K * P * sizeof *t->Ps);
-    t->Ds = malloc((size_t)K * P * sizeof *t->Ds);
-    unsigned char *seen = calloc((size_t)(K > P ? K : P), 1);
-    if (!t->Ps || !t->Ds || !seen) {
-        free(seen);
-        return;
-    }
-    for (int i = 0; i < K; i++) {
-        for (int j = 0; j < P; j++) {
-            int64_t i1 = i / G, i2 = i % G, j1 = j / G, j2 = j % G;
-            t->Ps[i * P + j] = mod(t->n * (j1 - i1), Pp) + (int64_t)Pp * mod(i2 - j2, G);
-            t->Ds[i * P + j] = mod(t->m * (j1 - i1), Kp) + (int64_t)Kp * mod(i2 - j2, G);
-        }
-    }
-    int ok = 1;
-    for (int i = 0; i < K && ok; i++) {
-        memset(seen, 0, (size_t)P);
-        for (int j = 0; j < P && ok; j++) {
-            int64_t d = t->Ds[i * P + j], p = t->Ps[i * P + j];
-            ok = d >= 0 && d < K && p >= 0 && p < P && !seen[p] && t->Pt[d * P + j] == p;
-            if (ok)
-                seen[p] = 1;
-        }
-    }
-    for (int j = 0; j < P && ok; j++) {
-        for (int i = 0; i < K; i++)
-            seen[i] = 0;
-        for (int i = 0; i < K && ok; i++) {
-            int64_t d = t->Ds[i * P + j];
-            ok = !seen[d];
-            seen[d] = 1;
-        }
-    }
-    free(seen);
-    t->have_ps = ok;
-}
 
 int tables_compute(const tool_spec *from, const tool_spec *to, tool_tables *t, char *why,
                    size_t whylen)
@@ -92,6 +28,11 @@ int tables_compute(const tool_spec *from, const tool_spec *to, tool_tables *t, c
                  from->nprocs, to->nprocs);
         return -1;
     }
+    if (from->first[0] != to->first[0]) {
+        snprintf(why, whylen, "tables need the same first coordinate on both sides (%d, %d)",
+                 from->first[0], to->first[0]);
+        return -1;
+    }
     int64_t bs = from->block[0], bd = to->block[0];
     int64_t x = bs < bd ? bs : bd, big = bs < bd ? bd : bs;
     if (big % x != 0) {
@@ -106,38 +47,46 @@ int tables_compute(const tool_spec *from, const tool_spec *to, tool_tables *t, c
                  (long long)P);
         return -1;
     }
+    if (redist__rx_init(K, P, &t->rx) != 0) {
+        snprintf(why, whylen, "R_x(%lld, %lld): bad parameters", (long long)K, (long long)P);
+        return -1;
+    }
     t->P = (int)P;
     t->K = (int)K;
     t->x = x;
     t->dual = bs > bd;
+    t->first = from->first[0];
     t->nblocks = (from->extent[0] + x - 1) / x;
     for (int i = 0; i < from->nprocs; i++)
         if (from->ranks[i] != to->ranks[i])
             t->ranks_differ = 1;
-    t->G = (int)gcd(K, P);
-    t->Kp = t->K / t->G;
-    t->Pp = t->P / t->G;
-    size_t cells = (size_t)(K * P);
-    t->S = malloc(cells * sizeof *t->S);
-    t->R = malloc(cells * sizeof *t->R);
-    t->Pt = malloc(cells * sizeof *t->Pt);
-    if (!t->S || !t->R || !t->Pt) {
-        tables_free(t);
-        snprintf(why, whylen, "out of memory");
-        return -1;
+    t->have_ps = K <= P;
+    size_t bytes = (size_t)(K * P) * sizeof(int64_t);
+    int64_t **all[] = {&t->S, &t->R, &t->Pt, &t->Ps, &t->Ds, &t->Pr, &t->Dr, &t->Sp, &t->Rp};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        if (k >= 3 && !t->have_ps)
+            break;
+        if ((*all[k] = malloc(bytes)) == NULL) {
+            tables_free(t);
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
     }
-    /* One superblock: blocks 0 .. P*K-1 of x elements. A block's column is its owner's grid
-       coordinate and its row its local block index, by each side's layout formula. */
-    for (int64_t b = 0; b < K * P; b++) {
-        int64_t g = b * x;
-        int64_t si = spec_local_index_of(from, 0, g) / x, sj = spec_coord_of(from, 0, g);
-        int64_t ri = spec_local_index_of(to, 0, g) / x, rj = spec_coord_of(to, 0, g);
-        t->S[si * P + sj] = b;
-        t->R[ri * P + rj] = b;
-        t->Pt[si * P + sj] = rj;
-    }
-    if (!t->dual && from->first[0] == 0 && to->first[0] == 0)
-        compute_ps(t);
+    /* R_x(K, P)'s S and R (§3.1: row-major and column-major) are the pair's S and R, or for
+       the dual its R and S. */
+    int64_t *rxS = t->dual ? t->R : t->S, *rxR = t->dual ? t->S : t->R;
+    redist__rx_tables(&t->rx, rxS, rxR, t->dual ? NULL : t->Pt, t->Ps, t->Ds, t->Pr, t->Dr);
+    /* The dual's P: block b of cyclic(Kx) goes to b mod P under cyclic(x) (§3.3: P is S
+       with every block replaced by its destination). */
+    if (t->dual)
+        for (int64_t c = 0; c < K * P; c++)
+            t->Pt[c] = t->S[c] % P;
+    if (t->have_ps)
+        for (int64_t i = 0; i < K; i++)
+            for (int64_t j = 0; j < P; j++) {
+                t->Sp[i * P + j] = rxS[t->Ds[i * P + j] * P + j];
+                t->Rp[i * P + j] = rxR[t->Dr[i * P + j] * P + j];
+            }
     return 0;
 }
 
@@ -148,6 +97,10 @@ void tables_free(tool_tables *t)
     free(t->Pt);
     free(t->Ps);
     free(t->Ds);
+    free(t->Pr);
+    free(t->Dr);
+    free(t->Sp);
+    free(t->Rp);
     memset(t, 0, sizeof *t);
 }
 
@@ -161,7 +114,8 @@ static int digits(int64_t v)
     return d;
 }
 
-/* One K x P table; entries whose block (in S's position) lies beyond the array show '.'. */
+/* One K x P table. With block_at, entries whose block (in that table's position) lies beyond
+   the array show '.'. */
 static void print_table(FILE *f, const tool_tables *t, const char *indent, const char *title,
                         const int64_t *v, const int64_t *block_at)
 {
@@ -185,7 +139,7 @@ static void print_table(FILE *f, const tool_tables *t, const char *indent, const
     for (int i = 0; i < K; i++) {
         fprintf(f, "%s%*d ", indent, rw, i);
         for (int j = 0; j < P; j++) {
-            if (block_at[i * P + j] >= t->nblocks)
+            if (block_at && block_at[i * P + j] >= t->nblocks)
                 fprintf(f, "%*s", w + 1, ".");
             else
                 fprintf(f, "%*lld", w + 1, (long long)v[i * P + j]);
@@ -194,7 +148,70 @@ static void print_table(FILE *f, const tool_tables *t, const char *indent, const
     }
 }
 
-void tables_print(FILE *f, const tool_tables *t, const char *indent)
+/* The send side of R_x(K, P): S', P_s, D_s (forward, the steps of direct). */
+static void print_send_side(FILE *f, const tool_tables *t, const char *indent, int full)
+{
+    char title[256];
+    if (full)
+        print_table(f, t, indent,
+                    t->dual ? "S' of R_x: R with each column reordered by D_s, S'(i, j) = "
+                              "R(D_s(i, j), j): the blocks step i delivers"
+                            : "S': S with each column reordered by D_s, S'(i, j) = S(D_s(i, j), "
+                              "j): the blocks step i sends (Fig. 7, 11)",
+                    t->Sp, t->Sp);
+    if (t->dual)
+        snprintf(title, sizeof title,
+                 "P_s of R_x: source processor table, row i the inverse of row i of P_r "
+                 "(p_j receives its step i block from p_{P_s(i, j)})");
+    else
+        snprintf(title, sizeof title,
+                 "P_s: P in generalized circulant form (Theorem 2, Eq. 12; G = %lld, K' = %lld, "
+                 "P' = %lld, n = %lld, m = %lld), P_s(i, j) = P(D_s(i, j), j); row i is step i "
+                 "of direct",
+                 (long long)t->rx.G, (long long)t->rx.Kp, (long long)t->rx.Pp, (long long)t->rx.n,
+                 (long long)t->rx.m);
+    print_table(f, t, indent, title, t->Ps, NULL);
+    print_table(f, t, indent,
+                t->dual
+                    ? "D_s of R_x: receive data location table (the row of R where each "
+                      "entry of S' lands: S'(i, j) = R(D_s(i, j), j))"
+                    : "D_s: send data location table (Eq. 13): step i sends p_j's row D_s(i, j) "
+                      "of S",
+                t->Ds, NULL);
+}
+
+/* The receive side of R_x(K, P): R', P_r, D_r (for the dual, the steps of direct). */
+static void print_receive_side(FILE *f, const tool_tables *t, const char *indent, int full)
+{
+    char title[256];
+    if (full)
+        print_table(f, t, indent,
+                    t->dual ? "R' of R_x: S with each column reordered by D_r, R'(i, j) = "
+                              "S(D_r(i, j), j): the blocks step i sends"
+                            : "R': R with each column reordered by D_r, R'(i, j) = R(D_r(i, j), "
+                              "j) = S'(i, P_r(i, j)): the blocks step i delivers",
+                    t->Rp, t->Rp);
+    if (t->dual)
+        snprintf(title, sizeof title,
+                 "P_r of R_x: the dual's destination processor table, P_r(i, j) = P(D_r(i, j), "
+                 "j) (G = %lld, K' = %lld, P' = %lld, n = %lld, m = %lld); row i is step i of "
+                 "direct",
+                 (long long)t->rx.G, (long long)t->rx.Kp, (long long)t->rx.Pp, (long long)t->rx.n,
+                 (long long)t->rx.m);
+    else
+        snprintf(title, sizeof title,
+                 "P_r: source processor table, row i the inverse of row i of P_s "
+                 "(p_j receives its step i block from p_{P_r(i, j)})");
+    print_table(f, t, indent, title, t->Pr, NULL);
+    print_table(f, t, indent,
+                t->dual ? "D_r of R_x: send data location table (the row of S each entry of R' "
+                          "comes from)"
+                        : "D_r: receive data location table (the row of R where each entry of "
+                          "R' lands)",
+                t->Dr, NULL);
+}
+
+void tables_print(FILE *f, const tool_tables *t, const char *indent, int full)
 {
     long long x = (long long)t->x, kx = (long long)(t->K * t->x);
     fprintf(f,
@@ -202,6 +219,22 @@ void tables_print(FILE *f, const tool_tables *t, const char *indent)
             "element%s.\n",
             indent, t->dual ? "cyclic(Kx) -> cyclic(x)" : "cyclic(x) -> cyclic(Kx)", x, t->K, t->P,
             t->P * t->K, x, x == 1 ? "" : "s");
+    if (t->dual)
+        fprintf(f,
+                "%sThe dual of R_%lld(%d, %d): its tables with the roles of S and R swapped (S "
+                "column-major, R row-major)%s\n",
+                indent, x, t->K, t->P,
+                t->have_ps ? ", the schedule run backwards: in step i, p_j sends its row "
+                             "D_r(i, j) to p_{P_r(i, j)}, which stores it at row D_s(i, P_r(i, j))."
+                           : ".");
+    else if (t->have_ps)
+        fprintf(f, "%sR_%lld(%d, %d): in step i of direct, p_j sends its row D_s(i, j) %s\n",
+                indent, x, t->K, t->P,
+                full ? "to p_{P_s(i, j)}, which stores it at row D_r(i, P_s(i, j))."
+                     : "to p_{P_s(i, j)}.");
+    if (t->first)
+        fprintf(f, "%s(p_c is grid coordinate (c + %d) mod %d: first = %d on both sides)\n", indent,
+                t->first, t->P, t->first);
     if (t->ranks_differ)
         fprintf(f,
                 "%s(p_j is grid coordinate j; --from and --to map coordinates to different "
@@ -225,16 +258,18 @@ void tables_print(FILE *f, const tool_tables *t, const char *indent)
                 "P: destination processor table (the processor each block of S "
                 "goes to)",
                 t->Pt, t->S);
-    if (t->have_ps) {
-        snprintf(title, sizeof title,
-                 "P_s: P in generalized circulant form (Theorem 2; G = %d, "
-                 "n = %lld, m = %lld); row i is step i of direct",
-                 t->G, (long long)t->n, (long long)t->m);
-        print_table(f, t, indent, title, t->Ps, t->Ps); /* P_s never marks blocks */
-        print_table(f, t, indent,
-                    "D_s: send data location table (the row of S each entry of "
-                    "P_s comes from)",
-                    t->Ds, t->Ds);
+    if (!t->have_ps) {
+        fprintf(f, "%s(K > P: all-to-all; P_s, D_s, P_r, D_r are for K <= P)\n", indent);
+        return;
+    }
+    if (t->dual) {
+        print_receive_side(f, t, indent, full);
+        if (full)
+            print_send_side(f, t, indent, full);
+    } else {
+        print_send_side(f, t, indent, full);
+        if (full)
+            print_receive_side(f, t, indent, full);
     }
 }
 
@@ -257,18 +292,29 @@ static void json_table(FILE *f, const tool_tables *t, const int64_t *v, const in
 
 void tables_print_json(FILE *f, const tool_tables *t)
 {
-    fprintf(f, "{\"x\": %lld, \"K\": %d, \"procs\": %d, \"dual\": %s, \"S\": ", (long long)t->x,
-            t->K, t->P, t->dual ? "true" : "false");
+    fprintf(f,
+            "{\"x\": %lld, \"K\": %d, \"procs\": %d, \"dual\": %s, \"first\": %d, \"G\": %lld, "
+            "\"K_prime\": %lld, \"P_prime\": %lld, \"n\": %lld, \"m\": %lld, \"S\": ",
+            (long long)t->x, t->K, t->P, t->dual ? "true" : "false", t->first, (long long)t->rx.G,
+            (long long)t->rx.Kp, (long long)t->rx.Pp, (long long)t->rx.n, (long long)t->rx.m);
     json_table(f, t, t->S, t->S);
     fputs(", \"R\": ", f);
     json_table(f, t, t->R, t->R);
     fputs(", \"P\": ", f);
     json_table(f, t, t->Pt, t->S);
     if (t->have_ps) {
+        fputs(", \"S_prime\": ", f);
+        json_table(f, t, t->Sp, t->Sp);
         fputs(", \"P_s\": ", f);
         json_table(f, t, t->Ps, NULL);
         fputs(", \"D_s\": ", f);
         json_table(f, t, t->Ds, NULL);
+        fputs(", \"R_prime\": ", f);
+        json_table(f, t, t->Rp, t->Rp);
+        fputs(", \"P_r\": ", f);
+        json_table(f, t, t->Pr, NULL);
+        fputs(", \"D_r\": ", f);
+        json_table(f, t, t->Dr, NULL);
     }
     fputc('}', f);
 }

@@ -3,6 +3,8 @@
  * superblock, not a multiple, and smaller than one superblock, first coordinate 0 or not.
  * Every element is checked against its global index; the destination starts as a sentinel.
  * For the table case (K <= P) the direct schedule must take at most K steps (Theorem 3 (i)).
+ * Hybrid runs with every degree d = 0..5; alternate algorithms go through start/test; the
+ * bytes and messages sent and received balance over all ranks (relays included).
  */
 #include <redist.h>
 
@@ -38,10 +40,14 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
     for (int64_t l = 0; l < ns; l++)
         a[l] = value_of(global_of(l, x, P, first, rank));
     int64_t K = x < y ? y / x : x / y;
-    for (int i = 0; i < redist_algorithm_count(); i++) {
+    /* Every algorithm with default options, then hybrid with each degree d = 0..5. */
+    for (int i = 0; i < redist_algorithm_count() + 6; i++) {
         redist_options opt;
         redist_options_init(&opt);
-        opt.algorithm = redist_algorithm_name(i);
+        int is_d = i >= redist_algorithm_count();
+        opt.algorithm = is_d ? "hybrid" : redist_algorithm_name(i);
+        if (is_d)
+            opt.hybrid_degree = i - redist_algorithm_count();
         redist_plan plan = NULL;
         int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
         if (rc == REDIST_ERR_NOT_APPLICABLE)
@@ -54,7 +60,14 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
         }
         for (int64_t l = 0; l < nd; l++)
             b[l] = -1.0;
-        rc = redist_execute(plan, a, b);
+        if (i % 2) { /* the nonblocking path on alternate algorithms */
+            rc = redist_start(plan, a, b);
+            int done = 0;
+            while (rc == REDIST_SUCCESS && !done)
+                rc = redist_test(plan, &done);
+        } else {
+            rc = redist_execute(plan, a, b);
+        }
         int64_t bad = 0;
         for (int64_t l = 0; l < nd; l++)
             bad += b[l] != value_of(global_of(l, y, P, first, rank));
@@ -65,6 +78,14 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
             printf("[%d] n=%lld x=%lld y=%lld first=%d %s: rc %d, %lld wrong elements\n", rank,
                    (long long)n, (long long)x, (long long)y, first, opt.algorithm, rc,
                    (long long)bad);
+        }
+        int64_t flow[2] = {st.bytes_sent - st.bytes_received,
+                           st.messages_sent - st.messages_received};
+        MPI_Allreduce(MPI_IN_PLACE, flow, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (flow[0] != 0 || flow[1] != 0) {
+            errs++;
+            printf("[%d] %s d=%d: bytes sent - received over all ranks = %lld, messages %lld\n",
+                   rank, opt.algorithm, opt.hybrid_degree, (long long)flow[0], (long long)flow[1]);
         }
         if (!strcmp(opt.algorithm, "direct") && K <= P && st.steps > K) {
             errs++;

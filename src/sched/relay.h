@@ -1,0 +1,42 @@
+/* The relay executor for paper 000's row schedules (relay.c). */
+#ifndef REDIST_SCHED_RELAY_H
+#define REDIST_SCHED_RELAY_H
+
+#include "../rowsched.h"
+#include "common.h"
+
+/* The table case a plan is in: R_x(K, P) forward (cyclic(x) -> cyclic(Kx)) or dual, its
+   extent n and small block x; table column c is grid coordinate (c + first) mod P. */
+typedef struct redist__relay_table {
+    redist__rx rx;
+    int dual;
+    int64_t K, P, first, n, x;
+} redist__relay_table;
+
+/* Fills *t from a layout pair; 0 if the pair is not a table case. */
+int redist__relay_table_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                           redist__relay_table *t);
+
+typedef struct redist__relay redist__relay;
+/* Takes ownership of the forward schedule *sched (reversed here for the dual). */
+int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
+                         redist__row_schedule *sched, redist__relay **out);
+void redist__relay_free(redist__relay *r);
+/* Packs every unit into its slot and posts the first step. */
+int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, redist__relay *r);
+/* Completes steps (all of them if blocking); at the end unpacks; *done = 1 then. */
+int redist__relay_progress(struct redist_plan_s *p, redist__relay *r, int blocking, int *done);
+int64_t redist__relay_steps(const redist__relay *r);
+
+/* The algorithm glue shared by indirect and hybrid: each supplies its schedule builder. */
+typedef int (*redist__schedule_builder)(const redist__rx *rx, int d, redist__row_schedule *out);
+int redist__relay_applicable(const redist__summary *s);
+int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build);
+int redist__relay_algo_start(struct redist_plan_s *p);
+int redist__relay_algo_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__relay_algo_destroy(struct redist_plan_s *p);
+void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st);
+int redist__relay_explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                          redist__schedule_builder build, int d, size_t elsize, int64_t out[4]);
+
+#endif
