@@ -173,6 +173,7 @@ typedef struct redist__summary {
                                   in paper 000's table case, else the distinct shifts used */
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
     int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
+    int indirect_shift_steps;  /* of which circular shifts: ceil(log K') + ceil(log G) */
     int hybrid_degree;         /* d of the hybrid schedule (the option, or the model's) */
     int hybrid_steps;          /* its steps */
     size_t elsize;

@@ -91,6 +91,7 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
     s->direct_steps = (int)redist__rx_moving_rows(&rx);
     s->indirect_steps = schedule_steps(build_indirect, &rx, 0);
     int top = redist__rowsched_max_degree(&rx), best = hybrid_degree;
+    s->indirect_shift_steps = top;
     if (best < 0) { /* the model's choice: the d with the smallest predicted time */
         double best_time = 0;
         for (int d = 0; d <= top; d++) {
@@ -188,8 +189,8 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     double moved = transport == REDIST_TRANSPORT_DATATYPE
                        ? m->per_byte * bytes + m->per_piece * (double)s->max_pieces
                        : 2.0 * m->copy_per_byte * bytes;
-    if (strcmp(a->name, "indirect") == 0)
-        return relay_time(s, s->indirect_steps, s->indirect_steps - 1);
+    if (strcmp(a->name, "indirect") == 0) /* all steps but the final permutation shift */
+        return relay_time(s, s->indirect_steps, s->indirect_shift_steps);
     if (strcmp(a->name, "hybrid") == 0)
         return relay_time(s, s->hybrid_steps, s->hybrid_degree);
     if (strcmp(a->name, "direct") == 0) /* one synchronised step per shift */

@@ -59,7 +59,7 @@ int redist__rowsched_indirect(const redist__rx *rx, redist__row_schedule *out);
 int redist__rowsched_hybrid(const redist__rx *rx, int d, redist__row_schedule *out);
 
 /* ceil(log2 K') + ceil(log2 G): the indirect schedule's shift steps, the largest useful d.
-   REDIST_ERR_ARG if rx is NULL. */
+   REDIST_ERR_ARG if rx is NULL or K > P. */
 int redist__rowsched_max_degree(const redist__rx *rx);
 
 /* Frees the steps and empties *s; safe on an empty or partly built schedule. */

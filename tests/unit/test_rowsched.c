@@ -320,7 +320,8 @@ static void test_paper_example(void)
     /* K' = G = 3: one step (a set of rows, one permutation) can only merge row pairs whose
        maps differ by that permutation, here a translation of the (j1, j2) grid (Eq. 12); on
        the 3 x 3 grid of rows every translation pairs at most 3 of them, so 6 distinct rows
-       remain and hybrid(1) needs 1 + 6 = 7 steps, not Theorem 3's 1 + ceil(9/2) = 6. */
+       remain, none of them already in place (Eq. 12's label map is not a translation), and
+       hybrid(1) needs 1 + 6 = 7 steps, not Theorem 3's 1 + ceil(9/2) = 6. */
     CHECK(steps_of(9, 12, 2, 1) == 7, "K=9 P=12 hybrid d=1: 7 steps");
 }
 
