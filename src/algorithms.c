@@ -13,6 +13,7 @@ static const redist__algorithm *const table[] = {
     &redist__algo_alltoallw,
     &redist__algo_indirect,
     &redist__algo_hybrid,
+    &redist__algo_alltoall_padded,
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 

@@ -239,6 +239,7 @@ extern const redist__algorithm redist__algo_alltoallv;
 extern const redist__algorithm redist__algo_alltoallw;
 extern const redist__algorithm redist__algo_indirect;
 extern const redist__algorithm redist__algo_hybrid;
+extern const redist__algorithm redist__algo_alltoall_padded;
 
 /* The table of algorithms (index 0 is "auto", which has no entry here: NULL). */
 const redist__algorithm *redist__algorithm_by_name(const char *name);

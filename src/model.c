@@ -197,6 +197,9 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
         return copy + moved + 2.0 * m->startup * s->direct_steps;
     if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */
         return copy + moved + m->per_byte * bytes + m->startup * (s->comm_size - 1);
+    if (strcmp(a->name, "alltoall-padded") == 0) /* every peer gets the largest message */
+        return copy + 2.0 * m->copy_per_byte * bytes + m->startup * (s->comm_size - 1) +
+               m->per_byte * (double)(s->max_count * (int64_t)s->elsize) * (s->comm_size - 1);
     if (strcmp(a->name, "alltoallw") == 0) /* datatypes; the collective touches every peer */
         return copy + moved + m->startup * (s->comm_size - 1);
     return copy + moved + m->startup * (double)s->max_messages; /* direct-async */
