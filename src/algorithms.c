@@ -14,6 +14,7 @@ static const redist__algorithm *const table[] = {
     &redist__algo_indirect,
     &redist__algo_hybrid,
     &redist__algo_alltoall_padded,
+    &redist__algo_multiphase,
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 

@@ -62,7 +62,7 @@ int redist_start(redist_plan p, const void *src, void *dst)
     p->dry = p->local_error != REDIST_SUCCESS;
     p->cur_src = src;
     p->cur_dst = dst;
-    if (p->dry && p->transport == REDIST_TRANSPORT_DATATYPE) {
+    if (p->dry && (p->transport == REDIST_TRANSPORT_DATATYPE || p->algo->dry_needs_buffers)) {
         int err = scratch_buffers(p);
         if (err != REDIST_SUCCESS)
             return err;

@@ -174,6 +174,8 @@ typedef struct redist__summary {
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
     int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
     int indirect_shift_steps;  /* of which circular shifts: ceil(log K') + ceil(log G) */
+    int multiphase_steps;      /* direct steps summed over the prime factors of K */
+    int multiphase_phases;     /* the number of prime factors (phases) */
     int hybrid_degree;         /* d of the hybrid schedule (the option, or the model's) */
     int hybrid_steps;          /* its steps */
     size_t elsize;
@@ -228,9 +230,10 @@ typedef struct redist__algorithm {
        all ranks, when they are not the pattern's. */
     int (*explain)(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                    const redist__summary *s, int64_t out[4]);
-    int uses_shm;       /* its point-to-point messages may use the shared-memory transport */
-    int packs;          /* it packs into the plan's send and receive buffers */
-    int has_transports; /* it can also move messages as derived datatypes (datatype.c) */
+    int uses_shm;          /* its point-to-point messages may use the shared-memory transport */
+    int dry_needs_buffers; /* a dry execution still needs arrays of the right size */
+    int packs;             /* it packs into the plan's send and receive buffers */
+    int has_transports;    /* it can also move messages as derived datatypes (datatype.c) */
 } redist__algorithm;
 
 extern const redist__algorithm redist__algo_direct_async;
@@ -240,6 +243,7 @@ extern const redist__algorithm redist__algo_alltoallw;
 extern const redist__algorithm redist__algo_indirect;
 extern const redist__algorithm redist__algo_hybrid;
 extern const redist__algorithm redist__algo_alltoall_padded;
+extern const redist__algorithm redist__algo_multiphase;
 
 /* The table of algorithms (index 0 is "auto", which has no entry here: NULL). */
 const redist__algorithm *redist__algorithm_by_name(const char *name);

@@ -69,6 +69,27 @@ static int build_indirect(const redist__rx *rx, int d, redist__row_schedule *s)
     return redist__rowsched_indirect(rx, s);
 }
 
+/* Multiphase: one direct redistribution R_x(k_i, P) per prime factor k_i of K. */
+static void multiphase_counts(redist__summary *s, const redist__rx *rx)
+{
+    int64_t K = rx->K;
+    s->multiphase_steps = 0;
+    s->multiphase_phases = 0;
+    for (int64_t d = 2; K > 1; d++) {
+        if (d * d > K)
+            d = K;
+        while (K % d == 0) {
+            redist__rx phase;
+            redist__rx_init(d, rx->P, &phase);
+            s->multiphase_steps += (int)redist__rx_moving_rows(&phase);
+            s->multiphase_phases++;
+            K /= d;
+        }
+    }
+    if (s->multiphase_phases == 0)
+        s->multiphase_phases = 1; /* K = 1: one phase, nothing moves */
+}
+
 /* Corollary 2's data term for a relay schedule: every shift step forwards half of a rank's
    data, and the last move carries all of it, with a gather and a scatter copy per step. */
 static double relay_time(const redist__summary *s, int steps, int shift_steps)
@@ -103,6 +124,7 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
         }
     }
     s->hybrid_degree = best;
+    multiphase_counts(s, &rx);
     s->hybrid_steps = schedule_steps(redist__rowsched_hybrid, &rx, best);
 }
 
@@ -197,6 +219,8 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
         return copy + moved + 2.0 * m->startup * s->direct_steps;
     if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */
         return copy + moved + m->per_byte * bytes + m->startup * (s->comm_size - 1);
+    if (strcmp(a->name, "multiphase") == 0) /* every phase moves all the data */
+        return s->multiphase_phases * (copy + moved) + 2.0 * m->startup * s->multiphase_steps;
     if (strcmp(a->name, "alltoall-padded") == 0) /* every peer gets the largest message */
         return copy + 2.0 * m->copy_per_byte * bytes + m->startup * (s->comm_size - 1) +
                m->per_byte * (double)(s->max_count * (int64_t)s->elsize) * (s->comm_size - 1);

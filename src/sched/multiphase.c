@@ -1,0 +1,184 @@
+/* multiphase: Kaushik et al.'s multiphase redistribution (paper 000 §2 and Table 1).
+ *
+ * K = k1 k2 ... kr (its prime factors, ascending); cyclic(x) -> cyclic(k1 x) ->
+ * cyclic(k1 k2 x) -> ... -> cyclic(Kx), each phase one cyclic redistribution with the
+ * direct schedule (k_i contention-free steps, paper 000 Theorem 3 (i)). Every phase moves
+ * all N elements, so it trades bandwidth for start-ups: sum_i (k_i T_d + N/P b tau_d)
+ * against direct's K T_d + N/P b tau_d. When K is prime it is the direct algorithm. The dual
+ * (cyclic(Kx) -> cyclic(x)) divides by the factors in the reverse order. Only the table case
+ * applies (1-D, same P ranks, K <= P).
+ *
+ * Each phase is a plan of its own (created at plan time, on the plan's communicator), with
+ * intermediate local arrays allocated at plan time.
+ */
+#include "../circulant.h"
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PHASES 64
+
+typedef struct state {
+    int nphases, current;
+    redist_plan phase[MAX_PHASES];
+    redist_layout mid[MAX_PHASES]; /* layouts between phases: mid[0..nphases-2] */
+    char *buf[MAX_PHASES];         /* their local arrays */
+} state;
+
+static void destroy(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    for (int i = 0; i < MAX_PHASES; i++) {
+        redist_plan_free(&s->phase[i]);
+        redist_layout_free(&s->mid[i]);
+        free(s->buf[i]);
+    }
+    free(s);
+    p->algo_state = NULL;
+}
+
+/* The prime factors of K, ascending. */
+static int factor(int64_t K, int64_t f[MAX_PHASES])
+{
+    int n = 0;
+    for (int64_t d = 2; d * d <= K; d++)
+        while (K % d == 0) {
+            f[n++] = d;
+            K /= d;
+        }
+    if (K > 1)
+        f[n++] = K;
+    return n;
+}
+
+static int applicable(const redist__summary *s)
+{
+    return s->table_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static int steps(const redist__summary *s)
+{
+    return s->multiphase_steps;
+}
+
+/* Block size after phase i (the blocks grow forward, shrink for the dual). */
+static int64_t block_after(const redist__rx *rx, int dual, int64_t x, const int64_t *f, int i)
+{
+    int64_t b = dual ? x * rx->K : x;
+    for (int k = 0; k < i; k++)
+        b = dual ? b / f[k] : b * f[k];
+    return b;
+}
+
+/* Collective: every rank makes the same calls (the layouts are the same everywhere). */
+static int setup(struct redist_plan_s *p)
+{
+    state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    redist__rx rx;
+    int dual = 0;
+    if (!redist__rx_detect(p->src, p->dst, &rx, &dual))
+        return REDIST_ERR_NOT_APPLICABLE;
+    int64_t f[MAX_PHASES], x = dual ? p->dst->block[0] : p->src->block[0];
+    int n = rx.K > 1 ? factor(rx.K, f) : 1;
+    if (rx.K == 1)
+        f[0] = 1;
+    if (dual) /* the reverse order, so that the dual retraces the forward phases */
+        for (int a = 0, b = n - 1; a < b; a++, b--) {
+            int64_t t = f[a];
+            f[a] = f[b];
+            f[b] = t;
+        }
+    s->nphases = n;
+    int err = REDIST_SUCCESS;
+    for (int i = 0; i + 1 < n; i++) {
+        int64_t b = block_after(&rx, dual, x, f, i + 1), count = 0;
+        int rc = redist_layout_create(1, p->src->extent, &b, p->src->grid, p->src->first,
+                                      p->src->ranks, p->src->order, &s->mid[i]);
+        if (rc == REDIST_SUCCESS)
+            redist_layout_local_size(s->mid[i], p->rank, &count);
+        s->buf[i] = malloc((size_t)count * p->elsize + 1);
+        if (rc != REDIST_SUCCESS || s->buf[i] == NULL)
+            err = REDIST_ERR_NOMEM;
+    }
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = "direct";
+    opt.check_arguments = 0;      /* the outer plan agrees on the buffers */
+    for (int i = 0; i < n; i++) { /* every rank creates every phase, whatever happened */
+        redist_layout from = i == 0 ? p->src : s->mid[i - 1];
+        redist_layout to = i == n - 1 ? p->dst : s->mid[i];
+        int rc = from && to ? redist_plan_create(from, to, p->type, p->comm, &opt, &s->phase[i])
+                            : REDIST_ERR_NOMEM;
+        if (rc != REDIST_SUCCESS && err == REDIST_SUCCESS)
+            err = rc;
+    }
+    return err;
+}
+
+static int start_phase(struct redist_plan_s *p, state *s)
+{
+    int i = s->current;
+    const void *from = i == 0 ? (const void *)p->cur_src : s->buf[i - 1];
+    void *to = i == s->nphases - 1 ? (void *)p->cur_dst : s->buf[i];
+    return redist_start(s->phase[i], from, to);
+}
+
+static int start(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    s->current = 0;
+    return start_phase(p, s);
+}
+
+static int progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    state *s = p->algo_state;
+    *done = 0;
+    while (s->current < s->nphases) {
+        int phase_done = 1, err = blocking ? redist_wait(s->phase[s->current])
+                                           : redist_test(s->phase[s->current], &phase_done);
+        if (err != REDIST_SUCCESS)
+            return err;
+        if (!phase_done)
+            return REDIST_SUCCESS;
+        if (++s->current < s->nphases && (err = start_phase(p, s)) != REDIST_SUCCESS)
+            return err;
+    }
+    *done = 1;
+    return REDIST_SUCCESS;
+}
+
+/* The sum over the phases. */
+static void local_stats(const struct redist_plan_s *p, redist_stats *st)
+{
+    const state *s = p->algo_state;
+    st->messages_sent = st->messages_received = 0;
+    st->bytes_sent = st->bytes_received = st->bytes_copied = 0;
+    for (int i = 0; i < s->nphases; i++) {
+        redist_stats ph;
+        redist_plan_stats(s->phase[i], &ph);
+        st->messages_sent += ph.messages_sent;
+        st->messages_received += ph.messages_received;
+        st->bytes_sent += ph.bytes_sent;
+        st->bytes_received += ph.bytes_received;
+        st->bytes_copied += ph.bytes_copied;
+    }
+}
+
+const redist__algorithm redist__algo_multiphase = {
+    .name = "multiphase",
+    .applicable = applicable,
+    .steps = steps,
+    .setup = setup,
+    .start = start,
+    .progress = progress,
+    .destroy = destroy,
+    .local_stats = local_stats,
+    .dry_needs_buffers = 1,
+};
