@@ -12,6 +12,7 @@
  * intermediate local arrays allocated at plan time.
  */
 #include "../circulant.h"
+#include "../explain.h"
 #include "common.h"
 
 #include <stdlib.h>
@@ -73,18 +74,16 @@ static int64_t block_after(const redist__rx *rx, int dual, int64_t x, const int6
     return b;
 }
 
-/* Collective: every rank makes the same calls (the layouts are the same everywhere). */
-static int setup(struct redist_plan_s *p)
+/* The layouts between the phases (mid[0 .. n-2]); returns the number of phases n, 0 if the
+   pair is not a table case, -1 if out of memory. Pure. */
+static int phase_layouts(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                         redist_layout mid[MAX_PHASES])
 {
-    state *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
     redist__rx rx;
     int dual = 0;
-    if (!redist__rx_detect(p->src, p->dst, &rx, &dual))
-        return REDIST_ERR_NOT_APPLICABLE;
-    int64_t f[MAX_PHASES], x = dual ? p->dst->block[0] : p->src->block[0];
+    if (!redist__rx_detect(src, dst, &rx, &dual))
+        return 0;
+    int64_t f[MAX_PHASES], x = dual ? dst->block[0] : src->block[0];
     int n = rx.K > 1 ? factor(rx.K, f) : 1;
     if (rx.K == 1)
         f[0] = 1;
@@ -94,16 +93,31 @@ static int setup(struct redist_plan_s *p)
             f[a] = f[b];
             f[b] = t;
         }
-    s->nphases = n;
-    int err = REDIST_SUCCESS;
     for (int i = 0; i + 1 < n; i++) {
-        int64_t b = block_after(&rx, dual, x, f, i + 1), count = 0;
-        int rc = redist_layout_create(1, p->src->extent, &b, p->src->grid, p->src->first,
-                                      p->src->ranks, p->src->order, &s->mid[i]);
-        if (rc == REDIST_SUCCESS)
-            redist_layout_local_size(s->mid[i], p->rank, &count);
-        s->buf[i] = malloc((size_t)count * p->elsize + 1);
-        if (rc != REDIST_SUCCESS || s->buf[i] == NULL)
+        int64_t b = block_after(&rx, dual, x, f, i + 1);
+        if (redist_layout_create(1, src->extent, &b, src->grid, src->first, src->ranks, src->order,
+                                 &mid[i]) != REDIST_SUCCESS)
+            return -1;
+    }
+    return n;
+}
+
+/* Collective: every rank makes the same calls (the layouts are the same everywhere). */
+static int setup(struct redist_plan_s *p)
+{
+    state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    int n = phase_layouts(p->src, p->dst, s->mid);
+    if (n == 0)
+        return REDIST_ERR_NOT_APPLICABLE;
+    int err = n < 0 ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
+    s->nphases = n < 0 ? 0 : n;
+    for (int i = 0; i + 1 < s->nphases; i++) {
+        int64_t count = 0;
+        redist_layout_local_size(s->mid[i], p->rank, &count);
+        if ((s->buf[i] = malloc((size_t)count * p->elsize + 1)) == NULL)
             err = REDIST_ERR_NOMEM;
     }
     redist_options opt;
@@ -171,6 +185,34 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
     }
 }
 
+/* Every rank's messages and bytes summed over the phases (pure): the maxima over ranks and
+   the totals. */
+static int explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                   const redist__summary *sum, int64_t out[4])
+{
+    redist_layout mid[MAX_PHASES] = {0};
+    int n = phase_layouts(src, dst, mid), err = n > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (int r = 0; err == REDIST_SUCCESS && r < sum->comm_size; r++) {
+        int64_t msgs = 0, bytes = 0;
+        for (int i = 0; err == REDIST_SUCCESS && i < n; i++) {
+            redist__rank_traffic t;
+            err = redist__rank_traffic_compute(i == 0 ? (redist_layout)src : mid[i - 1],
+                                               i == n - 1 ? (redist_layout)dst : mid[i], r,
+                                               (int64_t)sum->elsize, &t);
+            msgs += t.messages_sent;
+            bytes += t.bytes_sent;
+        }
+        out[0] = msgs > out[0] ? msgs : out[0];
+        out[1] = bytes > out[1] ? bytes : out[1];
+        out[2] += msgs;
+        out[3] += bytes;
+    }
+    for (int i = 0; i < MAX_PHASES; i++)
+        redist_layout_free(&mid[i]);
+    return err;
+}
+
 const redist__algorithm redist__algo_multiphase = {
     .name = "multiphase",
     .applicable = applicable,
@@ -180,5 +222,6 @@ const redist__algorithm redist__algo_multiphase = {
     .progress = progress,
     .destroy = destroy,
     .local_stats = local_stats,
+    .explain = explain,
     .dry_needs_buffers = 1,
 };
