@@ -38,7 +38,8 @@ static const char main_help[] =
     "  explain    the plan without running it: algorithm, steps, messages, bytes and predicted\n"
     "             time per algorithm (--json for machines, --tables for the paper's tables);\n"
     "             needs no MPI launch, --procs P stands for the communicator size\n"
-    "  simulate   (not implemented yet)\n"
+    "  simulate   paper 000's GDM model for cyclic(x) -> cyclic(Kx): predicted times of the\n"
+    "             schedules for large P, K and N, and the direct/indirect crossover; no MPI\n"
     "  bench      (not implemented yet)\n"
     "  calibrate  (not implemented yet)\n"
     "\n"
@@ -174,8 +175,9 @@ static int print_help(const char *command)
         fputs(tool_run_help, stdout);
     else if (strcmp(command, "explain") == 0)
         fputs(tool_explain_help, stdout);
-    else if (!strcmp(command, "simulate") || !strcmp(command, "bench") ||
-             !strcmp(command, "calibrate"))
+    else if (strcmp(command, "simulate") == 0)
+        fputs(tool_simulate_help, stdout);
+    else if (!strcmp(command, "bench") || !strcmp(command, "calibrate"))
         printf("redist %s: not implemented yet (see issues)\n", command);
     else {
         fprintf(stderr, "redist: help: unknown command '%s' (commands: demo, run, explain)\n",
@@ -214,8 +216,7 @@ int main(int argc, char **argv)
             printf("redist %s\n", TOOL_VERSION);
         return TOOL_OK;
     }
-    if (!strcmp(command, "simulate") || !strcmp(command, "bench") ||
-        !strcmp(command, "calibrate")) {
+    if (!strcmp(command, "bench") || !strcmp(command, "calibrate")) {
         if (tool_env_is_rank0())
             fprintf(stderr, "redist: %s: not implemented yet (see issues)\n", command);
         return TOOL_NOT_YET;
@@ -228,6 +229,8 @@ int main(int argc, char **argv)
         run = tool_run;
     else if (!strcmp(command, "explain"))
         run = tool_explain, needs_mpi = 0;
+    else if (!strcmp(command, "simulate"))
+        run = tool_simulate, needs_mpi = 0;
     if (!run) {
         if (tool_env_is_rank0())
             fprintf(stderr,

@@ -70,7 +70,8 @@ int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, 
 int tool_demo(int argc, char **argv);
 int tool_run(int argc, char **argv);
 int tool_explain(int argc, char **argv);
+int tool_simulate(int argc, char **argv);
 
-extern const char tool_demo_help[], tool_run_help[], tool_explain_help[];
+extern const char tool_demo_help[], tool_run_help[], tool_explain_help[], tool_simulate_help[];
 
 #endif

@@ -1,0 +1,29 @@
+/* Internal (not installed): the GDM model of paper 000 evaluated for R_x(K, P) without MPI
+ * (`redist simulate`). */
+#ifndef REDIST_SIMULATE_H
+#define REDIST_SIMULATE_H
+
+#include <stdint.h>
+
+/* One schedule's prediction: steps from the real schedule builders (rowsched.c), time from
+   Corollary 2 of paper 000 with the given T_d (s per message) and tau_d (s per byte). */
+typedef struct redist__sim_row {
+    const char *name;
+    int steps;
+    int d; /* hybrid: the degree used; -1 otherwise */
+    double seconds;
+} redist__sim_row;
+
+enum { REDIST__SIM_ROWS = 6 };
+
+/* N elements of b bytes, cyclic(x) -> cyclic(Kx) on P processors, 1 <= K <= P. hybrid_d < 0:
+   the d with the smallest prediction. Fills rows[REDIST__SIM_ROWS] (direct, indirect,
+   hybrid, multiphase, alltoall-padded, direct-async) and returns 0, or a negative code. */
+int redist__simulate_rx(int64_t K, int64_t P, double N, double b, double T_d, double tau_d,
+                        int hybrid_d, redist__sim_row rows[REDIST__SIM_ROWS]);
+
+/* The N at which direct and indirect are predicted equal (direct wins above it), or a
+   negative value if one always wins. */
+double redist__simulate_crossover(int64_t K, int64_t P, double b, double T_d, double tau_d);
+
+#endif
