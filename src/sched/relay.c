@@ -36,6 +36,7 @@ struct redist__relay {
     char **slot;
     int64_t *slot_cap;
     int64_t *final_origin; /* [K]: origin column of the unit held at the end */
+    unsigned char *stays;  /* [K]: no step moves row i at this rank: the unit never leaves */
     relay_step *steps;
     char *sendbuf, *recvbuf;
     int64_t sendcap, recvcap;
@@ -77,6 +78,7 @@ void redist__relay_free(redist__relay *r)
     free(r->slot);
     free(r->slot_cap);
     free(r->final_origin);
+    free(r->stays);
     for (int64_t t = 0; r->steps != NULL && t < r->sched.nsteps; t++) {
         free(r->steps[t].send_size);
         free(r->steps[t].recv_size);
@@ -102,6 +104,7 @@ static void simulate_row(redist__relay *r, const redist__relay_table *t,
     for (int64_t col = 0; col < P; col++)
         where[col] = col; /* where[col] = origin of the unit now at col */
     int64_t cap = unit_bytes(p->elsize, t, i, c);
+    r->stays[i] = 1;
     for (int64_t s = 0; s < r->sched.nsteps; s++) {
         const redist__row_step *st = &r->sched.steps[s];
         int64_t k = 0;
@@ -114,6 +117,7 @@ static void simulate_row(redist__relay *r, const redist__relay_table *t,
         int64_t out = where[c], in = where[inverse[c]];
         relay_step *rs = &r->steps[s];
         if (st->to[c] != c) {
+            r->stays[i] = 0;
             rs->send_size[k] = unit_bytes(p->elsize, t, i, out);
             rs->recv_size[k] = unit_bytes(p->elsize, t, i, in);
             if (rs->recv_size[k] > cap)
@@ -167,7 +171,7 @@ static int finish_setup(redist__relay *r)
     r->sendbuf = malloc((size_t)r->sendcap + 1);
     r->recvbuf = malloc((size_t)r->recvcap + 1);
     for (int64_t i = 0; i < r->K; i++)
-        if ((r->slot[i] = malloc((size_t)r->slot_cap[i] + 1)) == NULL)
+        if ((r->slot[i] = malloc(r->stays[i] ? 1 : (size_t)r->slot_cap[i] + 1)) == NULL)
             return REDIST_ERR_NOMEM;
     return r->sendbuf && r->recvbuf ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
 }
@@ -227,8 +231,10 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     r->slot = calloc((size_t)t->K, sizeof *r->slot);
     r->slot_cap = calloc((size_t)t->K, sizeof *r->slot_cap);
     r->final_origin = calloc((size_t)t->K, sizeof *r->final_origin);
-    int err = where && inverse && r->slot && r->slot_cap && r->final_origin ? alloc_steps(r, t, p)
-                                                                            : REDIST_ERR_NOMEM;
+    r->stays = calloc((size_t)t->K, 1);
+    int err = where && inverse && r->slot && r->slot_cap && r->final_origin && r->stays
+                  ? alloc_steps(r, t, p)
+                  : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS) {
         for (int64_t i = 0; i < t->K; i++)
             simulate_row(r, t, p, i, where, inverse);
@@ -304,9 +310,9 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
     r->nreqs = 0;
     if (r->column < 0)
         return REDIST_SUCCESS;
-    for (int64_t i = 0; i < r->K; i++) { /* every unit starts packed in its slot */
+    for (int64_t i = 0; i < r->K; i++) { /* every unit that moves starts packed in its slot */
         const redist__msg *m = outgoing(p, t, final_column(t, i, r->column));
-        if (m != NULL && !p->dry)
+        if (m != NULL && !p->dry && !r->stays[i])
             redist__pack(m, p->cur_src, r->slot[i], p->elsize);
     }
     return r->sched.nsteps > 0 ? post_step(p, r) : REDIST_SUCCESS;
@@ -316,7 +322,11 @@ static void unpack_all(struct redist_plan_s *p, redist__relay *r)
 {
     for (int64_t i = 0; i < r->K; i++) {
         const redist__msg *m = incoming(p, &r->table, r->final_origin[i]);
-        if (m != NULL && !p->dry)
+        if (m == NULL || p->dry)
+            continue;
+        if (r->stays[i]) /* this rank's own unit, never moved: straight from src to dst */
+            redist__copy(m, p->cur_src, p->cur_dst, p->elsize);
+        else
             redist__unpack(m, r->slot[i], p->cur_dst, p->elsize);
     }
 }
