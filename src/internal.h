@@ -147,7 +147,8 @@ int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, s
 
 /* ---- cost model (model.c) -------------------------------------------------------------- */
 typedef struct redist__model {
-    double startup;       /* T_d: seconds per message */
+    double startup;       /* T_d: seconds per synchronised step (or a first message) */
+    double per_message;   /* seconds per further message in flight at the same time */
     double per_byte;      /* tau_d: seconds per byte sent */
     double copy_per_byte; /* seconds per byte of local copy, pack or unpack */
     double per_piece;     /* seconds per contiguous piece MPI's datatype engine handles */
