@@ -150,8 +150,8 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
     return 0;
 }
 
-int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                      redist__rx *rx, int *dual)
+int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                             int *dual)
 {
     if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] ||
         src->first[0] != dst->first[0] || !redist__same_global_shape(src, dst))
@@ -159,12 +159,17 @@ int redist__rx_detect(const struct redist_layout_s *src, const struct redist_lay
     for (int c = 0; c < src->nprocs; c++)
         if (src->ranks[c] != dst->ranks[c])
             return 0;
-    int64_t x = src->block[0], y = dst->block[0], P = src->grid[0];
+    int64_t x = src->block[0], y = dst->block[0];
     *dual = y < x;
     int64_t small = *dual ? y : x, large = *dual ? x : y;
-    if (large % small != 0 || large / small > P)
-        return 0;
-    return redist__rx_init(large / small, P, rx) == 0;
+    return large % small == 0 ? large / small : 0;
+}
+
+int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                      redist__rx *rx, int *dual)
+{
+    int64_t K = redist__ratio_detect(src, dst, dual);
+    return K > 0 && K <= src->grid[0] && redist__rx_init(K, src->grid[0], rx) == 0;
 }
 
 int64_t redist__rx_moving_rows(const redist__rx *rx)

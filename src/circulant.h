@@ -53,6 +53,10 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
 struct redist_layout_s;
 int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                       redist__rx *rx, int *dual);
+/* The same without K <= P: 1-D, same ranks and first coordinate, one block a multiple of the
+   other. Returns K >= 1 (and *dual), or 0 if the pair is not such a case. */
+int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                             int *dual);
 /* Rows of P_s that move data (not the identity): the direct schedule's steps. Only row 0
    can be the identity (Eq. 12 with j = 0 forces i2 = 0 and i1 = 0 mod P'). */
 int64_t redist__rx_moving_rows(const redist__rx *rx);

@@ -173,6 +173,7 @@ typedef struct redist__summary {
     int direct_steps;          /* steps of the direct schedule: the rows of P_s that move data
                                   in paper 000's table case, else the distinct shifts used */
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
+    int64_t ratio_K;           /* block ratio of a 1-D same-ranks pair, any K; 0 if none */
     int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
     int indirect_shift_steps;  /* of which circular shifts: ceil(log K') + ceil(log G) */
     int multiphase_steps;      /* direct steps summed over the prime factors of K */

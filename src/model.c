@@ -74,10 +74,10 @@ static int build_indirect(const redist__rx *rx, int d, redist__row_schedule *s)
     return redist__rowsched_indirect(rx, s);
 }
 
-/* Multiphase: one direct redistribution R_x(k_i, P) per prime factor k_i of K. */
-static void multiphase_counts(redist__summary *s, const redist__rx *rx)
+/* Multiphase: one direct redistribution R_x(k_i, P) per prime factor k_i of K; a factor
+   larger than P is an all-to-all phase (P - 1 shift steps). */
+static void multiphase_counts(redist__summary *s, int64_t K, int64_t P)
 {
-    int64_t K = rx->K;
     s->multiphase_steps = 0;
     s->multiphase_phases = 0;
     for (int64_t d = 2; K > 1; d++) {
@@ -85,8 +85,10 @@ static void multiphase_counts(redist__summary *s, const redist__rx *rx)
             d = K;
         while (K % d == 0) {
             redist__rx phase;
-            redist__rx_init(d, rx->P, &phase);
-            s->multiphase_steps += (int)redist__rx_moving_rows(&phase);
+            if (d <= P && redist__rx_init(d, P, &phase) == 0)
+                s->multiphase_steps += (int)redist__rx_moving_rows(&phase);
+            else
+                s->multiphase_steps += (int)(P - 1);
             s->multiphase_phases++;
             K /= d;
         }
@@ -111,6 +113,9 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
 {
     redist__rx rx;
     int dual = 0;
+    s->ratio_K = redist__ratio_detect(src, dst, &dual);
+    if (s->ratio_K > 0)
+        multiphase_counts(s, s->ratio_K, src->grid[0]);
     if (!redist__rx_detect(src, dst, &rx, &dual))
         return;
     s->table_K = rx.K;
@@ -129,7 +134,6 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
         }
     }
     s->hybrid_degree = best;
-    multiphase_counts(s, &rx);
     s->hybrid_steps = schedule_steps(redist__rowsched_hybrid, &rx, best);
 }
 

@@ -5,8 +5,9 @@
  * direct schedule (k_i contention-free steps, paper 000 Theorem 3 (i)). Every phase moves
  * all N elements, so it trades bandwidth for start-ups: sum_i (k_i T_d + N/P b tau_d)
  * against direct's K T_d + N/P b tau_d. When K is prime it is the direct algorithm. The dual
- * (cyclic(Kx) -> cyclic(x)) divides by the factors in the reverse order. Only the table case
- * applies (1-D, same P ranks, K <= P).
+ * (cyclic(Kx) -> cyclic(x)) divides by the factors in the reverse order. It applies to 1-D
+ * pairs on the same P ranks whose blocks divide one another, any K (a factor k_i > P makes
+ * an all-to-all phase, which direct runs with its rank shifts).
  *
  * Each phase is a plan of its own (created at plan time, on the plan's communicator), with
  * intermediate local arrays allocated at plan time.
@@ -57,7 +58,7 @@ static int factor(int64_t K, int64_t f[MAX_PHASES])
 
 static int applicable(const redist__summary *s)
 {
-    return s->table_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return s->ratio_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 static int steps(const redist__summary *s)
@@ -66,9 +67,9 @@ static int steps(const redist__summary *s)
 }
 
 /* Block size after phase i (the blocks grow forward, shrink for the dual). */
-static int64_t block_after(const redist__rx *rx, int dual, int64_t x, const int64_t *f, int i)
+static int64_t block_after(int64_t K, int dual, int64_t x, const int64_t *f, int i)
 {
-    int64_t b = dual ? x * rx->K : x;
+    int64_t b = dual ? x * K : x;
     for (int k = 0; k < i; k++)
         b = dual ? b / f[k] : b * f[k];
     return b;
@@ -79,13 +80,13 @@ static int64_t block_after(const redist__rx *rx, int dual, int64_t x, const int6
 static int phase_layouts(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                          redist_layout mid[MAX_PHASES])
 {
-    redist__rx rx;
     int dual = 0;
-    if (!redist__rx_detect(src, dst, &rx, &dual))
+    int64_t K = redist__ratio_detect(src, dst, &dual);
+    if (K == 0)
         return 0;
     int64_t f[MAX_PHASES], x = dual ? dst->block[0] : src->block[0];
-    int n = rx.K > 1 ? factor(rx.K, f) : 1;
-    if (rx.K == 1)
+    int n = K > 1 ? factor(K, f) : 1;
+    if (K == 1)
         f[0] = 1;
     if (dual) /* the reverse order, so that the dual retraces the forward phases */
         for (int a = 0, b = n - 1; a < b; a++, b--) {
@@ -94,7 +95,7 @@ static int phase_layouts(const struct redist_layout_s *src, const struct redist_
             f[b] = t;
         }
     for (int i = 0; i + 1 < n; i++) {
-        int64_t b = block_after(&rx, dual, x, f, i + 1);
+        int64_t b = block_after(K, dual, x, f, i + 1);
         if (redist_layout_create(1, src->extent, &b, src->grid, src->first, src->ranks, src->order,
                                  &mid[i]) != REDIST_SUCCESS)
             return -1;
