@@ -108,6 +108,31 @@ static double relay_time(const redist__summary *s, int steps, int shift_steps)
            2.0 * local * m->copy_per_byte;
 }
 
+/* Outside the table case indirect and hybrid run Bruck's schedule over the communicator's
+   shift table (rowsched.h). */
+static void shift_table_counts(redist__summary *s, int hybrid_degree)
+{
+    int64_t P = s->comm_size;
+    int L = 0;
+    while (((int64_t)1 << L) < P)
+        L++;
+    s->indirect_steps = redist__rowsched_bruck_steps(P, -1);
+    s->indirect_shift_steps = s->indirect_steps;
+    int best = hybrid_degree;
+    if (best < 0) {
+        double best_time = 0;
+        for (int d = 0; d <= L; d++) {
+            double t = relay_time(s, redist__rowsched_bruck_steps(P, d), d);
+            if (best < 0 || t < best_time) {
+                best = d;
+                best_time = t;
+            }
+        }
+    }
+    s->hybrid_degree = best;
+    s->hybrid_steps = redist__rowsched_bruck_steps(P, best);
+}
+
 void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
                             const struct redist_layout_s *dst, int hybrid_degree)
 {
@@ -116,8 +141,10 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
     s->ratio_K = redist__ratio_detect(src, dst, &dual);
     if (s->ratio_K > 0)
         multiphase_counts(s, s->ratio_K, src->grid[0]);
-    if (!redist__rx_detect(src, dst, &rx, &dual))
+    if (!redist__rx_detect(src, dst, &rx, &dual)) {
+        shift_table_counts(s, hybrid_degree);
         return;
+    }
     s->table_K = rx.K;
     s->direct_steps = (int)redist__rx_moving_rows(&rx);
     s->indirect_steps = schedule_steps(build_indirect, &rx, 0);

@@ -519,3 +519,68 @@ int redist__rowsched_check(const redist__rx *rx, const redist__row_schedule *s,
     free(seen);
     return rc;
 }
+
+/* ---- the shift table: any exchange on P ranks (Bruck et al.'s log-step all-to-all) -------
+ *
+ * Row r (1 <= r < P) holds, at column j, the message from rank j to rank (j + r) mod P: the
+ * shift table is a circulant, the all-to-all case of paper 000's generalized circulant
+ * (K >= P). Step k moves the rows with bit k of r set by 2^k columns, so after
+ * ceil(log2 P) steps every unit has moved by r. The hybrid stops after d bit-steps and
+ * moves the rows with equal r >> d together by (r >> d) << d: d + ceil(P / 2^d) - 1 steps. */
+
+static int bruck_init(redist__row_schedule *s, int64_t P, int64_t cap)
+{
+    redist__rx shape = {.K = P, .P = P};
+    return sched_init(s, &shape, cap);
+}
+
+static int shift_step(redist__row_schedule *s, int64_t P, int64_t by, int64_t mask, int64_t value,
+                      int by_high_bits)
+{
+    int64_t n = 0;
+    for (int64_t r = 1; r < P; r++)
+        n += by_high_bits ? (r & mask) == value : (r & mask) != 0;
+    if (n == 0)
+        return 0;
+    redist__row_step *st = add_step(s, n);
+    if (st == NULL)
+        return REDIST_ERR_NOMEM;
+    n = 0;
+    for (int64_t r = 1; r < P; r++)
+        if (by_high_bits ? (r & mask) == value : (r & mask) != 0)
+            st->rows[n++] = r;
+    for (int64_t c = 0; c < P; c++)
+        st->to[c] = (c + by) % P;
+    return 0;
+}
+
+int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out)
+{
+    if (out == NULL)
+        return REDIST_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    if (P < 1)
+        return REDIST_ERR_ARG;
+    int L = ceil_log2(P), bits = d < 0 || d > L ? L : d;
+    int64_t groups = (P - 1) >> bits;
+    if (bruck_init(out, P, bits + groups + 1) != 0)
+        return REDIST_ERR_NOMEM;
+    int err = 0;
+    for (int k = 0; err == 0 && k < bits; k++)
+        err = shift_step(out, P, (int64_t)1 << k, (int64_t)1 << k, 0, 0);
+    int64_t high = ~(((int64_t)1 << bits) - 1);
+    for (int64_t g = 1; err == 0 && g <= groups; g++)
+        err = shift_step(out, P, g << bits, high, g << bits, 1);
+    if (err != 0)
+        redist__rowsched_free(out);
+    return err;
+}
+
+int redist__rowsched_bruck_steps(int64_t P, int d)
+{
+    int L = ceil_log2(P), bits = d < 0 || d > L ? L : d;
+    int n = 0;
+    for (int k = 0; k < bits; k++) /* a bit-step exists if some r < P has bit k set */
+        n += ((int64_t)1 << k) < P;
+    return n + (int)((P - 1) >> bits);
+}

@@ -62,6 +62,12 @@ int redist__rowsched_hybrid(const redist__rx *rx, int d, redist__row_schedule *o
    REDIST_ERR_ARG if rx is NULL or K > P. */
 int redist__rowsched_max_degree(const redist__rx *rx);
 
+/* The shift table of any exchange on P ranks (K = P rows; row r at column j is the message
+   from j to (j + r) mod P; row 0 never moves): Bruck's log-step schedule, ceil(log2 P)
+   steps, or with d >= 0 its hybrid, d bit-steps then one step per value of r >> d. */
+int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out);
+int redist__rowsched_bruck_steps(int64_t P, int d);
+
 /* Frees the steps and empties *s; safe on an empty or partly built schedule. */
 void redist__rowsched_free(redist__row_schedule *s);
 

@@ -21,7 +21,8 @@ static int build(const redist__rx *rx, int d, redist__row_schedule *out)
 static int explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                    const redist__summary *s, int64_t out[4])
 {
-    return redist__relay_explain(src, dst, build, s->hybrid_degree, s->elsize, out);
+    return redist__relay_explain(src, dst, build, redist__rowsched_bruck, -1, s->comm_size,
+                                 s->elsize, out);
 }
 
 static int steps(const redist__summary *s)
@@ -31,7 +32,7 @@ static int steps(const redist__summary *s)
 
 static int setup(struct redist_plan_s *p)
 {
-    return redist__relay_algo_setup(p, build);
+    return redist__relay_algo_setup(p, build, redist__rowsched_bruck, -1);
 }
 
 const redist__algorithm redist__algo_indirect = {

@@ -49,6 +49,8 @@ struct redist__relay {
 /* Where the unit starting at (i, c) must end: P_s(i, c) forward, P_r(i, c) for the dual. */
 static int64_t final_column(const redist__relay_table *t, int64_t i, int64_t c)
 {
+    if (t->sizes != NULL)
+        return (c + i) % t->P;
     return t->dual ? redist__rx_Pr(&t->rx, i, c) : redist__rx_Ps(&t->rx, i, c);
 }
 
@@ -58,6 +60,8 @@ static int64_t final_column(const redist__relay_table *t, int64_t i, int64_t c)
    forward unit of row i whose destination is o. */
 static int64_t unit_bytes(size_t elsize, const redist__relay_table *t, int64_t i, int64_t o)
 {
+    if (t->sizes != NULL)
+        return t->sizes[o * t->P + (o + i) % t->P];
     int64_t j = t->dual ? redist__rx_Pr(&t->rx, i, o) : o;
     int64_t b0 = redist__rx_S(&t->rx, redist__rx_Ds(&t->rx, i, j), j);
     int64_t x = t->x, n = t->n, super = t->rx.P * t->rx.K;
@@ -92,6 +96,8 @@ void redist__relay_free(redist__relay *r)
 
 static int rank_of(const redist__relay_table *t, const struct redist_plan_s *p, int64_t col)
 {
+    if (t->sizes != NULL)
+        return (int)col;
     return p->src->ranks[(col + t->first) % t->P];
 }
 
@@ -190,6 +196,30 @@ int redist__relay_table_of(const struct redist_layout_s *src, const struct redis
     return 1;
 }
 
+int redist__relay_shift_table(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                              int comm_size, size_t elsize, redist__relay_table *t)
+{
+    memset(t, 0, sizeof *t);
+    int64_t P = comm_size;
+    t->K = t->P = P;
+    t->sizes = calloc((size_t)(P * P), sizeof *t->sizes);
+    if (t->sizes == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int64_t o = 0; o < P; o++) {
+        redist__side send;
+        if (redist__side_create(src, dst, REDIST__SIDE_SRC, (int)o, &send) != 0) {
+            free(t->sizes);
+            t->sizes = NULL;
+            return REDIST_ERR_NOMEM;
+        }
+        for (int k = 0; k < send.nmsgs; k++)
+            if (send.msgs[k].peer != o) /* the self part never travels */
+                t->sizes[o * P + send.msgs[k].peer] = send.msgs[k].nelems * (int64_t)elsize;
+        redist__side_free(&send);
+    }
+    return REDIST_SUCCESS;
+}
+
 /* The dual runs the forward schedule backwards: steps in reverse order, each permutation
    inverted, so every unit retraces its forward path from P_s(i, j) to j. */
 static void reverse_schedule(redist__row_schedule *s, int64_t *scratch)
@@ -220,7 +250,7 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     memset(sched, 0, sizeof *sched);
     r->K = t->K;
     r->table = *t;
-    int pos = redist__layout_position(p->src, p->rank);
+    int pos = t->sizes != NULL ? p->rank : redist__layout_position(p->src, p->rank);
     r->column = pos < 0 ? -1 : (int)(((pos - t->first) % t->P + t->P) % t->P);
     if (r->column < 0)
         return REDIST_SUCCESS;
@@ -372,19 +402,26 @@ typedef struct relay_state {
 
 int redist__relay_applicable(const redist__summary *s)
 {
-    return s->table_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return s->table_K > 0 || s->comm_size <= REDIST__SHIFT_MAX_RANKS ? REDIST_SUCCESS
+                                                                     : REDIST_ERR_NOT_APPLICABLE;
 }
 
-int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build)
+int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build,
+                             redist__shift_builder shift, int d)
 {
     relay_state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
-    if (!redist__relay_table_of(p->src, p->dst, &s->table))
-        return REDIST_ERR_NOT_APPLICABLE;
     redist__row_schedule sched;
-    int err = build(&s->table.rx, p->summary.hybrid_degree, &sched);
+    int err;
+    if (redist__relay_table_of(p->src, p->dst, &s->table)) {
+        err = build(&s->table.rx, d, &sched);
+    } else {
+        err = redist__relay_shift_table(p->src, p->dst, p->size, p->elsize, &s->table);
+        if (err == REDIST_SUCCESS)
+            err = shift(p->size, d, &sched);
+    }
     return err != REDIST_SUCCESS ? err : redist__relay_create(p, &s->table, &sched, &s->relay);
 }
 
@@ -406,6 +443,7 @@ void redist__relay_algo_destroy(struct redist_plan_s *p)
     if (s == NULL)
         return;
     redist__relay_free(s->relay);
+    free(s->table.sizes);
     free(s);
     p->algo_state = NULL;
 }
@@ -427,21 +465,28 @@ void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st)
         st->bytes_sent += rs->send_bytes;
         st->bytes_received += rs->recv_bytes;
     }
-    for (int64_t i = 0; i < r->K; i++)
-        if (r->final_origin[i] == r->column)
-            st->bytes_copied += unit_bytes(p->elsize, &s->table, i, r->column);
+    for (int64_t i = 0; i < r->K; i++) { /* units that never leave: straight src -> dst */
+        const redist__msg *m = r->stays[i] ? incoming(p, &s->table, r->final_origin[i]) : NULL;
+        st->bytes_copied += m != NULL ? m->nelems * (int64_t)p->elsize : 0;
+    }
 }
 
 /* The same figures for every rank of a communicator of comm_size ranks, without MPI:
    out = {max messages sent, max bytes sent, total messages, total bytes}. */
 int redist__relay_explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                          redist__schedule_builder build, int d, size_t elsize, int64_t out[4])
+                          redist__schedule_builder build, redist__shift_builder shift, int d,
+                          int comm_size, size_t elsize, int64_t out[4])
 {
     redist__relay_table t;
-    if (!redist__relay_table_of(src, dst, &t))
-        return REDIST_ERR_NOT_APPLICABLE;
     redist__row_schedule sched;
-    int err = build(&t.rx, d, &sched);
+    int err;
+    if (redist__relay_table_of(src, dst, &t)) {
+        err = build(&t.rx, d, &sched);
+    } else {
+        err = redist__relay_shift_table(src, dst, comm_size, elsize, &t);
+        if (err == REDIST_SUCCESS && (err = shift(comm_size, d, &sched)) != REDIST_SUCCESS)
+            free(t.sizes);
+    }
     if (err != REDIST_SUCCESS)
         return err;
     int64_t P = t.P, *where = malloc((size_t)P * sizeof *where);
@@ -483,6 +528,7 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
     free(next);
     free(msgs);
     free(bytes);
+    free(t.sizes);
     redist__rowsched_free(&sched);
     return err;
 }

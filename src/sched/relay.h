@@ -11,7 +11,16 @@ typedef struct redist__relay_table {
     redist__rx rx;
     int dual;
     int64_t K, P, first, n, x;
+    /* The shift table (rowsched.h, Bruck): any exchange on the P ranks of the communicator;
+       sizes[o * P + f] = bytes of the message from rank o to rank f. NULL for the table
+       case, whose unit sizes have a closed form. */
+    int64_t *sizes;
 } redist__relay_table;
+
+/* Fills *t with the shift table of a pair over comm_size ranks (pure: every rank's
+   messages are computed). Free t->sizes. */
+int redist__relay_shift_table(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                              int comm_size, size_t elsize, redist__relay_table *t);
 
 /* Fills *t from a layout pair; 0 if the pair is not a table case. */
 int redist__relay_table_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
@@ -28,15 +37,21 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
 int redist__relay_progress(struct redist_plan_s *p, redist__relay *r, int blocking, int *done);
 int64_t redist__relay_steps(const redist__relay *r);
 
-/* The algorithm glue shared by indirect and hybrid: each supplies its schedule builder. */
+/* The algorithm glue shared by indirect and hybrid: each supplies its schedule builders for
+   the table case and for the shift table (d: the hybrid degree, -1 for indirect). */
 typedef int (*redist__schedule_builder)(const redist__rx *rx, int d, redist__row_schedule *out);
+typedef int (*redist__shift_builder)(int64_t P, int d, redist__row_schedule *out);
 int redist__relay_applicable(const redist__summary *s);
-int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build);
+int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build,
+                             redist__shift_builder shift, int d);
 int redist__relay_algo_start(struct redist_plan_s *p);
 int redist__relay_algo_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__relay_algo_destroy(struct redist_plan_s *p);
 void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st);
 int redist__relay_explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                          redist__schedule_builder build, int d, size_t elsize, int64_t out[4]);
+                          redist__schedule_builder build, redist__shift_builder shift, int d,
+                          int comm_size, size_t elsize, int64_t out[4]);
+/* The largest communicator the shift table serves (its size table is P x P). */
+#define REDIST__SHIFT_MAX_RANKS 2048
 
 #endif
