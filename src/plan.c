@@ -296,13 +296,14 @@ static void fill_stats(struct redist_plan_s *p)
     s->predicted_seconds = redist__predict_transport(p->algo, &p->summary, p->transport);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
-    if (p->algo->local_stats != NULL)
+    if (p->algo->local_stats != NULL) {
+        /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
+           (every rank gets here: setup succeeded everywhere). */
         p->algo->local_stats(p, s);
-    int64_t all[4]; /* the maxima over ranks, when the algorithm relays (pure, no MPI) */
-    if (p->algo->explain != NULL &&
-        p->algo->explain(p->src, p->dst, &p->summary, all) == REDIST_SUCCESS) {
-        s->max_messages_per_rank = all[0];
-        s->max_bytes_per_rank = all[1];
+        int64_t mine[2] = {s->messages_sent, s->bytes_sent}, most[2] = {0, 0};
+        MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm);
+        s->max_messages_per_rank = most[0];
+        s->max_bytes_per_rank = most[1];
     }
 }
 

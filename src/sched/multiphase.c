@@ -9,38 +9,16 @@
  * pairs on the same P ranks whose blocks divide one another, any K (a factor k_i > P makes
  * an all-to-all phase, which direct runs with its rank shifts).
  *
- * Each phase is a plan of its own (created at plan time, on the plan's communicator), with
- * intermediate local arrays allocated at plan time.
+ * Each phase is a plan of its own (src/sched/phases.c).
  */
 #include "../circulant.h"
 #include "../explain.h"
-#include "common.h"
+#include "phases.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PHASES 64
-
-typedef struct state {
-    int nphases, current;
-    redist_plan phase[MAX_PHASES];
-    redist_layout mid[MAX_PHASES]; /* layouts between phases: mid[0..nphases-2] */
-    char *buf[MAX_PHASES];         /* their local arrays */
-} state;
-
-static void destroy(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    if (s == NULL)
-        return;
-    for (int i = 0; i < MAX_PHASES; i++) {
-        redist_plan_free(&s->phase[i]);
-        redist_layout_free(&s->mid[i]);
-        free(s->buf[i]);
-    }
-    free(s);
-    p->algo_state = NULL;
-}
+#define MAX_PHASES REDIST__MAX_PHASES
 
 /* The prime factors of K, ascending. */
 static int factor(int64_t K, int64_t f[MAX_PHASES])
@@ -106,84 +84,38 @@ static int phase_layouts(const struct redist_layout_s *src, const struct redist_
 /* Collective: every rank makes the same calls (the layouts are the same everywhere). */
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
-    int n = phase_layouts(p->src, p->dst, s->mid);
+    redist_layout mid[MAX_PHASES] = {0};
+    int n = phase_layouts(p->src, p->dst, mid);
     if (n == 0)
         return REDIST_ERR_NOT_APPLICABLE;
-    int err = n < 0 ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
-    s->nphases = n < 0 ? 0 : n;
-    for (int i = 0; i + 1 < s->nphases; i++) {
-        int64_t count = 0;
-        redist_layout_local_size(s->mid[i], p->rank, &count);
-        if ((s->buf[i] = malloc((size_t)count * p->elsize + 1)) == NULL)
-            err = REDIST_ERR_NOMEM;
-    }
-    redist_options opt;
-    redist_options_init(&opt);
-    opt.algorithm = "direct";
-    opt.check_arguments = 0;      /* the outer plan agrees on the buffers */
-    for (int i = 0; i < n; i++) { /* every rank creates every phase, whatever happened */
-        redist_layout from = i == 0 ? p->src : s->mid[i - 1];
-        redist_layout to = i == n - 1 ? p->dst : s->mid[i];
-        int rc = from && to ? redist_plan_create(from, to, p->type, p->comm, &opt, &s->phase[i])
-                            : REDIST_ERR_NOMEM;
-        if (rc != REDIST_SUCCESS && err == REDIST_SUCCESS)
-            err = rc;
-    }
-    return err;
-}
-
-static int start_phase(struct redist_plan_s *p, state *s)
-{
-    int i = s->current;
-    const void *from = i == 0 ? (const void *)p->cur_src : s->buf[i - 1];
-    void *to = i == s->nphases - 1 ? (void *)p->cur_dst : s->buf[i];
-    return redist_start(s->phase[i], from, to);
+    const char *names[MAX_PHASES];
+    for (int i = 0; i < MAX_PHASES; i++)
+        names[i] = "direct";
+    redist__phases *ph = NULL;
+    int err = redist__phases_create(p, n < 0 ? 1 : n, mid, names, -1, &ph);
+    p->algo_state = ph;
+    return n < 0 ? REDIST_ERR_NOMEM : err;
 }
 
 static int start(struct redist_plan_s *p)
 {
-    state *s = p->algo_state;
-    s->current = 0;
-    return start_phase(p, s);
+    return redist__phases_start(p, p->algo_state);
 }
 
 static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
-    state *s = p->algo_state;
-    *done = 0;
-    while (s->current < s->nphases) {
-        int phase_done = 1, err = blocking ? redist_wait(s->phase[s->current])
-                                           : redist_test(s->phase[s->current], &phase_done);
-        if (err != REDIST_SUCCESS)
-            return err;
-        if (!phase_done)
-            return REDIST_SUCCESS;
-        if (++s->current < s->nphases && (err = start_phase(p, s)) != REDIST_SUCCESS)
-            return err;
-    }
-    *done = 1;
-    return REDIST_SUCCESS;
+    return redist__phases_progress(p, p->algo_state, blocking, done);
 }
 
-/* The sum over the phases. */
+static void destroy(struct redist_plan_s *p)
+{
+    redist__phases_free(p->algo_state);
+    p->algo_state = NULL;
+}
+
 static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 {
-    const state *s = p->algo_state;
-    st->messages_sent = st->messages_received = 0;
-    st->bytes_sent = st->bytes_received = st->bytes_copied = 0;
-    for (int i = 0; i < s->nphases; i++) {
-        redist_stats ph;
-        redist_plan_stats(s->phase[i], &ph);
-        st->messages_sent += ph.messages_sent;
-        st->messages_received += ph.messages_received;
-        st->bytes_sent += ph.bytes_sent;
-        st->bytes_received += ph.bytes_received;
-        st->bytes_copied += ph.bytes_copied;
-    }
+    redist__phases_stats(p->algo_state, st);
 }
 
 /* Every rank's messages and bytes summed over the phases (pure): the maxima over ranks and

@@ -1,0 +1,108 @@
+/* Sequences of redistributions (phases.h). */
+#include "phases.h"
+
+#include <stdlib.h>
+
+struct redist__phases {
+    int n, current;
+    redist_plan plan[REDIST__MAX_PHASES];
+    redist_layout mid[REDIST__MAX_PHASES]; /* mid[0 .. n-2] */
+    char *buf[REDIST__MAX_PHASES];         /* their local arrays */
+};
+
+void redist__phases_free(redist__phases *ph)
+{
+    if (ph == NULL)
+        return;
+    for (int i = 0; i < REDIST__MAX_PHASES; i++) {
+        redist_plan_free(&ph->plan[i]);
+        redist_layout_free(&ph->mid[i]);
+        free(ph->buf[i]);
+    }
+    free(ph);
+}
+
+int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
+                          const char *const names[], int d, redist__phases **out)
+{
+    redist__phases *ph = calloc(1, sizeof *ph);
+    *out = ph;
+    int err = ph != NULL && n >= 1 && n <= REDIST__MAX_PHASES ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (int i = 0; i + 1 < n; i++) {
+        int64_t count = 0;
+        if (ph != NULL)
+            ph->mid[i] = mid[i];
+        else
+            redist_layout_free(&mid[i]);
+        if (ph == NULL || mid[i] == NULL)
+            continue;
+        redist_layout_local_size(ph->mid[i], p->rank, &count);
+        if ((ph->buf[i] = malloc((size_t)count * p->elsize + 1)) == NULL)
+            err = REDIST_ERR_NOMEM;
+    }
+    if (ph != NULL)
+        ph->n = n;
+    for (int i = 0; i < n; i++) { /* every rank creates every phase, whatever happened */
+        redist_options opt;
+        redist_options_init(&opt);
+        opt.algorithm = names[i];
+        opt.hybrid_degree = d;
+        opt.check_arguments = 0;
+        redist_layout from = i == 0 ? p->src : ph ? ph->mid[i - 1] : NULL;
+        redist_layout to = i == n - 1 ? p->dst : ph ? ph->mid[i] : NULL;
+        redist_plan tmp = NULL;
+        int rc = from && to ? redist_plan_create(from, to, p->type, p->comm, &opt,
+                                                 ph ? &ph->plan[i] : &tmp)
+                            : REDIST_ERR_NOMEM;
+        if (rc != REDIST_SUCCESS && err == REDIST_SUCCESS)
+            err = rc;
+        redist_plan_free(&tmp);
+    }
+    return err;
+}
+
+static int start_phase(struct redist_plan_s *p, redist__phases *ph)
+{
+    int i = ph->current;
+    const void *from = i == 0 ? (const void *)p->cur_src : ph->buf[i - 1];
+    void *to = i == ph->n - 1 ? (void *)p->cur_dst : ph->buf[i];
+    return redist_start(ph->plan[i], from, to);
+}
+
+int redist__phases_start(struct redist_plan_s *p, redist__phases *ph)
+{
+    ph->current = 0;
+    return start_phase(p, ph);
+}
+
+int redist__phases_progress(struct redist_plan_s *p, redist__phases *ph, int blocking, int *done)
+{
+    *done = 0;
+    while (ph->current < ph->n) {
+        int phase_done = 1, err = blocking ? redist_wait(ph->plan[ph->current])
+                                           : redist_test(ph->plan[ph->current], &phase_done);
+        if (err != REDIST_SUCCESS)
+            return err;
+        if (!phase_done)
+            return REDIST_SUCCESS;
+        if (++ph->current < ph->n && (err = start_phase(p, ph)) != REDIST_SUCCESS)
+            return err;
+    }
+    *done = 1;
+    return REDIST_SUCCESS;
+}
+
+void redist__phases_stats(const redist__phases *ph, redist_stats *st)
+{
+    st->messages_sent = st->messages_received = 0;
+    st->bytes_sent = st->bytes_received = st->bytes_copied = 0;
+    for (int i = 0; ph != NULL && i < ph->n; i++) {
+        redist_stats s;
+        redist_plan_stats(ph->plan[i], &s);
+        st->messages_sent += s.messages_sent;
+        st->messages_received += s.messages_received;
+        st->bytes_sent += s.bytes_sent;
+        st->bytes_received += s.bytes_received;
+        st->bytes_copied += s.bytes_copied;
+    }
+}
