@@ -165,6 +165,30 @@ int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct red
     return large % small == 0 ? large / small : 0;
 }
 
+int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst)
+{
+    int dual = 0;
+    if (src->ndims != 1 || dst->ndims != 1 || redist__ratio_detect(src, dst, &dual) != 0)
+        return 0;
+    /* Same ranks etc. but the blocks do not divide: check the sharing conditions again. */
+    if (src->grid[0] != dst->grid[0] || src->first[0] != dst->first[0] ||
+        !redist__same_global_shape(src, dst))
+        return 0;
+    for (int c = 0; c < src->nprocs; c++)
+        if (src->ranks[c] != dst->ranks[c])
+            return 0;
+    int64_t x = src->block[0], y = dst->block[0], g = x, h = y;
+    while (h != 0) {
+        int64_t t = g % h;
+        g = h;
+        h = t;
+    }
+    int64_t P = src->grid[0];
+    if (x / g > P || y / g > P) /* lcm/y = x/g and lcm/x = y/g */
+        return 0;
+    return x / g * y;
+}
+
 int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                       redist__rx *rx, int *dual)
 {

@@ -57,6 +57,11 @@ int redist__rx_detect(const struct redist_layout_s *src, const struct redist_lay
    other. Returns K >= 1 (and *dual), or 0 if the pair is not such a case. */
 int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                              int *dual);
+/* cyclic(x) -> cyclic(y), neither block a multiple of the other, 1-D on the same P ranks and
+   first coordinate: the two phases through cyclic(lcm(x, y)) (paper 000, Table 1, last row)
+   are table cases when lcm/x <= P and lcm/y <= P. Returns lcm(x, y) if so, else 0. */
+int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst);
+
 /* Rows of P_s that move data (not the identity): the direct schedule's steps. Only row 0
    can be the identity (Eq. 12 with j = 0 forces i2 = 0 and i1 = 0 mod P'). */
 int64_t redist__rx_moving_rows(const redist__rx *rx);

@@ -133,6 +133,29 @@ static void shift_table_counts(redist__summary *s, int hybrid_degree)
     s->hybrid_steps = redist__rowsched_bruck_steps(P, best);
 }
 
+/* Indirect's and hybrid's steps for one table case (added to the figures if `add`): the
+   model picks hybrid's d when the option leaves it (-1). */
+static void table_counts(redist__summary *s, const redist__rx *rx, int hybrid_degree, int add)
+{
+    int top = redist__rowsched_max_degree(rx), best = hybrid_degree;
+    if (best < 0) { /* the model's choice: the d with the smallest predicted time */
+        double best_time = 0;
+        for (int d = 0; d <= top; d++) {
+            double t = relay_time(s, schedule_steps(redist__rowsched_hybrid, rx, d), d);
+            if (best < 0 || t < best_time) {
+                best = d;
+                best_time = t;
+            }
+        }
+    }
+    int ind = schedule_steps(build_indirect, rx, 0);
+    int hyb = schedule_steps(redist__rowsched_hybrid, rx, best);
+    s->indirect_steps = (add ? s->indirect_steps : 0) + ind;
+    s->indirect_shift_steps = (add ? s->indirect_shift_steps : 0) + top;
+    s->hybrid_steps = (add ? s->hybrid_steps : 0) + hyb;
+    s->hybrid_degree = best;
+}
+
 void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
                             const struct redist_layout_s *dst, int hybrid_degree)
 {
@@ -141,27 +164,25 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
     s->ratio_K = redist__ratio_detect(src, dst, &dual);
     if (s->ratio_K > 0)
         multiphase_counts(s, s->ratio_K, src->grid[0]);
-    if (!redist__rx_detect(src, dst, &rx, &dual)) {
+    if (redist__rx_detect(src, dst, &rx, &dual)) {
+        s->table_K = rx.K;
+        s->direct_steps = (int)redist__rx_moving_rows(&rx);
+        table_counts(s, &rx, hybrid_degree, 0);
+        return;
+    }
+    int64_t lcm = redist__lcm_detect(src, dst), P = src->grid[0];
+    if (lcm == 0) {
         shift_table_counts(s, hybrid_degree);
         return;
     }
-    s->table_K = rx.K;
-    s->direct_steps = (int)redist__rx_moving_rows(&rx);
-    s->indirect_steps = schedule_steps(build_indirect, &rx, 0);
-    int top = redist__rowsched_max_degree(&rx), best = hybrid_degree;
-    s->indirect_shift_steps = top;
-    if (best < 0) { /* the model's choice: the d with the smallest predicted time */
-        double best_time = 0;
-        for (int d = 0; d <= top; d++) {
-            double t = relay_time(s, schedule_steps(redist__rowsched_hybrid, &rx, d), d);
-            if (best < 0 || t < best_time) {
-                best = d;
-                best_time = t;
-            }
-        }
-    }
-    s->hybrid_degree = best;
-    s->hybrid_steps = schedule_steps(redist__rowsched_hybrid, &rx, best);
+    /* Two phases, cyclic(x) -> cyclic(lcm) -> cyclic(y), each a table case. */
+    redist__rx first, second;
+    redist__rx_init(lcm / src->block[0], P, &first);
+    redist__rx_init(lcm / dst->block[0], P, &second);
+    table_counts(s, &first, hybrid_degree, 0);
+    int degree = s->hybrid_degree;
+    table_counts(s, &second, hybrid_degree, 1);
+    s->hybrid_degree = degree;
 }
 
 /* Contiguous pieces of a message on the source side (is_dst = 0) or the destination side:

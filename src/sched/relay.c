@@ -16,6 +16,7 @@
 #include "relay.h"
 
 #include "../circulant.h"
+#include "phases.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -398,7 +399,18 @@ int64_t redist__relay_steps(const redist__relay *r)
 typedef struct relay_state {
     redist__relay_table table;
     redist__relay *relay;
+    redist__phases *phases; /* the two-phase route through cyclic(lcm(x, y)), or NULL */
 } relay_state;
+
+/* cyclic(x) -> cyclic(lcm) -> cyclic(y), each phase a table case run by the same algorithm. */
+static int lcm_phases(struct redist_plan_s *p, relay_state *s, int64_t lcm, int d)
+{
+    redist_layout mid[1] = {NULL};
+    redist_layout_create(1, p->src->extent, &lcm, p->src->grid, p->src->first, p->src->ranks,
+                         p->src->order, &mid[0]);
+    const char *names[2] = {p->algo->name, p->algo->name};
+    return redist__phases_create(p, 2, mid, names, d, &s->phases);
+}
 
 int redist__relay_applicable(const redist__summary *s)
 {
@@ -415,8 +427,11 @@ int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder b
     p->algo_state = s;
     redist__row_schedule sched;
     int err;
+    int64_t lcm = 0;
     if (redist__relay_table_of(p->src, p->dst, &s->table)) {
         err = build(&s->table.rx, d, &sched);
+    } else if ((lcm = redist__lcm_detect(p->src, p->dst)) > 0) {
+        return lcm_phases(p, s, lcm, p->hybrid_degree);
     } else {
         err = redist__relay_shift_table(p->src, p->dst, p->size, p->elsize, &s->table);
         if (err == REDIST_SUCCESS)
@@ -428,12 +443,16 @@ int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder b
 int redist__relay_algo_start(struct redist_plan_s *p)
 {
     relay_state *s = p->algo_state;
+    if (s->phases != NULL)
+        return redist__phases_start(p, s->phases);
     return redist__relay_start(p, &s->table, s->relay);
 }
 
 int redist__relay_algo_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     relay_state *s = p->algo_state;
+    if (s->phases != NULL)
+        return redist__phases_progress(p, s->phases, blocking, done);
     return redist__relay_progress(p, s->relay, blocking, done);
 }
 
@@ -443,6 +462,7 @@ void redist__relay_algo_destroy(struct redist_plan_s *p)
     if (s == NULL)
         return;
     redist__relay_free(s->relay);
+    redist__phases_free(s->phases);
     free(s->table.sizes);
     free(s);
     p->algo_state = NULL;
@@ -453,6 +473,10 @@ void redist__relay_algo_destroy(struct redist_plan_s *p)
 void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st)
 {
     const relay_state *s = p->algo_state;
+    if (s->phases != NULL) {
+        redist__phases_stats(s->phases, st);
+        return;
+    }
     const redist__relay *r = s->relay;
     st->messages_sent = st->messages_received = 0;
     st->bytes_sent = st->bytes_received = st->bytes_copied = 0;
@@ -477,6 +501,23 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
                           redist__schedule_builder build, redist__shift_builder shift, int d,
                           int comm_size, size_t elsize, int64_t out[4])
 {
+    int64_t lcm = redist__relay_table_of(src, dst, &(redist__relay_table){0})
+                      ? 0
+                      : redist__lcm_detect(src, dst);
+    if (lcm > 0) { /* the two phases; their maxima add up to an upper bound */
+        redist_layout mid = NULL;
+        int64_t a[4], b[4];
+        int err = redist_layout_create(1, src->extent, &lcm, src->grid, src->first, src->ranks,
+                                       src->order, &mid);
+        if (err == REDIST_SUCCESS)
+            err = redist__relay_explain(src, mid, build, shift, d, comm_size, elsize, a);
+        if (err == REDIST_SUCCESS)
+            err = redist__relay_explain(mid, dst, build, shift, d, comm_size, elsize, b);
+        redist_layout_free(&mid);
+        for (int k = 0; k < 4; k++)
+            out[k] = err == REDIST_SUCCESS ? a[k] + b[k] : 0;
+        return err;
+    }
     redist__relay_table t;
     redist__row_schedule sched;
     int err;

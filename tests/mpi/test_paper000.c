@@ -4,7 +4,8 @@
  * Every element is checked against its global index; the destination starts as a sentinel.
  * For the table case (K <= P) the direct schedule must take at most K steps (Theorem 3 (i)).
  * Hybrid runs with every degree d = 0..5; alternate algorithms go through start/test; the
- * bytes and messages sent and received balance over all ranks (relays included).
+ * bytes and messages sent and received balance over all ranks (relays included). Then the
+ * general cyclic(x) -> cyclic(y), neither block dividing the other (x, y in 2..6).
  */
 #include <redist.h>
 
@@ -39,7 +40,9 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
     double *a = malloc((size_t)(ns + 1) * sizeof *a), *b = malloc((size_t)(nd + 1) * sizeof *b);
     for (int64_t l = 0; l < ns; l++)
         a[l] = value_of(global_of(l, x, P, first, rank));
-    int64_t K = x < y ? y / x : x / y;
+    /* K of the table case; 0 for cyclic(x) -> cyclic(y) with neither dividing the other
+       (the two-phase route through cyclic(lcm(x, y))), where no step bound is checked. */
+    int64_t K = (x % y == 0 || y % x == 0) ? (x < y ? y / x : x / y) : 0;
     /* Every algorithm with default options, then hybrid with each degree d = 0..5. */
     for (int i = 0; i < redist_algorithm_count() + 6; i++) {
         redist_options opt;
@@ -87,12 +90,12 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
             printf("[%d] %s d=%d: bytes sent - received over all ranks = %lld, messages %lld\n",
                    rank, opt.algorithm, opt.hybrid_degree, (long long)flow[0], (long long)flow[1]);
         }
-        if (!strcmp(opt.algorithm, "direct") && K <= P && st.steps > K) {
+        if (!strcmp(opt.algorithm, "direct") && K > 0 && K <= P && st.steps > K) {
             errs++;
             printf("[%d] n=%lld x=%lld y=%lld: direct took %d steps, Theorem 3 says K = %lld\n",
                    rank, (long long)n, (long long)x, (long long)y, st.steps, (long long)K);
         }
-        if (!strcmp(opt.algorithm, "direct") && K <= P && st.messages_sent > K) {
+        if (!strcmp(opt.algorithm, "direct") && K > 0 && K <= P && st.messages_sent > K) {
             errs++;
             printf("[%d] direct sends %lld messages, more than K = %lld\n", rank,
                    (long long)st.messages_sent, (long long)K);
@@ -121,5 +124,13 @@ int main(int argc, char **argv)
                     run_case(sizes[s], K * x, x, first, rank, P); /* the dual */
                 }
         }
+    /* The general cyclic(x) -> cyclic(y): two phases through cyclic(lcm(x, y)). */
+    for (int64_t x = 2; x <= 6; x++)
+        for (int64_t y = 2; y <= 6; y++)
+            if (x % y != 0 && y % x != 0)
+                for (int first = 0; first < (P > 1 ? 2 : 1); first++) {
+                    run_case(x * y * P * 2 + 7, x, y, first, rank, P);
+                    run_case(x * y - 1, x, y, first, rank, P);
+                }
     return mtest_finalize(errs);
 }
