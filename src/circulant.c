@@ -196,6 +196,80 @@ int redist__rx_detect(const struct redist_layout_s *src, const struct redist_lay
     return K > 0 && K <= src->grid[0] && redist__rx_init(K, src->grid[0], rx) == 0;
 }
 
+int redist__table_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                         redist__table_case *tc)
+{
+    if (src->ndims != dst->ndims || !redist__same_global_shape(src, dst) ||
+        src->nprocs != dst->nprocs)
+        return 0;
+    for (int c = 0; c < src->nprocs; c++)
+        if (src->ranks[c] != dst->ranks[c])
+            return 0;
+    int dim = -1;
+    for (int k = 0; k < src->ndims; k++) {
+        if (src->grid[k] != dst->grid[k] || src->first[k] != dst->first[k])
+            return 0;
+        if (src->block[k] != dst->block[k]) {
+            if (dim >= 0)
+                return 0; /* more than one dimension changes */
+            dim = k;
+        }
+    }
+    if (dim < 0)
+        dim = 0; /* identical distributions: K = 1 along dimension 0 */
+    int64_t x = src->block[dim], y = dst->block[dim], P = src->grid[dim];
+    tc->dual = y < x;
+    int64_t small = tc->dual ? y : x, large = tc->dual ? x : y;
+    if (large % small != 0 || large / small > P || redist__rx_init(large / small, P, &tc->rx))
+        return 0;
+    tc->dim = dim;
+    tc->n = src->extent[dim];
+    tc->x = small;
+    tc->first = src->first[dim];
+    return 1;
+}
+
+int64_t redist__table_column(const struct redist_layout_s *l, const redist__table_case *tc,
+                             int rank)
+{
+    int pos = redist__layout_position(l, rank);
+    if (pos < 0)
+        return -1;
+    int coords[64];
+    if (l->ndims > 64)
+        return -1;
+    redist__layout_coords_of(l, pos, coords);
+    int64_t P = tc->rx.P;
+    return ((coords[tc->dim] - tc->first) % P + P) % P;
+}
+
+int redist__table_rank(const struct redist_layout_s *l, const redist__table_case *tc, int rank,
+                       int64_t col)
+{
+    int coords[64];
+    int pos = redist__layout_position(l, rank);
+    if (pos < 0 || l->ndims > 64)
+        return -1;
+    redist__layout_coords_of(l, pos, coords);
+    coords[tc->dim] = (int)((col + tc->first) % tc->rx.P);
+    return l->ranks[redist__layout_position_of(l, coords)];
+}
+
+int64_t redist__table_cross_section(const struct redist_layout_s *l, const redist__table_case *tc,
+                                    int rank)
+{
+    int coords[64];
+    int pos = redist__layout_position(l, rank);
+    if (pos < 0 || l->ndims > 64)
+        return 0;
+    redist__layout_coords_of(l, pos, coords);
+    int64_t n = 1;
+    for (int k = 0; k < l->ndims; k++)
+        if (k != tc->dim)
+            n *= redist__local_extent(l, k, coords[k]);
+    return n;
+}
+
 int64_t redist__rx_moving_rows(const redist__rx *rx)
 {
     for (int64_t j = 0; j < rx->P; j++)

@@ -57,6 +57,29 @@ int redist__rx_detect(const struct redist_layout_s *src, const struct redist_lay
    other. Returns K >= 1 (and *dual), or 0 if the pair is not such a case. */
 int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                              int *dual);
+/* The table case dimension by dimension (paper 001 §2, paper 000 §1): N-D layouts on the
+   same ranks, identical in every dimension but `dim`, where the pair is R_x(K, P_dim) or its
+   dual. Every line of processes along `dim` (fixed other coordinates) is then one table of
+   its own, and all lines run the same schedule. */
+typedef struct redist__table_case {
+    redist__rx rx;
+    int dual, dim;
+    int64_t n, x; /* extent along dim, the small block */
+    int first;    /* first coordinate along dim: table column c is coordinate (c + first) */
+} redist__table_case;
+int redist__table_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                         redist__table_case *tc);
+/* Table column of `rank` (-1 if it is not in the layout), and the rank at column col of the
+   same line. */
+int64_t redist__table_column(const struct redist_layout_s *l, const redist__table_case *tc,
+                             int rank);
+int redist__table_rank(const struct redist_layout_s *l, const redist__table_case *tc, int rank,
+                       int64_t col);
+/* Elements of one block of the table at `rank` in the other dimensions: the product of its
+   local extents there (1 for 1-D). */
+int64_t redist__table_cross_section(const struct redist_layout_s *l, const redist__table_case *tc,
+                                    int rank);
+
 /* cyclic(x) -> cyclic(y), neither block a multiple of the other, 1-D on the same P ranks and
    first coordinate: the two phases through cyclic(lcm(x, y)) (paper 000, Table 1, last row)
    are table cases when lcm/x <= P and lcm/y <= P. Returns lcm(x, y) if so, else 0. */

@@ -159,15 +159,15 @@ static void table_counts(redist__summary *s, const redist__rx *rx, int hybrid_de
 void redist__summary_tables(redist__summary *s, const struct redist_layout_s *src,
                             const struct redist_layout_s *dst, int hybrid_degree)
 {
-    redist__rx rx;
     int dual = 0;
     s->ratio_K = redist__ratio_detect(src, dst, &dual);
     if (s->ratio_K > 0)
         multiphase_counts(s, s->ratio_K, src->grid[0]);
-    if (redist__rx_detect(src, dst, &rx, &dual)) {
-        s->table_K = rx.K;
-        s->direct_steps = (int)redist__rx_moving_rows(&rx);
-        table_counts(s, &rx, hybrid_degree, 0);
+    redist__table_case tc;
+    if (redist__table_detect(src, dst, &tc)) {
+        s->table_K = tc.rx.K;
+        s->direct_steps = (int)redist__rx_moving_rows(&tc.rx);
+        table_counts(s, &tc.rx, hybrid_degree, 0);
         return;
     }
     int64_t lcm = redist__lcm_detect(src, dst), P = src->grid[0];

@@ -74,18 +74,19 @@ static void add_step(struct redist_plan_s *p, state *s, step st)
    pair is not a table case (then the shift schedule is used). */
 static int table_steps(struct redist_plan_s *p, state *s, const int *send_of, const int *recv_of)
 {
-    redist__rx rx;
-    int dual = 0;
-    if (!redist__rx_detect(p->src, p->dst, &rx, &dual))
+    redist__table_case tc;
+    if (!redist__table_detect(p->src, p->dst, &tc))
         return 0;
-    int pos = redist__layout_position(p->src, p->rank);
-    if (pos < 0)
+    int64_t c = redist__table_column(p->src, &tc, p->rank);
+    if (c < 0)
         return 1; /* not in the layouts: no steps */
-    int64_t P = rx.P, f = p->src->first[0], c = ((pos - f) % P + P) % P;
-    for (int64_t i = 0; i < rx.K; i++) {
-        int64_t to = dual ? redist__rx_Pr(&rx, i, c) : redist__rx_Ps(&rx, i, c);
-        int64_t from = dual ? redist__rx_Ps(&rx, i, c) : redist__rx_Pr(&rx, i, c);
-        int to_rank = p->src->ranks[(to + f) % P], from_rank = p->src->ranks[(from + f) % P];
+    const redist__rx *rx = &tc.rx;
+    int dual = tc.dual;
+    for (int64_t i = 0; i < rx->K; i++) {
+        int64_t to = dual ? redist__rx_Pr(rx, i, c) : redist__rx_Ps(rx, i, c);
+        int64_t from = dual ? redist__rx_Ps(rx, i, c) : redist__rx_Pr(rx, i, c);
+        int to_rank = redist__table_rank(p->src, &tc, p->rank, to);
+        int from_rank = redist__table_rank(p->src, &tc, p->rank, from);
         add_step(p, s,
                  (step){to == c ? -1 : send_of[to_rank], from == c ? -1 : recv_of[from_rank]});
     }

@@ -71,7 +71,7 @@ static int64_t unit_bytes(size_t elsize, const redist__relay_table *t, int64_t i
         return 0;
     int64_t count = (nblocks - 1 - b0) / super + 1, last = b0 + (count - 1) * super;
     int64_t elems = count * x - (last == nblocks - 1 ? nblocks * x - n : 0);
-    return elems * (int64_t)elsize;
+    return elems * t->cross * (int64_t)elsize;
 }
 
 void redist__relay_free(redist__relay *r)
@@ -99,7 +99,7 @@ static int rank_of(const redist__relay_table *t, const struct redist_plan_s *p, 
 {
     if (t->sizes != NULL)
         return (int)col;
-    return p->src->ranks[(col + t->first) % t->P];
+    return redist__table_rank(p->src, &t->tc, p->rank, col);
 }
 
 /* Follows row i through the schedule, recording for this rank's column the unit it holds
@@ -187,13 +187,16 @@ int redist__relay_table_of(const struct redist_layout_s *src, const struct redis
                            redist__relay_table *t)
 {
     memset(t, 0, sizeof *t);
-    if (!redist__rx_detect(src, dst, &t->rx, &t->dual))
+    if (!redist__table_detect(src, dst, &t->tc))
         return 0;
+    t->rx = t->tc.rx;
+    t->dual = t->tc.dual;
     t->K = t->rx.K;
     t->P = t->rx.P;
-    t->first = src->first[0];
-    t->n = src->extent[0];
-    t->x = t->dual ? dst->block[0] : src->block[0];
+    t->first = t->tc.first;
+    t->n = t->tc.n;
+    t->x = t->tc.x;
+    t->cross = 1; /* set per rank by redist__relay_create */
     return 1;
 }
 
@@ -251,8 +254,9 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     memset(sched, 0, sizeof *sched);
     r->K = t->K;
     r->table = *t;
-    int pos = t->sizes != NULL ? p->rank : redist__layout_position(p->src, p->rank);
-    r->column = pos < 0 ? -1 : (int)(((pos - t->first) % t->P + t->P) % t->P);
+    if (t->sizes == NULL)
+        r->table.cross = redist__table_cross_section(p->src, &t->tc, p->rank);
+    r->column = t->sizes != NULL ? p->rank : (int)redist__table_column(p->src, &t->tc, p->rank);
     if (r->column < 0)
         return REDIST_SUCCESS;
     int64_t *where = malloc((size_t)t->P * sizeof *where);
@@ -268,7 +272,7 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
                   : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS) {
         for (int64_t i = 0; i < t->K; i++)
-            simulate_row(r, t, p, i, where, inverse);
+            simulate_row(r, &r->table, p, i, where, inverse);
         err = finish_setup(r);
     }
     free(where);
@@ -558,12 +562,27 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
             memcpy(where, next, (size_t)P * sizeof *where);
         }
     }
+    /* Every line of processes along the table's dimension runs the same schedule; its
+       bytes scale with the line's cross-section (1 for 1-D and for the shift table). */
+    int64_t lines = 1, max_cross = 1, sum_cross = 1;
+    if (t.sizes == NULL && src->ndims > 1) {
+        lines = max_cross = sum_cross = 0;
+        for (int k = 0; k < src->nprocs; k++) {
+            int rank = src->ranks[k];
+            if (redist__table_column(src, &t.tc, rank) != 0)
+                continue;
+            int64_t cross = redist__table_cross_section(src, &t.tc, rank);
+            lines++;
+            sum_cross += cross;
+            max_cross = cross > max_cross ? cross : max_cross;
+        }
+    }
     out[0] = out[1] = out[2] = out[3] = 0;
     for (int64_t c = 0; err == REDIST_SUCCESS && c < P; c++) {
         out[0] = msgs[c] > out[0] ? msgs[c] : out[0];
-        out[1] = bytes[c] > out[1] ? bytes[c] : out[1];
-        out[2] += msgs[c];
-        out[3] += bytes[c];
+        out[1] = bytes[c] * max_cross > out[1] ? bytes[c] * max_cross : out[1];
+        out[2] += msgs[c] * lines;
+        out[3] += bytes[c] * sum_cross;
     }
     free(where);
     free(next);

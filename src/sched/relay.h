@@ -11,6 +11,8 @@ typedef struct redist__relay_table {
     redist__rx rx;
     int dual;
     int64_t K, P, first, n, x;
+    redist__table_case tc; /* the table case (N-D: along tc.dim) */
+    int64_t cross;         /* elements per block in the other dimensions, at this rank */
     /* The shift table (rowsched.h, Bruck): any exchange on the P ranks of the communicator;
        sizes[o * P + f] = bytes of the message from rank o to rank f. NULL for the table
        case, whose unit sizes have a closed form. */
