@@ -56,43 +56,10 @@ static int64_t runs_max_value(const redist__side *s, int64_t m)
     return m;
 }
 
-/* Steps of a row schedule, or -1 if it cannot be built. */
-static int schedule_steps(int (*build)(const redist__rx *, int, redist__row_schedule *),
-                          const redist__rx *rx, int d)
-{
-    redist__row_schedule s;
-    if (build(rx, d, &s) != 0)
-        return -1;
-    int n = (int)s.nsteps;
-    redist__rowsched_free(&s);
-    return n;
-}
-
-static int build_indirect(const redist__rx *rx, int d, redist__row_schedule *s)
-{
-    (void)d;
-    return redist__rowsched_indirect(rx, s);
-}
-
-/* Multiphase: one direct redistribution R_x(k_i, P) per prime factor k_i of K; a factor
-   larger than P is an all-to-all phase (P - 1 shift steps). */
+/* Multiphase: one direct redistribution per prime factor of K (rowsched.h). */
 static void multiphase_counts(redist__summary *s, int64_t K, int64_t P)
 {
-    s->multiphase_steps = 0;
-    s->multiphase_phases = 0;
-    for (int64_t d = 2; K > 1; d++) {
-        if (d * d > K)
-            d = K;
-        while (K % d == 0) {
-            redist__rx phase;
-            if (d <= P && redist__rx_init(d, P, &phase) == 0)
-                s->multiphase_steps += (int)redist__rx_moving_rows(&phase);
-            else
-                s->multiphase_steps += (int)(P - 1);
-            s->multiphase_phases++;
-            K /= d;
-        }
-    }
+    redist__multiphase_counts(K, P, &s->multiphase_steps, &s->multiphase_phases);
     if (s->multiphase_phases == 0)
         s->multiphase_phases = 1; /* K = 1: one phase, nothing moves */
 }
@@ -141,15 +108,15 @@ static void table_counts(redist__summary *s, const redist__rx *rx, int hybrid_de
     if (best < 0) { /* the model's choice: the d with the smallest predicted time */
         double best_time = 0;
         for (int d = 0; d <= top; d++) {
-            double t = relay_time(s, schedule_steps(redist__rowsched_hybrid, rx, d), d);
+            double t = relay_time(s, redist__rowsched_hybrid_steps(rx, d), d);
             if (best < 0 || t < best_time) {
                 best = d;
                 best_time = t;
             }
         }
     }
-    int ind = schedule_steps(build_indirect, rx, 0);
-    int hyb = schedule_steps(redist__rowsched_hybrid, rx, best);
+    int ind = redist__rowsched_indirect_steps(rx);
+    int hyb = redist__rowsched_hybrid_steps(rx, best);
     s->indirect_steps = (add ? s->indirect_steps : 0) + ind;
     s->indirect_shift_steps = (add ? s->indirect_shift_steps : 0) + top;
     s->hybrid_steps = (add ? s->hybrid_steps : 0) + hyb;

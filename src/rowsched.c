@@ -584,3 +584,44 @@ int redist__rowsched_bruck_steps(int64_t P, int d)
         n += ((int64_t)1 << k) < P;
     return n + (int)((P - 1) >> bits);
 }
+
+/* ---- step counts without keeping the schedules (the cost model, the simulator) ----------- */
+
+int redist__rowsched_indirect_steps(const redist__rx *rx)
+{
+    redist__row_schedule s;
+    if (redist__rowsched_indirect(rx, &s) != 0)
+        return -1;
+    int n = (int)s.nsteps;
+    redist__rowsched_free(&s);
+    return n;
+}
+
+int redist__rowsched_hybrid_steps(const redist__rx *rx, int d)
+{
+    redist__row_schedule s;
+    if (redist__rowsched_hybrid(rx, d, &s) != 0)
+        return -1;
+    int n = (int)s.nsteps;
+    redist__rowsched_free(&s);
+    return n;
+}
+
+void redist__multiphase_counts(int64_t K, int64_t P, int *steps, int *phases)
+{
+    *steps = 0;
+    *phases = 0;
+    for (int64_t d = 2; K > 1; d++) {
+        if (d * d > K)
+            d = K;
+        while (K % d == 0) {
+            redist__rx phase;
+            if (d <= P && redist__rx_init(d, P, &phase) == 0)
+                *steps += (int)redist__rx_moving_rows(&phase);
+            else
+                *steps += (int)(P - 1); /* an all-to-all phase: P - 1 shift steps */
+            (*phases)++;
+            K /= d;
+        }
+    }
+}

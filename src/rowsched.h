@@ -68,6 +68,13 @@ int redist__rowsched_max_degree(const redist__rx *rx);
 int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out);
 int redist__rowsched_bruck_steps(int64_t P, int d);
 
+/* Step counts of the schedules above (built and freed), -1 on a bad argument. */
+int redist__rowsched_indirect_steps(const redist__rx *rx);
+int redist__rowsched_hybrid_steps(const redist__rx *rx, int d);
+/* Multiphase over the prime factors of K on P processors: the direct steps summed over the
+   phases (a factor above P is an all-to-all phase, P - 1 steps) and the number of phases. */
+void redist__multiphase_counts(int64_t K, int64_t P, int *steps, int *phases);
+
 /* Frees the steps and empties *s; safe on an empty or partly built schedule. */
 void redist__rowsched_free(redist__row_schedule *s);
 

@@ -17,45 +17,9 @@
 
 #include <math.h>
 
-static int steps_of(int (*build)(const redist__rx *, int, redist__row_schedule *),
-                    const redist__rx *rx, int d)
-{
-    redist__row_schedule s;
-    if (build(rx, d, &s) != 0)
-        return -1;
-    int n = (int)s.nsteps;
-    redist__rowsched_free(&s);
-    return n;
-}
-
-static int indirect_builder(const redist__rx *rx, int d, redist__row_schedule *s)
-{
-    (void)d;
-    return redist__rowsched_indirect(rx, s);
-}
-
 static double gdm(double steps, double bytes, double T_d, double tau_d)
 {
     return steps * T_d + bytes * tau_d;
-}
-
-/* Sum over the prime factors k of K of the steps of R_x(k, P), and the number of factors. */
-static void multiphase_steps(const redist__rx *rx, int *steps, int *phases)
-{
-    int64_t K = rx->K;
-    *steps = 0;
-    *phases = 0;
-    for (int64_t d = 2; K > 1; d++) {
-        if (d * d > K)
-            d = K;
-        while (K % d == 0) {
-            redist__rx phase;
-            redist__rx_init(d, rx->P, &phase);
-            *steps += (int)redist__rx_moving_rows(&phase);
-            (*phases)++;
-            K /= d;
-        }
-    }
 }
 
 int redist__simulate_rx(int64_t K, int64_t P, double N, double b, double T_d, double tau_d,
@@ -66,7 +30,7 @@ int redist__simulate_rx(int64_t K, int64_t P, double N, double b, double T_d, do
         return -1;
     double local = N / (double)P * b; /* N/P b */
     int direct = (int)K, L = redist__rowsched_max_degree(&rx);
-    int indirect = steps_of(indirect_builder, &rx, 0);
+    int indirect = redist__rowsched_indirect_steps(&rx);
     rows[0] = (redist__sim_row){"direct", direct, -1, gdm(direct, local, T_d, tau_d)};
     rows[1] = (redist__sim_row){"indirect", indirect, -1,
                                 gdm(indirect, L * local / 2.0 + local, T_d, tau_d)};
@@ -74,7 +38,7 @@ int redist__simulate_rx(int64_t K, int64_t P, double N, double b, double T_d, do
     double best_t = 0;
     for (int d = hybrid_d < 0 ? 0 : hybrid_d; d <= (hybrid_d < 0 ? L : hybrid_d); d++) {
         int dd = d < L ? d : L;
-        int s = steps_of(redist__rowsched_hybrid, &rx, dd);
+        int s = redist__rowsched_hybrid_steps(&rx, dd);
         double t = gdm(s, dd * local / 2.0 + local, T_d, tau_d);
         if (hybrid_d >= 0 || best < 0 || t < best_t) {
             best = dd;
@@ -83,7 +47,7 @@ int redist__simulate_rx(int64_t K, int64_t P, double N, double b, double T_d, do
         }
     }
     int ms = 0, phases = 0;
-    multiphase_steps(&rx, &ms, &phases);
+    redist__multiphase_counts(K, P, &ms, &phases);
     rows[3] = (redist__sim_row){"multiphase", ms, -1, gdm(ms, phases * local, T_d, tau_d)};
     double largest = ceil(N / ((double)P * (double)K)) * b;
     rows[4] = (redist__sim_row){"alltoall-padded", 1, -1,
@@ -99,7 +63,7 @@ double redist__simulate_crossover(int64_t K, int64_t P, double b, double T_d, do
     redist__rx rx;
     if (K < 1 || K > P || redist__rx_init(K, P, &rx) != 0)
         return -1;
-    int L = redist__rowsched_max_degree(&rx), S = steps_of(indirect_builder, &rx, 0);
+    int L = redist__rowsched_max_degree(&rx), S = redist__rowsched_indirect_steps(&rx);
     if (L == 0 || K <= S)
         return -1;
     return 2.0 * (double)P * (double)(K - S) * T_d / ((double)L * b * tau_d);
