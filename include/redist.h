@@ -109,6 +109,9 @@ typedef struct redist_options {
                               datatypes over the user's arrays; MPI moves the data) */
     int hybrid_degree;     /* hybrid: the degree of indirection d (default -1: the model
                               chooses) */
+    int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = paper 001's
+                                synchronous method (every packet, then one scan), 0 = the
+                                asynchronous method (each packet placed on arrival; default) */
 } redist_options;
 void redist_options_init(redist_options *opt);
 
@@ -178,6 +181,49 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
                     MPI_Comm comm, const char *algorithm);
 int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                  int shift, MPI_Comm comm, const char *algorithm);
+
+/* ---- HPF index functions (paper 001, Table 1) -----------------------------------------
+   Pure index math (no MPI, thread-safe) for a 1-D HPF distribution of n elements over P
+   processors, all indices 0-based:
+     REDIST_HPF_BLOCK     BLOCK(m): element g on processor g / m (contiguous blocks of m);
+                          needs m*P >= n; m = 0 means HPF's BLOCK, m = ceil(n/P) (1 if n = 0).
+     REDIST_HPF_CYCLIC    CYCLIC = CYCLIC(1): g on processor g mod P (m must be 0 or 1).
+     REDIST_HPF_CYCLIC_M  CYCLIC(m), m >= 1: blocks of m dealt round-robin.
+   Paper 001 numbers array elements from 1 (g_p, l_p) and processors from 0, with
+   CD(j, k) = (j + k - 1) / k and CR(j, k) = j - k*CD(j, k). Here g = g_p - 1, l = l_p - 1 and
+   p is unchanged, so e.g. BLOCK(m)'s p = CD(g_p, m) - 1 becomes p = g / m. Table 1, 0-based:
+                  processor p          local index l              global index g
+     BLOCK(m)     g / m                g mod m                    l + m*p
+     CYCLIC       g mod P              g / P                      l*P + p
+     CYCLIC(m)    (g / m) mod P        g mod m + (g / (m*P))*m    l mod m + (P*(l / m) + p)*m
+   (For CYCLIC(m) the paper prints l_p = mod(g_p - 1, m) + 1 + (g_p / (mP))m; the term
+   (g_p - 1) / (mP) is meant and used.) All three are cyclic(m) as redist_layout_create
+   defines it (block m, grid P, first 0), and redist_hpf_layout builds that layout.
+   Every function checks d as redist_hpf_check does and returns a negative REDIST_ERR_* code
+   on a bad d or index (detail: redist_last_error_detail()). */
+enum { REDIST_HPF_BLOCK = 0, REDIST_HPF_CYCLIC = 1, REDIST_HPF_CYCLIC_M = 2 };
+typedef struct redist_hpf_dist {
+    int kind;  /* REDIST_HPF_BLOCK, _CYCLIC or _CYCLIC_M */
+    int64_t n; /* global elements, >= 0 */
+    int64_t m; /* block size: BLOCK(m) (0: HPF's BLOCK), CYCLIC(m) (>= 1); CYCLIC: 0 or 1 */
+    int P;     /* processors, >= 1 */
+} redist_hpf_dist;
+/* REDIST_SUCCESS, or REDIST_ERR_ARG for d NULL, unknown kind, n < 0, P < 1, m < 0, m > 1 for
+   CYCLIC, m = 0 for CYCLIC_M, or BLOCK(m) with m*P < n. */
+int redist_hpf_check(const redist_hpf_dist *d);
+/* Processor of global index g in [0, n); a negative code otherwise. */
+int redist_hpf_owner(const redist_hpf_dist *d, int64_t g);
+/* Local index of global index g in [0, n) on its owner; a negative code otherwise. */
+int64_t redist_hpf_local(const redist_hpf_dist *d, int64_t g);
+/* Global index of local index l on processor p; a negative code unless p is in [0, P) and
+   l in [0, redist_hpf_local_count(d, p)). */
+int64_t redist_hpf_global(const redist_hpf_dist *d, int p, int64_t l);
+/* Number of elements on processor p in [0, P); a negative code otherwise. */
+int64_t redist_hpf_local_count(const redist_hpf_dist *d, int p);
+/* The same distribution as a 1-D redist layout (extent n, block m, grid P), processor p
+   being rank ranks[p] (NULL: rank p), to plan redistributions with. Free it with
+   redist_layout_free. */
+int redist_hpf_layout(const redist_hpf_dist *d, const int ranks[], redist_layout *layout);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,11 @@ static const redist__algorithm *const table[] = {
     &redist__algo_hybrid,
     &redist__algo_alltoall_padded,
     &redist__algo_multiphase,
+    &redist__algo_general,
+    &redist__algo_ky_to_y,
+    &redist__algo_x_to_kx,
+    &redist__algo_gcd,
+    &redist__algo_lcm,
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 

@@ -174,6 +174,8 @@ typedef struct redist__summary {
                                   in paper 000's table case, else the distinct shifts used */
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
     int64_t ratio_K;           /* block ratio of a 1-D same-ranks pair, any K; 0 if none */
+    int same_line_1d;          /* 1-D, same ranks, grid and first coordinate (paper 001) */
+    int64_t x_block, y_block;  /* its source and destination blocks */
     int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
     int indirect_shift_steps;  /* of which circular shifts: ceil(log K') + ceil(log G) */
     int multiphase_steps;      /* direct steps summed over the prime factors of K */
@@ -246,6 +248,11 @@ extern const redist__algorithm redist__algo_indirect;
 extern const redist__algorithm redist__algo_hybrid;
 extern const redist__algorithm redist__algo_alltoall_padded;
 extern const redist__algorithm redist__algo_multiphase;
+extern const redist__algorithm redist__algo_general;
+extern const redist__algorithm redist__algo_ky_to_y;
+extern const redist__algorithm redist__algo_x_to_kx;
+extern const redist__algorithm redist__algo_gcd;
+extern const redist__algorithm redist__algo_lcm;
 
 /* The table of algorithms (index 0 is "auto", which has no entry here: NULL). */
 const redist__algorithm *redist__algorithm_by_name(const char *name);
@@ -274,7 +281,8 @@ struct redist_plan_s {
     redist__summary summary;
     redist_stats stats;
     int check_arguments;
-    int hybrid_degree; /* the option: -1 lets the model choose */
+    int hybrid_degree;       /* the option: -1 lets the model choose */
+    int synchronous_receive; /* the option (paper 001's synchronous method) */
 
     /* One execution in flight. */
     int active;

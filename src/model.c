@@ -128,6 +128,12 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
 {
     int dual = 0;
     s->ratio_K = redist__ratio_detect(src, dst, &dual);
+    s->same_line_1d = src->ndims == 1 && dst->ndims == 1 && src->grid[0] == dst->grid[0] &&
+                      src->first[0] == dst->first[0] && redist__same_global_shape(src, dst);
+    for (int c = 0; s->same_line_1d && c < src->nprocs; c++)
+        s->same_line_1d = src->ranks[c] == dst->ranks[c];
+    s->x_block = src->block[0];
+    s->y_block = dst->block[0];
     if (s->ratio_K > 0)
         multiphase_counts(s, s->ratio_K, src->grid[0]);
     redist__table_case tc;
@@ -244,6 +250,11 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */
         return copy + moved + m->per_byte * bytes + m->startup +
                m->per_message * (s->comm_size - 1);
+    if (strcmp(a->name, "general") == 0) /* index arithmetic for every element */
+        return copy + moved + m->startup + m->per_message * (double)s->max_messages +
+               2e-9 * (double)s->max_local_bytes / (double)s->elsize;
+    if (strcmp(a->name, "gcd") == 0 || strcmp(a->name, "lcm") == 0) /* two phases */
+        return 2.0 * (copy + moved + m->startup + m->per_message * (double)s->max_messages);
     if (strcmp(a->name, "multiphase") == 0) /* every phase moves all the data */
         return s->multiphase_phases * (copy + moved) + m->startup * s->multiphase_steps;
     if (strcmp(a->name, "alltoall-padded") == 0) /* every peer gets the largest message */

@@ -28,6 +28,7 @@ void redist_options_init(redist_options *opt)
     opt->shared_memory = 1;
     opt->transport = REDIST_TRANSPORT_AUTO;
     opt->hybrid_degree = -1;
+    opt->synchronous_receive = 0;
 }
 
 static const char *algorithm_name(const redist_options *opt)
@@ -98,10 +99,11 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
     /* Effective values: NULL options mean the defaults. */
-    unsigned char flags[4] = {opt == NULL || opt->check_arguments != 0,
+    unsigned char flags[5] = {opt == NULL || opt->check_arguments != 0,
                               opt == NULL || opt->shared_memory != 0,
                               (unsigned char)(opt == NULL ? 0 : opt->transport),
-                              (unsigned char)(opt == NULL ? 255 : opt->hybrid_degree)};
+                              (unsigned char)(opt == NULL ? 255 : opt->hybrid_degree),
+                              opt != NULL && opt->synchronous_receive != 0};
     h = redist__hash_bytes(h, flags, sizeof flags);
     return h >> 2; /* room to negate */
 }
@@ -377,6 +379,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     p->dst = dst;
     p->check_arguments = opt == NULL || opt->check_arguments;
     p->hybrid_degree = opt == NULL ? -1 : opt->hybrid_degree;
+    p->synchronous_receive = opt != NULL && opt->synchronous_receive;
     p->check_req = MPI_REQUEST_NULL;
     if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;

@@ -92,7 +92,7 @@ static int setup(struct redist_plan_s *p)
     for (int i = 0; i < MAX_PHASES; i++)
         names[i] = "direct";
     redist__phases *ph = NULL;
-    int err = redist__phases_create(p, n < 0 ? 1 : n, mid, names, -1, &ph);
+    int err = redist__phases_create(p, n < 0 ? 1 : n, mid, names, -1, 0, &ph);
     p->algo_state = ph;
     return n < 0 ? REDIST_ERR_NOMEM : err;
 }

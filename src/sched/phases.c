@@ -23,7 +23,8 @@ void redist__phases_free(redist__phases *ph)
 }
 
 int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
-                          const char *const names[], int d, redist__phases **out)
+                          const char *const names[], int d, int synchronous_receive,
+                          redist__phases **out)
 {
     redist__phases *ph = calloc(1, sizeof *ph);
     *out = ph;
@@ -47,6 +48,7 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         redist_options_init(&opt);
         opt.algorithm = names[i];
         opt.hybrid_degree = d;
+        opt.synchronous_receive = synchronous_receive;
         opt.check_arguments = 0;
         redist_layout from = i == 0 ? p->src : ph ? ph->mid[i - 1] : NULL;
         redist_layout to = i == n - 1 ? p->dst : ph ? ph->mid[i] : NULL;

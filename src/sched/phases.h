@@ -14,7 +14,8 @@ typedef struct redist__phases redist__phases;
    algorithm names[i] and hybrid degree d (check_arguments off: the outer plan agrees on the
    buffers). Takes ownership of the mid layouts. Every rank makes every call whatever fails. */
 int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
-                          const char *const names[], int d, redist__phases **out);
+                          const char *const names[], int d, int synchronous_receive,
+                          redist__phases **out);
 void redist__phases_free(redist__phases *ph);
 int redist__phases_start(struct redist_plan_s *p, redist__phases *ph);
 int redist__phases_progress(struct redist_plan_s *p, redist__phases *ph, int blocking, int *done);

@@ -413,7 +413,7 @@ static int lcm_phases(struct redist_plan_s *p, relay_state *s, int64_t lcm, int 
     redist_layout_create(1, p->src->extent, &lcm, p->src->grid, p->src->first, p->src->ranks,
                          p->src->order, &mid[0]);
     const char *names[2] = {p->algo->name, p->algo->name};
-    return redist__phases_create(p, 2, mid, names, d, &s->phases);
+    return redist__phases_create(p, 2, mid, names, d, 0, &s->phases);
 }
 
 int redist__relay_applicable(const redist__summary *s)

@@ -1,0 +1,39 @@
+/* gcd: paper 001's GCD method (§5.2, Fig. 8): cyclic(x) -> cyclic(m) with KY_TO_Y, then
+ * cyclic(m) -> cyclic(y) with X_TO_KX, m = gcd(x, y). Two phases (src/sched/phases.c); the
+ * intermediate block m is the smallest of the three, so its index work is the finest (m = 1
+ * is as fine as the general method). 1-D pairs on the same ranks only.
+ */
+#include "p001.h"
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int two_steps(const redist__summary *s)
+{
+    return s->max_messages > 0 ? 2 : 0;
+}
+
+static int setup(struct redist_plan_s *p)
+{
+    int64_t m = gcd64(p->src->block[0], p->dst->block[0]);
+    return redist__p001_two_phases(p, m, "ky-to-y", "x-to-kx");
+}
+
+const redist__algorithm redist__algo_gcd = {
+    .name = "gcd",
+    .applicable = redist__p001_applicable,
+    .steps = two_steps,
+    .setup = setup,
+    .start = redist__p001_phases_start,
+    .progress = redist__p001_phases_progress,
+    .destroy = redist__p001_phases_destroy,
+    .local_stats = redist__p001_phases_stats,
+    .dry_needs_buffers = 1,
+};

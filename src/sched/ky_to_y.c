@@ -1,0 +1,123 @@
+/* ky-to-y: paper 001's KY_TO_Y algorithm (§3, Fig. 2) for cyclic(x) -> cyclic(y), x = k y.
+ *
+ * Send: processor p sends sub-block i of every local block of size x to (p_d + i) mod P,
+ * p_d = (k p) mod P: the sequence of k destinations is computed once and reused. Receive,
+ * when k <= P and P mod k = 0: local block i of size y comes from
+ * (p/k + (i mod k) (P/k)) mod P, again a stored sequence of k processors; synchronous
+ * (all packets, then one scan) or asynchronous (each packet placed on arrival, its blocks
+ * with stride x), the plan option synchronous_receive. Otherwise the source of each block is
+ * computed as ((i P + p)/k) mod P and the synchronous method is used, as in the paper.
+ * Index work is per block of y, not per element. One step.
+ */
+#include "p001.h"
+
+#include <stdlib.h>
+
+typedef struct state {
+    redist__p001 st;
+    int64_t k;
+    int stored; /* k <= P and P mod k = 0: the receive sequence repeats every k blocks */
+} state;
+
+static int applicable(const redist__summary *s)
+{
+    return s->same_line_1d && s->x_block % s->y_block == 0 ? REDIST_SUCCESS
+                                                           : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static int setup(struct redist_plan_s *p)
+{
+    state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    int err = redist__p001_setup(p, &s->st);
+    s->k = s->st.x / s->st.y;
+    s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
+    s->st.sync = p->synchronous_receive || !s->stored;
+    return err;
+}
+
+static void destroy(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    redist__p001_free(&s->st);
+    free(s);
+    p->algo_state = NULL;
+}
+
+static void pack(struct redist_plan_s *p, state *s)
+{
+    redist__p001 *t = &s->st;
+    int64_t es = (int64_t)p->elsize, pd = (s->k * t->me) % t->P;
+    for (int64_t at = 0; at < p->src_count; at += t->x) /* each local block of size x */
+        for (int64_t i = 0; i < s->k && at + i * t->y < p->src_count; i++) {
+            int64_t from = at + i * t->y,
+                    len = p->src_count - from < t->y ? p->src_count - from : t->y;
+            redist__p001_append(t, (pd + i) % t->P, p->cur_src + from * es, len, p->elsize);
+        }
+}
+
+/* Source of local block i (size y). */
+static int64_t source(const state *s, int64_t i)
+{
+    const redist__p001 *t = &s->st;
+    if (s->stored)
+        return (t->me / s->k + (i % s->k) * (t->P / s->k)) % t->P;
+    return ((i * t->P + t->me) / s->k) % t->P;
+}
+
+static void unpack_all(struct redist_plan_s *p, redist__p001 *t)
+{
+    state *s = p->algo_state;
+    int64_t es = (int64_t)p->elsize;
+    for (int64_t i = 0; i * t->y < p->dst_count; i++) {
+        int64_t at = i * t->y, len = p->dst_count - at < t->y ? p->dst_count - at : t->y;
+        redist__p001_read(t, source(s, i), p->cur_dst + at * es, len, p->elsize);
+    }
+}
+
+/* The asynchronous method: the packet from q fills blocks i0, i0 + k, ... (stride x). */
+static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q)
+{
+    state *s = p->algo_state;
+    int64_t es = (int64_t)p->elsize;
+    for (int64_t i0 = 0; i0 < s->k; i0++) {
+        if (source(s, i0) != q)
+            continue;
+        for (int64_t at = i0 * t->y; at < p->dst_count; at += t->x) {
+            int64_t len = p->dst_count - at < t->y ? p->dst_count - at : t->y;
+            redist__p001_read(t, q, p->cur_dst + at * es, len, p->elsize);
+        }
+    }
+}
+
+static int start(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    int err = redist__p001_post_receives(p, &s->st);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (!p->dry && s->st.me >= 0)
+        pack(p, s);
+    return redist__p001_post_sends(p, &s->st);
+}
+
+static int progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    state *s = p->algo_state;
+    return redist__p001_progress(p, &s->st, blocking, done, unpack_one, unpack_all);
+}
+
+const redist__algorithm redist__algo_ky_to_y = {
+    .name = "ky-to-y",
+    .applicable = applicable,
+    .steps = redist__one_step,
+    .setup = setup,
+    .start = start,
+    .progress = progress,
+    .destroy = destroy,
+    .packs = 1,
+};

@@ -1,0 +1,71 @@
+/* Shared machinery of paper 001's algorithms (Thakur, Choudhary, Ramanujam): general,
+ * ky-to-y, x-to-kx (gcd and lcm are phases of the latter two).
+ *
+ * Paper 001 computes who gets what by index arithmetic while packing (per element for the
+ * general method, per block with stored processor sequences for KY_TO_Y and X_TO_KX) and
+ * writes one packet per destination in increasing global order; the receiver reads packets
+ * back in its own local order. Packet sizes are those of the pattern's messages (the same
+ * element sets), so buffers are allocated at plan time. Applies to 1-D pairs on the same P
+ * ranks with the same first coordinate (paper 001 §2 assumes one processor set); the paper's
+ * processor p is grid coordinate (p + first) mod P.
+ */
+#ifndef REDIST_SCHED_P001_H
+#define REDIST_SCHED_P001_H
+
+#include "common.h"
+
+typedef struct redist__p001 {
+    int64_t P, x, y, n; /* processors, source and destination blocks, extent */
+    int64_t me;         /* this rank's paper processor number, -1 if not in the layouts */
+    int first;
+    int sync;                  /* synchronous receive (wait for every packet, then one scan) */
+    char **out, **in;          /* [P] packet of each paper processor: to send, received */
+    int64_t *out_len, *in_len; /* [P] elements */
+    int64_t *out_fill;         /* [P] elements packed so far (pack-time cursor) */
+    int64_t *in_read;          /* [P] elements read so far (synchronous unpack cursor) */
+    char *selfbuf;
+    MPI_Request *reqs; /* receives first (nrecv), then sends */
+    int64_t *req_peer; /* paper processor of each receive */
+    int nrecv, nsend, recvs_left;
+    int self_done, unpacked; /* this execution: self packet placed, synchronous scan done */
+} redist__p001;
+
+/* Applicability (pure): 1-D, same ranks, grid and first on both sides. */
+int redist__p001_applicable(const redist__summary *s);
+/* Maps the plan's messages to paper processors and allocates the request arrays. */
+int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st);
+void redist__p001_free(redist__p001 *st);
+/* Posts the receives, then (after the algorithm packed every packet) the sends. */
+int redist__p001_post_receives(struct redist_plan_s *p, redist__p001 *st);
+int redist__p001_post_sends(struct redist_plan_s *p, redist__p001 *st);
+/* Appends len elements from src to the packet for paper processor q. */
+void redist__p001_append(redist__p001 *st, int64_t q, const char *src, int64_t len, size_t es);
+/* Reads the next len elements of the packet from paper processor q into dst. */
+void redist__p001_read(redist__p001 *st, int64_t q, char *dst, int64_t len, size_t es);
+/* Waits for packets: with sync, all of them; else one at a time, calling unpack_one(q)
+   for each arrived packet (the asynchronous method). Sends complete at the end. */
+typedef void (*redist__p001_unpack_fn)(struct redist_plan_s *p, redist__p001 *st, int64_t q);
+int redist__p001_progress(struct redist_plan_s *p, redist__p001 *st, int blocking, int *done,
+                          redist__p001_unpack_fn unpack_one,
+                          void (*unpack_all)(struct redist_plan_s *, redist__p001 *));
+
+/* gcd and lcm: two phases through cyclic(m) with the named algorithms (phases.c). */
+int redist__p001_two_phases(struct redist_plan_s *p, int64_t m, const char *first,
+                            const char *second);
+int redist__p001_phases_start(struct redist_plan_s *p);
+int redist__p001_phases_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__p001_phases_destroy(struct redist_plan_s *p);
+void redist__p001_phases_stats(const struct redist_plan_s *p, redist_stats *st);
+
+/* Paper 001 Table 1, 0-based, cyclic(b) over P processors: global index of local index l on
+   processor p, processor of global index g. */
+static inline int64_t redist__p001_global(int64_t l, int64_t b, int64_t P, int64_t p)
+{
+    return (l / b) * b * P + p * b + l % b;
+}
+static inline int64_t redist__p001_owner(int64_t g, int64_t b, int64_t P)
+{
+    return (g / b) % P;
+}
+
+#endif

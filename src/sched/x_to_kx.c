@@ -1,0 +1,123 @@
+/* x-to-kx: paper 001's X_TO_KX algorithm (§4, Fig. 5) for cyclic(x) -> cyclic(y), y = k x.
+ *
+ * Send, when k <= P and P mod k = 0: local block i of size x goes to
+ * (p/k + (i mod k) (P/k)) mod P, a stored sequence of k processors; otherwise each block's
+ * destination is computed as ((i P + p)/k) mod P. Receive: sub-block i of every local block
+ * of size y comes from (p_s + i) mod P, p_s = (k p) mod P; synchronous (all packets, then
+ * one scan of the local array) or asynchronous (each packet placed on arrival, stride y),
+ * the plan option synchronous_receive. Index work is per block of x. One step.
+ */
+#include "p001.h"
+
+#include <stdlib.h>
+
+typedef struct state {
+    redist__p001 st;
+    int64_t k;
+    int stored;
+} state;
+
+static int applicable(const redist__summary *s)
+{
+    return s->same_line_1d && s->y_block % s->x_block == 0 ? REDIST_SUCCESS
+                                                           : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static int setup(struct redist_plan_s *p)
+{
+    state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    int err = redist__p001_setup(p, &s->st);
+    s->k = s->st.y / s->st.x;
+    s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
+    s->st.sync = p->synchronous_receive;
+    return err;
+}
+
+static void destroy(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    redist__p001_free(&s->st);
+    free(s);
+    p->algo_state = NULL;
+}
+
+/* Destination of local block i (size x). */
+static int64_t destination(const state *s, int64_t i)
+{
+    const redist__p001 *t = &s->st;
+    if (s->stored)
+        return (t->me / s->k + (i % s->k) * (t->P / s->k)) % t->P;
+    return ((i * t->P + t->me) / s->k) % t->P;
+}
+
+static void pack(struct redist_plan_s *p, state *s)
+{
+    redist__p001 *t = &s->st;
+    int64_t es = (int64_t)p->elsize;
+    for (int64_t i = 0; i * t->x < p->src_count; i++) {
+        int64_t at = i * t->x, len = p->src_count - at < t->x ? p->src_count - at : t->x;
+        redist__p001_append(t, destination(s, i), p->cur_src + at * es, len, p->elsize);
+    }
+}
+
+static void unpack_all(struct redist_plan_s *p, redist__p001 *t)
+{
+    state *s = p->algo_state;
+    int64_t es = (int64_t)p->elsize, ps = (s->k * t->me) % t->P;
+    for (int64_t at = 0; at < p->dst_count; at += t->y) /* each local block of size y */
+        for (int64_t i = 0; i < s->k && at + i * t->x < p->dst_count; i++) {
+            int64_t from = at + i * t->x;
+            int64_t len = p->dst_count - from < t->x ? p->dst_count - from : t->x;
+            redist__p001_read(t, (ps + i) % t->P, p->cur_dst + from * es, len, p->elsize);
+        }
+}
+
+/* The asynchronous method: the packet from q holds the sub-blocks i with (p_s + i) mod P = q
+   of every local block of size y (stride y; several per block when k > P), in that order. */
+static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q)
+{
+    state *s = p->algo_state;
+    int64_t es = (int64_t)p->elsize, ps = (s->k * t->me) % t->P;
+    int64_t i0 = ((q - ps) % t->P + t->P) % t->P;
+    for (int64_t block = 0; block < p->dst_count; block += t->y)
+        for (int64_t i = i0; i < s->k; i += t->P) {
+            int64_t at = block + i * t->x;
+            if (at >= p->dst_count)
+                break;
+            int64_t len = p->dst_count - at < t->x ? p->dst_count - at : t->x;
+            redist__p001_read(t, q, p->cur_dst + at * es, len, p->elsize);
+        }
+}
+
+static int start(struct redist_plan_s *p)
+{
+    state *s = p->algo_state;
+    int err = redist__p001_post_receives(p, &s->st);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (!p->dry && s->st.me >= 0)
+        pack(p, s);
+    return redist__p001_post_sends(p, &s->st);
+}
+
+static int progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    state *s = p->algo_state;
+    return redist__p001_progress(p, &s->st, blocking, done, unpack_one, unpack_all);
+}
+
+const redist__algorithm redist__algo_x_to_kx = {
+    .name = "x-to-kx",
+    .applicable = applicable,
+    .steps = redist__one_step,
+    .setup = setup,
+    .start = start,
+    .progress = progress,
+    .destroy = destroy,
+    .packs = 1,
+};
