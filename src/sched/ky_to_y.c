@@ -51,12 +51,13 @@ static void destroy(struct redist_plan_s *p)
 static void pack(struct redist_plan_s *p, state *s)
 {
     redist__p001 *t = &s->st;
-    int64_t es = (int64_t)p->elsize, pd = (s->k * t->me) % t->P;
+    int64_t es = (int64_t)p->elsize;
     for (int64_t at = 0; at < p->src_count; at += t->x) /* each local block of size x */
         for (int64_t i = 0; i < s->k && at + i * t->y < p->src_count; i++) {
             int64_t from = at + i * t->y,
                     len = p->src_count - from < t->y ? p->src_count - from : t->y;
-            redist__p001_append(t, (pd + i) % t->P, p->cur_src + from * es, len, p->elsize);
+            redist__p001_append(t, redist__ky_dest(s->k, t->P, t->me, i), p->cur_src + from * es,
+                                len, p->elsize);
         }
 }
 
@@ -65,8 +66,8 @@ static int64_t source(const state *s, int64_t i)
 {
     const redist__p001 *t = &s->st;
     if (s->stored)
-        return (t->me / s->k + (i % s->k) * (t->P / s->k)) % t->P;
-    return ((i * t->P + t->me) / s->k) % t->P;
+        return redist__ky_source_stored(s->k, t->P, t->me, i);
+    return redist__ky_source(s->k, t->P, t->me, i);
 }
 
 static void unpack_all(struct redist_plan_s *p, redist__p001 *t)

@@ -51,8 +51,8 @@ static int64_t destination(const state *s, int64_t i)
 {
     const redist__p001 *t = &s->st;
     if (s->stored)
-        return (t->me / s->k + (i % s->k) * (t->P / s->k)) % t->P;
-    return ((i * t->P + t->me) / s->k) % t->P;
+        return redist__xk_dest_stored(s->k, t->P, t->me, i);
+    return redist__xk_dest(s->k, t->P, t->me, i);
 }
 
 static void pack(struct redist_plan_s *p, state *s)
@@ -68,12 +68,13 @@ static void pack(struct redist_plan_s *p, state *s)
 static void unpack_all(struct redist_plan_s *p, redist__p001 *t)
 {
     state *s = p->algo_state;
-    int64_t es = (int64_t)p->elsize, ps = (s->k * t->me) % t->P;
+    int64_t es = (int64_t)p->elsize;
     for (int64_t at = 0; at < p->dst_count; at += t->y) /* each local block of size y */
         for (int64_t i = 0; i < s->k && at + i * t->x < p->dst_count; i++) {
             int64_t from = at + i * t->x;
             int64_t len = p->dst_count - from < t->x ? p->dst_count - from : t->x;
-            redist__p001_read(t, (ps + i) % t->P, p->cur_dst + from * es, len, p->elsize);
+            redist__p001_read(t, redist__xk_source(s->k, t->P, t->me, i), p->cur_dst + from * es,
+                              len, p->elsize);
         }
 }
 
