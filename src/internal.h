@@ -312,6 +312,14 @@ void redist__shm_free(struct redist_plan_s *plan);
 /* Memory barrier for the window (MPI_Win_sync) around notifications. */
 void redist__shm_sync(struct redist_plan_s *plan);
 
+/* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
+int redist__element_size(MPI_Datatype type, size_t *elsize);
+/* The agreement step: the worst status over all ranks (the same code everywhere), and
+   REDIST_ERR_MISMATCH if the ranks' fingerprints differ. Collective over comm. */
+int redist__agree(MPI_Comm comm, int rank, int err, uint64_t hash);
+/* Frees a plan and everything it owns (the communicator and type copies included). */
+void redist__plan_destroy(struct redist_plan_s *plan);
+
 /* Element-count limit of one MPI call's count argument. */
 #define REDIST__MAX_INT_COUNT ((int64_t)2147483647)
 /* Messages are sent in chunks of at most this many bytes. */

@@ -37,7 +37,7 @@ static const char *algorithm_name(const redist_options *opt)
 }
 
 /* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
-static int element_size(MPI_Datatype type, size_t *elsize)
+int redist__element_size(MPI_Datatype type, size_t *elsize)
 {
     if (type == MPI_DATATYPE_NULL)
         return redist__fail(REDIST_ERR_ARG, "type is MPI_DATATYPE_NULL");
@@ -82,7 +82,7 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
                             "%d ranks",
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
-    return element_size(type, elsize);
+    return redist__element_size(type, elsize);
 }
 
 /* Fingerprint of everything that must be the same on every rank. */
@@ -110,7 +110,7 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
 
 /* Phase 2 (and the final check of phase 3): the worst status over all ranks, and
    MISMATCH if the fingerprints differ. Returns the agreed status. */
-static int agree(MPI_Comm comm, int rank, int err, uint64_t hash)
+int redist__agree(MPI_Comm comm, int rank, int err, uint64_t hash)
 {
     /* The most negative code wins, and among the ranks reporting it the lowest: one key
        (code + 128) * 2^32 + rank keeps the pair together under MPI_MIN. */
@@ -145,7 +145,7 @@ static void free_types(MPI_Datatype *t, int n)
     free(t);
 }
 
-static void free_plan(struct redist_plan_s *p)
+void redist__plan_destroy(struct redist_plan_s *p)
 {
     if (p == NULL)
         return;
@@ -320,12 +320,12 @@ static int setup(struct redist_plan_s *p, const char *name, int shared_memory, i
     p->transport = redist__choose_transport(p->algo, &p->summary, transport);
     int shm = p->algo->uses_shm && shared_memory && p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
-        err = agree(p->comm, p->rank, redist__shm_setup(p), 0);
+        err = redist__agree(p->comm, p->rank, redist__shm_setup(p), 0);
     if (err == REDIST_SUCCESS)
         err = allocate_buffers(p, shm);
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
-    err = agree(p->comm, p->rank, err, 0);
+    err = redist__agree(p->comm, p->rank, err, 0);
     if (err == REDIST_SUCCESS)
         fill_stats(p);
     return err;
@@ -362,7 +362,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (err == REDIST_SUCCESS && p == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "plan");
-    err = agree(dup, rank, err, hash);
+    err = redist__agree(dup, rank, err, hash);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
         free(p);
@@ -385,7 +385,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
         p->type = MPI_DATATYPE_NULL;
         err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");
     }
-    err = agree(dup, rank, err, 0);
+    err = redist__agree(dup, rank, err, 0);
     if (err == REDIST_SUCCESS)
         err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory,
                     opt == NULL ? REDIST_TRANSPORT_AUTO : opt->transport);
@@ -394,7 +394,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
             p->src = NULL;
         if (p->dst == dst)
             p->dst = NULL;
-        free_plan(p);
+        redist__plan_destroy(p);
         return err;
     }
     *plan = p;
@@ -407,7 +407,7 @@ int redist_plan_free(redist_plan *plan)
         return redist__fail(REDIST_ERR_ARG, "plan: NULL pointer");
     if (*plan != NULL && (*plan)->active)
         redist_wait(*plan);
-    free_plan(*plan);
+    redist__plan_destroy(*plan);
     *plan = NULL;
     return REDIST_SUCCESS;
 }
