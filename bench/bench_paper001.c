@@ -22,10 +22,14 @@ typedef struct method {
 } method;
 
 static const method methods[] = {
-    {"ky-to-y/sync", "ky-to-y", 1}, {"ky-to-y/async", "ky-to-y", 0},
-    {"x-to-kx/sync", "x-to-kx", 1}, {"x-to-kx/async", "x-to-kx", 0},
-    {"general/sync", "general", 1}, {"general/async", "general", 0},
-    {"gcd", "gcd", 0},              {"lcm", "lcm", 0},
+    {"ky-to-y/sync", "ky-to-y", 1},
+    {"ky-to-y/async", "ky-to-y", 0},
+    {"x-to-kx/sync", "x-to-kx", 1},
+    {"x-to-kx/async", "x-to-kx", 0},
+    {"general/sync", "general", 1},
+    {"general/async", "general", 0},
+    {"gcd", "gcd", 0},
+    {"lcm", "lcm", 0},
     {"direct-async", "direct-async", 0},
 };
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
@@ -105,11 +109,10 @@ int main(int argc, char **argv)
             if (bad)
                 printf("  %-15s WRONG (%lld elements)\n", methods[m].label, (long long)bad);
             else
-                printf("  %-15s %9.3f %9.3f\n", methods[m].label, t[0] * 1e3,
-                       t[n1 / 2] * 1e3);
+                printf("  %-15s %9.3f %9.3f\n", methods[m].label, t[0] * 1e3, t[n1 / 2] * 1e3);
             if (out && !bad)
-                fprintf(out, "%d,%lld,%lld,%lld,%s,%.9g,%.9g\n", P, (long long)n,
-                        (long long)x, (long long)y, methods[m].label, t[0], t[n1 / 2]);
+                fprintf(out, "%d,%lld,%lld,%lld,%s,%.9g,%.9g\n", P, (long long)n, (long long)x,
+                        (long long)y, methods[m].label, t[0], t[n1 / 2]);
         }
         redist_plan_free(&plan);
     }
