@@ -109,6 +109,8 @@ typedef struct redist_options {
                               datatypes over the user's arrays; MPI moves the data) */
     int hybrid_degree;     /* hybrid: the degree of indirection d (default -1: the model
                               chooses) */
+    int bmmc_method;       /* bmmc: 0 = MPI_Sendrecv_replace per round (paper 003, default),
+                              1 = MPI_Sendrecv into a second buffer, 2 = one MPI_Alltoallv */
     int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = paper 001's
                                 synchronous method (every packet, then one scan), 0 = the
                                 asynchronous method (each packet placed on arrival; default) */
@@ -224,6 +226,43 @@ int64_t redist_hpf_local_count(const redist_hpf_dist *d, int p);
    being rank ranks[p] (NULL: rank p), to plan redistributions with. Free it with
    redist_layout_free. */
 int redist_hpf_layout(const redist_hpf_dist *d, const int ranks[], redist_layout *layout);
+
+/* ---- BMMC matrices (paper 003) ---- */
+/* Local helpers to build the permutations passed to redist_plan_create_bmmc (Cormen, paper
+   003 §2, Lemma 1, §6, Appendix C). An n x n matrix over GF(2), 0 <= n <= 64, is n words:
+   bit i of columns[j] is A[i][j] (bit 0 is the paper's top row). A BMMC permutation maps
+   index x to y = A x xor c. Inputs must have no bits at or above n. Functions return
+   REDIST_SUCCESS or REDIST_ERR_ARG (n out of range, NULL pointer, stray bits, singular A). */
+int redist_bmmc_identity(int n, uint64_t columns[]);
+/* Transpose of a 2^a x 2^b matrix stored row-major (n = a + b): element (i, j), row i,
+   column j, at x = i 2^b + j goes to y = j 2^a + i (the 2^b x 2^a transpose, row-major). */
+int redist_bmmc_transpose(int a, int b, uint64_t columns[]);
+/* y_i = x_(n-1-i). */
+int redist_bmmc_bit_reversal(int n, uint64_t columns[]);
+/* y = N - 1 - x: A = I, *complement = all n bits. */
+int redist_bmmc_vector_reversal(int n, uint64_t columns[], uint64_t *complement);
+/* Binary reflected Gray code y_i = x_i xor x_(i+1), and its inverse. */
+int redist_bmmc_gray(int n, uint64_t columns[]);
+int redist_bmmc_gray_inverse(int n, uint64_t columns[]);
+/* Rotation of the index bits: bit i of x goes to bit (i + k) mod n of y (any k); k = 1 is the
+   perfect shuffle, k = -1 the unshuffle. */
+int redist_bmmc_shuffle(int n, int k, uint64_t columns[]);
+/* Q of paper 003 §6 for processor bits at f (0 <= p <= n, 0 <= f <= n - p): global index x
+   -> processor-major index (rank << (n-p)) | local offset, the rank and offset being those
+   of redist_plan_create_bmmc's layout rule. _inverse gives Q^-1. Example: moving data from
+   layout f1 to layout f2 unchanged is the permutation Q_f1^-1 Q_f2 performed with f = f1. */
+int redist_bmmc_layout(int n, int p, int f, uint64_t columns[]);
+int redist_bmmc_layout_inverse(int n, int p, int f, uint64_t columns[]);
+/* Lemma 1: x -> A x xor ca first, then B x' xor cb: out = B A, *cout = B ca xor cb. out may
+   be a or b. */
+int redist_bmmc_compose(int n, const uint64_t a[], uint64_t ca, const uint64_t b[], uint64_t cb,
+                        uint64_t out[], uint64_t *cout);
+/* Lemma 1: the inverse permutation, out = A^-1, *cout = A^-1 c; REDIST_ERR_ARG if singular. */
+int redist_bmmc_inverse(int n, const uint64_t a[], uint64_t c, uint64_t out[], uint64_t *cout);
+/* Rank of A over GF(2) (n means nonsingular), or a negative code. */
+int redist_bmmc_rank(int n, const uint64_t a[]);
+/* y = A x xor c (bits of x at or above n are ignored). */
+uint64_t redist_bmmc_apply(int n, const uint64_t a[], uint64_t c, uint64_t x);
 
 #ifdef __cplusplus
 }

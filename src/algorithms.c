@@ -20,6 +20,7 @@ static const redist__algorithm *const table[] = {
     &redist__algo_x_to_kx,
     &redist__algo_gcd,
     &redist__algo_lcm,
+    &redist__algo_bmmc,
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 

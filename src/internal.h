@@ -175,6 +175,7 @@ typedef struct redist__summary {
     int64_t table_K;           /* K of the table case R_x(K, P) (circulant.h), 0 if none */
     int64_t ratio_K;           /* block ratio of a 1-D same-ranks pair, any K; 0 if none */
     int same_line_1d;          /* 1-D, same ranks, grid and first coordinate (paper 001) */
+    int bmmc_rounds;           /* a bit permutation (bmmc applies): 2^rank(lambda); else 0 */
     int64_t x_block, y_block;  /* its source and destination blocks */
     int indirect_steps;        /* steps of paper 000's indirect schedule (table case) */
     int indirect_shift_steps;  /* of which circular shifts: ceil(log K') + ceil(log G) */
@@ -253,6 +254,13 @@ extern const redist__algorithm redist__algo_ky_to_y;
 extern const redist__algorithm redist__algo_x_to_kx;
 extern const redist__algorithm redist__algo_gcd;
 extern const redist__algorithm redist__algo_lcm;
+extern const redist__algorithm redist__algo_bmmc;
+/* A block-cyclic pair that is a bit permutation (bmmc/perform.c): 1-D, one process set,
+   N, P and both blocks powers of two; gives lg N, lg P and the blocks' logs. */
+int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst, int *n,
+                       int *p, int *f1, int *f2);
+/* Rounds of the bmmc algorithm for such a pair (0 if it is not one). */
+int redist__bpc_rounds(const struct redist_layout_s *src, const struct redist_layout_s *dst);
 
 /* The table of algorithms (index 0 is "auto", which has no entry here: NULL). */
 const redist__algorithm *redist__algorithm_by_name(const char *name);
@@ -283,6 +291,7 @@ struct redist_plan_s {
     int check_arguments;
     int hybrid_degree;       /* the option: -1 lets the model choose */
     int synchronous_receive; /* the option (paper 001's synchronous method) */
+    int bmmc_method;         /* the option: bmmc's communication */
 
     /* One execution in flight. */
     int active;

@@ -134,6 +134,7 @@ void redist__summary_tables(redist__summary *s, const struct redist_layout_s *sr
         s->same_line_1d = src->ranks[c] == dst->ranks[c];
     s->x_block = src->block[0];
     s->y_block = dst->block[0];
+    s->bmmc_rounds = redist__bpc_rounds(src, dst);
     if (s->ratio_K > 0)
         multiphase_counts(s, s->ratio_K, src->grid[0]);
     redist__table_case tc;
@@ -250,6 +251,9 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     if (strcmp(a->name, "alltoallv") == 0) /* packs, and the collective touches every peer */
         return copy + moved + m->per_byte * bytes + m->startup +
                m->per_message * (s->comm_size - 1);
+    if (strcmp(a->name, "bmmc") == 0) /* one exchange per round, two permuting copies */
+        return copy + 3.0 * m->copy_per_byte * (double)s->max_local_bytes + m->per_byte * bytes +
+               m->startup * s->bmmc_rounds;
     if (strcmp(a->name, "general") == 0) /* index arithmetic for every element */
         return copy + moved + m->startup + m->per_message * (double)s->max_messages +
                2e-9 * (double)s->max_local_bytes / (double)s->elsize;

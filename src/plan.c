@@ -29,6 +29,7 @@ void redist_options_init(redist_options *opt)
     opt->transport = REDIST_TRANSPORT_AUTO;
     opt->hybrid_degree = -1;
     opt->synchronous_receive = 0;
+    opt->bmmc_method = 0;
 }
 
 static const char *algorithm_name(const redist_options *opt)
@@ -72,6 +73,8 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     if (!redist__same_global_shape(src, dst))
         return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
                                             "(ndims or extents differ)");
+    if (opt != NULL && (opt->bmmc_method < 0 || opt->bmmc_method > 2))
+        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
     if (opt != NULL &&
         (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE))
         return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
@@ -99,11 +102,12 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
     const char *name = algorithm_name(opt);
     h = redist__hash_bytes(h, name, strlen(name));
     /* Effective values: NULL options mean the defaults. */
-    unsigned char flags[5] = {opt == NULL || opt->check_arguments != 0,
+    unsigned char flags[6] = {opt == NULL || opt->check_arguments != 0,
                               opt == NULL || opt->shared_memory != 0,
                               (unsigned char)(opt == NULL ? 0 : opt->transport),
                               (unsigned char)(opt == NULL ? 255 : opt->hybrid_degree),
-                              opt != NULL && opt->synchronous_receive != 0};
+                              opt != NULL && opt->synchronous_receive != 0,
+                              (unsigned char)(opt == NULL ? 0 : opt->bmmc_method)};
     h = redist__hash_bytes(h, flags, sizeof flags);
     return h >> 2; /* room to negate */
 }
@@ -380,6 +384,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     p->check_arguments = opt == NULL || opt->check_arguments;
     p->hybrid_degree = opt == NULL ? -1 : opt->hybrid_degree;
     p->synchronous_receive = opt != NULL && opt->synchronous_receive;
+    p->bmmc_method = opt == NULL ? 0 : opt->bmmc_method;
     p->check_req = MPI_REQUEST_NULL;
     if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;

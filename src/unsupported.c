@@ -1,19 +1,9 @@
-/* Entry points of the API contract that later issues implement (BMMC permutations, paper
- * 003; the basic communication operations, paper 002). Until then each returns
+/* Entry points of the API contract that a later issue implements (the basic communication
+ * operations, paper 002). Until then each returns
  * REDIST_ERR_UNSUPPORTED, on every rank alike, without communicating. */
 #include "internal.h"
 
 #define UNSUPPORTED(what) redist__fail(REDIST_ERR_UNSUPPORTED, "%s is not implemented yet", what)
-
-int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
-                            MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
-                            redist_plan *plan)
-{
-    (void)n, (void)f, (void)columns, (void)complement, (void)type, (void)comm, (void)opt;
-    if (plan != NULL)
-        *plan = NULL;
-    return UNSUPPORTED("redist_plan_create_bmmc");
-}
 
 int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                  const char *algorithm)
