@@ -130,8 +130,15 @@ const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
                        MPI_Comm comm, const redist_options *opt, redist_plan *plan);
 
-/* BMMC permutation (collective). Not implemented in this version: returns
-   REDIST_ERR_UNSUPPORTED on every rank (see issue tracker). */
+/* BMMC permutation (collective; paper 003). comm size P = 2^p, N = 2^n >= P elements, N/P per
+   rank. The element at global index x sits on rank (x >> f) & (P-1), at local offset
+   (x & ((1<<f)-1)) | ((x >> (f+p)) << f). It moves to global index y = A x xor complement
+   (same layout rule), where bit i of columns[j] is A[i][j] and A is nonsingular over GF(2).
+   REDIST_ERR_ARG on every rank for a size that is not a power of two, n < p, f > n - p, a
+   singular A; the matrices of the "BMMC matrices" section below build the usual ones. The
+   plan factors A once; each execute sends 2^rank(lambda) messages per rank (Lemma 3), data
+   only. Option bmmc_method picks MPI_Sendrecv_replace (default), MPI_Sendrecv or
+   MPI_Alltoallv. Execute runs its rounds inside redist_wait/redist_test (blocking). */
 int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
                             MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
                             redist_plan *plan);
