@@ -48,6 +48,45 @@ static uint64_t global_of(uint64_t l, uint64_t r, int f, int p)
     return low | (r << f) | (high << (f + p));
 }
 
+/* Rank over GF(2) of vectors (Gaussian elimination), independent of the library. */
+static int gf2_rank(uint64_t v[], int count)
+{
+    int rank = 0;
+    for (int bit = 0; bit < 64; bit++) {
+        int pivot = -1;
+        for (int i = rank; i < count; i++)
+            if (v[i] >> bit & 1) {
+                pivot = i;
+                break;
+            }
+        if (pivot < 0)
+            continue;
+        uint64_t t = v[pivot];
+        v[pivot] = v[rank];
+        v[rank] = t;
+        for (int i = 0; i < count; i++)
+            if (i != rank && (v[i] >> bit & 1))
+                v[i] ^= v[rank];
+        rank++;
+    }
+    return rank;
+}
+
+/* Lemma 3: the rounds are 2^rank(lambda), lambda the lower-left p x (n-p) submatrix of the
+   processor-major matrix Q A Q^-1 (paper 003 §6). */
+static int expected_rounds(int n, int f, int p, const uint64_t a[])
+{
+    uint64_t q[64], qi[64], t[64], ap[64], lambda[64], c = 0;
+    redist_bmmc_layout(n, p, f, q);
+    redist_bmmc_layout_inverse(n, p, f, qi);
+    redist_bmmc_compose(n, qi, 0, a, 0, t, &c); /* first Q^-1, then A */
+    redist_bmmc_compose(n, t, 0, q, 0, ap, &c); /* then Q */
+    int m = n - p;
+    for (int j = 0; j < m; j++)
+        lambda[j] = ap[j] >> m;
+    return 1 << gf2_rank(lambda, m);
+}
+
 static void run(int n, int f, const uint64_t a[], uint64_t c, int method, int rank, int p,
                 const char *what)
 {
@@ -83,6 +122,11 @@ static void run(int n, int f, const uint64_t a[], uint64_t c, int method, int ra
         errs++;
         printf("[%d] %s n=%d f=%d method=%d: rc %d, %lld wrong\n", rank, what, n, f, method, rc,
                (long long)bad);
+    }
+    if (st.steps != expected_rounds(n, f, p, a)) {
+        errs++;
+        printf("[%d] %s n=%d f=%d: %d rounds, Lemma 3 says %d\n", rank, what, n, f, st.steps,
+               expected_rounds(n, f, p, a));
     }
     if (st.messages_sent != st.steps && st.messages_sent != st.steps - 1) {
         errs++;
