@@ -1,0 +1,145 @@
+/* Shared pieces of the basic communication operations (coll.h). */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static int free_private(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    MPI_Comm c = *(MPI_Comm *)value;
+    MPI_Comm_free(&c);
+    free(value);
+    return MPI_SUCCESS;
+}
+
+/* The cached private duplicate: operations never see the user's own messages. */
+static int private_comm(MPI_Comm comm, MPI_Comm *out)
+{
+    if (keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) != MPI_SUCCESS)
+        return REDIST_ERR_MPI;
+    void *value = NULL;
+    int found = 0;
+    if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
+        return REDIST_ERR_MPI;
+    if (found) {
+        *out = *(MPI_Comm *)value;
+        return REDIST_SUCCESS;
+    }
+    MPI_Comm *c = malloc(sizeof *c);
+    if (c == NULL || MPI_Comm_dup(comm, c) != MPI_SUCCESS) {
+        free(c);
+        return REDIST_ERR_MPI;
+    }
+    MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+    MPI_Comm_set_attr(comm, keyval, c);
+    *out = *c;
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_begin(MPI_Comm comm, int local_err, MPI_Comm *priv, int *rank, int *size)
+{
+    if (comm == MPI_COMM_NULL)
+        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported");
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    int err = private_comm(comm, priv);
+    if (err != REDIST_SUCCESS) /* the dup is collective: every rank failed alike */
+        return redist__fail(err, "private communicator");
+    int agreed = 0;
+    if (MPI_Allreduce(&local_err, &agreed, 1, MPI_INT, MPI_MIN, *priv) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "agreement failed");
+    if (agreed != local_err)
+        redist__fail(agreed, "another rank reported: %s", redist_strerror(agreed));
+    return agreed;
+}
+
+int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize)
+{
+    if (count < 0)
+        return redist__fail(REDIST_ERR_ARG, "count = %lld must be >= 0", (long long)count);
+    return redist__element_size(type, elsize);
+}
+
+int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
+                      double m, int *err)
+{
+    *err = REDIST_SUCCESS;
+    if (name != NULL && strcmp(name, "auto") != 0) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(table[i]->name, name) == 0) {
+                *err = table[i]->applicable(p);
+                return *err == REDIST_SUCCESS ? i : -1;
+            }
+        *err = redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+        return -1;
+    }
+    int best = -1;
+    double best_cost = 0;
+    for (int i = 0; i < n; i++) {
+        if (table[i]->applicable(p) != REDIST_SUCCESS)
+            continue;
+        double c = table[i]->cost(p, m, redist__coll_ts(), redist__coll_tw());
+        if (best < 0 || c < best_cost) {
+            best = i;
+            best_cost = c;
+        }
+    }
+    if (best < 0)
+        *err = redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
+    return best;
+}
+
+double redist__coll_ts(void) { return redist__model_default()->startup; }
+double redist__coll_tw(void) { return redist__model_default()->per_byte; }
+
+static int bytes_ok(int64_t bytes)
+{
+    return bytes <= REDIST__MAX_INT_COUNT;
+}
+
+int redist__coll_sendrecv(const void *sbuf, int64_t sbytes, int to, void *rbuf, int64_t rbytes,
+                          int from, MPI_Comm c)
+{
+    if (!bytes_ok(sbytes) || !bytes_ok(rbytes))
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
+    return MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, to, REDIST__COLL_TAG, rbuf, (int)rbytes,
+                        MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Sendrecv failed");
+}
+
+int redist__coll_send(const void *buf, int64_t bytes, int to, MPI_Comm c)
+{
+    if (!bytes_ok(bytes))
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
+    return MPI_Send(buf, (int)bytes, MPI_BYTE, to, REDIST__COLL_TAG, c) == MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Send failed");
+}
+
+int redist__coll_recv(void *buf, int64_t bytes, int from, MPI_Comm c)
+{
+    if (!bytes_ok(bytes))
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
+    return MPI_Recv(buf, (int)bytes, MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) ==
+                   MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Recv failed");
+}
+
+void redist__coll_mesh(int p, int *rows, int *cols)
+{
+    int r = 1;
+    for (int d = 1; d * d <= p; d++)
+        if (p % d == 0)
+            r = d;
+    *rows = r;
+    *cols = p / r;
+}

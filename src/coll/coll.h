@@ -1,0 +1,58 @@
+/* Internal (not installed): the shared pieces of the basic communication operations
+ * (paper 002, Grama et al.), one file per operation under src/coll/, each with its
+ * algorithms (ring, mesh, hypercube, tree, ...) behind a small table and "auto".
+ *
+ * Every public operation (redist_bcast, ...) follows the same shape:
+ *
+ *     int err = <local checks of this rank's arguments>;
+ *     MPI_Comm c;                       // private duplicate, cached on the user's comm
+ *     err = redist__coll_begin(comm, err, &c, &rank, &size);   // one agreement: same code everywhere
+ *     if (err != REDIST_SUCCESS) return err;
+ *     const redist__coll_algo *a = redist__coll_pick(table, n, algorithm, size, bytes, &err);
+ *     ... a->run(...) on c, with point-to-point messages only ...
+ *
+ * Costs are stated in the paper's terms, t_s (start-up) and t_w (per byte), m the message
+ * size in bytes, p the number of ranks; redist__coll_ts/tw give the model's values.
+ */
+#ifndef REDIST_COLL_H
+#define REDIST_COLL_H
+
+#include "../internal.h"
+
+/* Tags used by the operations on the private communicator. */
+#define REDIST__COLL_TAG 9100
+
+/* The private duplicate of comm (created on first use, cached as an MPI attribute and
+   freed with comm), then one MPI_Allreduce so that every rank returns the same code: the
+   most negative local_err. Collective over comm. */
+int redist__coll_begin(MPI_Comm comm, int local_err, MPI_Comm *priv, int *rank, int *size);
+
+/* Local argument checks shared by the operations (no communication). */
+int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize);
+
+typedef struct redist__coll_algo {
+    const char *name;
+    /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE for p ranks (the same on every rank). */
+    int (*applicable)(int p);
+    /* Predicted seconds for p ranks and m bytes per block, from t_s and t_w (paper 002). */
+    double (*cost)(int p, double m, double ts, double tw);
+} redist__coll_algo;
+
+/* The algorithm named `name` (NULL or "auto": the cheapest applicable under the model) among
+   n entries; *err = REDIST_ERR_UNKNOWN_ALGORITHM or REDIST_ERR_NOT_APPLICABLE when none. The
+   choice depends only on arguments every rank shares, so all ranks pick the same. */
+int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
+                      double m, int *err);
+
+double redist__coll_ts(void);
+double redist__coll_tw(void);
+
+/* Helpers for point-to-point algorithms. */
+int redist__coll_sendrecv(const void *sbuf, int64_t sbytes, int to, void *rbuf, int64_t rbytes,
+                          int from, MPI_Comm c);
+int redist__coll_send(const void *buf, int64_t bytes, int to, MPI_Comm c);
+int redist__coll_recv(void *buf, int64_t bytes, int from, MPI_Comm c);
+/* The most square factorization rows x cols = p (rows <= cols); a prime p gives 1 x p. */
+void redist__coll_mesh(int p, int *rows, int *cols);
+
+#endif
