@@ -96,8 +96,14 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
     return best;
 }
 
-double redist__coll_ts(void) { return redist__model_default()->startup; }
-double redist__coll_tw(void) { return redist__model_default()->per_byte; }
+double redist__coll_ts(void)
+{
+    return redist__model_default()->startup;
+}
+double redist__coll_tw(void)
+{
+    return redist__model_default()->per_byte;
+}
 
 static int bytes_ok(int64_t bytes)
 {

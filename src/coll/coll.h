@@ -6,9 +6,9 @@
  *
  *     int err = <local checks of this rank's arguments>;
  *     MPI_Comm c;                       // private duplicate, cached on the user's comm
- *     err = redist__coll_begin(comm, err, &c, &rank, &size);   // one agreement: same code everywhere
- *     if (err != REDIST_SUCCESS) return err;
- *     const redist__coll_algo *a = redist__coll_pick(table, n, algorithm, size, bytes, &err);
+ *     err = redist__coll_begin(comm, err, &c, &rank, &size);   // one agreement: same code
+ * everywhere if (err != REDIST_SUCCESS) return err; const redist__coll_algo *a =
+ * redist__coll_pick(table, n, algorithm, size, bytes, &err);
  *     ... a->run(...) on c, with point-to-point messages only ...
  *
  * Costs are stated in the paper's terms, t_s (start-up) and t_w (per byte), m the message
@@ -54,5 +54,23 @@ int redist__coll_send(const void *buf, int64_t bytes, int to, MPI_Comm c);
 int redist__coll_recv(void *buf, int64_t bytes, int from, MPI_Comm c);
 /* The most square factorization rows x cols = p (rows <= cols); a prime p gives 1 x p. */
 void redist__coll_mesh(int p, int *rows, int *cols);
+
+/* Helpers shared by the reduction operations (reduce.c) and the broadcast tree (bcast.c). */
+/* Local checks of a reduction's arguments (no communication); root < 0: no root;
+   recv_needed: recvbuf must be valid. */
+int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
+                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
+                          size_t *es);
+/* Block i of count elements split over p ranks: its offset and length. */
+void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len);
+/* Reduce-scatter of p blocks in rank order (non-commutative operations keep their order). */
+int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count, size_t es,
+                                       MPI_Datatype t, MPI_Op op, int rank, int p, MPI_Comm c);
+/* The reduce of reduce.c with a named algorithm, on the private communicator. */
+int redist__coll_reduce_run(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                            MPI_Op op, int root, int rank, int p, MPI_Comm c,
+                            const char *algorithm);
+/* Binomial-tree broadcast of bytes from root. */
+int redist__coll_bcast_tree(void *buf, int64_t bytes, int root, int rank, int p, MPI_Comm c);
 
 #endif

@@ -584,31 +584,31 @@ static void test_unsupported(void)
         redist_plan_free(&plan);
     }
 
-    /* Not implemented in this version (header); update when the issue lands. */
-    int64_t cnt = 1;
+    /* The basic operations (issue 6): a negative count and an unknown algorithm give the
+       same code on every rank. */
+    int64_t bad = -1;
     int *sb = calloc((size_t)size * 4, sizeof(int)), *rb = calloc((size_t)size * 4, sizeof(int));
-    expect("redist_bcast", redist_bcast(sb, cnt, MPI_INT, 0, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_reduce", redist_reduce(sb, rb, cnt, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_allreduce",
-           redist_allreduce(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_scan", redist_scan(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_scatter", redist_scatter(sb, rb, cnt, MPI_INT, 0, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_gather", redist_gather(sb, rb, cnt, MPI_INT, 0, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_allgather", redist_allgather(sb, rb, cnt, MPI_INT, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_reduce_scatter",
-           redist_reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_alltoall", redist_alltoall(sb, rb, cnt, MPI_INT, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
-    expect("redist_shift", redist_shift(sb, rb, cnt, MPI_INT, 1, MPI_COMM_WORLD, NULL),
-           REDIST_ERR_UNSUPPORTED);
+    for (int mode = 0; mode < 2; mode++) {
+        int64_t cnt = mode == 0 ? bad : 1;
+        const char *alg = mode == 0 ? NULL : "no-such-algorithm";
+        int want = mode == 0 ? REDIST_ERR_ARG : REDIST_ERR_UNKNOWN_ALGORITHM;
+        expect("redist_bcast", redist_bcast(sb, cnt, MPI_INT, 0, MPI_COMM_WORLD, alg), want);
+        expect("redist_reduce",
+               redist_reduce(sb, rb, cnt, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, alg), want);
+        expect("redist_allreduce",
+               redist_allreduce(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, alg), want);
+        expect("redist_scan", redist_scan(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, alg),
+               want);
+        expect("redist_scatter", redist_scatter(sb, rb, cnt, MPI_INT, 0, MPI_COMM_WORLD, alg),
+               want);
+        expect("redist_gather", redist_gather(sb, rb, cnt, MPI_INT, 0, MPI_COMM_WORLD, alg), want);
+        expect("redist_allgather", redist_allgather(sb, rb, cnt, MPI_INT, MPI_COMM_WORLD, alg),
+               want);
+        expect("redist_reduce_scatter",
+               redist_reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, alg), want);
+        expect("redist_alltoall", redist_alltoall(sb, rb, cnt, MPI_INT, MPI_COMM_WORLD, alg), want);
+        expect("redist_shift", redist_shift(sb, rb, cnt, MPI_INT, 1, MPI_COMM_WORLD, alg), want);
+    }
     free(sb);
     free(rb);
 }

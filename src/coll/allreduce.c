@@ -1,0 +1,173 @@
+/* redist_allreduce (paper 002, Grama et al., "all-reduce"): every rank receives op applied
+ * element-wise over all ranks' count elements, in rank order 0, 1, ..., p-1 (so a
+ * non-commutative MPI_Op gives MPI's canonical result). Algorithms (any p):
+ *   hypercube                 recursive doubling; non-power-of-two p folds the extra ranks
+ *                             first (as MPICH does)
+ *   reduce-bcast              binomial-tree reduce to rank 0, then binomial-tree broadcast
+ *   reduce_scatter-allgather  (large m) pairwise reduce-scatter, then ring allgather; any
+ *                             count (blocks may be empty when count < p)
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
+{
+    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
+}
+
+/* hypercube: with pof2 the largest power of two <= p and rem = p - pof2, (1) the first 2 rem
+   ranks pair up, even rank 2i sends to 2i+1 which keeps (2i op 2i+1); (2) recursive doubling
+   over the pof2 remaining ranks: in step k exchange with the partner across dimension k and
+   combine (lower op higher), which keeps rank order; (3) odd ranks 2i+1 < 2 rem send the result
+   back to 2i. Cost: (t_s + t_w m) log p (+ 2 (t_s + t_w m) when p is not a power of two). */
+static int allreduce_hypercube(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                               MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int64_t bytes = count * (int64_t)es;
+    char *tmp = malloc((size_t)bytes);
+    if (tmp == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "allreduce scratch");
+    memcpy(dst, src, (size_t)bytes);
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank, err = REDIST_SUCCESS;
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            err = redist__coll_send(dst, bytes, rank + 1, c);
+            newrank = -1;
+        } else {
+            err = redist__coll_recv(tmp, bytes, rank - 1, c);
+            if (err == REDIST_SUCCESS)
+                err = reduce_local(tmp, dst, count, t, op); /* dst = lower op dst */
+            newrank = rank / 2;
+        }
+    } else {
+        newrank = rank - rem;
+    }
+    if (newrank >= 0) {
+        for (int mask = 1; mask < pof2 && err == REDIST_SUCCESS; mask <<= 1) {
+            int nd = newrank ^ mask, partner = nd < rem ? nd * 2 + 1 : nd + rem;
+            err = redist__coll_sendrecv(dst, bytes, partner, tmp, bytes, partner, c);
+            if (err != REDIST_SUCCESS)
+                break;
+            if (nd < newrank) {
+                err = reduce_local(tmp, dst, count, t, op);
+            } else {
+                err = reduce_local(dst, tmp, count, t, op);
+                memcpy(dst, tmp, (size_t)bytes);
+            }
+        }
+    }
+    if (err == REDIST_SUCCESS && rank < 2 * rem) {
+        if (rank % 2)
+            err = redist__coll_send(dst, bytes, rank - 1, c);
+        else
+            err = redist__coll_recv(dst, bytes, rank + 1, c);
+    }
+    free(tmp);
+    return err;
+}
+
+/* reduce-bcast: all-to-one reduction to rank 0 (binomial tree, order-preserving), then
+   one-to-all broadcast from rank 0 (binomial tree). Cost: 2 (t_s + t_w m) ceil(log p). */
+static int allreduce_rb(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                        MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int err = redist__coll_reduce_run(src, dst, count, es, t, op, 0, rank, p, c, "tree");
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_bcast_tree(dst, count * (int64_t)es, 0, rank, p, c);
+    return err;
+}
+
+/* reduce_scatter-allgather (large m): (1) rank i obtains block i (about m/p bytes) of the
+   result by pairwise exchange, combined in rank order; (2) ring allgather of the blocks:
+   step s = 0..p-2, send block (i - s) to i + 1, receive block (i - s - 1) from i - 1.
+   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p. */
+static int allreduce_rsag(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                          MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int64_t e = (int64_t)es, off, len;
+    char *b = dst;
+    redist__coll_block(count, p, rank, &off, &len);
+    int err = redist__coll_reduce_scatter_blocks(src, b + off * e, count, es, t, op, rank, p, c);
+    for (int s = 0; s < p - 1 && err == REDIST_SUCCESS; s++) {
+        int sq = (rank - s + p) % p, rq = (rank - s - 1 + 2 * p) % p;
+        int64_t so, sl, ro, rl;
+        redist__coll_block(count, p, sq, &so, &sl);
+        redist__coll_block(count, p, rq, &ro, &rl);
+        err = redist__coll_sendrecv(b + so * e, sl * e, (rank + 1) % p, b + ro * e, rl * e,
+                                    (rank - 1 + p) % p, c);
+    }
+    return err;
+}
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static int ceil_log2(int p)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+static double cost_hc(int p, double m, double ts, double tw)
+{
+    int fold = (p & (p - 1)) ? 2 : 0;
+    return (ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
+}
+static double cost_rb(int p, double m, double ts, double tw)
+{
+    return 2.0 * ceil_log2(p) * (ts + tw * m);
+}
+static double cost_rsag(int p, double m, double ts, double tw)
+{
+    return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
+}
+
+static const redist__coll_algo algo_hc = {"hypercube", always, cost_hc};
+static const redist__coll_algo algo_rb = {"reduce-bcast", always, cost_rb};
+static const redist__coll_algo algo_rsag = {"reduce_scatter-allgather", always, cost_rsag};
+static const redist__coll_algo *const table[] = {&algo_hc, &algo_rb, &algo_rsag};
+typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int,
+                      MPI_Comm);
+static const run_fn runs[] = {allreduce_hypercube, allreduce_rb, allreduce_rsag};
+
+int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm, const char *algorithm)
+{
+    size_t es = 1;
+    int rank = 0, p = 1;
+    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
+    MPI_Comm c;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int i = redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err);
+    if (i < 0)
+        return err;
+    if (count == 0)
+        return REDIST_SUCCESS;
+    int64_t bytes = count * (int64_t)es;
+    const void *src = sendbuf;
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) {
+        copy = malloc((size_t)bytes);
+        if (copy == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
+        memcpy(copy, recvbuf, (size_t)bytes);
+        src = copy;
+    }
+    err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
+    free(copy);
+    return err;
+}

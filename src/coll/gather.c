@@ -1,0 +1,130 @@
+/* redist_gather (all-to-one personalized communication, the dual of scatter; paper 002,
+ * Grama et al.).
+ *
+ * Algorithms (m = bytes per block, p ranks):
+ *   "tree" / "hypercube": the binomial-tree (hypercube) gather to any root, the scatter
+ *       tree run backwards. Ranks are renumbered relative to the root (v = (rank - root)
+ *       mod p); at step k = 1, 2, 4, ... a node with bit k set sends the blocks it has
+ *       collected for its subtree [v, v + k) to v - k and stops; the others receive the
+ *       subtree [v + k, v + 2k) (clipped at p), doubling the data each step. Any p.
+ *       Cost t_s log p + t_w m (p - 1).
+ *   "linear": the root receives each block directly. Cost (p - 1)(t_s + t_w m).
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static int ceil_log2(int p)
+{
+    int l = 0;
+    while ((1 << l) < p)
+        l++;
+    return l;
+}
+
+static double cost_tree(int p, double m, double ts, double tw)
+{
+    return ts * ceil_log2(p) + tw * m * (p - 1);
+}
+
+static double cost_linear(int p, double m, double ts, double tw)
+{
+    return (p - 1) * (ts + tw * m);
+}
+
+static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
+static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_tree};
+static const redist__coll_algo algo_linear = {"linear", always, cost_linear};
+static const redist__coll_algo *const table[] = {&algo_tree, &algo_hypercube, &algo_linear};
+
+static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
+                      MPI_Comm c)
+{
+    if (rank != root)
+        return redist__coll_send(sbuf, bytes, root, c);
+    for (int i = 0; i < p; i++) {
+        if (i == root) {
+            if (bytes > 0)
+                memcpy(rbuf + (int64_t)i * bytes, sbuf, (size_t)bytes);
+            continue;
+        }
+        int err = redist__coll_recv(rbuf + (int64_t)i * bytes, bytes, i, c);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
+                    MPI_Comm c)
+{
+    int v = (rank - root + p) % p;
+    int low = 1; /* lowest set bit of v (or the power of two >= p at the root) */
+    while (low < p && !(v & low))
+        low <<= 1;
+    int have = (v == 0) ? p : (low < p - v ? low : p - v); /* blocks of the subtree */
+    char *tmp = malloc((size_t)(have * bytes) + 1);
+    if (tmp == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "gather: %lld bytes", (long long)(have * bytes));
+    if (bytes > 0)
+        memcpy(tmp, sbuf, (size_t)bytes);
+    int err = REDIST_SUCCESS;
+    for (int mask = 1; mask < low && err == REDIST_SUCCESS; mask <<= 1) {
+        if (v + mask < p) {
+            int n = have - mask < mask ? have - mask : mask;
+            err =
+                redist__coll_recv(tmp + (int64_t)mask * bytes, n * bytes, (v + mask + root) % p, c);
+        }
+    }
+    if (err == REDIST_SUCCESS) {
+        if (v != 0) {
+            err = redist__coll_send(tmp, have * bytes, (v - low + root) % p, c);
+        } else {
+            for (int j = 0; j < p && bytes > 0; j++)
+                memcpy(rbuf + (int64_t)((j + root) % p) * bytes, tmp + (int64_t)j * bytes,
+                       (size_t)bytes);
+        }
+    }
+    free(tmp);
+    return err;
+}
+
+int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                  MPI_Comm comm, const char *algorithm)
+{
+    size_t elsize = 0;
+    int err = redist__coll_check_common(count, type, &elsize);
+    int csize = 0, crank = -1;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &csize);
+        MPI_Comm_rank(comm, &crank);
+    }
+    if (err == REDIST_SUCCESS && (root < 0 || root >= csize))
+        err = redist__fail(REDIST_ERR_ARG, "root = %d out of range [0, %d)", root, csize);
+    if (err == REDIST_SUCCESS && count > 0 && sendbuf == NULL)
+        err = redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
+    if (err == REDIST_SUCCESS && count > 0 && crank == root && recvbuf == NULL)
+        err = redist__fail(REDIST_ERR_ARG, "recvbuf is NULL at the root");
+    MPI_Comm c;
+    int rank = 0, p = 0;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int64_t bytes = count * (int64_t)elsize;
+    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
+                              (double)bytes, &err);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if ((int64_t)p * bytes > REDIST__MAX_INT_COUNT)
+        i = 2; /* messages of the tree could exceed 2 GiB: every rank knows p and bytes */
+    if (table[i] == &algo_linear)
+        return run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
+    return run_tree(sendbuf, recvbuf, bytes, root, rank, p, c);
+}

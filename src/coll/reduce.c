@@ -1,0 +1,294 @@
+/* redist_reduce (paper 002, Grama et al., "all-to-one reduction"): every rank contributes
+ * count elements, the root receives op applied element-wise in rank order 0, 1, ..., p-1.
+ *
+ * Reductions go through MPI_Reduce_local, so any MPI_Op works (predefined or user-defined).
+ * Operand order: a commutative op may be combined in any order, so the trees are rooted at
+ * the real root; a non-commutative op (MPI_Op_commutative) is combined strictly as
+ * (lower rank) op (higher rank) on a tree rooted at rank 0, whose result is then sent to the
+ * root (one extra message of m bytes when root != 0).
+ *
+ * This file also holds the helpers shared with allreduce.c/scan.c/bcast.c (declared there):
+ * the argument checks, the block partition and the order-preserving reduce-scatter.
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Local checks (no communication). root < 0: no root. recv_needed: recvbuf must be valid. */
+int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
+                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
+                          size_t *es)
+{
+    *es = 1;
+    int err = redist__coll_check_common(count, type, es);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (need_op && op == MPI_OP_NULL)
+        return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
+    if (count > 0 && (double)count * (double)*es > (double)REDIST__MAX_INT_COUNT)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "a block above 2 GiB");
+    if (root >= 0 || root < -1) {
+        int p = 0;
+        if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) == MPI_SUCCESS &&
+            (root < 0 || root >= p))
+            return redist__fail(REDIST_ERR_ARG, "root = %d is out of range [0, %d)", root, p);
+    }
+    if (recvbuf == MPI_IN_PLACE)
+        return redist__fail(REDIST_ERR_ARG, "recvbuf may not be MPI_IN_PLACE");
+    if (count > 0 && sendbuf == NULL)
+        return redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
+    if (count > 0 && recv_needed && recvbuf == NULL)
+        return redist__fail(REDIST_ERR_ARG, "recvbuf is NULL");
+    if (sendbuf == MPI_IN_PLACE && !recv_needed)
+        return redist__fail(REDIST_ERR_ARG, "MPI_IN_PLACE is only valid at the root");
+    return REDIST_SUCCESS;
+}
+
+/* Block i of p: elements [off, off + len), the first count % p blocks one longer. */
+void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len)
+{
+    int64_t q = count / p, r = count % p;
+    *len = q + (i < r ? 1 : 0);
+    *off = (int64_t)i * q + (i < r ? i : r);
+}
+
+static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
+{
+    if (count == 0)
+        return REDIST_SUCCESS;
+    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
+}
+
+static void *scratch(int64_t bytes)
+{
+    return malloc(bytes > 0 ? (size_t)bytes : 1);
+}
+
+/* Order-preserving pairwise reduce-scatter: rank r ends with block r (redist__coll_block) of
+   the reduction in `out`. Step s = 1..p-1: send block (r+s)%p to its owner and receive the
+   contribution of rank (r-s)%p to block r; then combine the p contributions in rank order.
+   Cost (p-1)(t_s + t_w m/p), the paper's ring reduce-scatter term. */
+int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count, size_t es,
+                                       MPI_Datatype t, MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int64_t myoff, mylen;
+    redist__coll_block(count, p, rank, &myoff, &mylen);
+    int64_t mb = mylen * (int64_t)es;
+    char *slots = scratch(mb * p);
+    if (slots == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "reduce-scatter scratch");
+    memcpy(slots + mb * rank, (const char *)src + myoff * (int64_t)es, (size_t)mb);
+    int err = REDIST_SUCCESS;
+    for (int s = 1; s < p && err == REDIST_SUCCESS; s++) {
+        int to = (rank + s) % p, from = (rank - s + p) % p;
+        int64_t toff, tlen;
+        redist__coll_block(count, p, to, &toff, &tlen);
+        err = redist__coll_sendrecv((const char *)src + toff * (int64_t)es, tlen * (int64_t)es, to,
+                                    slots + mb * from, mb, from, c);
+    }
+    for (int i = 1; i < p && err == REDIST_SUCCESS; i++)
+        err = reduce_local(slots + mb * (i - 1), slots + mb * i, mylen, t, op);
+    if (err == REDIST_SUCCESS)
+        memcpy(out, slots + mb * (p - 1), (size_t)mb);
+    free(slots);
+    return err;
+}
+
+/* The rank (in [0,p)) holding the result after the tree/ring phase: the root for a
+   commutative op, else 0. The result is then moved to the root if needed. */
+static int virtual_root(MPI_Op op, int root)
+{
+    int commute = 0;
+    MPI_Op_commutative(op, &commute);
+    return commute ? root : 0;
+}
+
+/* Moves the result `acc` of vroot to root's dst. */
+static int deliver(const void *acc, void *dst, int64_t bytes, int vroot, int root, int rank,
+                   MPI_Comm c)
+{
+    if (vroot == root) {
+        if (rank == root)
+            memcpy(dst, acc, (size_t)bytes);
+        return REDIST_SUCCESS;
+    }
+    if (rank == vroot)
+        return redist__coll_send(acc, bytes, root, c);
+    if (rank == root)
+        return redist__coll_recv(dst, bytes, vroot, c);
+    return REDIST_SUCCESS;
+}
+
+/* tree: binomial tree on ranks relative to vroot. Step k = 0..ceil(log p)-1: a node whose
+   relative rank has bit k set sends its partial result to rel - 2^k and stops; a node with
+   bit k clear receives from rel + 2^k (if it exists) and computes mine op theirs (theirs
+   covers higher relative ranks). The dual of GENERAL_ONE_TO_ALL_BC.
+   Cost: (t_s + t_w m) ceil(log p) (+ t_s + t_w m for a non-commutative op, root != 0). */
+static int reduce_tree(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                       MPI_Op op, int root, int rank, int p, MPI_Comm c)
+{
+    int64_t bytes = count * (int64_t)es;
+    int vroot = virtual_root(op, root), rel = (rank - vroot + p) % p;
+    char *acc = scratch(bytes), *tmp = scratch(bytes);
+    int err = REDIST_SUCCESS;
+    if (acc == NULL || tmp == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
+    else
+        memcpy(acc, src, (size_t)bytes);
+    for (int mask = 1; mask < p && err == REDIST_SUCCESS; mask <<= 1) {
+        if (rel & mask) {
+            err = redist__coll_send(acc, bytes, (rel - mask + vroot) % p, c);
+            break;
+        }
+        if (rel + mask < p) {
+            err = redist__coll_recv(tmp, bytes, (rel + mask + vroot) % p, c);
+            if (err == REDIST_SUCCESS)
+                err = reduce_local(acc, tmp, count, t, op); /* tmp = acc op tmp */
+            char *x = acc;
+            acc = tmp;
+            tmp = x;
+        }
+    }
+    if (err == REDIST_SUCCESS)
+        err = deliver(acc, dst, bytes, vroot, root, rank, c);
+    free(acc);
+    free(tmp);
+    return err;
+}
+
+/* ring: linear array ending at vroot. The node at relative rank p-1 sends its data to p-2,
+   which sends (own op received) to p-3, ..., down to relative rank 0.
+   Cost: (p-1)(t_s + t_w m) (+ t_s + t_w m for a non-commutative op, root != 0). */
+static int reduce_ring(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                       MPI_Op op, int root, int rank, int p, MPI_Comm c)
+{
+    int64_t bytes = count * (int64_t)es;
+    int vroot = virtual_root(op, root), rel = (rank - vroot + p) % p;
+    char *acc = scratch(bytes), *tmp = scratch(bytes);
+    int err = REDIST_SUCCESS;
+    if (acc == NULL || tmp == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
+    else
+        memcpy(acc, src, (size_t)bytes);
+    if (err == REDIST_SUCCESS && rel < p - 1) {
+        err = redist__coll_recv(tmp, bytes, (rel + 1 + vroot) % p, c);
+        if (err == REDIST_SUCCESS)
+            err = reduce_local(acc, tmp, count, t, op);
+        char *x = acc;
+        acc = tmp;
+        tmp = x;
+    }
+    if (err == REDIST_SUCCESS && rel > 0)
+        err = redist__coll_send(acc, bytes, (rel - 1 + vroot) % p, c);
+    if (err == REDIST_SUCCESS)
+        err = deliver(acc, dst, bytes, vroot, root, rank, c);
+    free(acc);
+    free(tmp);
+    return err;
+}
+
+/* reduce_scatter-gather (large m): the dual of the improved broadcast. (1) reduce-scatter:
+   rank i obtains block i (m/p bytes) of the result, combined in rank order (pairwise
+   exchange, p-1 steps); (2) gather the p blocks at the root.
+   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p. */
+static int reduce_rsg(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                      MPI_Op op, int root, int rank, int p, MPI_Comm c)
+{
+    int64_t myoff, mylen;
+    redist__coll_block(count, p, rank, &myoff, &mylen);
+    char *mine = scratch(mylen * (int64_t)es);
+    if (mine == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
+    int err = redist__coll_reduce_scatter_blocks(src, mine, count, es, t, op, rank, p, c);
+    if (err == REDIST_SUCCESS && rank != root)
+        err = redist__coll_send(mine, mylen * (int64_t)es, root, c);
+    if (err == REDIST_SUCCESS && rank == root) {
+        memcpy((char *)dst + myoff * (int64_t)es, mine, (size_t)(mylen * (int64_t)es));
+        for (int i = 0; i < p && err == REDIST_SUCCESS; i++) {
+            int64_t off, len;
+            redist__coll_block(count, p, i, &off, &len);
+            if (i != root)
+                err = redist__coll_recv((char *)dst + off * (int64_t)es, len * (int64_t)es, i, c);
+        }
+    }
+    free(mine);
+    return err;
+}
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static int ceil_log2(int p)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+static double cost_tree(int p, double m, double ts, double tw)
+{
+    return ceil_log2(p) * (ts + tw * m);
+}
+static double cost_ring(int p, double m, double ts, double tw)
+{
+    return (p - 1) * (ts + tw * m);
+}
+static double cost_rsg(int p, double m, double ts, double tw)
+{
+    return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
+}
+
+static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
+static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
+static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", always, cost_rsg};
+static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_rsg};
+typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int, int,
+                      MPI_Comm);
+static const run_fn runs[] = {reduce_tree, reduce_ring, reduce_rsg};
+
+/* Picks and runs a reduce algorithm on the private communicator c (arguments checked). */
+int redist__coll_reduce_run(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                            MPI_Op op, int root, int rank, int p, MPI_Comm c, const char *algorithm)
+{
+    int err = REDIST_SUCCESS;
+    int i = redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err);
+    if (i < 0)
+        return err;
+    if (count == 0)
+        return REDIST_SUCCESS;
+    return runs[i](src, dst, count, es, t, op, root, rank, p, c);
+}
+
+int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                  int root, MPI_Comm comm, const char *algorithm)
+{
+    size_t es = 1;
+    int rank = 0, p = 1, me = -1;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &me);
+    int err = redist__coll_red_args(sendbuf, recvbuf, me == root, count, type, op, 1,
+                                    root < 0 ? -2 : root, comm, &es);
+    MPI_Comm c;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    const void *src = sendbuf;
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) { /* root only (checked) */
+        copy = scratch(count * (int64_t)es);
+        if (copy == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
+        memcpy(copy, recvbuf, (size_t)(count * (int64_t)es));
+        src = copy;
+    }
+    err = redist__coll_reduce_run(src, recvbuf, count, es, type, op, root, rank, p, c, algorithm);
+    free(copy);
+    return err;
+}

@@ -1,0 +1,133 @@
+/* redist_scan (paper 002, Grama et al., "prefix sums"): inclusive prefix, rank k receives
+ * x_0 op x_1 op ... op x_k element-wise (rank order kept, so non-commutative MPI_Ops work).
+ * Algorithms (any p):
+ *   hypercube  PREFIX_SUMS_HCUBE generalized to any p (partners >= p are skipped)
+ *   ring       linear array: rank k receives the prefix of k-1, combines, passes it on
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
+{
+    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
+}
+
+/* hypercube (PREFIX_SUMS_HCUBE): result = msg = own data; for each dimension k, exchange msg
+   with partner = rank XOR 2^k (skipped when partner >= p); if partner < rank:
+   result = recv op result and msg = recv op msg, else msg = msg op recv.
+   Cost: (t_s + t_w m) ceil(log p). */
+static int scan_hypercube(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                          MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int64_t bytes = count * (int64_t)es;
+    char *msg = malloc((size_t)bytes), *tmp = malloc((size_t)bytes);
+    int err = REDIST_SUCCESS;
+    if (msg == NULL || tmp == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "scan scratch");
+    else {
+        memcpy(dst, src, (size_t)bytes);
+        memcpy(msg, src, (size_t)bytes);
+    }
+    for (int mask = 1; mask < p && err == REDIST_SUCCESS; mask <<= 1) {
+        int partner = rank ^ mask;
+        if (partner >= p)
+            continue;
+        err = redist__coll_sendrecv(msg, bytes, partner, tmp, bytes, partner, c);
+        if (err != REDIST_SUCCESS)
+            break;
+        if (partner < rank) {
+            err = reduce_local(tmp, dst, count, t, op);
+            if (err == REDIST_SUCCESS)
+                err = reduce_local(tmp, msg, count, t, op);
+        } else {
+            err = reduce_local(msg, tmp, count, t, op); /* tmp = msg op recv */
+            char *x = msg;
+            msg = tmp;
+            tmp = x;
+        }
+    }
+    free(msg);
+    free(tmp);
+    return err;
+}
+
+/* ring: rank 0 sends its data to 1; rank k > 0 receives the prefix of k-1, computes
+   prefix op own, and sends it to k+1. Cost: (p-1)(t_s + t_w m). */
+static int scan_ring(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                     MPI_Op op, int rank, int p, MPI_Comm c)
+{
+    int64_t bytes = count * (int64_t)es;
+    int err = REDIST_SUCCESS;
+    memcpy(dst, src, (size_t)bytes);
+    if (rank > 0) {
+        char *tmp = malloc((size_t)bytes);
+        if (tmp == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "scan scratch");
+        err = redist__coll_recv(tmp, bytes, rank - 1, c);
+        if (err == REDIST_SUCCESS)
+            err = reduce_local(tmp, dst, count, t, op);
+        free(tmp);
+    }
+    if (err == REDIST_SUCCESS && rank < p - 1)
+        err = redist__coll_send(dst, bytes, rank + 1, c);
+    return err;
+}
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static double cost_hc(int p, double m, double ts, double tw)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k * (ts + tw * m);
+}
+static double cost_ring(int p, double m, double ts, double tw)
+{
+    return (p - 1) * (ts + tw * m);
+}
+
+static const redist__coll_algo algo_hc = {"hypercube", always, cost_hc};
+static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
+static const redist__coll_algo *const table[] = {&algo_hc, &algo_ring};
+typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int,
+                      MPI_Comm);
+static const run_fn runs[] = {scan_hypercube, scan_ring};
+
+int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, const char *algorithm)
+{
+    size_t es = 1;
+    int rank = 0, p = 1;
+    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
+    MPI_Comm c;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int i = redist__coll_pick(table, 2, algorithm, p, (double)count * (double)es, &err);
+    if (i < 0)
+        return err;
+    if (count == 0)
+        return REDIST_SUCCESS;
+    int64_t bytes = count * (int64_t)es;
+    const void *src = sendbuf;
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) {
+        copy = malloc((size_t)bytes);
+        if (copy == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
+        memcpy(copy, recvbuf, (size_t)bytes);
+        src = copy;
+    }
+    err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
+    free(copy);
+    return err;
+}

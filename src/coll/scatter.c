@@ -1,0 +1,134 @@
+/* redist_scatter (one-to-all personalized communication, paper 002, Grama et al.).
+ *
+ * Algorithms (m = bytes per block, p ranks):
+ *   "tree" / "hypercube": the binomial-tree (hypercube) scatter from any root. Ranks are
+ *       renumbered relative to the root (v = (rank - root) mod p), the root starts with all
+ *       p blocks; at each step a node holding the blocks of its subtree [v, v + 2k) sends
+ *       the upper half [v + k, v + 2k) to v + k, halving the data each step. Any p (the
+ *       subtrees are clipped at p). Cost t_s log p + t_w m (p - 1).
+ *   "linear": the root sends each block directly. Cost (p - 1)(t_s + t_w m).
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static int ceil_log2(int p)
+{
+    int l = 0;
+    while ((1 << l) < p)
+        l++;
+    return l;
+}
+
+static double cost_tree(int p, double m, double ts, double tw)
+{
+    return ts * ceil_log2(p) + tw * m * (p - 1);
+}
+
+static double cost_linear(int p, double m, double ts, double tw)
+{
+    return (p - 1) * (ts + tw * m);
+}
+
+static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
+static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_tree};
+static const redist__coll_algo algo_linear = {"linear", always, cost_linear};
+static const redist__coll_algo *const table[] = {&algo_tree, &algo_hypercube, &algo_linear};
+
+static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
+                      MPI_Comm c)
+{
+    if (rank != root)
+        return redist__coll_recv(rbuf, bytes, root, c);
+    for (int i = 0; i < p; i++) {
+        if (i == root) {
+            if (bytes > 0)
+                memcpy(rbuf, sbuf + (int64_t)i * bytes, (size_t)bytes);
+            continue;
+        }
+        int err = redist__coll_send(sbuf + (int64_t)i * bytes, bytes, i, c);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
+                    MPI_Comm c)
+{
+    int v = (rank - root + p) % p;
+    /* tmp[j] = block of relative rank v + j, for the subtree held by this node. */
+    int have = 0; /* blocks of the subtree */
+    int mask = 1;
+    while (mask < p) {
+        if (v & mask)
+            break;
+        mask <<= 1;
+    }
+    have = (v == 0) ? p : (mask < p - v ? mask : p - v);
+    char *tmp = malloc((size_t)(have * bytes) + 1);
+    if (tmp == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "scatter: %lld bytes", (long long)(have * bytes));
+    int err = REDIST_SUCCESS;
+    if (v == 0) {
+        for (int j = 0; j < p && bytes > 0; j++)
+            memcpy(tmp + (int64_t)j * bytes, sbuf + (int64_t)((j + root) % p) * bytes,
+                   (size_t)bytes);
+    } else {
+        err = redist__coll_recv(tmp, have * bytes, ((v - mask) + root) % p, c);
+    }
+    for (mask >>= 1; mask > 0 && err == REDIST_SUCCESS; mask >>= 1) {
+        if (v + mask < p && mask < have) {
+            int n = have - mask;
+            if (n > mask)
+                n = mask;
+            err =
+                redist__coll_send(tmp + (int64_t)mask * bytes, n * bytes, (v + mask + root) % p, c);
+        }
+    }
+    if (err == REDIST_SUCCESS && bytes > 0)
+        memcpy(rbuf, tmp, (size_t)bytes);
+    free(tmp);
+    return err;
+}
+
+int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                   MPI_Comm comm, const char *algorithm)
+{
+    size_t elsize = 0;
+    int err = redist__coll_check_common(count, type, &elsize);
+    int csize = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_size(comm, &csize);
+    int crank = -1;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &crank);
+    if (err == REDIST_SUCCESS && (root < 0 || root >= csize))
+        err = redist__fail(REDIST_ERR_ARG, "root = %d out of range [0, %d)", root, csize);
+    if (err == REDIST_SUCCESS && count > 0 && recvbuf == NULL)
+        err = redist__fail(REDIST_ERR_ARG, "recvbuf is NULL");
+    if (err == REDIST_SUCCESS && count > 0 && crank == root && sendbuf == NULL)
+        err = redist__fail(REDIST_ERR_ARG, "sendbuf is NULL at the root");
+    MPI_Comm c;
+    int rank = 0, p = 0;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int64_t bytes = count * (int64_t)elsize;
+    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
+                              (double)bytes, &err);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if ((int64_t)p * bytes > REDIST__MAX_INT_COUNT)
+        i = 2; /* messages of the tree would exceed 2 GiB: every rank knows p and bytes */
+    if (table[i] == &algo_linear)
+        return run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
+    return run_tree(sendbuf, recvbuf, bytes, root, rank, p, c);
+}

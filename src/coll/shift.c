@@ -1,0 +1,171 @@
+/* Circular shift (paper 002, Grama et al.): rank i's block of `count` elements goes to rank
+ * (i + shift) mod p. Any integer shift, negative too, is normalized to q = shift mod p in
+ * [0, p); q = 0 is a local copy. Point-to-point messages on the private communicator only.
+ * In the costs m is the block size in bytes, p the number of ranks, t_s the start-up time,
+ * t_w the time per byte. The cost model gets no q, so it uses each algorithm's worst case.
+ *
+ *   ring       min(q, p-q) neighbour steps: q hops to the right or p-q hops to the left,
+ *              each step one MPI_Sendrecv of the block.
+ *              T = (t_s + t_w m) min(q, p-q)  <=  (t_s + t_w m) floor(p/2)
+ *   mesh       the most square factorization rows x cols = p (rows <= cols, rank =
+ *              row*cols + col; a prime p gives 1 x p, i.e. the ring). With q = qr*cols + qc:
+ *              (1) a ring shift by qc within each row; (2) the compensation step: the blocks
+ *              that wrapped around their row (now in columns < qc) move one row down;
+ *              (3) a ring shift by qr within each column. Steps (1) and (3) take the
+ *              min(q, n-q) hops of the ring algorithm, so for a sqrt(p) x sqrt(p) mesh
+ *              T <= (t_s + t_w m)(sqrt(p) + 1)
+ *   hypercube  q written as a sum of distinct powers of two; one phase per set bit 2^k, a
+ *              direct exchange sending to rank + 2^k and receiving from rank - 2^k (mod p).
+ *              Any p works (a shift by 2^k is a permutation for every p). The paper's bound
+ *              for the embedding of the linear array in a hypercube:
+ *              T = (t_s + t_w m)(2 log p - 1)                                        (8)
+ *
+ * Errors (count < 0, invalid type, NULL buffer with count > 0, unknown algorithm, out of
+ * memory) are agreed so that every rank returns the same code.
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *cur, *other; /* the block this rank holds now, and a spare buffer */
+    int64_t b;
+    int rank, p, q;
+    MPI_Comm c;
+} sh;
+
+static int always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+static int ceil_log2(int p)
+{
+    int d = 0;
+    while ((1 << d) < p)
+        d++;
+    return d;
+}
+
+static int exchange(sh *s, int to, int from)
+{
+    int err = redist__coll_sendrecv(s->cur, s->b, to, s->other, s->b, from, s->c);
+    char *t = s->cur;
+    s->cur = s->other;
+    s->other = t;
+    return err;
+}
+
+/* Ring shift by q (0 <= q < n) among the n members base + i*stride, this rank member idx. */
+static int ring_group(sh *s, int n, int idx, int base, int stride, int q)
+{
+    if (q == 0)
+        return REDIST_SUCCESS;
+    int right = base + ((idx + 1) % n) * stride, left = base + ((idx + n - 1) % n) * stride;
+    int fwd = q <= n - q, hops = fwd ? q : n - q;
+    for (int h = 0; h < hops; h++) {
+        int err = fwd ? exchange(s, right, left) : exchange(s, left, right);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+static int run_ring(sh *s)
+{
+    return ring_group(s, s->p, s->rank, 0, 1, s->q);
+}
+
+static double cost_ring(int p, double m, double ts, double tw)
+{
+    return (ts + tw * m) * (p / 2);
+}
+
+static int run_mesh(sh *s)
+{
+    int R, C;
+    redist__coll_mesh(s->p, &R, &C);
+    int row = s->rank / C, col = s->rank % C, qr = s->q / C, qc = s->q % C;
+    int err = ring_group(s, C, col, row * C, 1, qc); /* (1) row shift */
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (R > 1 && col < qc) { /* (2) compensation: this block wrapped around its row */
+        err = exchange(s, ((row + 1) % R) * C + col, ((row - 1 + R) % R) * C + col);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return ring_group(s, R, row, col, C, qr); /* (3) column shift */
+}
+
+static double cost_mesh(int p, double m, double ts, double tw)
+{
+    int R, C;
+    redist__coll_mesh(p, &R, &C);
+    return (ts + tw * m) * (C / 2 + (R > 1 ? 1 : 0) + R / 2);
+}
+
+static int run_hypercube(sh *s)
+{
+    for (int k = 0; (1 << k) < s->p; k++) {
+        if (!(s->q & (1 << k)))
+            continue;
+        int d = 1 << k;
+        int err = exchange(s, (s->rank + d) % s->p, (s->rank - d + s->p) % s->p);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+static double cost_hypercube(int p, double m, double ts, double tw)
+{
+    int d = ceil_log2(p);
+    return (ts + tw * m) * (d > 0 ? 2 * d - 1 : 0);
+}
+
+static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
+static const redist__coll_algo algo_mesh = {"mesh", always, cost_mesh};
+static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_hypercube};
+static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube};
+static int (*const runs[])(sh *) = {run_ring, run_mesh, run_hypercube};
+#define NALGO ((int)(sizeof table / sizeof table[0]))
+
+int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int shift,
+                 MPI_Comm comm, const char *algorithm)
+{
+    size_t elsize = 0;
+    int err = redist__coll_check_common(count, type, &elsize);
+    if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
+        err = redist__fail(REDIST_ERR_ARG, "NULL buffer with count = %lld", (long long)count);
+    int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    int idx = -1;
+    char *ws = NULL;
+    if (comm != MPI_COMM_NULL) {
+        /* Choose and allocate before the agreement, so that these errors are agreed too. */
+        int p = 1, perr = REDIST_SUCCESS;
+        MPI_Comm_size(comm, &p);
+        idx = redist__coll_pick(table, NALGO, algorithm, p, (double)b, &perr);
+        if (err == REDIST_SUCCESS)
+            err = perr;
+        if (err == REDIST_SUCCESS && b > 0) {
+            ws = malloc((size_t)(2 * b));
+            if (ws == NULL)
+                err = redist__fail(REDIST_ERR_NOMEM, "shift workspace");
+        }
+    }
+    MPI_Comm c;
+    int rank = 0, size = 1;
+    err = redist__coll_begin(comm, err, &c, &rank, &size);
+    if (err == REDIST_SUCCESS && b > 0) {
+        int q = (int)(((int64_t)shift % size + size) % size);
+        memcpy(ws, sendbuf, (size_t)b);
+        sh s = {ws, ws + b, b, rank, size, q, c};
+        err = runs[idx](&s);
+        if (err == REDIST_SUCCESS)
+            memcpy(recvbuf, s.cur, (size_t)b);
+    }
+    free(ws);
+    return err;
+}
