@@ -20,12 +20,6 @@
 
 #include <string.h>
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
 static int power_of_two(int p)
 {
     return (p & (p - 1)) == 0 ? REDIST_SUCCESS
@@ -53,8 +47,8 @@ static double cost_hypercube(int p, double m, double ts, double tw)
     return ts * l + tw * m * (p - 1);
 }
 
-static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", always, cost_mesh};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
 static const redist__coll_algo algo_hypercube = {"hypercube", power_of_two, cost_hypercube};
 static const redist__coll_algo *const table[] = {&algo_hypercube, &algo_mesh, &algo_ring};
 

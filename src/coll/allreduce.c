@@ -106,37 +106,24 @@ static int allreduce_rsag(const void *src, void *dst, int64_t count, size_t es, 
     return err;
 }
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
-static int ceil_log2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p)
-        k++;
-    return k;
-}
-
 static double cost_hc(int p, double m, double ts, double tw)
 {
     int fold = (p & (p - 1)) ? 2 : 0;
-    return (ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
+    return (redist__coll_ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
 }
 static double cost_rb(int p, double m, double ts, double tw)
 {
-    return 2.0 * ceil_log2(p) * (ts + tw * m);
+    return 2.0 * redist__coll_ceil_log2(p) * (ts + tw * m);
 }
 static double cost_rsag(int p, double m, double ts, double tw)
 {
     return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_hc = {"hypercube", always, cost_hc};
-static const redist__coll_algo algo_rb = {"reduce-bcast", always, cost_rb};
-static const redist__coll_algo algo_rsag = {"reduce_scatter-allgather", always, cost_rsag};
+static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
+static const redist__coll_algo algo_rb = {"reduce-bcast", redist__coll_always, cost_rb};
+static const redist__coll_algo algo_rsag = {"reduce_scatter-allgather", redist__coll_always,
+                                            cost_rsag};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_rb, &algo_rsag};
 typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int,
                       MPI_Comm);

@@ -50,20 +50,6 @@ static int is_pow2(int p)
     return p > 0 && (p & (p - 1)) == 0;
 }
 
-static int ceil_log2(int p)
-{
-    int d = 0;
-    while ((1 << d) < p)
-        d++;
-    return d;
-}
-
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
 /* Ring all-to-all among the n members base + i*stride (i = 0..n-1) of c, this rank being
    member idx. src: n groups of sb bytes, group i for member i; dst: n groups, group i from
    member i. w: 2 (n-1) sb bytes of workspace. */
@@ -160,7 +146,7 @@ static int run_hypercube(const a2a *a)
 
 static double cost_hypercube(int p, double m, double ts, double tw)
 {
-    return (ts + tw * m * p / 2.0) * ceil_log2(p);
+    return (ts + tw * m * p / 2.0) * redist__coll_ceil_log2(p);
 }
 
 static int run_pairwise(const a2a *a)
@@ -188,10 +174,10 @@ static double cost_pairwise(int p, double m, double ts, double tw)
     return (ts + tw * m) * (p - 1);
 }
 
-static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", always, cost_mesh};
-static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_hypercube};
-static const redist__coll_algo algo_pairwise = {"pairwise", always, cost_pairwise};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
+static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_hypercube};
+static const redist__coll_algo algo_pairwise = {"pairwise", redist__coll_always, cost_pairwise};
 static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube,
                                                  &algo_pairwise};
 static int (*const runs[])(const a2a *) = {run_ring, run_mesh, run_hypercube, run_pairwise};

@@ -121,39 +121,25 @@ static int bcast_tree(void *buf, int64_t count, size_t es, int root, int rank, i
     return redist__coll_bcast_tree(buf, count * (int64_t)es, root, rank, p, c);
 }
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
-static int ceil_log2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p)
-        k++;
-    return k;
-}
-
 static double cost_tree(int p, double m, double ts, double tw)
 {
-    return ceil_log2(p) * (ts + tw * m);
+    return redist__coll_ceil_log2(p) * (ts + tw * m);
 }
 static double cost_mesh(int p, double m, double ts, double tw)
 {
     int rows, cols;
     redist__coll_mesh(p, &rows, &cols);
-    return (ceil_log2(rows) + ceil_log2(cols)) * (ts + tw * m);
+    return (redist__coll_ceil_log2(rows) + redist__coll_ceil_log2(cols)) * (ts + tw * m);
 }
 static double cost_sag(int p, double m, double ts, double tw)
 {
-    return (ceil_log2(p) + p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
+    return (redist__coll_ceil_log2(p) + p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
-static const redist__coll_algo algo_ring = {"ring", always, cost_tree};
-static const redist__coll_algo algo_mesh = {"mesh", always, cost_mesh};
-static const redist__coll_algo algo_sag = {"scatter-allgather", always, cost_sag};
+static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_tree};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
+static const redist__coll_algo algo_sag = {"scatter-allgather", redist__coll_always, cost_sag};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_mesh, &algo_sag};
 typedef int (*run_fn)(void *, int64_t, size_t, int, int, int, MPI_Comm);
 static const run_fn runs[] = {bcast_tree, bcast_ring, bcast_mesh, bcast_sag};

@@ -149,3 +149,17 @@ void redist__coll_mesh(int p, int *rows, int *cols)
     *rows = r;
     *cols = p / r;
 }
+
+int redist__coll_always(int p)
+{
+    (void)p;
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_ceil_log2(int p)
+{
+    int l = 0;
+    while ((1 << l) < p)
+        l++;
+    return l;
+}

@@ -44,6 +44,11 @@ typedef struct redist__coll_algo {
 int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
                       double m, int *err);
 
+/* applicable() for algorithms that work for every p. */
+int redist__coll_always(int p);
+/* ceil(log2 p). */
+int redist__coll_ceil_log2(int p);
+
 double redist__coll_ts(void);
 double redist__coll_tw(void);
 

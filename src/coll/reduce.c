@@ -218,23 +218,9 @@ static int reduce_rsg(const void *src, void *dst, int64_t count, size_t es, MPI_
     return err;
 }
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
-static int ceil_log2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p)
-        k++;
-    return k;
-}
-
 static double cost_tree(int p, double m, double ts, double tw)
 {
-    return ceil_log2(p) * (ts + tw * m);
+    return redist__coll_ceil_log2(p) * (ts + tw * m);
 }
 static double cost_ring(int p, double m, double ts, double tw)
 {
@@ -245,9 +231,9 @@ static double cost_rsg(int p, double m, double ts, double tw)
     return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
-static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
-static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", always, cost_rsg};
+static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
+static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", redist__coll_always, cost_rsg};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_rsg};
 typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int, int,
                       MPI_Comm);

@@ -77,12 +77,6 @@ static int scan_ring(const void *src, void *dst, int64_t count, size_t es, MPI_D
     return err;
 }
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
 static double cost_hc(int p, double m, double ts, double tw)
 {
     int k = 0;
@@ -95,8 +89,8 @@ static double cost_ring(int p, double m, double ts, double tw)
     return (p - 1) * (ts + tw * m);
 }
 
-static const redist__coll_algo algo_hc = {"hypercube", always, cost_hc};
-static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
+static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_ring};
 typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int,
                       MPI_Comm);

@@ -13,23 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
-static int ceil_log2(int p)
-{
-    int l = 0;
-    while ((1 << l) < p)
-        l++;
-    return l;
-}
-
 static double cost_tree(int p, double m, double ts, double tw)
 {
-    return ts * ceil_log2(p) + tw * m * (p - 1);
+    return ts * redist__coll_ceil_log2(p) + tw * m * (p - 1);
 }
 
 static double cost_linear(int p, double m, double ts, double tw)
@@ -37,9 +23,9 @@ static double cost_linear(int p, double m, double ts, double tw)
     return (p - 1) * (ts + tw * m);
 }
 
-static const redist__coll_algo algo_tree = {"tree", always, cost_tree};
-static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_tree};
-static const redist__coll_algo algo_linear = {"linear", always, cost_linear};
+static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
+static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_tree};
+static const redist__coll_algo algo_linear = {"linear", redist__coll_always, cost_linear};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_hypercube, &algo_linear};
 
 static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,

@@ -35,20 +35,6 @@ typedef struct {
     MPI_Comm c;
 } sh;
 
-static int always(int p)
-{
-    (void)p;
-    return REDIST_SUCCESS;
-}
-
-static int ceil_log2(int p)
-{
-    int d = 0;
-    while ((1 << d) < p)
-        d++;
-    return d;
-}
-
 static int exchange(sh *s, int to, int from)
 {
     int err = redist__coll_sendrecv(s->cur, s->b, to, s->other, s->b, from, s->c);
@@ -121,13 +107,13 @@ static int run_hypercube(sh *s)
 
 static double cost_hypercube(int p, double m, double ts, double tw)
 {
-    int d = ceil_log2(p);
+    int d = redist__coll_ceil_log2(p);
     return (ts + tw * m) * (d > 0 ? 2 * d - 1 : 0);
 }
 
-static const redist__coll_algo algo_ring = {"ring", always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", always, cost_mesh};
-static const redist__coll_algo algo_hypercube = {"hypercube", always, cost_hypercube};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
+static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_hypercube};
 static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube};
 static int (*const runs[])(sh *) = {run_ring, run_mesh, run_hypercube};
 #define NALGO ((int)(sizeof table / sizeof table[0]))
