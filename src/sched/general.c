@@ -14,28 +14,26 @@ typedef struct state {
     redist__p001 st;
 } state;
 
+static void pack(struct redist_plan_s *p);
+static void unpack_all(struct redist_plan_s *p, redist__p001 *t);
+static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);
+
 static int setup(struct redist_plan_s *p)
 {
     state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
+    s->st.pack = pack;
+    s->st.unpack_one = unpack_one;
+    s->st.unpack_all = unpack_all;
     s->st.sync = p->synchronous_receive;
     return redist__p001_setup(p, &s->st);
 }
 
-static void destroy(struct redist_plan_s *p)
+static void pack(struct redist_plan_s *p)
 {
-    state *s = p->algo_state;
-    if (s == NULL)
-        return;
-    redist__p001_free(&s->st);
-    free(s);
-    p->algo_state = NULL;
-}
-
-static void pack(struct redist_plan_s *p, redist__p001 *t)
-{
+    redist__p001 *t = p->algo_state;
     int64_t count = p->src_count, es = (int64_t)p->elsize;
     for (int64_t l = 0; l < count; l++) {
         int64_t g = redist__p001_global(l, t->x, t->P, t->me);
@@ -63,30 +61,13 @@ static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q)
     }
 }
 
-static int start(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    int err = redist__p001_post_receives(p, &s->st);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if (!p->dry && s->st.me >= 0)
-        pack(p, &s->st);
-    return redist__p001_post_sends(p, &s->st);
-}
-
-static int progress(struct redist_plan_s *p, int blocking, int *done)
-{
-    state *s = p->algo_state;
-    return redist__p001_progress(p, &s->st, blocking, done, unpack_one, unpack_all);
-}
-
 const redist__algorithm redist__algo_general = {
     .name = "general",
     .applicable = redist__p001_applicable,
     .steps = redist__one_step,
     .setup = setup,
-    .start = start,
-    .progress = progress,
-    .destroy = destroy,
+    .start = redist__p001_start,
+    .progress = redist__p001_algo_progress,
+    .destroy = redist__p001_destroy,
     .packs = 1,
 };

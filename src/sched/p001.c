@@ -171,6 +171,33 @@ int redist__p001_progress(struct redist_plan_s *p, redist__p001 *st, int blockin
     return REDIST_SUCCESS;
 }
 
+int redist__p001_start(struct redist_plan_s *p)
+{
+    redist__p001 *st = p->algo_state;
+    int err = redist__p001_post_receives(p, st);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (!p->dry && st->me >= 0)
+        st->pack(p);
+    return redist__p001_post_sends(p, st);
+}
+
+int redist__p001_algo_progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    redist__p001 *st = p->algo_state;
+    return redist__p001_progress(p, st, blocking, done, st->unpack_one, st->unpack_all);
+}
+
+void redist__p001_destroy(struct redist_plan_s *p)
+{
+    redist__p001 *st = p->algo_state; /* the first member of the algorithm's state */
+    if (st == NULL)
+        return;
+    redist__p001_free(st);
+    free(st);
+    p->algo_state = NULL;
+}
+
 /* ---- gcd and lcm: two phases through cyclic(m) ---------------------------------------- */
 
 int redist__p001_two_phases(struct redist_plan_s *p, int64_t m, const char *first,

@@ -14,6 +14,7 @@
 
 #include "common.h"
 
+struct redist__p001;
 typedef struct redist__p001 {
     int64_t P, x, y, n; /* processors, source and destination blocks, extent */
     int64_t me;         /* this rank's paper processor number, -1 if not in the layouts */
@@ -28,7 +29,18 @@ typedef struct redist__p001 {
     int64_t *req_peer; /* paper processor of each receive */
     int nrecv, nsend, recvs_left;
     int self_done, unpacked; /* this execution: self packet placed, synchronous scan done */
+    /* The algorithm's index arithmetic: pack every packet; place one arrived packet (the
+       asynchronous method); place everything after all packets (the synchronous method). */
+    void (*pack)(struct redist_plan_s *p);
+    void (*unpack_one)(struct redist_plan_s *p, struct redist__p001 *st, int64_t q);
+    void (*unpack_all)(struct redist_plan_s *p, struct redist__p001 *st);
 } redist__p001;
+
+/* start / progress / destroy of every paper 001 algorithm, whose state begins with a
+   redist__p001 (p->algo_state points at it). */
+int redist__p001_start(struct redist_plan_s *p);
+int redist__p001_algo_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__p001_destroy(struct redist_plan_s *p);
 
 /* Applicability (pure): 1-D, same ranks, grid and first on both sides. */
 int redist__p001_applicable(const redist__summary *s);

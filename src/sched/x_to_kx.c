@@ -23,27 +23,24 @@ static int applicable(const redist__summary *s)
                                                            : REDIST_ERR_NOT_APPLICABLE;
 }
 
+static void pack(struct redist_plan_s *p);
+static void unpack_all(struct redist_plan_s *p, redist__p001 *t);
+static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);
+
 static int setup(struct redist_plan_s *p)
 {
     state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
+    s->st.pack = pack;
+    s->st.unpack_one = unpack_one;
+    s->st.unpack_all = unpack_all;
     int err = redist__p001_setup(p, &s->st);
     s->k = s->st.y / s->st.x;
     s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
     s->st.sync = p->synchronous_receive;
     return err;
-}
-
-static void destroy(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    if (s == NULL)
-        return;
-    redist__p001_free(&s->st);
-    free(s);
-    p->algo_state = NULL;
 }
 
 /* Destination of local block i (size x). */
@@ -55,8 +52,9 @@ static int64_t destination(const state *s, int64_t i)
     return redist__xk_dest(s->k, t->P, t->me, i);
 }
 
-static void pack(struct redist_plan_s *p, state *s)
+static void pack(struct redist_plan_s *p)
 {
+    state *s = p->algo_state;
     redist__p001 *t = &s->st;
     int64_t es = (int64_t)p->elsize;
     for (int64_t i = 0; i * t->x < p->src_count; i++) {
@@ -95,30 +93,13 @@ static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q)
         }
 }
 
-static int start(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    int err = redist__p001_post_receives(p, &s->st);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if (!p->dry && s->st.me >= 0)
-        pack(p, s);
-    return redist__p001_post_sends(p, &s->st);
-}
-
-static int progress(struct redist_plan_s *p, int blocking, int *done)
-{
-    state *s = p->algo_state;
-    return redist__p001_progress(p, &s->st, blocking, done, unpack_one, unpack_all);
-}
-
 const redist__algorithm redist__algo_x_to_kx = {
     .name = "x-to-kx",
     .applicable = applicable,
     .steps = redist__one_step,
     .setup = setup,
-    .start = start,
-    .progress = progress,
-    .destroy = destroy,
+    .start = redist__p001_start,
+    .progress = redist__p001_algo_progress,
+    .destroy = redist__p001_destroy,
     .packs = 1,
 };
