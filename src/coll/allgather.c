@@ -20,37 +20,8 @@
 
 #include <string.h>
 
-static int power_of_two(int p)
-{
-    return (p & (p - 1)) == 0 ? REDIST_SUCCESS
-                              : redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                             "hypercube needs p a power of two, p = %d", p);
-}
-
-static double cost_ring(int p, double m, double ts, double tw)
-{
-    return (ts + tw * m) * (p - 1);
-}
-
-static double cost_mesh(int p, double m, double ts, double tw)
-{
-    int rows, cols;
-    redist__coll_mesh(p, &rows, &cols);
-    return ts * (rows + cols - 2) + tw * m * (p - 1);
-}
-
-static double cost_hypercube(int p, double m, double ts, double tw)
-{
-    int l = 0;
-    while ((1 << l) < p)
-        l++;
-    return ts * l + tw * m * (p - 1);
-}
-
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
-static const redist__coll_algo algo_hypercube = {"hypercube", power_of_two, cost_hypercube};
-static const redist__coll_algo *const table[] = {&algo_hypercube, &algo_mesh, &algo_ring};
+static const redist__coll_algo *const table[] = {&redist__coll_hypercube_all,
+                                                 &redist__coll_mesh_all, &redist__coll_ring_all};
 
 /* Ring all-to-all broadcast among n members, member j being rank base + j * stride, this
    rank member `me`; slot j of buf (bytes each, stride bytes apart) is member j's block. */
@@ -87,9 +58,9 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     char *out = recvbuf;
     if (bytes > 0)
         memcpy(out + (int64_t)rank * bytes, sendbuf, (size_t)bytes);
-    if (table[i] == &algo_ring)
+    if (table[i] == &redist__coll_ring_all)
         return ring(out, bytes, p, rank, 0, 1, c);
-    if (table[i] == &algo_mesh) {
+    if (table[i] == &redist__coll_mesh_all) {
         int rows, cols;
         redist__coll_mesh(p, &rows, &cols);
         int row = rank / cols, col = rank % cols;

@@ -163,3 +163,68 @@ int redist__coll_ceil_log2(int p)
         l++;
     return l;
 }
+
+int redist__coll_power_of_two(int p)
+{
+    return (p & (p - 1)) == 0 ? REDIST_SUCCESS
+                              : redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                                             "hypercube needs p a power of two, p = %d", p);
+}
+
+static double cost_ring(int p, double m, double ts, double tw)
+{
+    return (ts + tw * m) * (p - 1);
+}
+
+static double cost_mesh(int p, double m, double ts, double tw)
+{
+    int rows, cols;
+    redist__coll_mesh(p, &rows, &cols);
+    return ts * (rows + cols - 2) + tw * m * (p - 1);
+}
+
+static double cost_log_steps(int p, double m, double ts, double tw)
+{
+    return ts * redist__coll_ceil_log2(p) + tw * m * (p - 1);
+}
+
+const redist__coll_algo redist__coll_ring_all = {"ring", redist__coll_always, cost_ring};
+const redist__coll_algo redist__coll_mesh_all = {"mesh", redist__coll_always, cost_mesh};
+const redist__coll_algo redist__coll_hypercube_all = {"hypercube", redist__coll_power_of_two,
+                                                      cost_log_steps};
+const redist__coll_algo redist__coll_tree_sg = {"tree", redist__coll_always, cost_log_steps};
+const redist__coll_algo redist__coll_hypercube_sg = {"hypercube", redist__coll_always,
+                                                     cost_log_steps};
+const redist__coll_algo redist__coll_linear_sg = {"linear", redist__coll_always, cost_ring};
+
+int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm, const char *algorithm,
+                           const redist__coll_algo *const table[],
+                           const redist__coll_reduction_fn runs[], int n)
+{
+    size_t es = 1;
+    int rank = 0, p = 1;
+    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
+    MPI_Comm c;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int i = redist__coll_pick(table, n, algorithm, p, (double)count * (double)es, &err);
+    if (i < 0)
+        return err;
+    if (count == 0)
+        return REDIST_SUCCESS;
+    int64_t bytes = count * (int64_t)es;
+    const void *src = sendbuf;
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) { /* the algorithms read src while they write dst */
+        copy = malloc((size_t)bytes);
+        if (copy == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
+        memcpy(copy, recvbuf, (size_t)bytes);
+        src = copy;
+    }
+    err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
+    free(copy);
+    return err;
+}

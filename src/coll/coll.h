@@ -48,6 +48,27 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
 int redist__coll_always(int p);
 /* ceil(log2 p). */
 int redist__coll_ceil_log2(int p);
+/* applicable() for hypercube algorithms that need p a power of two. */
+int redist__coll_power_of_two(int p);
+
+/* Entries shared by operations with the same algorithms and costs (paper 002):
+   all-to-all broadcast and all-to-all reduction (allgather, reduce_scatter): ring
+   (t_s + t_w m)(p - 1), mesh t_s (rows + cols - 2) + t_w m (p - 1), hypercube (power-of-two
+   p) t_s log p + t_w m (p - 1); scatter and gather: tree (= hypercube) t_s log p +
+   t_w m (p - 1), linear (p - 1)(t_s + t_w m). */
+extern const redist__coll_algo redist__coll_ring_all, redist__coll_mesh_all,
+    redist__coll_hypercube_all;
+extern const redist__coll_algo redist__coll_tree_sg, redist__coll_hypercube_sg,
+    redist__coll_linear_sg;
+
+/* allreduce and scan: the common entry (checks, agreement, choice, MPI_IN_PLACE), then
+   runs[i] of the chosen algorithm. */
+typedef int (*redist__coll_reduction_fn)(const void *src, void *dst, int64_t count, size_t es,
+                                         MPI_Datatype type, MPI_Op op, int rank, int p, MPI_Comm c);
+int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm, const char *algorithm,
+                           const redist__coll_algo *const table[],
+                           const redist__coll_reduction_fn runs[], int n);
 
 double redist__coll_ts(void);
 double redist__coll_tw(void);

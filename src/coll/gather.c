@@ -15,20 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double cost_tree(int p, double m, double ts, double tw)
-{
-    return ts * redist__coll_ceil_log2(p) + tw * m * (p - 1);
-}
-
-static double cost_linear(int p, double m, double ts, double tw)
-{
-    return (p - 1) * (ts + tw * m);
-}
-
-static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
-static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_tree};
-static const redist__coll_algo algo_linear = {"linear", redist__coll_always, cost_linear};
-static const redist__coll_algo *const table[] = {&algo_tree, &algo_hypercube, &algo_linear};
+static const redist__coll_algo *const table[] = {&redist__coll_tree_sg, &redist__coll_hypercube_sg,
+                                                 &redist__coll_linear_sg};
 
 static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
                       MPI_Comm c)
@@ -110,7 +98,7 @@ int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
         return err;
     if ((int64_t)p * bytes > REDIST__MAX_INT_COUNT)
         i = 2; /* messages of the tree could exceed 2 GiB: every rank knows p and bytes */
-    if (table[i] == &algo_linear)
+    if (table[i] == &redist__coll_linear_sg)
         return run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
     return run_tree(sendbuf, recvbuf, bytes, root, rank, p, c);
 }

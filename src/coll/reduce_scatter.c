@@ -31,41 +31,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int power_of_two(int p)
+/* pairwise costs what the ring costs: p - 1 messages of m bytes per rank. */
+static double cost_pairwise(int p, double m, double ts, double tw)
 {
-    return (p & (p - 1)) == 0 ? REDIST_SUCCESS
-                              : redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                             "hypercube needs p a power of two, p = %d", p);
+    return redist__coll_ring_all.cost(p, m, ts, tw);
 }
 
-static double cost_ring(int p, double m, double ts, double tw)
-{
-    return (ts + tw * m) * (p - 1);
-}
-
-static double cost_mesh(int p, double m, double ts, double tw)
-{
-    int rows, cols;
-    redist__coll_mesh(p, &rows, &cols);
-    return ts * (rows + cols - 2) + tw * m * (p - 1);
-}
-
-static double cost_hypercube(int p, double m, double ts, double tw)
-{
-    int l = 0;
-    while ((1 << l) < p)
-        l++;
-    return ts * l + tw * m * (p - 1);
-}
-
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
-static const redist__coll_algo algo_hypercube = {"hypercube", power_of_two, cost_hypercube};
-static const redist__coll_algo algo_pairwise = {"pairwise", redist__coll_always, cost_ring};
-static const redist__coll_algo *const table[] = {&algo_hypercube, &algo_mesh, &algo_ring,
-                                                 &algo_pairwise};
+static const redist__coll_algo algo_pairwise = {"pairwise", redist__coll_always, cost_pairwise};
+static const redist__coll_algo *const table[] = {
+    &redist__coll_hypercube_all, &redist__coll_mesh_all, &redist__coll_ring_all, &algo_pairwise};
 /* The order-keeping ones, for non-commutative ops. */
-static const redist__coll_algo *const ordered[] = {&algo_hypercube, &algo_pairwise};
+static const redist__coll_algo *const ordered[] = {&redist__coll_hypercube_all, &algo_pairwise};
 
 typedef struct {
     MPI_Datatype type;
@@ -185,7 +161,7 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
             if (err != REDIST_SUCCESS)
                 return err;
             a = ordered[i];
-        } else if (a != &algo_hypercube && a != &algo_pairwise) {
+        } else if (a != &redist__coll_hypercube_all && a != &algo_pairwise) {
             return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                                 "%s does not keep the operand order of a non-commutative op",
                                 a->name);
@@ -207,9 +183,9 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
         return err;
     }
     memcpy(work, sendbuf, (size_t)total);
-    if (a == &algo_ring) {
+    if (a == &redist__coll_ring_all) {
         err = ring(&x, work, tmp, b, 1, p, rank, 0, 1);
-    } else if (a == &algo_mesh) {
+    } else if (a == &redist__coll_mesh_all) {
         int rows, cols;
         redist__coll_mesh(p, &rows, &cols);
         int row = rank / cols, col = rank % cols;

@@ -92,36 +92,11 @@ static double cost_ring(int p, double m, double ts, double tw)
 static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
 static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_ring};
-typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int,
-                      MPI_Comm);
-static const run_fn runs[] = {scan_hypercube, scan_ring};
+static const redist__coll_reduction_fn runs[] = {scan_hypercube, scan_ring};
 
 int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm, const char *algorithm)
 {
-    size_t es = 1;
-    int rank = 0, p = 1;
-    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
-    MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    int i = redist__coll_pick(table, 2, algorithm, p, (double)count * (double)es, &err);
-    if (i < 0)
-        return err;
-    if (count == 0)
-        return REDIST_SUCCESS;
-    int64_t bytes = count * (int64_t)es;
-    const void *src = sendbuf;
-    void *copy = NULL;
-    if (sendbuf == MPI_IN_PLACE) {
-        copy = malloc((size_t)bytes);
-        if (copy == NULL)
-            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
-        memcpy(copy, recvbuf, (size_t)bytes);
-        src = copy;
-    }
-    err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
-    free(copy);
-    return err;
+    return redist__coll_reduction(sendbuf, recvbuf, count, type, op, comm, algorithm, table, runs,
+                                  2);
 }
