@@ -6,7 +6,10 @@
  * reported, as in the paper's plots), next to the cost model's prediction. Every method's
  * first execute is verified element by element.
  *
- *   mpirun -np 8 build/bench_paper000 [--n N] [--n1 20] [--n2 10] [--csv FILE]
+ *   mpirun -np 8 build/bench_paper000 [--n N] [--n1 20] [--n2 10] [--csv FILE] [--padded]
+ *
+ * --padded compares alltoall-padded's exchange through MPI_Ialltoall with paper 002's
+ * all-to-all algorithms (option alltoall_algorithm: auto, ring, mesh, hypercube, pairwise).
  *
  * Run it over shared memory and over TCP (--mca btl self,tcp) to see start-up bound and
  * bandwidth bound behaviour; bench/run_paper000.sh does both for a small and a large array.
@@ -20,14 +23,25 @@
 typedef struct method {
     const char *label, *algorithm;
     int hybrid_degree;
+    const char *alltoall; /* alltoall-padded: paper 002's all-to-all, NULL for MPI's */
 } method;
 
-static const method methods[] = {
-    {"direct", "direct", -1},         {"direct-async", "direct-async", -1},
-    {"indirect", "indirect", -1},     {"hybrid(d=1)", "hybrid", 1},
-    {"multiphase", "multiphase", -1}, {"alltoall-padded", "alltoall-padded", -1},
+static const method paper_methods[] = {
+    {"direct", "direct", -1, NULL},         {"direct-async", "direct-async", -1, NULL},
+    {"indirect", "indirect", -1, NULL},     {"hybrid(d=1)", "hybrid", 1, NULL},
+    {"multiphase", "multiphase", -1, NULL}, {"alltoall-padded", "alltoall-padded", -1, NULL},
 };
-#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+/* --padded: the padded exchange through MPI_Ialltoall and through each of paper 002's
+   all-to-all algorithms (src/coll/alltoall.c), with direct-async for reference. */
+static const method padded_methods[] = {
+    {"direct-async", "direct-async", -1, NULL},
+    {"padded/MPI", "alltoall-padded", -1, NULL},
+    {"padded/auto", "alltoall-padded", -1, "auto"},
+    {"padded/ring", "alltoall-padded", -1, "ring"},
+    {"padded/mesh", "alltoall-padded", -1, "mesh"},
+    {"padded/hcube", "alltoall-padded", -1, "hypercube"},
+    {"padded/pairwise", "alltoall-padded", -1, "pairwise"},
+};
 
 static double value_of(int64_t g)
 {
@@ -75,8 +89,17 @@ int main(int argc, char **argv)
     int64_t n = 1 << 20;
     int n1 = 20, n2 = 10, failed = 0;
     const char *csv = NULL;
+    const method *methods = paper_methods;
+    int NMETHODS = (int)(sizeof paper_methods / sizeof paper_methods[0]);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--padded")) {
+            methods = padded_methods;
+            NMETHODS = (int)(sizeof padded_methods / sizeof padded_methods[0]);
+        }
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--n"))
+        if (!strcmp(argv[i], "--padded"))
+            i--; /* a flag without a value */
+        else if (!strcmp(argv[i], "--n"))
             n = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--n1"))
             n1 = atoi(argv[i + 1]);
@@ -117,6 +140,7 @@ int main(int argc, char **argv)
             redist_options_init(&opt);
             opt.algorithm = methods[m].algorithm;
             opt.hybrid_degree = methods[m].hybrid_degree;
+            opt.alltoall_algorithm = methods[m].alltoall;
             redist_plan plan = NULL;
             int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
             if (rc != REDIST_SUCCESS) {

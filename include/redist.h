@@ -114,6 +114,11 @@ typedef struct redist_options {
     int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = paper 001's
                                 synchronous method (every packet, then one scan), 0 = the
                                 asynchronous method (each packet placed on arrival; default) */
+    const char *alltoall_algorithm; /* alltoall-padded: NULL (default) = the MPI library's
+                                       MPI_Ialltoall, paper 000's baseline; "auto", "ring",
+                                       "mesh", "hypercube" or "pairwise" = paper 002's
+                                       all-to-all (redist_alltoall) on point-to-point
+                                       messages, run inside redist_wait/redist_test */
 } redist_options;
 void redist_options_init(redist_options *opt);
 

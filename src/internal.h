@@ -183,6 +183,8 @@ typedef struct redist__summary {
     int multiphase_phases;     /* the number of prime factors (phases) */
     int hybrid_degree;         /* d of the hybrid schedule (the option, or the model's) */
     int hybrid_steps;          /* its steps */
+    int alltoall_algo;         /* alltoall-padded: -1 = MPI_Ialltoall, else the index of paper
+                                  002's all-to-all algorithm (coll.h) */
     size_t elsize;
 } redist__summary;
 
@@ -292,10 +294,13 @@ struct redist_plan_s {
     int hybrid_degree;       /* the option: -1 lets the model choose */
     int synchronous_receive; /* the option (paper 001's synchronous method) */
     int bmmc_method;         /* the option: bmmc's communication */
+    int alltoall_algo;       /* alltoall-padded: -1 MPI_Ialltoall, -2 paper 002's "auto" (chosen
+                                at setup), else that algorithm's index (coll.h) */
 
     /* One execution in flight. */
     int active;
-    int dry; /* this rank's arguments were bad: communicate, touch nothing */
+    int algo_done; /* the algorithm's progress reported done; only the agreement remains */
+    int dry;       /* this rank's arguments were bad: communicate, touch nothing */
     const char *cur_src;
     char *cur_dst;
     int local_error, global_error;

@@ -11,6 +11,7 @@
  * Also the summaries the model works on: global maxima of per-rank traffic.
  */
 #include "circulant.h"
+#include "coll/coll.h"
 #include "internal.h"
 #include "rowsched.h"
 
@@ -212,6 +213,7 @@ void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
                             int size, size_t elsize, redist__summary *s)
 {
     memset(s, 0, sizeof *s);
+    s->alltoall_algo = -1; /* the default: MPI_Ialltoall */
     s->comm_size = size;
     s->elsize = elsize;
     s->max_messages = vals[REDIST__S_MESSAGES];
@@ -226,6 +228,21 @@ void redist__summary_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     s->max_pieces = vals[REDIST__S_PIECES];
     for (int k = 1; flags != NULL && k < size; k++)
         s->direct_steps += flags[k] != 0;
+}
+
+/* alltoall-padded's exchange of P blocks of the largest message: MPI_Ialltoall keeps every
+   message in flight; paper 002's all-to-all costs its formula with t_s = one synchronised
+   step and t_w = tau_d (coll.h), plus one local copy of the padded blocks that its
+   rotations and regroupings make. */
+static double padded_exchange_time(const redist__summary *s)
+{
+    const redist__model *m = redist__model_default();
+    double slot = (double)(s->max_count * (int64_t)s->elsize);
+    int P = s->comm_size;
+    if (s->alltoall_algo < 0)
+        return m->startup + m->per_message * (P - 1) + m->per_byte * slot * (P - 1);
+    return redist__coll_alltoall_cost(s->alltoall_algo, P, slot, m->startup, m->per_byte) +
+           m->copy_per_byte * slot * P;
 }
 
 /* Time of one execute under the model, for a given transport.
@@ -262,9 +279,7 @@ double redist__predict_transport(const redist__algorithm *a, const redist__summa
     if (strcmp(a->name, "multiphase") == 0) /* every phase moves all the data */
         return s->multiphase_phases * (copy + moved) + m->startup * s->multiphase_steps;
     if (strcmp(a->name, "alltoall-padded") == 0) /* every peer gets the largest message */
-        return copy + 2.0 * m->copy_per_byte * bytes + m->startup +
-               m->per_message * (s->comm_size - 1) +
-               m->per_byte * (double)(s->max_count * (int64_t)s->elsize) * (s->comm_size - 1);
+        return copy + 2.0 * m->copy_per_byte * bytes + padded_exchange_time(s);
     if (strcmp(a->name, "alltoallw") == 0) /* datatypes; the collective touches every peer */
         return copy + moved + m->startup + m->per_message * (s->comm_size - 1);
     /* direct-async: every message in flight at once */

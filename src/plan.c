@@ -12,6 +12,7 @@
  *
  * The plan owns a duplicate of the communicator (with MPI_ERRORS_RETURN) and of the type.
  */
+#include "coll/coll.h"
 #include "internal.h"
 
 #include <limits.h>
@@ -75,6 +76,12 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
                                             "(ndims or extents differ)");
     if (opt != NULL && (opt->bmmc_method < 0 || opt->bmmc_method > 2))
         return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
+    int a2a_err = REDIST_SUCCESS;
+    if (opt != NULL && opt->alltoall_algorithm != NULL &&
+        redist__coll_alltoall_pick(opt->alltoall_algorithm, size, 0, &a2a_err) < 0 &&
+        a2a_err == REDIST_ERR_UNKNOWN_ALGORITHM)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown alltoall_algorithm '%s'",
+                            opt->alltoall_algorithm);
     if (opt != NULL &&
         (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE))
         return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
@@ -109,6 +116,9 @@ static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsi
                               opt != NULL && opt->synchronous_receive != 0,
                               (unsigned char)(opt == NULL ? 0 : opt->bmmc_method)};
     h = redist__hash_bytes(h, flags, sizeof flags);
+    const char *a2a =
+        opt == NULL || opt->alltoall_algorithm == NULL ? "mpi" : opt->alltoall_algorithm;
+    h = redist__hash_bytes(h, a2a, strlen(a2a) + 1);
     return h >> 2; /* room to negate */
 }
 
@@ -235,6 +245,17 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return REDIST_SUCCESS;
 }
 
+/* Paper 002's all-to-all for alltoall-padded: the option resolved (-2, "auto": the cheapest
+   for the padded message size); -1 keeps MPI_Ialltoall. */
+static int alltoall_choice(const struct redist_plan_s *p)
+{
+    if (p->alltoall_algo != -2)
+        return p->alltoall_algo;
+    int err = REDIST_SUCCESS;
+    double slot = (double)p->summary.max_count * (double)p->elsize;
+    return redist__coll_alltoall_pick(NULL, p->size, slot, &err);
+}
+
 /* Phase 3b: global maxima (MAX over ranks), carrying the status of 3a. */
 static int summarize(struct redist_plan_s *p, int err)
 {
@@ -264,6 +285,7 @@ static int summarize(struct redist_plan_s *p, int err)
     if (all_ok) {
         redist__summary_finish(v + 1, flags, p->size, p->elsize, &p->summary);
         redist__summary_tables(&p->summary, p->src, p->dst, p->hybrid_degree);
+        p->summary.alltoall_algo = alltoall_choice(p);
     }
     free(flags);
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
@@ -385,6 +407,14 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     p->hybrid_degree = opt == NULL ? -1 : opt->hybrid_degree;
     p->synchronous_receive = opt != NULL && opt->synchronous_receive;
     p->bmmc_method = opt == NULL ? 0 : opt->bmmc_method;
+    p->alltoall_algo = -1;
+    if (opt != NULL && opt->alltoall_algorithm != NULL) {
+        int unused = REDIST_SUCCESS;
+        p->alltoall_algo =
+            strcmp(opt->alltoall_algorithm, "auto") == 0
+                ? -2
+                : redist__coll_alltoall_pick(opt->alltoall_algorithm, size, 0, &unused);
+    }
     p->check_req = MPI_REQUEST_NULL;
     if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;

@@ -199,6 +199,65 @@ static int64_t workspace(int i, int p, int64_t b)
     }
 }
 
+int redist__coll_alltoall_pick(const char *name, int p, double m, int *err)
+{
+    return redist__coll_pick(table, NALGO, name, p, m, err);
+}
+
+int64_t redist__coll_alltoall_workspace(int idx, int p, int64_t b)
+{
+    return workspace(idx, p, b);
+}
+
+double redist__coll_alltoall_cost(int idx, int p, double m, double ts, double tw)
+{
+    return table[idx]->cost(p, m, ts, tw);
+}
+
+const char *redist__coll_alltoall_name(int idx)
+{
+    return table[idx]->name;
+}
+
+/* A ring all-to-all among n members on groups of gb bytes: n - 1 messages, the k-th
+   carrying n - k groups. */
+static void ring_traffic(int n, int64_t gb, int64_t *msgs, int64_t *bytes)
+{
+    *msgs += n - 1;
+    *bytes += (int64_t)n * (n - 1) / 2 * gb;
+}
+
+void redist__coll_alltoall_traffic(int idx, int p, int64_t b, int64_t *msgs, int64_t *bytes)
+{
+    *msgs = *bytes = 0;
+    if (p == 1)
+        return;
+    if (runs[idx] == run_ring) {
+        ring_traffic(p, b, msgs, bytes);
+    } else if (runs[idx] == run_mesh) {
+        int R, C;
+        redist__coll_mesh(p, &R, &C);
+        ring_traffic(C, (int64_t)R * b, msgs, bytes);
+        ring_traffic(R, (int64_t)C * b, msgs, bytes);
+    } else if (runs[idx] == run_hypercube) {
+        for (int k = 1; k < p; k <<= 1) { /* the indices below p with bit k set */
+            int64_t n = (int64_t)(p / (2 * k)) * k + (p % (2 * k) > k ? p % (2 * k) - k : 0);
+            *msgs += 1;
+            *bytes += n * b;
+        }
+    } else {
+        *msgs = p - 1;
+        *bytes = (int64_t)(p - 1) * b;
+    }
+}
+
+int redist__coll_alltoall_run(int idx, const void *sendbuf, void *recvbuf, int64_t b, int rank,
+                              int p, void *ws, MPI_Comm c)
+{
+    a2a a = {(const char *)sendbuf, (char *)recvbuf, b, rank, p, ws, c};
+    return b > 0 ? runs[idx](&a) : REDIST_SUCCESS;
+}
+
 int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                     MPI_Comm comm, const char *algorithm)
 {
@@ -225,10 +284,8 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
     MPI_Comm c;
     int rank = 0, size = 1;
     err = redist__coll_begin(comm, err, &c, &rank, &size);
-    if (err == REDIST_SUCCESS && b > 0) {
-        a2a a = {(const char *)sendbuf, (char *)recvbuf, b, rank, size, ws, c};
-        err = runs[idx](&a);
-    }
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_alltoall_run(idx, sendbuf, recvbuf, b, rank, size, ws, c);
     free(ws);
     return err;
 }

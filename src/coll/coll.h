@@ -70,6 +70,20 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
                            const redist__coll_algo *const table[],
                            const redist__coll_reduction_fn runs[], int n);
 
+/* Paper 002's personalized all-to-all (alltoall.c) for the schedules (alltoall-padded): no
+   agreement and no argument checks, on a communicator the caller owns. pick: the index of
+   algorithm `name` (NULL or "auto": the cheapest for p ranks and m-byte blocks), or -1 and
+   *err. run: sendbuf holds p blocks of b bytes, block j for rank j; recvbuf gets block i from
+   rank i; ws holds workspace(idx, p, b) bytes. */
+int redist__coll_alltoall_pick(const char *name, int p, double m, int *err);
+int64_t redist__coll_alltoall_workspace(int idx, int p, int64_t b);
+double redist__coll_alltoall_cost(int idx, int p, double m, double ts, double tw);
+const char *redist__coll_alltoall_name(int idx);
+/* Messages and bytes each rank sends (and receives) in algorithm idx's exchange. */
+void redist__coll_alltoall_traffic(int idx, int p, int64_t b, int64_t *msgs, int64_t *bytes);
+int redist__coll_alltoall_run(int idx, const void *sendbuf, void *recvbuf, int64_t b, int rank,
+                              int p, void *ws, MPI_Comm c);
+
 double redist__coll_ts(void);
 double redist__coll_tw(void);
 

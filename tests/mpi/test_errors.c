@@ -63,6 +63,21 @@ static void expect(const char *what, int rc, int want)
     expect2(what, rc, want, want);
 }
 
+/* alltoall-padded with paper 002's all-to-all algorithm a2a (NULL: MPI_Ialltoall). */
+static void a2a_case(const char *what, int want1, int want2, redist_layout s, redist_layout d,
+                     const char *a2a)
+{
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = "alltoall-padded";
+    opt.alltoall_algorithm = a2a;
+    redist_plan plan = NULL;
+    int rc = redist_plan_create(s, d, MPI_INT, MPI_COMM_WORLD, &opt, &plan);
+    expect2(what, rc, want1, want2);
+    if (rc == REDIST_SUCCESS)
+        redist_plan_free(&plan);
+}
+
 /* A failed create must not hand back a handle; an unexpected success is cleaned up. */
 static void layout_case(const char *what, int want, int nd, const int64_t e[], const int64_t b[],
                         const int g[], const int f[], const int r[], int order)
@@ -281,6 +296,12 @@ static void test_plan_create(void)
     plan_case("plan: unknown algorithm", REDIST_ERR_UNKNOWN_ALGORITHM, src, dst, MPI_INT,
               "no-such-algorithm");
     plan_case("plan: empty algorithm name", REDIST_ERR_UNKNOWN_ALGORITHM, src, dst, MPI_INT, "");
+    a2a_case("plan: unknown alltoall_algorithm", REDIST_ERR_UNKNOWN_ALGORITHM,
+             REDIST_ERR_UNKNOWN_ALGORITHM, src, dst, "no-such-alltoall");
+    /* Unknown on one rank: UNKNOWN_ALGORITHM or MISMATCH, the same everywhere. */
+    a2a_case("plan: unknown alltoall_algorithm on the last rank only", REDIST_ERR_UNKNOWN_ALGORITHM,
+             size > 1 ? REDIST_ERR_MISMATCH : REDIST_ERR_UNKNOWN_ALGORITHM, src, dst,
+             rank == size - 1 ? "bogus" : "ring");
     plan_case("plan: MPI_DATATYPE_NULL", REDIST_ERR_ARG, src, dst, MPI_DATATYPE_NULL, NULL);
     plan_case2("plan: MPI_COMM_NULL", REDIST_ERR_ARG, REDIST_ERR_ARG, src, dst, MPI_INT,
                MPI_COMM_NULL, NULL, 1, NULL);
@@ -384,6 +405,10 @@ static void test_plan_create(void)
         redist_layout_free(&lf);
         plan_case("plan: algorithm differs on rank 0", REDIST_ERR_MISMATCH, src, dst, MPI_INT,
                   rank == 0 ? "direct" : "alltoallv");
+        a2a_case("plan: alltoall_algorithm differs on rank 0", REDIST_ERR_MISMATCH,
+                 REDIST_ERR_MISMATCH, src, dst, rank == 0 ? "ring" : "pairwise");
+        a2a_case("plan: alltoall_algorithm NULL on rank 0 only", REDIST_ERR_MISMATCH,
+                 REDIST_ERR_MISMATCH, src, dst, rank == 0 ? NULL : "auto");
         plan_case("plan: element type differs on rank 0", REDIST_ERR_MISMATCH, src, dst,
                   rank == 0 ? MPI_INT : MPI_DOUBLE, NULL);
         /* NULL options, NULL algorithm and "auto" mean the same thing: no mismatch. */

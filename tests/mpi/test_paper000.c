@@ -43,14 +43,19 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
     /* K of the table case; 0 for cyclic(x) -> cyclic(y) with neither dividing the other
        (the two-phase route through cyclic(lcm(x, y))), where no step bound is checked. */
     int64_t K = (x % y == 0 || y % x == 0) ? (x < y ? y / x : x / y) : 0;
-    /* Every algorithm with default options, then hybrid with each degree d = 0..5. */
-    for (int i = 0; i < redist_algorithm_count() + 6; i++) {
+    /* Every algorithm with default options, then hybrid with each degree d = 0..5, then
+       alltoall-padded over each of paper 002's all-to-all algorithms. */
+    static const char *const a2a[] = {"auto", "ring", "mesh", "hypercube", "pairwise"};
+    int nalg = redist_algorithm_count();
+    for (int i = 0; i < nalg + 6 + 5; i++) {
         redist_options opt;
         redist_options_init(&opt);
-        int is_d = i >= redist_algorithm_count();
-        opt.algorithm = is_d ? "hybrid" : redist_algorithm_name(i);
+        int is_d = i >= nalg && i < nalg + 6, is_a2a = i >= nalg + 6;
+        opt.algorithm = is_d ? "hybrid" : is_a2a ? "alltoall-padded" : redist_algorithm_name(i);
         if (is_d)
-            opt.hybrid_degree = i - redist_algorithm_count();
+            opt.hybrid_degree = i - nalg;
+        if (is_a2a)
+            opt.alltoall_algorithm = a2a[i - nalg - 6];
         redist_plan plan = NULL;
         int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
         if (rc == REDIST_ERR_NOT_APPLICABLE)
@@ -78,9 +83,9 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
         redist_plan_stats(plan, &st);
         if (rc != REDIST_SUCCESS || bad) {
             errs++;
-            printf("[%d] n=%lld x=%lld y=%lld first=%d %s: rc %d, %lld wrong elements\n", rank,
-                   (long long)n, (long long)x, (long long)y, first, opt.algorithm, rc,
-                   (long long)bad);
+            printf("[%d] n=%lld x=%lld y=%lld first=%d %s (%s): rc %d, %lld wrong elements\n", rank,
+                   (long long)n, (long long)x, (long long)y, first, opt.algorithm,
+                   opt.alltoall_algorithm ? opt.alltoall_algorithm : "-", rc, (long long)bad);
         }
         int64_t flow[2] = {st.bytes_sent - st.bytes_received,
                            st.messages_sent - st.messages_received};
