@@ -173,8 +173,19 @@ int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */
 int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
 
-/* ---- Basic communication operations (not implemented in this version: each returns
-   REDIST_ERR_UNSUPPORTED; see the issue tracker). ---------------------------------------- */
+/* ---- Basic communication operations (paper 002, Grama et al.; src/coll/) --------------
+   MPI semantics (count is per block; sendbuf/recvbuf as in MPI_Bcast ... MPI_Alltoall;
+   MPI_IN_PLACE for allreduce, scan and reduce at the root), built on point-to-point
+   messages over a private duplicate of comm cached on it. algorithm: NULL or "auto" (the
+   cheapest under the slides' cost with the model's t_s and t_w), or one of
+     bcast: tree, ring, mesh, scatter-allgather       reduce: tree, ring, reduce_scatter-gather
+     allreduce: hypercube, reduce-bcast, reduce_scatter-allgather     scan: hypercube, ring
+     scatter, gather: tree, hypercube, linear         allgather: hypercube, mesh, ring
+     reduce_scatter: hypercube, mesh, ring, pairwise  alltoall: ring, mesh, hypercube, pairwise
+     shift: ring, mesh, hypercube
+   (redist_coll_algorithm_name lists them). Argument errors are agreed: every rank returns
+   the same code. A hypercube algorithm that needs a power-of-two p returns
+   REDIST_ERR_NOT_APPLICABLE on every rank otherwise. docs/api.md has the details. */
 int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                  const char *algorithm);
 int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
@@ -195,6 +206,17 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
                     MPI_Comm comm, const char *algorithm);
 int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                  int shift, MPI_Comm comm, const char *algorithm);
+
+/* Local, no MPI. The i-th algorithm of an operation ("bcast", ..., "shift"), NULL past the
+   end or for an unknown operation. */
+const char *redist_coll_algorithm_name(const char *operation, int i);
+/* The slides' predicted time of an operation's algorithm (NULL or "auto": the one auto
+   would pick, named in *chosen if chosen != NULL) for p ranks and m bytes per block, with
+   start-up ts and per-byte tw seconds. shift is costed for its worst shift. Returns
+   REDIST_ERR_ARG (unknown operation, p < 1, negative m, ts or tw, NULL seconds),
+   REDIST_ERR_UNKNOWN_ALGORITHM or REDIST_ERR_NOT_APPLICABLE (needs a power-of-two p). */
+int redist_coll_predict(const char *operation, const char *algorithm, int p, double m, double ts,
+                        double tw, double *seconds, const char **chosen);
 
 /* ---- HPF index functions (paper 001, Table 1) -----------------------------------------
    Pure index math (no MPI, thread-safe) for a 1-D HPF distribution of n elements over P

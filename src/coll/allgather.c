@@ -11,17 +11,28 @@
  *       contiguous in recvbuf. Phase 2: ring in each column on messages of cols * m
  *       (rows - 1 steps). Cost t_s (rows + cols - 2) + t_w m (p - 1), i.e.
  *       2 t_s (sqrt p - 1) + t_w m (p - 1) for a square mesh.
- *   "hypercube": recursive doubling: at step k = 1, 2, 4, ... exchange the k blocks held
- *       (the aligned group containing the rank) with partner rank ^ k. Only for p a power of
- *       two: otherwise REDIST_ERR_NOT_APPLICABLE (on every rank, it depends on p only).
- *       Cost t_s log p + t_w m (p - 1).
+ *   "hypercube": for p a power of two, recursive doubling: at step k = 1, 2, 4, ...
+ *       exchange the k blocks held (the aligned group containing the rank) with partner
+ *       rank ^ k. For any other p, Bruck's generalization (as MPI libraries do): at step
+ *       k = 1, 2, 4, ... send the first min(k, p - k) blocks gathered so far (own block
+ *       first, then those of rank + 1, rank + 2, ...) to rank - k and receive as many from
+ *       rank + k; a final local rotation puts the blocks in rank order (p blocks of
+ *       workspace). Both take ceil(log2 p) steps:
+ *       cost t_s ceil(log p) + t_w m (p - 1).
  */
 #include "coll.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static const redist__coll_algo *const table[] = {&redist__coll_hypercube_all,
-                                                 &redist__coll_mesh_all, &redist__coll_ring_all};
+/* Unlike the all-to-all reduction's, this hypercube works for every p; its cost is that of
+   the scatter/gather hypercube, t_s ceil(log p) + t_w m (p - 1). */
+#define algo_hypercube redist__coll_hypercube_sg
+static const redist__coll_algo *const table[] = {&algo_hypercube, &redist__coll_mesh_all,
+                                                 &redist__coll_ring_all};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_allgather = {"allgather", table,
+                                                         (int)(sizeof table / sizeof table[0])};
 
 /* Ring all-to-all broadcast among n members, member j being rank base + j * stride, this
    rank member `me`; slot j of buf (bytes each, stride bytes apart) is member j's block. */
@@ -38,6 +49,56 @@ static int ring(char *buf, int64_t bytes, int n, int me, int base, int stride, M
     return REDIST_SUCCESS;
 }
 
+/* Recursive doubling (p a power of two); out holds this rank's block in place. */
+static int recursive_doubling(char *out, int64_t bytes, int rank, int p, MPI_Comm c)
+{
+    for (int k = 1; k < p; k <<= 1) {
+        int partner = rank ^ k;
+        int mine = rank & ~(k - 1), theirs = partner & ~(k - 1);
+        int err = redist__coll_sendrecv(out + (int64_t)mine * bytes, k * bytes, partner,
+                                        out + (int64_t)theirs * bytes, k * bytes, partner, c);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Bruck's allgather for any p: tmp[i] gathers the block of rank + i, then rotates into out. */
+static int bruck(const void *mine, char *out, int64_t bytes, int rank, int p, char *tmp,
+                 MPI_Comm c)
+{
+    memcpy(tmp, mine, (size_t)bytes);
+    for (int k = 1; k < p; k <<= 1) {
+        int64_t n = k < p - k ? k : p - k;
+        int err = redist__coll_sendrecv(tmp, n * bytes, (rank - k + p) % p,
+                                        tmp + (int64_t)k * bytes, n * bytes, (rank + k) % p, c);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    for (int i = 0; i < p; i++)
+        memcpy(out + (int64_t)((rank + i) % p) * bytes, tmp + (int64_t)i * bytes, (size_t)bytes);
+    return REDIST_SUCCESS;
+}
+
+static int run(int i, const void *sendbuf, char *out, int64_t bytes, int rank, int p, char *tmp,
+               MPI_Comm c)
+{
+    if (table[i] == &algo_hypercube && tmp != NULL)
+        return bruck(sendbuf, out, bytes, rank, p, tmp, c);
+    memcpy(out + (int64_t)rank * bytes, sendbuf, (size_t)bytes);
+    if (table[i] == &algo_hypercube)
+        return recursive_doubling(out, bytes, rank, p, c);
+    if (table[i] == &redist__coll_ring_all)
+        return ring(out, bytes, p, rank, 0, 1, c);
+    int rows, cols;
+    redist__coll_mesh(p, &rows, &cols);
+    int row = rank / cols, col = rank % cols;
+    int err = ring(out + (int64_t)row * cols * bytes, bytes, cols, col, row * cols, 1, c);
+    if (err == REDIST_SUCCESS)
+        err = ring(out, (int64_t)cols * bytes, rows, row, col, cols, c);
+    return err;
+}
+
 int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                      MPI_Comm comm, const char *algorithm)
 {
@@ -45,37 +106,28 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     int err = redist__coll_check_common(count, type, &elsize);
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "%s is NULL", sendbuf == NULL ? "sendbuf" : "recvbuf");
+    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    int i = -1;
+    char *tmp = NULL;
+    if (comm != MPI_COMM_NULL) {
+        /* Choose and allocate before the agreement, so that these errors are agreed too. */
+        int p = 1, perr = REDIST_SUCCESS;
+        MPI_Comm_size(comm, &p);
+        i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
+                              (double)bytes, &perr);
+        if (err == REDIST_SUCCESS)
+            err = perr;
+        if (err == REDIST_SUCCESS && bytes > 0 && table[i] == &algo_hypercube && (p & (p - 1))) {
+            tmp = malloc((size_t)(bytes * p));
+            if (tmp == NULL)
+                err = redist__fail(REDIST_ERR_NOMEM, "allgather workspace");
+        }
+    }
     MPI_Comm c;
     int rank = 0, p = 0;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    int64_t bytes = count * (int64_t)elsize;
-    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
-                              (double)bytes, &err);
-    if (err != REDIST_SUCCESS)
-        return err;
-    char *out = recvbuf;
-    if (bytes > 0)
-        memcpy(out + (int64_t)rank * bytes, sendbuf, (size_t)bytes);
-    if (table[i] == &redist__coll_ring_all)
-        return ring(out, bytes, p, rank, 0, 1, c);
-    if (table[i] == &redist__coll_mesh_all) {
-        int rows, cols;
-        redist__coll_mesh(p, &rows, &cols);
-        int row = rank / cols, col = rank % cols;
-        err = ring(out + (int64_t)row * cols * bytes, bytes, cols, col, row * cols, 1, c);
-        if (err == REDIST_SUCCESS)
-            err = ring(out, (int64_t)cols * bytes, rows, row, col, cols, c);
-        return err;
-    }
-    for (int k = 1; k < p; k <<= 1) {
-        int partner = rank ^ k;
-        int mine = rank & ~(k - 1), theirs = partner & ~(k - 1);
-        err = redist__coll_sendrecv(out + (int64_t)mine * bytes, k * bytes, partner,
-                                    out + (int64_t)theirs * bytes, k * bytes, partner, c);
-        if (err != REDIST_SUCCESS)
-            return err;
-    }
-    return REDIST_SUCCESS;
+    if (err == REDIST_SUCCESS && bytes > 0)
+        err = run(i, sendbuf, recvbuf, bytes, rank, p, tmp, c);
+    free(tmp);
+    return err;
 }

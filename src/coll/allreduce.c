@@ -125,6 +125,9 @@ static const redist__coll_algo algo_rb = {"reduce-bcast", redist__coll_always, c
 static const redist__coll_algo algo_rsag = {"reduce_scatter-allgather", redist__coll_always,
                                             cost_rsag};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_rb, &algo_rsag};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_allreduce = {"allreduce", table,
+                                                         (int)(sizeof table / sizeof table[0])};
 static const redist__coll_reduction_fn runs[] = {allreduce_hypercube, allreduce_rb, allreduce_rsag};
 
 int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,

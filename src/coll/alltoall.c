@@ -180,6 +180,9 @@ static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_alway
 static const redist__coll_algo algo_pairwise = {"pairwise", redist__coll_always, cost_pairwise};
 static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube,
                                                  &algo_pairwise};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_alltoall = {"alltoall", table,
+                                                        (int)(sizeof table / sizeof table[0])};
 static int (*const runs[])(const a2a *) = {run_ring, run_mesh, run_hypercube, run_pairwise};
 #define NALGO ((int)(sizeof table / sizeof table[0]))
 

@@ -141,6 +141,9 @@ static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_tr
 static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
 static const redist__coll_algo algo_sag = {"scatter-allgather", redist__coll_always, cost_sag};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_mesh, &algo_sag};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_bcast = {"bcast", table,
+                                                     (int)(sizeof table / sizeof table[0])};
 typedef int (*run_fn)(void *, int64_t, size_t, int, int, int, MPI_Comm);
 static const run_fn runs[] = {bcast_tree, bcast_ring, bcast_mesh, bcast_sag};
 

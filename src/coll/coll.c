@@ -67,8 +67,9 @@ int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize)
     return redist__element_size(type, elsize);
 }
 
-int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
-                      double m, int *err)
+/* redist__coll_pick with the model's t_s and t_w given. */
+static int pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
+                     double m, double ts, double tw, int *err)
 {
     *err = REDIST_SUCCESS;
     if (name != NULL && strcmp(name, "auto") != 0) {
@@ -85,7 +86,7 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
     for (int i = 0; i < n; i++) {
         if (table[i]->applicable(p) != REDIST_SUCCESS)
             continue;
-        double c = table[i]->cost(p, m, redist__coll_ts(), redist__coll_tw());
+        double c = table[i]->cost(p, m, ts, tw);
         if (best < 0 || c < best_cost) {
             best = i;
             best_cost = c;
@@ -94,6 +95,12 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
     if (best < 0)
         *err = redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
     return best;
+}
+
+int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
+                      double m, int *err)
+{
+    return pick_with(table, n, name, p, m, redist__coll_ts(), redist__coll_tw(), err);
 }
 
 double redist__coll_ts(void)
@@ -227,4 +234,45 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
     err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
     free(copy);
     return err;
+}
+
+static const redist__coll_table *const operations[] = {
+    &redist__coll_table_bcast,     &redist__coll_table_reduce,
+    &redist__coll_table_allreduce, &redist__coll_table_scan,
+    &redist__coll_table_scatter,   &redist__coll_table_gather,
+    &redist__coll_table_allgather, &redist__coll_table_reduce_scatter,
+    &redist__coll_table_alltoall,  &redist__coll_table_shift,
+};
+
+static const redist__coll_table *operation_table(const char *operation)
+{
+    for (size_t i = 0; operation != NULL && i < sizeof operations / sizeof operations[0]; i++)
+        if (strcmp(operations[i]->operation, operation) == 0)
+            return operations[i];
+    return NULL;
+}
+
+const char *redist_coll_algorithm_name(const char *operation, int i)
+{
+    const redist__coll_table *t = operation_table(operation);
+    return t != NULL && i >= 0 && i < t->n ? t->algos[i]->name : NULL;
+}
+
+int redist_coll_predict(const char *operation, const char *algorithm, int p, double m, double ts,
+                        double tw, double *seconds, const char **chosen)
+{
+    const redist__coll_table *t = operation_table(operation);
+    if (t == NULL)
+        return redist__fail(REDIST_ERR_ARG, "unknown operation '%s'",
+                            operation ? operation : "(null)");
+    if (p < 1 || !(m >= 0) || !(ts >= 0) || !(tw >= 0) || seconds == NULL)
+        return redist__fail(REDIST_ERR_ARG, "predict: p >= 1, m, ts, tw >= 0 and seconds needed");
+    int err = REDIST_SUCCESS;
+    int i = pick_with(t->algos, t->n, algorithm, p, m, ts, tw, &err);
+    if (i < 0)
+        return err;
+    *seconds = t->algos[i]->cost(p, m, ts, tw);
+    if (chosen != NULL)
+        *chosen = t->algos[i]->name;
+    return REDIST_SUCCESS;
 }

@@ -38,6 +38,17 @@ typedef struct redist__coll_algo {
     double (*cost)(int p, double m, double ts, double tw);
 } redist__coll_algo;
 
+/* An operation's algorithms, in its file's order (the first is preferred on equal cost). */
+typedef struct redist__coll_table {
+    const char *operation;
+    const redist__coll_algo *const *algos;
+    int n;
+} redist__coll_table;
+extern const redist__coll_table redist__coll_table_bcast, redist__coll_table_reduce,
+    redist__coll_table_allreduce, redist__coll_table_scan, redist__coll_table_scatter,
+    redist__coll_table_gather, redist__coll_table_allgather, redist__coll_table_reduce_scatter,
+    redist__coll_table_alltoall, redist__coll_table_shift;
+
 /* The algorithm named `name` (NULL or "auto": the cheapest applicable under the model) among
    n entries; *err = REDIST_ERR_UNKNOWN_ALGORITHM or REDIST_ERR_NOT_APPLICABLE when none. The
    choice depends only on arguments every rank shares, so all ranks pick the same. */
@@ -54,8 +65,9 @@ int redist__coll_power_of_two(int p);
 /* Entries shared by operations with the same algorithms and costs (paper 002):
    all-to-all broadcast and all-to-all reduction (allgather, reduce_scatter): ring
    (t_s + t_w m)(p - 1), mesh t_s (rows + cols - 2) + t_w m (p - 1), hypercube (power-of-two
-   p) t_s log p + t_w m (p - 1); scatter and gather: tree (= hypercube) t_s log p +
-   t_w m (p - 1), linear (p - 1)(t_s + t_w m). */
+   p: reduce_scatter's) t_s log p + t_w m (p - 1); scatter and gather: tree (= hypercube)
+   t_s ceil(log p) + t_w m (p - 1), any p (also allgather's hypercube, Bruck for any p),
+   linear (p - 1)(t_s + t_w m). */
 extern const redist__coll_algo redist__coll_ring_all, redist__coll_mesh_all,
     redist__coll_hypercube_all;
 extern const redist__coll_algo redist__coll_tree_sg, redist__coll_hypercube_sg,

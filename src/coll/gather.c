@@ -17,6 +17,9 @@
 
 static const redist__coll_algo *const table[] = {&redist__coll_tree_sg, &redist__coll_hypercube_sg,
                                                  &redist__coll_linear_sg};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_gather = {"gather", table,
+                                                      (int)(sizeof table / sizeof table[0])};
 
 static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
                       MPI_Comm c)

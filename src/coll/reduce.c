@@ -235,6 +235,9 @@ static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tr
 static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
 static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", redist__coll_always, cost_rsg};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_rsg};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_reduce = {"reduce", table,
+                                                      (int)(sizeof table / sizeof table[0])};
 typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int, int,
                       MPI_Comm);
 static const run_fn runs[] = {reduce_tree, reduce_ring, reduce_rsg};

@@ -40,6 +40,9 @@ static double cost_pairwise(int p, double m, double ts, double tw)
 static const redist__coll_algo algo_pairwise = {"pairwise", redist__coll_always, cost_pairwise};
 static const redist__coll_algo *const table[] = {
     &redist__coll_hypercube_all, &redist__coll_mesh_all, &redist__coll_ring_all, &algo_pairwise};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_reduce_scatter = {
+    "reduce_scatter", table, (int)(sizeof table / sizeof table[0])};
 /* The order-keeping ones, for non-commutative ops. */
 static const redist__coll_algo *const ordered[] = {&redist__coll_hypercube_all, &algo_pairwise};
 

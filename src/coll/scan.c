@@ -92,6 +92,9 @@ static double cost_ring(int p, double m, double ts, double tw)
 static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
 static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_ring};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_scan = {"scan", table,
+                                                    (int)(sizeof table / sizeof table[0])};
 static const redist__coll_reduction_fn runs[] = {scan_hypercube, scan_ring};
 
 int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,

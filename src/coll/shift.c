@@ -115,6 +115,9 @@ static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ri
 static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
 static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_hypercube};
 static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube};
+/* For redist_coll_predict and redist_coll_algorithm_name. */
+const redist__coll_table redist__coll_table_shift = {"shift", table,
+                                                     (int)(sizeof table / sizeof table[0])};
 static int (*const runs[])(sh *) = {run_ring, run_mesh, run_hypercube};
 #define NALGO ((int)(sizeof table / sizeof table[0]))
 

@@ -1,3 +1,4 @@
+/* nprocs: 1 2 3 4 5 6 7 8 */
 /* redist_alltoall against MPI_Alltoall and redist_shift against the expected result, for every
  * algorithm (plus NULL and "auto"), counts 0, 1, 7, 3000, MPI_INT and MPI_DOUBLE, every shift
  * in -p-1..2p; plus error cases whose code must be the same on every rank.
