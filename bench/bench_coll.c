@@ -1,17 +1,116 @@
-/* bench_coll: the basic communication operations (paper 002) against the MPI library's own
- * collectives, and measured against predicted with t_s and t_w calibrated in the same run.
+/* bench_coll: all ten basic communication operations of paper 002 (redist_bcast, _reduce,
+ * _allreduce, _scan, _scatter, _gather, _allgather, _reduce_scatter, _alltoall, _shift), every
+ * algorithm of each plus "auto", against the MPI library's own collective, and measured
+ * against the slides' predicted time with t_s and t_w calibrated in the same run.
  *
  *   mpirun -np P build/bench_coll [--reps 20]
  *
+ * Peers: MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Scatter, MPI_Gather,
+ * MPI_Allgather, MPI_Reduce_scatter_block, MPI_Alltoall, and for shift by q an MPI_Sendrecv
+ * to (rank + q) % p from (rank - q + p) % p, with q = 1 and q = p/2 (when p/2 > 1). MPI_DOUBLE,
+ * MPI_SUM, root 0; 1 and 65536 doubles per block (count is per block, as in MPI; the
+ * reduce_scatter send buffer holds p blocks, as MPI_Reduce_scatter_block's).
+ *
  * t_s is half a zero-byte ping-pong between ranks 0 and 1, t_w the per-byte slope of a 4 MB
- * ping-pong. Each (operation, algorithm, size) prints Tmed (slowest rank), the ratio to the
- * MPI collective, and the slides' predicted time where the formula is simple. */
+ * ping-pong. Per (operation, size) a header gives the MPI collective's time; then each
+ * algorithm prints Tmed (median over reps of the slowest rank), the ratio to MPI and the
+ * prediction of redist_coll_predict (p ranks, m = 8 * count bytes; shift is costed for its
+ * worst shift). "auto" names the algorithm redist_coll_predict picks with the calibrated
+ * t_s, t_w (the library's own auto uses its model values, which may pick another). An
+ * algorithm that cannot run for this p prints "n/a"; any other failure "error <code>". */
 #include <redist.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define WORLD MPI_COMM_WORLD
+#define D MPI_DOUBLE
+
+typedef struct bench {
+    double *in, *out; /* p blocks each, enough for every operation */
+    int64_t n;        /* doubles per block */
+    int rank, p, q;   /* q: the shift */
+} bench;
+
+/* Runs the operation once: the library's `alg`, or the MPI peer for alg == NULL. */
+typedef int (*coll_fn)(const bench *b, const char *alg);
+
+static int run_bcast(const bench *b, const char *alg)
+{
+    return alg ? redist_bcast(b->in, b->n, D, 0, WORLD, alg)
+               : MPI_Bcast(b->in, (int)b->n, D, 0, WORLD);
+}
+static int run_reduce(const bench *b, const char *alg)
+{
+    return alg ? redist_reduce(b->in, b->out, b->n, D, MPI_SUM, 0, WORLD, alg)
+               : MPI_Reduce(b->in, b->out, (int)b->n, D, MPI_SUM, 0, WORLD);
+}
+static int run_allreduce(const bench *b, const char *alg)
+{
+    return alg ? redist_allreduce(b->in, b->out, b->n, D, MPI_SUM, WORLD, alg)
+               : MPI_Allreduce(b->in, b->out, (int)b->n, D, MPI_SUM, WORLD);
+}
+static int run_scan(const bench *b, const char *alg)
+{
+    return alg ? redist_scan(b->in, b->out, b->n, D, MPI_SUM, WORLD, alg)
+               : MPI_Scan(b->in, b->out, (int)b->n, D, MPI_SUM, WORLD);
+}
+static int run_scatter(const bench *b, const char *alg)
+{
+    int n = (int)b->n;
+    return alg ? redist_scatter(b->in, b->out, b->n, D, 0, WORLD, alg)
+               : MPI_Scatter(b->in, n, D, b->out, n, D, 0, WORLD);
+}
+static int run_gather(const bench *b, const char *alg)
+{
+    int n = (int)b->n;
+    return alg ? redist_gather(b->in, b->out, b->n, D, 0, WORLD, alg)
+               : MPI_Gather(b->in, n, D, b->out, n, D, 0, WORLD);
+}
+static int run_allgather(const bench *b, const char *alg)
+{
+    int n = (int)b->n;
+    return alg ? redist_allgather(b->in, b->out, b->n, D, WORLD, alg)
+               : MPI_Allgather(b->in, n, D, b->out, n, D, WORLD);
+}
+static int run_reduce_scatter(const bench *b, const char *alg)
+{
+    return alg ? redist_reduce_scatter(b->in, b->out, b->n, D, MPI_SUM, WORLD, alg)
+               : MPI_Reduce_scatter_block(b->in, b->out, (int)b->n, D, MPI_SUM, WORLD);
+}
+static int run_alltoall(const bench *b, const char *alg)
+{
+    int n = (int)b->n;
+    return alg ? redist_alltoall(b->in, b->out, b->n, D, WORLD, alg)
+               : MPI_Alltoall(b->in, n, D, b->out, n, D, WORLD);
+}
+static int run_shift(const bench *b, const char *alg)
+{
+    int n = (int)b->n, to = (b->rank + b->q) % b->p, from = (b->rank - b->q + b->p) % b->p;
+    return alg ? redist_shift(b->in, b->out, b->n, D, b->q, WORLD, alg)
+               : MPI_Sendrecv(b->in, n, D, to, 0, b->out, n, D, from, 0, WORLD, MPI_STATUS_IGNORE);
+}
+
+typedef struct op_case {
+    const char *name; /* the library's operation name */
+    coll_fn fn;
+    int shift; /* shift only: 1 for q = 1, -1 for q = p/2 */
+} op_case;
+
+static const op_case ops[] = {
+    {"bcast", run_bcast, 0},         {"reduce", run_reduce, 0},
+    {"allreduce", run_allreduce, 0}, {"scan", run_scan, 0},
+    {"scatter", run_scatter, 0},     {"gather", run_gather, 0},
+    {"allgather", run_allgather, 0}, {"reduce_scatter", run_reduce_scatter, 0},
+    {"alltoall", run_alltoall, 0},   {"shift", run_shift, 1},
+    {"shift", run_shift, -1},
+};
+
+typedef struct model {
+    double ts, tw; /* calibrated, seconds and seconds per byte */
+    int reps;
+} model;
 
 static int cmp(const void *a, const void *b)
 {
@@ -19,45 +118,85 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef int (*op_fn)(void *buf, void *out, int64_t count, const char *alg);
-
-static int do_bcast(void *b, void *o, int64_t n, const char *alg)
+/* Median over reps of the slowest rank's time into *med; the code of the first (warm-up)
+   call, which is the same on every rank, and no timing unless it succeeded. */
+static int timed(coll_fn f, const bench *b, const char *alg, int reps, double *med)
 {
-    (void)o;
-    return alg ? redist_bcast(b, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, alg)
-               : MPI_Bcast(b, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-}
-static int do_allreduce(void *b, void *o, int64_t n, const char *alg)
-{
-    return alg ? redist_allreduce(b, o, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, alg)
-               : MPI_Allreduce(b, o, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
-static int do_allgather(void *b, void *o, int64_t n, const char *alg)
-{
-    return alg ? redist_allgather(b, o, n, MPI_DOUBLE, MPI_COMM_WORLD, alg)
-               : MPI_Allgather(b, (int)n, MPI_DOUBLE, o, (int)n, MPI_DOUBLE, MPI_COMM_WORLD);
-}
-static int do_alltoall(void *b, void *o, int64_t n, const char *alg)
-{
-    return alg ? redist_alltoall(b, o, n, MPI_DOUBLE, MPI_COMM_WORLD, alg)
-               : MPI_Alltoall(b, (int)n, MPI_DOUBLE, o, (int)n, MPI_DOUBLE, MPI_COMM_WORLD);
-}
-
-static double timed(op_fn f, void *b, void *o, int64_t n, const char *alg, int reps)
-{
+    int err = f(b, alg);
+    if (err != REDIST_SUCCESS)
+        return err;
     double *t = malloc((size_t)reps * sizeof *t);
-    f(b, o, n, alg);
     for (int i = 0; i < reps; i++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(WORLD);
         double t0 = MPI_Wtime();
-        f(b, o, n, alg);
+        f(b, alg);
         double mine = MPI_Wtime() - t0;
-        MPI_Allreduce(&mine, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &t[i], 1, MPI_DOUBLE, MPI_MAX, WORLD);
     }
     qsort(t, (size_t)reps, sizeof *t, cmp);
-    double med = t[reps / 2];
+    *med = t[reps / 2];
     free(t);
-    return med;
+    return REDIST_SUCCESS;
+}
+
+/* Prints a time in us, or "n/a" / "error <code>" for a failure. */
+static void print_time(int err, double seconds)
+{
+    if (err == REDIST_SUCCESS)
+        printf("%9.1f us", seconds * 1e6);
+    else if (err == REDIST_ERR_NOT_APPLICABLE)
+        printf("%9s   ", "n/a");
+    else {
+        char text[32];
+        snprintf(text, sizeof text, "error %d", err);
+        printf("%-12s", text);
+    }
+}
+
+/* One algorithm (NULL: auto) of an operation: time, ratio to MPI, prediction. */
+static void bench_alg(const op_case *op, const bench *b, const model *md, const char *alg,
+                      double ref)
+{
+    double t = 0, pred = 0;
+    const char *chosen = NULL;
+    int err = timed(op->fn, b, alg ? alg : "auto", md->reps, &t);
+    int perr = redist_coll_predict(op->name, alg, b->p, 8.0 * (double)b->n, md->ts, md->tw, &pred,
+                                   &chosen);
+    if (b->rank != 0)
+        return;
+    char label[64];
+    if (alg)
+        snprintf(label, sizeof label, "%s", alg);
+    else
+        snprintf(label, sizeof label, "auto (-> %s)", perr == REDIST_SUCCESS ? chosen : "?");
+    printf("  %-34s ", label);
+    print_time(err, t);
+    if (err == REDIST_SUCCESS)
+        printf("  x%.2f of MPI", t / ref);
+    else
+        printf("  %*s", (int)strlen("x0.00 of MPI"), "");
+    printf("   predicted ");
+    print_time(perr, pred);
+    printf("\n");
+}
+
+/* One (operation, size): the MPI peer, then every algorithm and auto. */
+static void bench_case(const op_case *op, bench *b, const model *md)
+{
+    double ref = 0;
+    timed(op->fn, b, NULL, md->reps, &ref);
+    if (b->rank == 0) {
+        if (op->shift)
+            printf("%s (q = %d), %lld doubles per block: MPI %.1f us\n", op->name, b->q,
+                   (long long)b->n, ref * 1e6);
+        else
+            printf("%s, %lld doubles per block: MPI %.1f us\n", op->name, (long long)b->n,
+                   ref * 1e6);
+    }
+    const char *alg;
+    for (int a = 0; (alg = redist_coll_algorithm_name(op->name, a)) != NULL; a++)
+        bench_alg(op, b, md, alg, ref);
+    bench_alg(op, b, md, NULL, ref);
 }
 
 /* Half the round trip of a message of `bytes` between ranks 0 and 1 (others idle). */
@@ -65,93 +204,67 @@ static double pingpong(int rank, int64_t bytes, char *buf)
 {
     double best = 1e30;
     for (int r = 0; r < 20; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(WORLD);
         double t0 = MPI_Wtime();
         if (rank == 0) {
-            MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, WORLD);
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, WORLD);
         }
         double t = (MPI_Wtime() - t0) / 2;
         best = t < best ? t : best;
     }
-    MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&best, 1, MPI_DOUBLE, 0, WORLD);
     return best;
 }
 
-typedef struct op_case {
-    const char *name;
-    op_fn fn;
-    const char *algs[5];
-    int out_blocks; /* output size in blocks: 1 or p */
-} op_case;
+/* t_s and t_w from two ping-pongs (0 on one rank; t_w clamped at 0 against noise). */
+static void calibrate(int rank, int p, model *md)
+{
+    md->ts = md->tw = 0;
+    if (p < 2)
+        return;
+    int64_t big = (int64_t)1 << 22; /* bytes: 4 MB */
+    char *buf = calloc((size_t)big, 1);
+    md->ts = pingpong(rank, 0, buf);
+    md->tw = (pingpong(rank, big, buf) - md->ts) / (double)big;
+    md->tw = md->tw > 0 ? md->tw : 0;
+    free(buf);
+}
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, P, reps = 20;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    bench b = {0};
+    model md = {.reps = 20};
+    MPI_Comm_rank(WORLD, &b.rank);
+    MPI_Comm_size(WORLD, &b.p);
     for (int i = 1; i + 1 < argc; i += 2)
         if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-    int64_t big = 1 << 19; /* doubles: 4 MB */
-    char *pp = calloc((size_t)big * 8, 1);
-    double ts = P > 1 ? pingpong(rank, 0, pp) : 0, tw = 0;
-    if (P > 1)
-        tw = (pingpong(rank, big * 8, pp) - ts) / (double)(big * 8);
-    if (rank == 0)
-        printf("bench_coll: %d ranks; calibrated t_s = %.2f us, t_w = %.3f ns/byte\n", P, ts * 1e6,
-               tw * 1e9);
-    op_case ops[] = {
-        {"bcast", do_bcast, {"tree", "ring", "mesh", "scatter-allgather", NULL}, 1},
-        {"allreduce",
-         do_allreduce,
-         {"hypercube", "reduce-bcast", "reduce_scatter-allgather", NULL},
-         1},
-        {"allgather", do_allgather, {"ring", "mesh", "hypercube", NULL}, 0},
-        {"alltoall", do_alltoall, {"ring", "mesh", "hypercube", "pairwise", NULL}, 0},
-    };
-    int64_t counts[] = {1, 1 << 16};
-    double lg = ceil(log2((double)P));
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+            md.reps = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
+    calibrate(b.rank, b.p, &md);
+    if (b.rank == 0)
+        printf("bench_coll: %d ranks; calibrated t_s = %.2f us, t_w = %.3f ns/byte\n", b.p,
+               md.ts * 1e6, md.tw * 1e9);
+    const int64_t counts[] = {1, 1 << 16};
+    size_t most = (size_t)b.p * (size_t)counts[1];
+    b.in = calloc(most, sizeof *b.in);
+    b.out = calloc(most, sizeof *b.out);
+    for (size_t i = 0; i < most; i++)
+        b.in[i] = (double)(i % 7);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        b.q = ops[o].shift < 0 ? b.p / 2 : 1;
+        if (ops[o].shift < 0 && b.q <= 1)
+            continue; /* q = p/2 would repeat q = 1 */
         for (int s = 0; s < 2; s++) {
-            int64_t n = counts[s];
-            double m = (double)n * 8;
-            size_t in = (size_t)n * (ops[o].fn == do_alltoall ? (size_t)P : 1);
-            size_t out = (size_t)n * (ops[o].out_blocks ? 1 : (size_t)P);
-            double *b = calloc(in + 1, 8), *r = calloc(out + 1, 8);
-            double ref = timed(ops[o].fn, b, r, n, NULL, reps);
-            if (rank == 0)
-                printf("%s, %lld doubles per block: MPI %.1f us\n", ops[o].name, (long long)n,
-                       ref * 1e6);
-            for (int a = 0; ops[o].algs[a]; a++) {
-                double t = timed(ops[o].fn, b, r, n, ops[o].algs[a], reps);
-                /* The slides' formulas for the simple cases. */
-                double pred = -1;
-                if (!strcmp(ops[o].name, "bcast") && !strcmp(ops[o].algs[a], "tree"))
-                    pred = (ts + tw * m) * lg;
-                if (!strcmp(ops[o].name, "allgather") && !strcmp(ops[o].algs[a], "ring"))
-                    pred = (ts + tw * m) * (P - 1);
-                if (!strcmp(ops[o].name, "allgather") && !strcmp(ops[o].algs[a], "hypercube"))
-                    pred = ts * lg + tw * m * (P - 1);
-                if (!strcmp(ops[o].name, "alltoall") && !strcmp(ops[o].algs[a], "pairwise"))
-                    pred = (ts + tw * m) * (P - 1);
-                if (!strcmp(ops[o].name, "allreduce") && !strcmp(ops[o].algs[a], "hypercube"))
-                    pred = (ts + tw * m) * lg;
-                if (rank == 0) {
-                    printf("  %-26s %9.1f us  x%.2f of MPI", ops[o].algs[a], t * 1e6, t / ref);
-                    if (pred >= 0)
-                        printf("   predicted %9.1f us", pred * 1e6);
-                    printf("\n");
-                }
-            }
-            free(b);
-            free(r);
+            b.n = counts[s];
+            bench_case(&ops[o], &b, &md);
         }
-    free(pp);
+    }
+    free(b.in);
+    free(b.out);
     MPI_Finalize();
     return 0;
 }

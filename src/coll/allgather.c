@@ -64,8 +64,7 @@ static int recursive_doubling(char *out, int64_t bytes, int rank, int p, MPI_Com
 }
 
 /* Bruck's allgather for any p: tmp[i] gathers the block of rank + i, then rotates into out. */
-static int bruck(const void *mine, char *out, int64_t bytes, int rank, int p, char *tmp,
-                 MPI_Comm c)
+static int bruck(const void *mine, char *out, int64_t bytes, int rank, int p, char *tmp, MPI_Comm c)
 {
     memcpy(tmp, mine, (size_t)bytes);
     for (int k = 1; k < p; k <<= 1) {
@@ -80,10 +79,17 @@ static int bruck(const void *mine, char *out, int64_t bytes, int rank, int p, ch
     return REDIST_SUCCESS;
 }
 
+/* Whether algorithm i runs Bruck's allgather for p ranks (the only one with workspace: p
+   blocks). */
+static int is_bruck(int i, int p)
+{
+    return table[i] == &algo_hypercube && (p & (p - 1)) != 0;
+}
+
 static int run(int i, const void *sendbuf, char *out, int64_t bytes, int rank, int p, char *tmp,
                MPI_Comm c)
 {
-    if (table[i] == &algo_hypercube && tmp != NULL)
+    if (is_bruck(i, p))
         return bruck(sendbuf, out, bytes, rank, p, tmp, c);
     memcpy(out + (int64_t)rank * bytes, sendbuf, (size_t)bytes);
     if (table[i] == &algo_hypercube)
@@ -107,24 +113,14 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "%s is NULL", sendbuf == NULL ? "sendbuf" : "recvbuf");
     int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
-    int i = -1;
-    char *tmp = NULL;
-    if (comm != MPI_COMM_NULL) {
-        /* Choose and allocate before the agreement, so that these errors are agreed too. */
-        int p = 1, perr = REDIST_SUCCESS;
-        MPI_Comm_size(comm, &p);
-        i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
-                              (double)bytes, &perr);
-        if (err == REDIST_SUCCESS)
-            err = perr;
-        if (err == REDIST_SUCCESS && bytes > 0 && table[i] == &algo_hypercube && (p & (p - 1))) {
-            tmp = malloc((size_t)(bytes * p));
-            if (tmp == NULL)
-                err = redist__fail(REDIST_ERR_NOMEM, "allgather workspace");
-        }
-    }
+    /* Choose and allocate before the agreement, so that these errors are agreed too. */
+    int rank = 0, p = 1;
+    redist__coll_local(comm, &rank, &p);
+    int i = err == REDIST_SUCCESS ? redist__coll_pick(table, (int)(sizeof table / sizeof table[0]),
+                                                      algorithm, p, (double)bytes, &err)
+                                  : -1;
+    char *tmp = redist__coll_workspace(i >= 0 && is_bruck(i, p) ? p * bytes : 0, &err);
     MPI_Comm c;
-    int rank = 0, p = 0;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
     if (err == REDIST_SUCCESS && bytes > 0)
         err = run(i, sendbuf, recvbuf, bytes, rank, p, tmp, c);

@@ -9,7 +9,6 @@
  */
 #include "coll.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
@@ -19,23 +18,29 @@ static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype
                : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
 }
 
+/* The largest power of two <= p; *rem = p - it. */
+static int fold(int p, int *rem)
+{
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    *rem = p - pof2;
+    return pof2;
+}
+
 /* hypercube: with pof2 the largest power of two <= p and rem = p - pof2, (1) the first 2 rem
    ranks pair up, even rank 2i sends to 2i+1 which keeps (2i op 2i+1); (2) recursive doubling
    over the pof2 remaining ranks: in step k exchange with the partner across dimension k and
    combine (lower op higher), which keeps rank order; (3) odd ranks 2i+1 < 2 rem send the result
-   back to 2i. Cost: (t_s + t_w m) log p (+ 2 (t_s + t_w m) when p is not a power of two). */
+   back to 2i. Cost: (t_s + t_w m) log p (+ 2 (t_s + t_w m) when p is not a power of two).
+   Workspace: the received operand tmp (m bytes), except on the even ranks < 2 rem, which
+   only send, and for p = 1. */
 static int allreduce_hypercube(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                               MPI_Op op, int rank, int p, MPI_Comm c)
+                               MPI_Op op, int rank, int p, char *tmp, MPI_Comm c)
 {
     int64_t bytes = count * (int64_t)es;
-    char *tmp = malloc((size_t)bytes);
-    if (tmp == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "allreduce scratch");
     memcpy(dst, src, (size_t)bytes);
-    int pof2 = 1;
-    while (pof2 * 2 <= p)
-        pof2 *= 2;
-    int rem = p - pof2, newrank, err = REDIST_SUCCESS;
+    int rem, pof2 = fold(p, &rem), newrank, err = REDIST_SUCCESS;
     if (rank < 2 * rem) {
         if (rank % 2 == 0) {
             err = redist__coll_send(dst, bytes, rank + 1, c);
@@ -69,32 +74,45 @@ static int allreduce_hypercube(const void *src, void *dst, int64_t count, size_t
         else
             err = redist__coll_recv(dst, bytes, rank + 1, c);
     }
-    free(tmp);
     return err;
 }
 
-/* reduce-bcast: all-to-one reduction to rank 0 (binomial tree, order-preserving), then
-   one-to-all broadcast from rank 0 (binomial tree). Cost: 2 (t_s + t_w m) ceil(log p). */
-static int allreduce_rb(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                        MPI_Op op, int rank, int p, MPI_Comm c)
+static int64_t hypercube_ws(int64_t count, size_t es, int rank, int p)
 {
-    int err = redist__coll_reduce_run(src, dst, count, es, t, op, 0, rank, p, c, "tree");
+    int rem;
+    fold(p, &rem);
+    return p == 1 || (rank < 2 * rem && rank % 2 == 0) ? 0 : count * (int64_t)es;
+}
+
+/* reduce-bcast: all-to-one reduction to rank 0 (binomial tree, order-preserving), then
+   one-to-all broadcast from rank 0 (binomial tree). Cost: 2 (t_s + t_w m) ceil(log p).
+   Workspace: the reduce tree's (rooted at rank 0 for any op). */
+static int allreduce_rb(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                        MPI_Op op, int rank, int p, char *ws, MPI_Comm c)
+{
+    int err = redist__coll_reduce_tree(src, dst, count, es, t, op, 0, rank, p, ws, c);
     if (err == REDIST_SUCCESS)
         err = redist__coll_bcast_tree(dst, count * (int64_t)es, 0, rank, p, c);
     return err;
 }
 
+static int64_t rb_ws(int64_t count, size_t es, int rank, int p)
+{
+    return redist__coll_reduce_tree_ws(count * (int64_t)es, rank, p);
+}
+
 /* reduce_scatter-allgather (large m): (1) rank i obtains block i (about m/p bytes) of the
    result by pairwise exchange, combined in rank order; (2) ring allgather of the blocks:
    step s = 0..p-2, send block (i - s) to i + 1, receive block (i - s - 1) from i - 1.
-   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p. */
+   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p. Workspace: the reduce-scatter's (p blocks i). */
 static int allreduce_rsag(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                          MPI_Op op, int rank, int p, MPI_Comm c)
+                          MPI_Op op, int rank, int p, char *ws, MPI_Comm c)
 {
     int64_t e = (int64_t)es, off, len;
     char *b = dst;
     redist__coll_block(count, p, rank, &off, &len);
-    int err = redist__coll_reduce_scatter_blocks(src, b + off * e, count, es, t, op, rank, p, c);
+    int err =
+        redist__coll_reduce_scatter_blocks(src, b + off * e, count, es, t, op, rank, p, ws, c);
     for (int s = 0; s < p - 1 && err == REDIST_SUCCESS; s++) {
         int sq = (rank - s + p) % p, rq = (rank - s - 1 + 2 * p) % p;
         int64_t so, sl, ro, rl;
@@ -128,11 +146,14 @@ static const redist__coll_algo *const table[] = {&algo_hc, &algo_rb, &algo_rsag}
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_allreduce = {"allreduce", table,
                                                          (int)(sizeof table / sizeof table[0])};
-static const redist__coll_reduction_fn runs[] = {allreduce_hypercube, allreduce_rb, allreduce_rsag};
+static const redist__coll_reduction_algo algos[] = {
+    {allreduce_hypercube, hypercube_ws},
+    {allreduce_rb, rb_ws},
+    {allreduce_rsag, redist__coll_reduce_scatter_ws}};
 
 int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, const char *algorithm)
 {
-    return redist__coll_reduction(sendbuf, recvbuf, count, type, op, comm, algorithm, table, runs,
+    return redist__coll_reduction(sendbuf, recvbuf, count, type, op, comm, algorithm, table, algos,
                                   3);
 }

@@ -123,7 +123,7 @@ static int run_hypercube(const a2a *a)
 {
     int p = a->p, r = a->rank;
     int64_t b = a->b, pb = (int64_t)p * b;
-    char *t = a->ws, *pk = a->ws + pb, *rk = a->ws + 2 * pb;
+    char *t = a->ws, *pk = a->ws + pb, *rk = pk + (int64_t)(p / 2) * b;
     for (int i = 0; i < p; i++) /* t[i]: this rank's block for rank + i */
         memcpy(t + i * b, a->sbuf + ((r + i) % p) * b, (size_t)b);
     for (int k = 1; k < p; k <<= 1) {
@@ -189,14 +189,17 @@ static int (*const runs[])(const a2a *) = {run_ring, run_mesh, run_hypercube, ru
 /* Workspace bytes of algorithm i for p blocks of b bytes. */
 static int64_t workspace(int i, int p, int64_t b)
 {
-    int64_t pb = (int64_t)p * b;
+    int R, C;
     switch (i) {
     case 0:
-        return 2 * pb; /* two ring buffers of (p-1) blocks */
-    case 1:
-        return 4 * pb; /* two regrouping buffers + ring buffers (<= 2 (p-1) blocks) */
-    case 2:
-        return 3 * pb; /* rotated copy, packed send and receive */
+        return 2 * (int64_t)(p - 1) * b; /* two ring buffers of p-1 blocks */
+    case 1: /* two regrouping buffers of p blocks, then the ring buffers of the wider ring
+               phase: 2 (C-1) groups of R blocks (>= 2 (R-1) groups of C, as R <= C) */
+        redist__coll_mesh(p, &R, &C);
+        return (2 * (int64_t)p + 2 * (int64_t)(C - 1) * R) * b;
+    case 2: /* the rotated copy (p blocks), packed send and receive (p/2 blocks each: the
+               indices below p with bit k set) */
+        return ((int64_t)p + 2 * (int64_t)(p / 2)) * b;
     default:
         return 0;
     }
@@ -269,23 +272,14 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "NULL buffer with count = %lld", (long long)count);
     int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
-    int idx = -1;
-    char *ws = NULL;
-    if (comm != MPI_COMM_NULL) {
-        /* Choose and allocate before the agreement, so that these errors are agreed too. */
-        int p = 1, perr = REDIST_SUCCESS;
-        MPI_Comm_size(comm, &p);
-        idx = redist__coll_pick(table, NALGO, algorithm, p, (double)b, &perr);
-        if (err == REDIST_SUCCESS)
-            err = perr;
-        if (err == REDIST_SUCCESS && b > 0 && workspace(idx, p, b) > 0) {
-            ws = malloc((size_t)workspace(idx, p, b));
-            if (ws == NULL)
-                err = redist__fail(REDIST_ERR_NOMEM, "alltoall workspace");
-        }
-    }
-    MPI_Comm c;
+    /* Choose and allocate before the agreement, so that these errors are agreed too. */
     int rank = 0, size = 1;
+    redist__coll_local(comm, &rank, &size);
+    int idx = err == REDIST_SUCCESS
+                  ? redist__coll_pick(table, NALGO, algorithm, size, (double)b, &err)
+                  : -1;
+    char *ws = redist__coll_workspace(idx >= 0 ? workspace(idx, size, b) : 0, &err);
+    MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &size);
     if (err == REDIST_SUCCESS)
         err = redist__coll_alltoall_run(idx, sendbuf, recvbuf, b, rank, size, ws, c);

@@ -158,14 +158,14 @@ int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm
     else
         err = redist__coll_red_args(buf, buf, 1, count, type, MPI_OP_NULL, 0, root < 0 ? -2 : root,
                                     comm, &es);
+    /* Choose before the agreement, so that its errors are agreed too (no workspace). */
+    redist__coll_local(comm, &rank, &p);
+    int i = err == REDIST_SUCCESS
+                ? redist__coll_pick(table, 4, algorithm, p, (double)count * (double)es, &err)
+                : -1;
     MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
+    if (err != REDIST_SUCCESS || count == 0 || p == 1)
         return err;
-    int i = redist__coll_pick(table, 4, algorithm, p, (double)count * (double)es, &err);
-    if (i < 0)
-        return err;
-    if (count == 0 || p == 1)
-        return REDIST_SUCCESS;
     return runs[i](buf, count, es, root, rank, p, c);
 }

@@ -29,14 +29,23 @@ static int private_comm(MPI_Comm comm, MPI_Comm *out)
         *out = *(MPI_Comm *)value;
         return REDIST_SUCCESS;
     }
-    MPI_Comm *c = malloc(sizeof *c);
-    if (c == NULL || MPI_Comm_dup(comm, c) != MPI_SUCCESS) {
-        free(c);
+    MPI_Comm dup;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
         return REDIST_ERR_MPI;
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    /* One rank out of memory must not leave the others with a cached duplicate it lacks
+       (their next call would dup no more while it would): agree first. */
+    MPI_Comm *c = malloc(sizeof *c);
+    int ok = c != NULL, all = 0;
+    int merr = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
+    if (merr != MPI_SUCCESS || !all) {
+        free(c);
+        MPI_Comm_free(&dup);
+        return merr != MPI_SUCCESS ? REDIST_ERR_MPI : REDIST_ERR_NOMEM;
     }
-    MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+    *c = dup;
     MPI_Comm_set_attr(comm, keyval, c);
-    *out = *c;
+    *out = dup;
     return REDIST_SUCCESS;
 }
 
@@ -204,36 +213,79 @@ const redist__coll_algo redist__coll_hypercube_sg = {"hypercube", redist__coll_a
                                                      cost_log_steps};
 const redist__coll_algo redist__coll_linear_sg = {"linear", redist__coll_always, cost_ring};
 
+char *redist__coll_workspace(int64_t bytes, int *err)
+{
+    if (*err != REDIST_SUCCESS)
+        return NULL;
+    char *ws = (uint64_t)bytes < SIZE_MAX ? malloc(bytes > 0 ? (size_t)bytes : 1) : NULL;
+    if (ws == NULL)
+        *err = redist__fail(REDIST_ERR_NOMEM, "workspace of %lld bytes", (long long)bytes);
+    return ws;
+}
+
+void redist__coll_local(MPI_Comm comm, int *rank, int *p)
+{
+    if (comm == MPI_COMM_NULL)
+        return;
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, p);
+}
+
+const void *redist__coll_source(const void *sendbuf, const void *recvbuf, int64_t bytes, char **ws)
+{
+    if (sendbuf != MPI_IN_PLACE)
+        return sendbuf;
+    char *copy = *ws;
+    memcpy(copy, recvbuf, (size_t)bytes);
+    *ws += bytes;
+    return copy;
+}
+
 int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm, const char *algorithm,
                            const redist__coll_algo *const table[],
-                           const redist__coll_reduction_fn runs[], int n)
+                           const redist__coll_reduction_algo algos[], int n)
 {
     size_t es = 1;
     int rank = 0, p = 1;
     int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
+    redist__coll_local(comm, &rank, &p);
+    int i = err == REDIST_SUCCESS
+                ? redist__coll_pick(table, n, algorithm, p, (double)count * (double)es, &err)
+                : -1;
+    int64_t bytes = count * (int64_t)es, need = 0;
+    if (i >= 0 && count > 0) /* the MPI_IN_PLACE copy, then the algorithm's */
+        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rank, p);
+    char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    int i = redist__coll_pick(table, n, algorithm, p, (double)count * (double)es, &err);
-    if (i < 0)
-        return err;
-    if (count == 0)
-        return REDIST_SUCCESS;
-    int64_t bytes = count * (int64_t)es;
-    const void *src = sendbuf;
-    void *copy = NULL;
-    if (sendbuf == MPI_IN_PLACE) { /* the algorithms read src while they write dst */
-        copy = malloc((size_t)bytes);
-        if (copy == NULL)
-            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
-        memcpy(copy, recvbuf, (size_t)bytes);
-        src = copy;
+    if (err == REDIST_SUCCESS && count > 0) {
+        const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
+        err = algos[i].run(src, recvbuf, count, es, type, op, rank, p, w, c);
     }
-    err = runs[i](src, recvbuf, count, es, type, op, rank, p, c);
-    free(copy);
+    free(ws);
     return err;
+}
+
+int redist__coll_subtree(int v, int p, int *low)
+{
+    *low = 1;
+    while (*low < p && !(v & *low))
+        *low <<= 1;
+    return v == 0 ? p : (*low < p - v ? *low : p - v);
+}
+
+int redist__coll_sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
+                            int64_t m, int root, int rank, int p, char **ws, int *err)
+{
+    *ws = NULL;
+    int i = *err == REDIST_SUCCESS ? redist__coll_pick(table, n, algorithm, p, (double)m, err) : -1;
+    if (i < 0)
+        return 0;
+    int tree = table[i] != &redist__coll_linear_sg && (int64_t)p * m <= REDIST__MAX_INT_COUNT;
+    int low, have = tree ? redist__coll_subtree((rank - root + p) % p, p, &low) : 0;
+    *ws = redist__coll_workspace((int64_t)have * m, err);
+    return tree;
 }
 
 static const redist__coll_table *const operations[] = {

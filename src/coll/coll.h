@@ -2,14 +2,13 @@
  * (paper 002, Grama et al.), one file per operation under src/coll/, each with its
  * algorithms (ring, mesh, hypercube, tree, ...) behind a small table and "auto".
  *
- * Every public operation (redist_bcast, ...) follows the same shape:
- *
- *     int err = <local checks of this rank's arguments>;
- *     MPI_Comm c;                       // private duplicate, cached on the user's comm
- *     err = redist__coll_begin(comm, err, &c, &rank, &size);   // one agreement: same code
- * everywhere if (err != REDIST_SUCCESS) return err; const redist__coll_algo *a =
- * redist__coll_pick(table, n, algorithm, size, bytes, &err);
- *     ... a->run(...) on c, with point-to-point messages only ...
+ * Every public operation (redist_bcast, ...) follows the same shape: local checks of this
+ * rank's arguments; then (comm not MPI_COMM_NULL) the choice of the algorithm with
+ * redist__coll_pick and one allocation of the workspace it needs on this rank
+ * (redist__coll_workspace); then ONE agreement, redist__coll_begin, on the private duplicate
+ * of comm, so that every rank returns the same code for any of these errors; then a->run on
+ * the private communicator, with point-to-point messages only and no allocation; then
+ * free(workspace) on every path.
  *
  * Costs are stated in the paper's terms, t_s (start-up) and t_w (per byte), m the message
  * size in bytes, p the number of ranks; redist__coll_ts/tw give the model's values.
@@ -73,14 +72,42 @@ extern const redist__coll_algo redist__coll_ring_all, redist__coll_mesh_all,
 extern const redist__coll_algo redist__coll_tree_sg, redist__coll_hypercube_sg,
     redist__coll_linear_sg;
 
-/* allreduce and scan: the common entry (checks, agreement, choice, MPI_IN_PLACE), then
-   runs[i] of the chosen algorithm. */
-typedef int (*redist__coll_reduction_fn)(const void *src, void *dst, int64_t count, size_t es,
-                                         MPI_Datatype type, MPI_Op op, int rank, int p, MPI_Comm c);
+/* Workspace (the pattern of every operation): before redist__coll_begin, an operation picks
+   its algorithm and allocates once the bytes that algorithm needs on this rank, so that a
+   failure (REDIST_ERR_NOMEM) is agreed like an argument error; the algorithms carve their
+   buffers out of it and never allocate. redist__coll_workspace returns NULL and leaves *err
+   when *err is already set; otherwise at least 1 byte (a zero-size workspace is a valid
+   pointer), or NULL and *err = REDIST_ERR_NOMEM. Free it with free() on every path. */
+char *redist__coll_workspace(int64_t bytes, int *err);
+/* This rank and the size of comm (ranks are the same in the private duplicate); *rank and *p
+   are left unchanged when comm is MPI_COMM_NULL. */
+void redist__coll_local(MPI_Comm comm, int *rank, int *p);
+/* MPI_IN_PLACE (the algorithms read src while they write dst): copies recvbuf's bytes to the
+   start of *ws, moves *ws past them and returns the copy; otherwise returns sendbuf. The
+   workspace needs bytes more when sendbuf is MPI_IN_PLACE. */
+const void *redist__coll_source(const void *sendbuf, const void *recvbuf, int64_t bytes, char **ws);
+
+/* allreduce and scan: the common entry (checks, choice, workspace, agreement, MPI_IN_PLACE),
+   then run of the chosen algorithm with workspace(count, es, rank, p) bytes at ws. */
+typedef struct redist__coll_reduction_algo {
+    int (*run)(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype type, MPI_Op op,
+               int rank, int p, char *ws, MPI_Comm c);
+    int64_t (*workspace)(int64_t count, size_t es, int rank, int p);
+} redist__coll_reduction_algo;
 int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm, const char *algorithm,
                            const redist__coll_algo *const table[],
-                           const redist__coll_reduction_fn runs[], int n);
+                           const redist__coll_reduction_algo algos[], int n);
+
+/* scatter and gather, before the agreement: picks among table[0..n) for p ranks and m-byte
+   blocks (linear when a tree message could exceed 2 GiB: every rank knows p and m) and
+   allocates *ws, the tree's workspace: the blocks of this rank's subtree (v = (rank - root)
+   mod p, redist__coll_subtree). Returns 1 for the tree, 0 for linear; failures in *err. */
+int redist__coll_sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
+                            int64_t m, int root, int rank, int p, char **ws, int *err);
+/* The binomial subtree of relative rank v among p: *low = the lowest set bit of v (for v = 0
+   the power of two >= p); returns its number of nodes, min(low, p - v) (p for v = 0). */
+int redist__coll_subtree(int v, int p, int *low);
 
 /* Paper 002's personalized all-to-all (alltoall.c) for the schedules (alltoall-padded): no
    agreement and no argument checks, on a communicator the caller owns. pick: the index of
@@ -115,13 +142,18 @@ int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_nee
                           size_t *es);
 /* Block i of count elements split over p ranks: its offset and length. */
 void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len);
-/* Reduce-scatter of p blocks in rank order (non-commutative operations keep their order). */
+/* Reduce-scatter of p blocks in rank order (non-commutative operations keep their order);
+   ws holds redist__coll_reduce_scatter_ws bytes: the p contributions to this rank's block. */
 int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count, size_t es,
-                                       MPI_Datatype t, MPI_Op op, int rank, int p, MPI_Comm c);
-/* The reduce of reduce.c with a named algorithm, on the private communicator. */
-int redist__coll_reduce_run(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                            MPI_Op op, int root, int rank, int p, MPI_Comm c,
-                            const char *algorithm);
+                                       MPI_Datatype t, MPI_Op op, int rank, int p, char *ws,
+                                       MPI_Comm c);
+int64_t redist__coll_reduce_scatter_ws(int64_t count, size_t es, int rank, int p);
+/* reduce.c's "tree" on the private communicator (arguments checked, count > 0); ws holds
+   redist__coll_reduce_tree_ws(bytes, rel, p) bytes, rel = (rank - vroot) mod p, vroot the
+   root for a commutative op, else 0. */
+int redist__coll_reduce_tree(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                             MPI_Op op, int root, int rank, int p, char *ws, MPI_Comm c);
+int64_t redist__coll_reduce_tree_ws(int64_t bytes, int rel, int p);
 /* Binomial-tree broadcast of bytes from root. */
 int redist__coll_bcast_tree(void *buf, int64_t bytes, int root, int rank, int p, MPI_Comm c);
 

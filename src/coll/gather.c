@@ -9,6 +9,10 @@
  *       subtree [v + k, v + 2k) (clipped at p), doubling the data each step. Any p.
  *       Cost t_s log p + t_w m (p - 1).
  *   "linear": the root receives each block directly. Cost (p - 1)(t_s + t_w m).
+ *
+ * Workspace (allocated before the agreement, redist__coll_sg_prepare): the tree's node with
+ * relative rank v holds its subtree's blocks, min(low, p - v) m bytes with low the lowest
+ * set bit of v (p m at the root); linear needs none.
  */
 #include "coll.h"
 
@@ -39,17 +43,14 @@ static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int
     return REDIST_SUCCESS;
 }
 
+/* ws: the have = redist__coll_subtree(v) blocks of this rank's subtree (redist__coll_sg_prepare).
+ */
 static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
-                    MPI_Comm c)
+                    char *tmp, MPI_Comm c)
 {
     int v = (rank - root + p) % p;
-    int low = 1; /* lowest set bit of v (or the power of two >= p at the root) */
-    while (low < p && !(v & low))
-        low <<= 1;
-    int have = (v == 0) ? p : (low < p - v ? low : p - v); /* blocks of the subtree */
-    char *tmp = malloc((size_t)(have * bytes) + 1);
-    if (tmp == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "gather: %lld bytes", (long long)(have * bytes));
+    int low; /* lowest set bit of v (or the power of two >= p at the root) */
+    int have = redist__coll_subtree(v, p, &low); /* blocks of the subtree */
     if (bytes > 0)
         memcpy(tmp, sbuf, (size_t)bytes);
     int err = REDIST_SUCCESS;
@@ -69,7 +70,6 @@ static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int r
                        (size_t)bytes);
         }
     }
-    free(tmp);
     return err;
 }
 
@@ -79,29 +79,23 @@ int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     size_t elsize = 0;
     int err = redist__coll_check_common(count, type, &elsize);
     int csize = 0, crank = -1;
-    if (comm != MPI_COMM_NULL) {
-        MPI_Comm_size(comm, &csize);
-        MPI_Comm_rank(comm, &crank);
-    }
+    redist__coll_local(comm, &crank, &csize);
     if (err == REDIST_SUCCESS && (root < 0 || root >= csize))
         err = redist__fail(REDIST_ERR_ARG, "root = %d out of range [0, %d)", root, csize);
     if (err == REDIST_SUCCESS && count > 0 && sendbuf == NULL)
         err = redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
     if (err == REDIST_SUCCESS && count > 0 && crank == root && recvbuf == NULL)
         err = redist__fail(REDIST_ERR_ARG, "recvbuf is NULL at the root");
+    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    char *ws;
+    int tree = redist__coll_sg_prepare(table, (int)(sizeof table / sizeof table[0]), algorithm,
+                                       bytes, root, crank, csize, &ws, &err);
     MPI_Comm c;
     int rank = 0, p = 0;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    int64_t bytes = count * (int64_t)elsize;
-    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
-                              (double)bytes, &err);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if ((int64_t)p * bytes > REDIST__MAX_INT_COUNT)
-        i = 2; /* messages of the tree could exceed 2 GiB: every rank knows p and bytes */
-    if (table[i] == &redist__coll_linear_sg)
-        return run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
-    return run_tree(sendbuf, recvbuf, bytes, root, rank, p, c);
+    if (err == REDIST_SUCCESS)
+        err = tree ? run_tree(sendbuf, recvbuf, bytes, root, rank, p, ws, c)
+                   : run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
+    free(ws);
+    return err;
 }

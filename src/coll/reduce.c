@@ -62,24 +62,18 @@ static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype
                : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
 }
 
-static void *scratch(int64_t bytes)
-{
-    return malloc(bytes > 0 ? (size_t)bytes : 1);
-}
-
 /* Order-preserving pairwise reduce-scatter: rank r ends with block r (redist__coll_block) of
    the reduction in `out`. Step s = 1..p-1: send block (r+s)%p to its owner and receive the
-   contribution of rank (r-s)%p to block r; then combine the p contributions in rank order.
-   Cost (p-1)(t_s + t_w m/p), the paper's ring reduce-scatter term. */
+   contribution of rank (r-s)%p to block r into slot (r-s)%p of ws; then combine the p slots
+   in rank order. Cost (p-1)(t_s + t_w m/p), the paper's ring reduce-scatter term.
+   Workspace: the p slots of block r, p len_r es bytes. */
 int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count, size_t es,
-                                       MPI_Datatype t, MPI_Op op, int rank, int p, MPI_Comm c)
+                                       MPI_Datatype t, MPI_Op op, int rank, int p, char *slots,
+                                       MPI_Comm c)
 {
     int64_t myoff, mylen;
     redist__coll_block(count, p, rank, &myoff, &mylen);
     int64_t mb = mylen * (int64_t)es;
-    char *slots = scratch(mb * p);
-    if (slots == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "reduce-scatter scratch");
     memcpy(slots + mb * rank, (const char *)src + myoff * (int64_t)es, (size_t)mb);
     int err = REDIST_SUCCESS;
     for (int s = 1; s < p && err == REDIST_SUCCESS; s++) {
@@ -93,8 +87,14 @@ int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count
         err = reduce_local(slots + mb * (i - 1), slots + mb * i, mylen, t, op);
     if (err == REDIST_SUCCESS)
         memcpy(out, slots + mb * (p - 1), (size_t)mb);
-    free(slots);
     return err;
+}
+
+int64_t redist__coll_reduce_scatter_ws(int64_t count, size_t es, int rank, int p)
+{
+    int64_t off, len;
+    redist__coll_block(count, p, rank, &off, &len);
+    return (int64_t)p * len * (int64_t)es;
 }
 
 /* The rank (in [0,p)) holding the result after the tree/ring phase: the root for a
@@ -126,18 +126,17 @@ static int deliver(const void *acc, void *dst, int64_t bytes, int vroot, int roo
    relative rank has bit k set sends its partial result to rel - 2^k and stops; a node with
    bit k clear receives from rel + 2^k (if it exists) and computes mine op theirs (theirs
    covers higher relative ranks). The dual of GENERAL_ONE_TO_ALL_BC.
-   Cost: (t_s + t_w m) ceil(log p) (+ t_s + t_w m for a non-commutative op, root != 0). */
-static int reduce_tree(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                       MPI_Op op, int root, int rank, int p, MPI_Comm c)
+   Cost: (t_s + t_w m) ceil(log p) (+ t_s + t_w m for a non-commutative op, root != 0).
+   Workspace: the partial result acc (m bytes) and, on a node that receives (rel even,
+   rel + 1 < p), the received one tmp (m bytes). */
+int redist__coll_reduce_tree(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
+                             MPI_Op op, int root, int rank, int p, char *ws, MPI_Comm c)
 {
     int64_t bytes = count * (int64_t)es;
     int vroot = virtual_root(op, root), rel = (rank - vroot + p) % p;
-    char *acc = scratch(bytes), *tmp = scratch(bytes);
+    char *acc = ws, *tmp = ws + bytes;
     int err = REDIST_SUCCESS;
-    if (acc == NULL || tmp == NULL)
-        err = redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
-    else
-        memcpy(acc, src, (size_t)bytes);
+    memcpy(acc, src, (size_t)bytes);
     for (int mask = 1; mask < p && err == REDIST_SUCCESS; mask <<= 1) {
         if (rel & mask) {
             err = redist__coll_send(acc, bytes, (rel - mask + vroot) % p, c);
@@ -154,26 +153,33 @@ static int reduce_tree(const void *src, void *dst, int64_t count, size_t es, MPI
     }
     if (err == REDIST_SUCCESS)
         err = deliver(acc, dst, bytes, vroot, root, rank, c);
-    free(acc);
-    free(tmp);
     return err;
+}
+
+int64_t redist__coll_reduce_tree_ws(int64_t bytes, int rel, int p)
+{
+    return rel % 2 == 0 && rel + 1 < p ? 2 * bytes : bytes;
+}
+
+static int64_t tree_ws(int64_t count, size_t es, int rel, int rank, int p)
+{
+    (void)rank;
+    return redist__coll_reduce_tree_ws(count * (int64_t)es, rel, p);
 }
 
 /* ring: linear array ending at vroot. The node at relative rank p-1 sends its data to p-2,
    which sends (own op received) to p-3, ..., down to relative rank 0.
-   Cost: (p-1)(t_s + t_w m) (+ t_s + t_w m for a non-commutative op, root != 0). */
+   Cost: (p-1)(t_s + t_w m) (+ t_s + t_w m for a non-commutative op, root != 0).
+   Workspace: acc (m bytes) and, on every node but relative rank p-1, tmp (m bytes). */
 static int reduce_ring(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                       MPI_Op op, int root, int rank, int p, MPI_Comm c)
+                       MPI_Op op, int root, int rank, int p, char *ws, MPI_Comm c)
 {
     int64_t bytes = count * (int64_t)es;
     int vroot = virtual_root(op, root), rel = (rank - vroot + p) % p;
-    char *acc = scratch(bytes), *tmp = scratch(bytes);
+    char *acc = ws, *tmp = ws + bytes;
     int err = REDIST_SUCCESS;
-    if (acc == NULL || tmp == NULL)
-        err = redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
-    else
-        memcpy(acc, src, (size_t)bytes);
-    if (err == REDIST_SUCCESS && rel < p - 1) {
+    memcpy(acc, src, (size_t)bytes);
+    if (rel < p - 1) {
         err = redist__coll_recv(tmp, bytes, (rel + 1 + vroot) % p, c);
         if (err == REDIST_SUCCESS)
             err = reduce_local(acc, tmp, count, t, op);
@@ -185,24 +191,28 @@ static int reduce_ring(const void *src, void *dst, int64_t count, size_t es, MPI
         err = redist__coll_send(acc, bytes, (rel - 1 + vroot) % p, c);
     if (err == REDIST_SUCCESS)
         err = deliver(acc, dst, bytes, vroot, root, rank, c);
-    free(acc);
-    free(tmp);
     return err;
+}
+
+static int64_t ring_ws(int64_t count, size_t es, int rel, int rank, int p)
+{
+    (void)rank;
+    return (rel < p - 1 ? 2 : 1) * count * (int64_t)es;
 }
 
 /* reduce_scatter-gather (large m): the dual of the improved broadcast. (1) reduce-scatter:
    rank i obtains block i (m/p bytes) of the result, combined in rank order (pairwise
    exchange, p-1 steps); (2) gather the p blocks at the root.
-   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p. */
+   Cost: 2 (p-1) t_s + 2 t_w m (p-1)/p.
+   Workspace: this rank's block of the result (len_i es bytes), then the reduce-scatter's. */
 static int reduce_rsg(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                      MPI_Op op, int root, int rank, int p, MPI_Comm c)
+                      MPI_Op op, int root, int rank, int p, char *ws, MPI_Comm c)
 {
     int64_t myoff, mylen;
     redist__coll_block(count, p, rank, &myoff, &mylen);
-    char *mine = scratch(mylen * (int64_t)es);
-    if (mine == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "reduce scratch");
-    int err = redist__coll_reduce_scatter_blocks(src, mine, count, es, t, op, rank, p, c);
+    char *mine = ws;
+    int err = redist__coll_reduce_scatter_blocks(src, mine, count, es, t, op, rank, p,
+                                                 ws + mylen * (int64_t)es, c);
     if (err == REDIST_SUCCESS && rank != root)
         err = redist__coll_send(mine, mylen * (int64_t)es, root, c);
     if (err == REDIST_SUCCESS && rank == root) {
@@ -214,8 +224,15 @@ static int reduce_rsg(const void *src, void *dst, int64_t count, size_t es, MPI_
                 err = redist__coll_recv((char *)dst + off * (int64_t)es, len * (int64_t)es, i, c);
         }
     }
-    free(mine);
     return err;
+}
+
+static int64_t rsg_ws(int64_t count, size_t es, int rel, int rank, int p)
+{
+    (void)rel;
+    int64_t off, len;
+    redist__coll_block(count, p, rank, &off, &len);
+    return len * (int64_t)es + redist__coll_reduce_scatter_ws(count, es, rank, p);
 }
 
 static double cost_tree(int p, double m, double ts, double tw)
@@ -238,46 +255,38 @@ static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_r
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_reduce = {"reduce", table,
                                                       (int)(sizeof table / sizeof table[0])};
-typedef int (*run_fn)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int, int,
-                      MPI_Comm);
-static const run_fn runs[] = {reduce_tree, reduce_ring, reduce_rsg};
-
-/* Picks and runs a reduce algorithm on the private communicator c (arguments checked). */
-int redist__coll_reduce_run(const void *src, void *dst, int64_t count, size_t es, MPI_Datatype t,
-                            MPI_Op op, int root, int rank, int p, MPI_Comm c, const char *algorithm)
-{
-    int err = REDIST_SUCCESS;
-    int i = redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err);
-    if (i < 0)
-        return err;
-    if (count == 0)
-        return REDIST_SUCCESS;
-    return runs[i](src, dst, count, es, t, op, root, rank, p, c);
-}
+typedef struct {
+    int (*run)(const void *, void *, int64_t, size_t, MPI_Datatype, MPI_Op, int, int, int, char *,
+               MPI_Comm);
+    /* Workspace bytes on rank `rank`, relative rank rel = (rank - vroot) mod p. */
+    int64_t (*workspace)(int64_t count, size_t es, int rel, int rank, int p);
+} algo;
+static const algo algos[] = {
+    {redist__coll_reduce_tree, tree_ws}, {reduce_ring, ring_ws}, {reduce_rsg, rsg_ws}};
 
 int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                   int root, MPI_Comm comm, const char *algorithm)
 {
     size_t es = 1;
-    int rank = 0, p = 1, me = -1;
-    if (comm != MPI_COMM_NULL)
-        MPI_Comm_rank(comm, &me);
-    int err = redist__coll_red_args(sendbuf, recvbuf, me == root, count, type, op, 1,
+    int rank = -1, p = 1;
+    redist__coll_local(comm, &rank, &p);
+    int err = redist__coll_red_args(sendbuf, recvbuf, rank == root, count, type, op, 1,
                                     root < 0 ? -2 : root, comm, &es);
+    int i = err == REDIST_SUCCESS
+                ? redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err)
+                : -1;
+    int64_t bytes = count * (int64_t)es, need = 0;
+    if (i >= 0 && count > 0) { /* the MPI_IN_PLACE copy (root only, checked), the algorithm's */
+        int rel = (rank - virtual_root(op, root) + p) % p;
+        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rel, rank, p);
+    }
+    char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    const void *src = sendbuf;
-    void *copy = NULL;
-    if (sendbuf == MPI_IN_PLACE) { /* root only (checked) */
-        copy = scratch(count * (int64_t)es);
-        if (copy == NULL)
-            return redist__fail(REDIST_ERR_NOMEM, "MPI_IN_PLACE copy");
-        memcpy(copy, recvbuf, (size_t)(count * (int64_t)es));
-        src = copy;
+    if (err == REDIST_SUCCESS && count > 0) {
+        const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
+        err = algos[i].run(src, recvbuf, count, es, type, op, root, rank, p, w, c);
     }
-    err = redist__coll_reduce_run(src, recvbuf, count, es, type, op, root, rank, p, c, algorithm);
-    free(copy);
+    free(ws);
     return err;
 }

@@ -25,6 +25,10 @@
  *       owner and receive block rank from (rank - k) mod p; then reduce the p operands in rank
  *       order. Any p, any op (this is the order-keeping choice of "auto" for a non-commutative
  *       op when p is not a power of two). Cost (t_s + t_w m)(p - 1), p m bytes of memory.
+ *
+ * Workspace (allocated before the agreement, see workspace()): pairwise p m bytes (the p
+ * operands); the others p m (the partial blocks) plus the ring's m, the mesh's cols m (m for
+ * a 1 x p mesh), the hypercube's 2 (p/2) m (packed and received halves).
  */
 #include "coll.h"
 
@@ -134,6 +138,79 @@ static int run_pairwise(const ctx *x, const char *in, char *all, int rank, int p
     return REDIST_SUCCESS;
 }
 
+/* The algorithm for p ranks and m-byte blocks: for a non-commutative op, auto chooses among
+   the order-keeping ones and a forced other one is NOT_APPLICABLE. NULL and *err on error. */
+static const redist__coll_algo *choose(const char *algorithm, int p, int64_t m, int commute,
+                                       int *err)
+{
+    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p, (double)m,
+                              err);
+    if (i < 0)
+        return NULL;
+    if (commute)
+        return table[i];
+    if (algorithm == NULL || strcmp(algorithm, "auto") == 0) {
+        i = redist__coll_pick(ordered, (int)(sizeof ordered / sizeof ordered[0]), algorithm, p,
+                              (double)m, err);
+        return i < 0 ? NULL : ordered[i];
+    }
+    if (table[i] == &redist__coll_hypercube_all || table[i] == &algo_pairwise)
+        return table[i];
+    *err =
+        redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                     "%s does not keep the operand order of a non-commutative op", table[i]->name);
+    return NULL;
+}
+
+/* Workspace of algorithm a for p blocks of b bytes: pairwise, the p received operands;
+   the others, the p partial blocks (work) and, for the ring, one received block; for the
+   mesh, one received slot of its widest ring with more than one member (cols blocks when
+   rows > 1); for the hypercube, the packed and received halves (p/2 blocks each). */
+static int64_t workspace(const redist__coll_algo *a, int p, int64_t b)
+{
+    int64_t total = (int64_t)p * b;
+    if (a == &algo_pairwise)
+        return total;
+    if (a == &redist__coll_ring_all)
+        return total + (p > 1 ? b : 0);
+    if (a == &redist__coll_mesh_all) {
+        int rows, cols;
+        redist__coll_mesh(p, &rows, &cols);
+        return total + (rows > 1 ? cols * b : cols > 1 ? b : 0);
+    }
+    return total + 2 * (int64_t)(p / 2) * b;
+}
+
+static int run(const redist__coll_algo *a, const ctx *x, const char *sendbuf, char *recvbuf,
+               int rank, int p, char *work)
+{
+    int64_t b = x->bytes, total = (int64_t)p * b;
+    char *tmp = work + total;
+    int err;
+    if (a == &algo_pairwise) {
+        err = run_pairwise(x, sendbuf, work, rank, p);
+        if (err == REDIST_SUCCESS)
+            memcpy(recvbuf, work + (int64_t)(p - 1) * b, (size_t)b);
+        return err;
+    }
+    memcpy(work, sendbuf, (size_t)total);
+    if (a == &redist__coll_ring_all) {
+        err = ring(x, work, tmp, b, 1, p, rank, 0, 1);
+    } else if (a == &redist__coll_mesh_all) {
+        int rows, cols;
+        redist__coll_mesh(p, &rows, &cols);
+        int row = rank / cols, col = rank % cols;
+        err = ring(x, work, tmp, (int64_t)cols * b, cols, rows, row, col, cols);
+        if (err == REDIST_SUCCESS)
+            err = ring(x, work + (int64_t)row * cols * b, tmp, b, 1, cols, col, row * cols, 1);
+    } else {
+        err = run_hypercube(x, work, tmp, tmp + (int64_t)(p / 2) * b, rank, p);
+    }
+    if (err == REDIST_SUCCESS)
+        memcpy(recvbuf, work + (int64_t)rank * b, (size_t)b);
+    return err;
+}
+
 int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, const char *algorithm)
 {
@@ -146,60 +223,18 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     int commute = 1;
     if (err == REDIST_SUCCESS && MPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         err = redist__fail(REDIST_ERR_ARG, "op is not a valid MPI_Op");
+    int rank = 0, p = 1;
+    redist__coll_local(comm, &rank, &p);
+    int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    const redist__coll_algo *a =
+        err == REDIST_SUCCESS ? choose(algorithm, p, b, commute, &err) : NULL;
+    char *ws = redist__coll_workspace(a != NULL && b > 0 ? workspace(a, p, b) : 0, &err);
     MPI_Comm c;
-    int rank = 0, p = 0;
     err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err != REDIST_SUCCESS)
-        return err;
-    ctx x = {type, op, count, count * (int64_t)elsize, c};
-    int i = redist__coll_pick(table, (int)(sizeof table / sizeof table[0]), algorithm, p,
-                              (double)x.bytes, &err);
-    if (err != REDIST_SUCCESS)
-        return err;
-    const redist__coll_algo *a = table[i];
-    if (!commute) {
-        if (algorithm == NULL || strcmp(algorithm, "auto") == 0) {
-            i = redist__coll_pick(ordered, (int)(sizeof ordered / sizeof ordered[0]), algorithm, p,
-                                  (double)x.bytes, &err);
-            if (err != REDIST_SUCCESS)
-                return err;
-            a = ordered[i];
-        } else if (a != &redist__coll_hypercube_all && a != &algo_pairwise) {
-            return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                "%s does not keep the operand order of a non-commutative op",
-                                a->name);
-        }
+    if (err == REDIST_SUCCESS && b > 0) {
+        ctx x = {type, op, count, b, c};
+        err = run(a, &x, sendbuf, recvbuf, rank, p, ws);
     }
-    if (x.bytes == 0)
-        return REDIST_SUCCESS;
-    int64_t b = x.bytes, total = (int64_t)p * b;
-    /* work: p blocks; tmp: p blocks (unpack / receive room). */
-    char *work = malloc((size_t)(2 * total + b));
-    if (work == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "reduce_scatter: %lld bytes", (long long)(2 * total));
-    char *tmp = work + total;
-    if (a == &algo_pairwise) {
-        err = run_pairwise(&x, sendbuf, work, rank, p);
-        if (err == REDIST_SUCCESS)
-            memcpy(recvbuf, work + (int64_t)(p - 1) * b, (size_t)b);
-        free(work);
-        return err;
-    }
-    memcpy(work, sendbuf, (size_t)total);
-    if (a == &redist__coll_ring_all) {
-        err = ring(&x, work, tmp, b, 1, p, rank, 0, 1);
-    } else if (a == &redist__coll_mesh_all) {
-        int rows, cols;
-        redist__coll_mesh(p, &rows, &cols);
-        int row = rank / cols, col = rank % cols;
-        err = ring(&x, work, tmp, (int64_t)cols * b, cols, rows, row, col, cols);
-        if (err == REDIST_SUCCESS)
-            err = ring(&x, work + (int64_t)row * cols * b, tmp, b, 1, cols, col, row * cols, 1);
-    } else {
-        err = run_hypercube(&x, work, tmp, tmp + total / 2, rank, p);
-    }
-    if (err == REDIST_SUCCESS)
-        memcpy(recvbuf, work + (int64_t)rank * b, (size_t)b);
-    free(work);
+    free(ws);
     return err;
 }

@@ -129,26 +129,18 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "NULL buffer with count = %lld", (long long)count);
     int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
-    int idx = -1;
-    char *ws = NULL;
-    if (comm != MPI_COMM_NULL) {
-        /* Choose and allocate before the agreement, so that these errors are agreed too. */
-        int p = 1, perr = REDIST_SUCCESS;
-        MPI_Comm_size(comm, &p);
-        idx = redist__coll_pick(table, NALGO, algorithm, p, (double)b, &perr);
-        if (err == REDIST_SUCCESS)
-            err = perr;
-        if (err == REDIST_SUCCESS && b > 0) {
-            ws = malloc((size_t)(2 * b));
-            if (ws == NULL)
-                err = redist__fail(REDIST_ERR_NOMEM, "shift workspace");
-        }
-    }
-    MPI_Comm c;
+    /* Choose and allocate before the agreement, so that these errors are agreed too. */
     int rank = 0, size = 1;
+    redist__coll_local(comm, &rank, &size);
+    int idx = err == REDIST_SUCCESS
+                  ? redist__coll_pick(table, NALGO, algorithm, size, (double)b, &err)
+                  : -1;
+    int q = (int)(((int64_t)shift % size + size) % size);
+    /* Workspace: the block held and, when q != 0 (every algorithm then exchanges), a spare. */
+    char *ws = redist__coll_workspace((q != 0 ? 2 : 1) * b, &err);
+    MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &size);
     if (err == REDIST_SUCCESS && b > 0) {
-        int q = (int)(((int64_t)shift % size + size) % size);
         memcpy(ws, sendbuf, (size_t)b);
         sh s = {ws, ws + b, b, rank, size, q, c};
         err = runs[idx](&s);

@@ -3,8 +3,8 @@
  * reduce_scatter (all-to-all reduction) against MPI's own collectives, for every algorithm
  * (plus NULL and "auto"), every root, counts 0, 1, 7 and 5000, MPI_INT and MPI_DOUBLE with
  * MPI_SUM, and a non-commutative user op (2x2 integer matrix product) for reduce_scatter.
- * Algorithms that must refuse (reduce_scatter's hypercube for p not a power of two, ring / mesh with a
- * non-commutative op) must return REDIST_ERR_NOT_APPLICABLE on every rank.
+ * Algorithms that must refuse (reduce_scatter's hypercube for p not a power of two, ring / mesh
+ * with a non-commutative op) must return REDIST_ERR_NOT_APPLICABLE on every rank.
  */
 #include <redist.h>
 
@@ -196,6 +196,15 @@ static void test_errors(void)
         REDIST_ERR_ARG, "scatter NULL recvbuf on one rank");
     expect_code(redist_gather(buf, out, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, NULL),
                 REDIST_ERR_ARG, "gather MPI_DATATYPE_NULL");
+    /* The algorithm is chosen before the agreement: a name unknown on one rank only is agreed
+       (rather than that rank returning while the others wait for its messages). */
+    const char *bogus = rank == P - 1 ? "bogus" : NULL;
+    expect_code(redist_scatter(buf, out, 1, MPI_INT, 0, MPI_COMM_WORLD, bogus),
+                REDIST_ERR_UNKNOWN_ALGORITHM, "scatter unknown algorithm on the last rank");
+    expect_code(redist_gather(buf, out, 1, MPI_INT, 0, MPI_COMM_WORLD, bogus),
+                REDIST_ERR_UNKNOWN_ALGORITHM, "gather unknown algorithm on the last rank");
+    expect_code(redist_reduce_scatter(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, bogus),
+                REDIST_ERR_UNKNOWN_ALGORITHM, "reduce_scatter unknown algorithm on the last rank");
 }
 
 int main(int argc, char **argv)

@@ -170,6 +170,45 @@ static void test_allreduce_scan(void *s, void *a, void *b)
     check("scan in place", "ring", T_INT_SUM, 7, -1, rc, a, b, 7 * sizeof(int));
 }
 
+/* MPI_IN_PLACE with every algorithm of reduce (at each root), allreduce and scan: the copy
+   of recvbuf and the algorithm's buffers share one workspace, allocated before the
+   agreement; an order-sensitive op and counts 7 and 10000 check that they do not overlap. */
+static void test_in_place(void *s, void *a, void *b)
+{
+    const char *ralgos[] = {"tree", "ring", "reduce_scatter-gather"};
+    const char *aalgos[] = {"hypercube", "reduce-bcast", "reduce_scatter-allgather"};
+    const char *salgos[] = {"hypercube", "ring"};
+    for (int ci = 2; ci < NCOUNTS; ci++) {
+        int64_t n = counts[ci];
+        size_t bytes = (size_t)n * sizeof(int);
+        for (int ai = 0; ai < 3; ai++)
+            for (int root = 0; root < size; root++) {
+                fill(s, T_MATMUL, n, rank, root + 5 * ai);
+                memcpy(a, s, bytes);
+                int rc = redist_reduce(rank == root ? MPI_IN_PLACE : s, a, n, MPI_INT, matop, root,
+                                       MPI_COMM_WORLD, ralgos[ai]);
+                MPI_Reduce(s, b, (int)n, MPI_INT, matop, root, MPI_COMM_WORLD);
+                check("reduce in place", ralgos[ai], T_MATMUL, n, root, rc, a, b,
+                      rank == root ? bytes : 0);
+            }
+        for (int ai = 0; ai < 3; ai++) {
+            fill(s, T_MATMUL, n, rank, 11 + ai);
+            memcpy(a, s, bytes);
+            int rc =
+                redist_allreduce(MPI_IN_PLACE, a, n, MPI_INT, matop, MPI_COMM_WORLD, aalgos[ai]);
+            MPI_Allreduce(s, b, (int)n, MPI_INT, matop, MPI_COMM_WORLD);
+            check("allreduce in place", aalgos[ai], T_MATMUL, n, -1, rc, a, b, bytes);
+        }
+        for (int ai = 0; ai < 2; ai++) {
+            fill(s, T_MATMUL, n, rank, 17 + ai);
+            memcpy(a, s, bytes);
+            int rc = redist_scan(MPI_IN_PLACE, a, n, MPI_INT, matop, MPI_COMM_WORLD, salgos[ai]);
+            MPI_Scan(s, b, (int)n, MPI_INT, matop, MPI_COMM_WORLD);
+            check("scan in place", salgos[ai], T_MATMUL, n, -1, rc, a, b, bytes);
+        }
+    }
+}
+
 /* rc must be `want` on every rank. */
 static void expect(const char *what, int rc, int want)
 {
@@ -211,6 +250,20 @@ static void test_errors(int *s, int *a)
     expect("scan unknown algorithm", redist_scan(s, a, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, "tree"),
            REDIST_ERR_UNKNOWN_ALGORITHM);
     expect("bcast comm null", redist_bcast(a, 4, MPI_INT, 0, MPI_COMM_NULL, NULL), REDIST_ERR_ARG);
+    /* The algorithm is chosen before the agreement: a name unknown on one rank only is agreed
+       (rather than that rank returning while the others wait for its messages). */
+    const char *bogus = rank == size - 1 ? "bogus" : NULL;
+    expect("bcast unknown algorithm on the last rank",
+           redist_bcast(a, 4, MPI_INT, 0, MPI_COMM_WORLD, bogus), REDIST_ERR_UNKNOWN_ALGORITHM);
+    expect("reduce unknown algorithm on the last rank",
+           redist_reduce(s, a, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, bogus),
+           REDIST_ERR_UNKNOWN_ALGORITHM);
+    expect("allreduce unknown algorithm on the last rank",
+           redist_allreduce(s, a, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, bogus),
+           REDIST_ERR_UNKNOWN_ALGORITHM);
+    expect("scan unknown algorithm on the last rank",
+           redist_scan(s, a, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, bogus),
+           REDIST_ERR_UNKNOWN_ALGORITHM);
 }
 
 int main(int argc, char **argv)
@@ -224,6 +277,7 @@ int main(int argc, char **argv)
     test_bcast(a, b);
     test_reduce(s, a, b);
     test_allreduce_scan(s, a, b);
+    test_in_place(s, a, b);
     test_errors(s, a);
     free(s);
     free(a);

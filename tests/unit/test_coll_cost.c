@@ -98,8 +98,8 @@ static void test_operation(const char *op)
                   p, t_auto, best);
             double t_named = -1;
             rc = redist_coll_predict(op, chosen, p, m, ts, tw, &t_named, NULL);
-            CHECK(chosen && rc == REDIST_SUCCESS && close_to(t_named, t_auto),
-                  "%s auto named %s", op, chosen ? chosen : "(null)");
+            CHECK(chosen && rc == REDIST_SUCCESS && close_to(t_named, t_auto), "%s auto named %s",
+                  op, chosen ? chosen : "(null)");
             rc = redist_coll_predict(op, "auto", p, m, ts, tw, &t_named, NULL);
             CHECK(rc == REDIST_SUCCESS && close_to(t_named, t_auto), "%s \"auto\"", op);
         }
