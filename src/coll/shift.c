@@ -2,7 +2,10 @@
  * (i + shift) mod p. Any integer shift, negative too, is normalized to q = shift mod p in
  * [0, p); q = 0 is a local copy. Point-to-point messages on the private communicator only.
  * In the costs m is the block size in bytes, p the number of ranks, t_s the start-up time,
- * t_w the time per byte. The cost model gets no q, so it uses each algorithm's worst case.
+ * t_w the time per byte. The formulas below are each algorithm's worst case over q (what
+ * redist_coll_predict reports); "auto" knows q and picks the fewest steps for it: ring
+ * min(q, p-q), mesh its row hops + 1 compensation step + column hops, hypercube the set
+ * bits of q.
  *
  *   ring       min(q, p-q) neighbour steps: q hops to the right or p-q hops to the left,
  *              each step one MPI_Sendrecv of the block.
@@ -121,6 +124,32 @@ const redist__coll_table redist__coll_table_shift = {"shift", table,
 static int (*const runs[])(sh *) = {run_ring, run_mesh, run_hypercube};
 #define NALGO ((int)(sizeof table / sizeof table[0]))
 
+/* Exchange steps of algorithm i for the shift q (0 <= q < p), each costing t_s + t_w m. */
+static int steps_for(int i, int p, int q)
+{
+    if (runs[i] == run_hypercube)
+        return __builtin_popcount((unsigned)q);
+    if (runs[i] == run_ring)
+        return q < p - q ? q : p - q;
+    int R, C;
+    redist__coll_mesh(p, &R, &C);
+    int qr = q / C, qc = q % C;
+    return (qc < C - qc ? qc : C - qc) + (R > 1 && qc > 0) + (qr < R - qr ? qr : R - qr);
+}
+
+/* A named algorithm, or for NULL/"auto" the fewest steps for this q: unlike the slides'
+   worst-case costs (redist_coll_predict gets no q), the choice knows the shift. */
+static int pick(const char *algorithm, int p, int q, double m, int *err)
+{
+    if (algorithm != NULL && strcmp(algorithm, "auto") != 0)
+        return redist__coll_pick(table, NALGO, algorithm, p, m, err);
+    int best = 0;
+    for (int i = 1; i < NALGO; i++)
+        if (steps_for(i, p, q) < steps_for(best, p, q))
+            best = i;
+    return best;
+}
+
 int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int shift,
                  MPI_Comm comm, const char *algorithm)
 {
@@ -132,10 +161,8 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
     /* Choose and allocate before the agreement, so that these errors are agreed too. */
     int rank = 0, size = 1;
     redist__coll_local(comm, &rank, &size);
-    int idx = err == REDIST_SUCCESS
-                  ? redist__coll_pick(table, NALGO, algorithm, size, (double)b, &err)
-                  : -1;
     int q = (int)(((int64_t)shift % size + size) % size);
+    int idx = err == REDIST_SUCCESS ? pick(algorithm, size, q, (double)b, &err) : -1;
     /* Workspace: the block held and, when q != 0 (every algorithm then exchanges), a spare. */
     char *ws = redist__coll_workspace((q != 0 ? 2 : 1) * b, &err);
     MPI_Comm c;
