@@ -32,18 +32,23 @@
 #include <string.h>
 
 typedef struct {
-    char *cur, *other; /* the block this rank holds now, and a spare buffer */
+    const char *cur; /* the block this rank holds now: sendbuf first */
+    char *spare[2];  /* workspace blocks for the steps between */
+    char *out;       /* recvbuf: the last exchange lands there */
+    int left;        /* exchanges this rank has still to do */
     int64_t b;
     int rank, p, q;
     MPI_Comm c;
 } sh;
 
+/* One step: send the block held, receive the next straight into recvbuf if it is this rank's
+   last exchange, else into the spare block not being sent. */
 static int exchange(sh *s, int to, int from)
 {
-    int err = redist__coll_sendrecv(s->cur, s->b, to, s->other, s->b, from, s->c);
-    char *t = s->cur;
-    s->cur = s->other;
-    s->other = t;
+    char *dst = s->left == 1 ? s->out : s->cur == s->spare[0] ? s->spare[1] : s->spare[0];
+    int err = redist__coll_sendrecv(s->cur, s->b, to, dst, s->b, from, s->c);
+    s->cur = dst;
+    s->left--;
     return err;
 }
 
@@ -124,17 +129,38 @@ const redist__coll_table redist__coll_table_shift = {"shift", table,
 static int (*const runs[])(sh *) = {run_ring, run_mesh, run_hypercube};
 #define NALGO ((int)(sizeof table / sizeof table[0]))
 
-/* Exchange steps of algorithm i for the shift q (0 <= q < p), each costing t_s + t_w m. */
-static int steps_for(int i, int p, int q)
+static int min_hops(int q, int n)
+{
+    return q < n - q ? q : n - q;
+}
+
+/* Exchanges of algorithm i for the shift q (0 <= q < p) on a rank that does the mesh's
+   compensation step (compensates) or not; each costs t_s + t_w m. */
+static int exchanges(int i, int p, int q, int compensates)
 {
     if (runs[i] == run_hypercube)
         return __builtin_popcount((unsigned)q);
     if (runs[i] == run_ring)
-        return q < p - q ? q : p - q;
+        return min_hops(q, p);
     int R, C;
     redist__coll_mesh(p, &R, &C);
-    int qr = q / C, qc = q % C;
-    return (qc < C - qc ? qc : C - qc) + (R > 1 && qc > 0) + (qr < R - qr ? qr : R - qr);
+    return min_hops(q % C, C) + compensates + min_hops(q / C, R);
+}
+
+/* Steps of algorithm i for the shift q: the most exchanges of any rank. */
+static int steps_for(int i, int p, int q)
+{
+    int R, C;
+    redist__coll_mesh(p, &R, &C);
+    return exchanges(i, p, q, R > 1 && q % C > 0);
+}
+
+/* This rank's exchanges (the mesh compensates on the columns below q mod cols). */
+static int rank_exchanges(int i, int p, int q, int rank)
+{
+    int R, C;
+    redist__coll_mesh(p, &R, &C);
+    return exchanges(i, p, q, R > 1 && rank % C < q % C);
 }
 
 /* A named algorithm, or for NULL/"auto" the fewest steps for this q: unlike the slides'
@@ -163,16 +189,22 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
     redist__coll_local(comm, &rank, &size);
     int q = (int)(((int64_t)shift % size + size) % size);
     int idx = err == REDIST_SUCCESS ? pick(algorithm, size, q, (double)b, &err) : -1;
-    /* Workspace: the block held and, when q != 0 (every algorithm then exchanges), a spare. */
-    char *ws = redist__coll_workspace((q != 0 ? 2 : 1) * b, &err);
+    /* Workspace: the blocks between the first exchange (from sendbuf) and the last (into
+       recvbuf), plus a copy of sendbuf if it is recvbuf itself. */
+    int n = idx >= 0 ? rank_exchanges(idx, size, q, rank) : 0, alias = sendbuf == recvbuf;
+    char *ws = redist__coll_workspace(((n > 2 ? 2 : n - 1 > 0 ? 1 : 0) + alias) * b, &err);
     MPI_Comm c;
     err = redist__coll_begin(comm, err, &c, &rank, &size);
-    if (err == REDIST_SUCCESS && b > 0) {
-        memcpy(ws, sendbuf, (size_t)b);
-        sh s = {ws, ws + b, b, rank, size, q, c};
+    if (err == REDIST_SUCCESS && b > 0 && n == 0 && !alias)
+        memcpy(recvbuf, sendbuf, (size_t)b);
+    if (err == REDIST_SUCCESS && b > 0 && n > 0) {
+        char *w = ws;
+        if (alias) { /* MPI_Sendrecv may not send from the buffer it receives into */
+            memcpy(w, sendbuf, (size_t)b);
+            w += b;
+        }
+        sh s = {alias ? ws : sendbuf, {w, w + b}, recvbuf, n, b, rank, size, q, c};
         err = runs[idx](&s);
-        if (err == REDIST_SUCCESS)
-            memcpy(recvbuf, s.cur, (size_t)b);
     }
     free(ws);
     return err;

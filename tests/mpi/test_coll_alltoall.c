@@ -1,8 +1,9 @@
 /* nprocs: 1 2 3 4 5 6 7 8 */
 /* redist_alltoall against MPI_Alltoall and redist_shift against the expected result, for every
  * algorithm (plus NULL and "auto"), counts 0, 1, 7, 3000, MPI_INT and MPI_DOUBLE, every shift
- * in -p-1..2p; plus error cases whose code must be the same on every rank.
- * Output: " No Errors" on success, else one line per failed check and " Found N errors".
+ * in -p-1..2p, with distinct buffers and with sendbuf == recvbuf; plus error cases whose code must
+ * be the same on every rank. Output: " No Errors" on success, else one line per failed check and "
+ * Found N errors".
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -91,6 +92,14 @@ static void test_shift(MPI_Datatype t, size_t es)
                 expect_code(what, rc, REDIST_SUCCESS);
                 if (rc == REDIST_SUCCESS && memcmp(r, ref, count * es) != 0) {
                     printf("[rank %d] %s: wrong data\n", rank, what);
+                    errs++;
+                }
+                /* The same buffer for both: the block is replaced in place. */
+                memcpy(r, s, count * es);
+                rc = redist_shift(r, r, count, t, sh, MPI_COMM_WORLD, shift_algos[ai]);
+                expect_code(what, rc, REDIST_SUCCESS);
+                if (rc == REDIST_SUCCESS && memcmp(r, ref, count * es) != 0) {
+                    printf("[rank %d] %s, sendbuf == recvbuf: wrong data\n", rank, what);
                     errs++;
                 }
             }
