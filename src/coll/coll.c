@@ -275,8 +275,9 @@ int redist__coll_subtree(int v, int p, int *low)
     return v == 0 ? p : (*low < p - v ? *low : p - v);
 }
 
-int redist__coll_sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
-                            int64_t m, int root, int rank, int p, char **ws, int *err)
+/* Picks, and allocates the tree's workspace in *ws; 1 for the tree, 0 for linear. */
+static int sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
+                      int64_t m, int root, int rank, int p, char **ws, int *err)
 {
     *ws = NULL;
     int i = *err == REDIST_SUCCESS ? redist__coll_pick(table, n, algorithm, p, (double)m, err) : -1;
@@ -286,6 +287,45 @@ int redist__coll_sg_prepare(const redist__coll_algo *const table[], int n, const
     int low, have = tree ? redist__coll_subtree((rank - root + p) % p, p, &low) : 0;
     *ws = redist__coll_workspace((int64_t)have * m, err);
     return tree;
+}
+
+/* The buffers one rank of a scatter (root_sends) or gather must supply. */
+static int sg_buffers(const void *sendbuf, const void *recvbuf, int64_t count, int at_root,
+                      int root_sends)
+{
+    if (count == 0)
+        return REDIST_SUCCESS;
+    if (sendbuf == NULL && (at_root || !root_sends))
+        return redist__fail(REDIST_ERR_ARG, "sendbuf is NULL%s", root_sends ? " at the root" : "");
+    if (recvbuf == NULL && (at_root || root_sends))
+        return redist__fail(REDIST_ERR_ARG, "recvbuf is NULL%s", root_sends ? "" : " at the root");
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                        int root, MPI_Comm comm, const char *algorithm, int root_sends,
+                        const redist__coll_algo *const table[], int n, redist__coll_sg_tree tree,
+                        redist__coll_sg_linear linear)
+{
+    size_t elsize = 0;
+    int err = redist__coll_check_common(count, type, &elsize);
+    int csize = 0, crank = -1;
+    redist__coll_local(comm, &crank, &csize);
+    if (err == REDIST_SUCCESS && (root < 0 || root >= csize))
+        err = redist__fail(REDIST_ERR_ARG, "root = %d out of range [0, %d)", root, csize);
+    if (err == REDIST_SUCCESS)
+        err = sg_buffers(sendbuf, recvbuf, count, crank == root, root_sends);
+    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    char *ws;
+    int is_tree = sg_prepare(table, n, algorithm, bytes, root, crank, csize, &ws, &err);
+    MPI_Comm c;
+    int rank = 0, p = 0;
+    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    if (err == REDIST_SUCCESS)
+        err = is_tree ? tree(sendbuf, recvbuf, bytes, root, rank, p, ws, c)
+                      : linear(sendbuf, recvbuf, bytes, root, rank, p, c);
+    free(ws);
+    return err;
 }
 
 static const redist__coll_table *const operations[] = {

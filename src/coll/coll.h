@@ -99,12 +99,20 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
                            const redist__coll_algo *const table[],
                            const redist__coll_reduction_algo algos[], int n);
 
-/* scatter and gather, before the agreement: picks among table[0..n) for p ranks and m-byte
-   blocks (linear when a tree message could exceed 2 GiB: every rank knows p and m) and
-   allocates *ws, the tree's workspace: the blocks of this rank's subtree (v = (rank - root)
-   mod p, redist__coll_subtree). Returns 1 for the tree, 0 for linear; failures in *err. */
-int redist__coll_sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
-                            int64_t m, int root, int rank, int p, char **ws, int *err);
+/* scatter and gather: their common entry. Checks root and buffers (the root's sendbuf and
+   everyone's recvbuf for scatter, root_sends = 1; everyone's sendbuf and the root's recvbuf
+   for gather), picks among table[0..n) for p ranks and m-byte blocks (linear when a tree
+   message could exceed 2 GiB: every rank knows p and m), allocates the tree's workspace
+   (the blocks of this rank's subtree, v = (rank - root) mod p, redist__coll_subtree), all
+   before the agreement, then runs tree(..., ws, c) or linear(..., c). */
+typedef int (*redist__coll_sg_tree)(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank,
+                                    int p, char *ws, MPI_Comm c);
+typedef int (*redist__coll_sg_linear)(const char *sbuf, char *rbuf, int64_t bytes, int root,
+                                      int rank, int p, MPI_Comm c);
+int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                        int root, MPI_Comm comm, const char *algorithm, int root_sends,
+                        const redist__coll_algo *const table[], int n, redist__coll_sg_tree tree,
+                        redist__coll_sg_linear linear);
 /* The binomial subtree of relative rank v among p: *low = the lowest set bit of v (for v = 0
    the power of two >= p); returns its number of nodes, min(low, p - v) (p for v = 0). */
 int redist__coll_subtree(int v, int p, int *low);

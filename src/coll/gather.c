@@ -10,13 +10,12 @@
  *       Cost t_s log p + t_w m (p - 1).
  *   "linear": the root receives each block directly. Cost (p - 1)(t_s + t_w m).
  *
- * Workspace (allocated before the agreement, redist__coll_sg_prepare): the tree's node with
+ * Workspace (allocated before the agreement, redist__coll_rooted): the tree's node with
  * relative rank v holds its subtree's blocks, min(low, p - v) m bytes with low the lowest
  * set bit of v (p m at the root); linear needs none.
  */
 #include "coll.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static const redist__coll_algo *const table[] = {&redist__coll_tree_sg, &redist__coll_hypercube_sg,
@@ -43,7 +42,7 @@ static int run_linear(const char *sbuf, char *rbuf, int64_t bytes, int root, int
     return REDIST_SUCCESS;
 }
 
-/* ws: the have = redist__coll_subtree(v) blocks of this rank's subtree (redist__coll_sg_prepare).
+/* ws: the have = redist__coll_subtree(v) blocks of this rank's subtree (redist__coll_rooted).
  */
 static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int rank, int p,
                     char *tmp, MPI_Comm c)
@@ -76,26 +75,6 @@ static int run_tree(const char *sbuf, char *rbuf, int64_t bytes, int root, int r
 int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
                   MPI_Comm comm, const char *algorithm)
 {
-    size_t elsize = 0;
-    int err = redist__coll_check_common(count, type, &elsize);
-    int csize = 0, crank = -1;
-    redist__coll_local(comm, &crank, &csize);
-    if (err == REDIST_SUCCESS && (root < 0 || root >= csize))
-        err = redist__fail(REDIST_ERR_ARG, "root = %d out of range [0, %d)", root, csize);
-    if (err == REDIST_SUCCESS && count > 0 && sendbuf == NULL)
-        err = redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
-    if (err == REDIST_SUCCESS && count > 0 && crank == root && recvbuf == NULL)
-        err = redist__fail(REDIST_ERR_ARG, "recvbuf is NULL at the root");
-    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
-    char *ws;
-    int tree = redist__coll_sg_prepare(table, (int)(sizeof table / sizeof table[0]), algorithm,
-                                       bytes, root, crank, csize, &ws, &err);
-    MPI_Comm c;
-    int rank = 0, p = 0;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err == REDIST_SUCCESS)
-        err = tree ? run_tree(sendbuf, recvbuf, bytes, root, rank, p, ws, c)
-                   : run_linear(sendbuf, recvbuf, bytes, root, rank, p, c);
-    free(ws);
-    return err;
+    return redist__coll_rooted(sendbuf, recvbuf, count, type, root, comm, algorithm, 0, table,
+                               (int)(sizeof table / sizeof table[0]), run_tree, run_linear);
 }
