@@ -11,17 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static long failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "support/check.h"
 
 static const char *const ops[] = {"bcast",  "reduce",    "allreduce",      "scan",     "scatter",
                                   "gather", "allgather", "reduce_scatter", "alltoall", "shift"};

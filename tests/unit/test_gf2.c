@@ -18,17 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "support/check.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 static uint64_t rnd(void) /* splitmix64 */

@@ -15,17 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "support/check.h"
 
 #define NMAX 60
 #define PMAX 7

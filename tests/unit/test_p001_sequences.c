@@ -7,15 +7,7 @@
 
 #include <stdio.h>
 
-static long failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && failures++ < 10) {                                                          \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "support/check.h"
 
 /* Owner under cyclic(b) of the first element of block `blk` (size b2) of processor p's local
    array under cyclic(b2) on P processors. */

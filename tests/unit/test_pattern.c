@@ -13,17 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                    \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "support/check.h"
 
 /* ---- brute force from the header's formula -------------------------------------------- */
 static int owner_of(const struct redist_layout_s *l, int k, int64_t g)
