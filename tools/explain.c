@@ -33,8 +33,7 @@ const char tool_explain_help[] =
     "element_bytes, elements, array_bytes, from, to, pattern, algorithms[], tables.\n";
 
 typedef struct explain_args {
-    const char *from, *to, *algorithm;
-    tool_type type;
+    tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int64_t procs;
     int json, tables;
 } explain_args;
@@ -55,21 +54,16 @@ static int usage(const char *fmt, ...)
 static int parse_args(int argc, char **argv, explain_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->type = TOOL_DOUBLE;
-    a->algorithm = "auto";
+    tool_pair_init(&a->pair);
+    char msg[768];
     for (int i = 0; i < argc; i++) {
         const char *v = NULL;
-        int m;
-        if ((m = tool_opt_value(argc, argv, &i, "--from", &v)) != 0)
-            a->from = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--to", &v)) != 0)
-            a->to = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--algorithm", &v)) != 0)
-            a->algorithm = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--type", &v)) != 0) {
-            if (m > 0 && tool_type_parse(v, &a->type) != 0)
-                return usage("--type: expected char, int, double or double3, got '%s'", v);
-        } else if ((m = tool_opt_value(argc, argv, &i, "--procs", &v)) != 0) {
+        int m = tool_pair_option(argc, argv, &i, &a->pair, msg, sizeof msg);
+        if (msg[0])
+            return usage("%s", msg);
+        if (m != 0)
+            ; /* a shared option */
+        else if ((m = tool_opt_value(argc, argv, &i, "--procs", &v)) != 0) {
             if (m > 0 &&
                 (spec_parse_count(v, &a->procs) != 0 || a->procs < 1 || a->procs > INT32_MAX))
                 return usage("--procs: expected a positive integer, got '%s'", v);
@@ -82,14 +76,8 @@ static int parse_args(int argc, char **argv, explain_args *a)
         if (m < 0)
             return usage("%s needs a value", argv[i]);
     }
-    if (!a->from || !a->to)
-        return usage("explain: %s is required (see redist explain --help)",
-                     a->from ? "--to" : "--from");
-    if (tool_check_algorithm(a->algorithm) != 0) {
-        char list[512];
-        tool_algorithm_list(list, sizeof list);
-        return usage("--algorithm: unknown algorithm '%s' (known: %s)", a->algorithm, list);
-    }
+    if (tool_pair_check(&a->pair, "explain", msg, sizeof msg) != 0)
+        return usage("%s", msg);
     return TOOL_OK;
 }
 
@@ -200,18 +188,18 @@ static void print_json(const explain_args *a, const tool_spec *from, const tool_
                        const explain_row *head, const tool_tables *tables, const char *why)
 {
     FILE *f = stdout;
-    int64_t el = tool_type_sizes[a->type], n = spec_elements(from);
+    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(from);
     fputs("{\"from\": ", f);
-    json_spec(f, a->from, from);
+    json_spec(f, a->pair.from, from);
     fputs(", \"to\": ", f);
-    json_spec(f, a->to, to);
+    json_spec(f, a->pair.to, to);
     fprintf(f,
             ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, "
             "\"array_bytes\": ",
-            procs, tool_type_names[a->type], (long long)el, (long long)n);
+            procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
     json_double(f, (double)n * (double)el);
     fputs(", \"requested\": ", f);
-    json_string(f, a->algorithm);
+    json_string(f, a->pair.algorithm);
     fputs(", \"algorithm\": ", f);
     json_string(f, head->e.chosen ? head->e.chosen : head->name);
     fputs(", ", f);
@@ -259,11 +247,11 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
                        const explain_row *head, const tool_tables *tables, const char *why)
 {
     char b[6][64], text[512];
-    int64_t el = tool_type_sizes[a->type], n = spec_elements(from);
+    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(from);
     printf("redist explain: %d process%s, ", procs, procs == 1 ? "" : "es");
     for (int k = 0; k < from->ndims; k++)
         printf("%s%lld", k ? "x" : "", (long long)from->extent[k]);
-    printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[a->type], (long long)el,
+    printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[a->pair.type], (long long)el,
            el == 1 ? "" : "s", tool_fmt_bytes(b[0], sizeof b[0], (double)n * (double)el));
     spec_format(from, text, sizeof text);
     printf("  from     %s\n", text);
@@ -281,7 +269,7 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
            tool_fmt_bytes(b[0], sizeof b[0], (double)pat->total_bytes),
            tool_fmt_bytes(b[1], sizeof b[1], (double)pat->bytes_copied));
     const char *chosen = head->e.chosen ? head->e.chosen : head->name;
-    if (!strcmp(a->algorithm, "auto"))
+    if (!strcmp(a->pair.algorithm, "auto"))
         printf("  auto     chooses %s: %d step%s, predicted %s per execute\n", chosen,
                head->e.steps, head->e.steps == 1 ? "" : "s",
                tool_fmt_seconds(b[0], sizeof b[0], head->e.predicted_seconds));
@@ -338,14 +326,14 @@ int tool_explain(int argc, char **argv)
     memset(&to, 0, sizeof to);
     /* A spec without procs/grid/ranks spans --procs, or else the other spec's processes. */
     memset(&from, 0, sizeof from);
-    int rf = spec_parse(a.from, (int)a.procs, &from, err, sizeof err);
-    int rt = rf == -1 ? 0 : spec_parse(a.to, (int)a.procs, &to, err2, sizeof err2);
+    int rf = spec_parse(a.pair.from, (int)a.procs, &from, err, sizeof err);
+    int rt = rf == -1 ? 0 : spec_parse(a.pair.to, (int)a.procs, &to, err2, sizeof err2);
     if (rf == -2 && rt == 0) {
         spec_free(&from);
-        rf = spec_parse(a.from, to.max_rank + 1, &from, err, sizeof err);
+        rf = spec_parse(a.pair.from, to.max_rank + 1, &from, err, sizeof err);
     } else if (rt == -2 && rf == 0) {
         spec_free(&to);
-        rt = spec_parse(a.to, from.max_rank + 1, &to, err2, sizeof err2);
+        rt = spec_parse(a.pair.to, from.max_rank + 1, &to, err2, sizeof err2);
     }
     if (rf != 0 || rt != 0) {
         spec_free(&from);
@@ -379,7 +367,7 @@ int tool_explain(int argc, char **argv)
     explain_row *rows = NULL;
     tool_tables tables, *tp = NULL;
     char why[256] = "";
-    int64_t el = tool_type_sizes[a.type];
+    int64_t el = tool_type_sizes[a.pair.type];
     int count = redist_algorithm_count();
     int rc = spec_layout(&from, &src);
     if (rc == REDIST_SUCCESS)
@@ -407,12 +395,12 @@ int tool_explain(int argc, char **argv)
     for (int i = 0; i < count; i++) {
         rows[i].name = redist_algorithm_name(i);
         rows[i].rc = redist__explain(src, dst, procs, el, rows[i].name, &rows[i].e);
-        if (!strcmp(rows[i].name, a.algorithm))
+        if (!strcmp(rows[i].name, a.pair.algorithm))
             head = &rows[i];
     }
     if (!head || head->rc != REDIST_SUCCESS) {
         if (rank0)
-            fprintf(stderr, "redist: explain: %s: %s\n", a.algorithm,
+            fprintf(stderr, "redist: explain: %s: %s\n", a.pair.algorithm,
                     redist_strerror(head ? head->rc : REDIST_ERR_UNKNOWN_ALGORITHM));
         status = TOOL_FAILED;
         goto done;

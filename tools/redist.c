@@ -86,6 +86,46 @@ int tool_opt_value(int argc, char **argv, int *i, const char *name, const char *
     return 1;
 }
 
+void tool_pair_init(tool_pair_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->type = TOOL_DOUBLE;
+    o->algorithm = "auto";
+}
+
+int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
+{
+    const char *v = NULL;
+    int m;
+    msg[0] = '\0';
+    if ((m = tool_opt_value(argc, argv, i, "--from", &v)) > 0)
+        o->from = v;
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--to", &v)) > 0)
+        o->to = v;
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--algorithm", &v)) > 0)
+        o->algorithm = v;
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--type", &v)) > 0 &&
+             tool_type_parse(v, &o->type) != 0)
+        snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'", v);
+    return m;
+}
+
+int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t len)
+{
+    if (!o->from || !o->to) {
+        snprintf(msg, len, "%s: %s is required (see redist %s --help)", cmd,
+                 o->from ? "--to" : "--from", cmd);
+        return -1;
+    }
+    if (tool_check_algorithm(o->algorithm) != 0) {
+        char list[512];
+        tool_algorithm_list(list, sizeof list);
+        snprintf(msg, len, "--algorithm: unknown algorithm '%s' (known: %s)", o->algorithm, list);
+        return -1;
+    }
+    return 0;
+}
+
 int tool_wants_help(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)

@@ -251,9 +251,8 @@ int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, 
 /* ---- redist run ------------------------------------------------------------------------- */
 
 typedef struct run_args {
-    const char *from, *to, *algorithm;
-    tool_type type;
-    int n1, n2; /* 0: chosen from the warm-up */
+    tool_pair_opts pair; /* --from, --to, --algorithm, --type */
+    int n1, n2;          /* 0: chosen from the warm-up */
     int verify, quiet;
 } run_args;
 
@@ -293,22 +292,16 @@ static int parse_repeat(const char *text, int *n1, int *n2)
 static int parse_run_args(int argc, char **argv, int rank, run_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->type = TOOL_DOUBLE;
-    a->algorithm = "auto";
+    tool_pair_init(&a->pair);
+    char msg[768];
     for (int i = 0; i < argc; i++) {
         const char *v = NULL;
-        int m;
-        if ((m = tool_opt_value(argc, argv, &i, "--from", &v)) != 0)
-            a->from = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--to", &v)) != 0)
-            a->to = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--algorithm", &v)) != 0)
-            a->algorithm = v;
-        else if ((m = tool_opt_value(argc, argv, &i, "--type", &v)) != 0) {
-            if (m > 0 && tool_type_parse(v, &a->type) != 0)
-                return rank0_error(rank, TOOL_USAGE,
-                                   "--type: expected char, int, double or double3, got '%s'", v);
-        } else if ((m = tool_opt_value(argc, argv, &i, "--repeat", &v)) != 0) {
+        int m = tool_pair_option(argc, argv, &i, &a->pair, msg, sizeof msg);
+        if (msg[0])
+            return rank0_error(rank, TOOL_USAGE, "%s", msg);
+        if (m != 0)
+            ; /* a shared option */
+        else if ((m = tool_opt_value(argc, argv, &i, "--repeat", &v)) != 0) {
             if (m > 0 && parse_repeat(v, &a->n1, &a->n2) != 0)
                 return rank0_error(rank, TOOL_USAGE,
                                    "--repeat: expected n1xn2 or R (positive integers), got '%s'",
@@ -323,15 +316,8 @@ static int parse_run_args(int argc, char **argv, int rank, run_args *a)
         if (m < 0)
             return rank0_error(rank, TOOL_USAGE, "%s needs a value", argv[i]);
     }
-    if (!a->from || !a->to)
-        return rank0_error(rank, TOOL_USAGE, "run: %s is required (see redist run --help)",
-                           a->from ? "--to" : "--from");
-    if (tool_check_algorithm(a->algorithm) != 0) {
-        char list[512];
-        tool_algorithm_list(list, sizeof list);
-        return rank0_error(rank, TOOL_USAGE, "--algorithm: unknown algorithm '%s' (known: %s)",
-                           a->algorithm, list);
-    }
+    if (tool_pair_check(&a->pair, "run", msg, sizeof msg) != 0)
+        return rank0_error(rank, TOOL_USAGE, "%s", msg);
     return TOOL_OK;
 }
 
@@ -340,7 +326,7 @@ static int parse_specs(const run_args *a, int rank, int size, tool_spec *from, t
 {
     char err[256];
     const char *name[2] = {"--from", "--to"};
-    const char *text[2] = {a->from, a->to};
+    const char *text[2] = {a->pair.from, a->pair.to};
     tool_spec *spec[2] = {from, to};
     for (int s = 0; s < 2; s++) {
         if (spec_parse(text[s], size, spec[s], err, sizeof err) != 0)
@@ -423,8 +409,8 @@ int tool_run(int argc, char **argv)
         return status;
     }
 
-    size_t el = (size_t)tool_type_sizes[a.type];
-    MPI_Datatype type = tool_mpi_type(a.type);
+    size_t el = (size_t)tool_type_sizes[a.pair.type];
+    MPI_Datatype type = tool_mpi_type(a.pair.type);
     redist_layout src_layout = NULL, dst_layout = NULL;
     redist_plan plan = NULL;
     void *src = NULL, *dst = NULL;
@@ -459,12 +445,12 @@ int tool_run(int argc, char **argv)
         goto done;
     }
     if (src)
-        tool_fill(&from, rank, a.type, src);
+        tool_fill(&from, rank, a.pair.type, src);
     memset(dst, 0xA5, (size_t)(ndst ? ndst : 1) * el); /* unwritten elements show up */
 
     redist_options opt;
     redist_options_init(&opt);
-    opt.algorithm = a.algorithm;
+    opt.algorithm = a.pair.algorithm;
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     rc = redist_plan_create(src_layout, dst_layout, type, comm, &opt, &plan);
@@ -472,7 +458,8 @@ int tool_run(int argc, char **argv)
     MPI_Allreduce(&mine, &plan_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
     rc = agree_code(rc, comm);
     if (rc != REDIST_SUCCESS) {
-        status = rank0_error(rank, TOOL_FAILED, "plan (%s): %s", a.algorithm, redist_strerror(rc));
+        status =
+            rank0_error(rank, TOOL_FAILED, "plan (%s): %s", a.pair.algorithm, redist_strerror(rc));
         goto done;
     }
 
@@ -524,18 +511,19 @@ int tool_run(int argc, char **argv)
         printf("redist run: %d MPI process%s, ", size, size == 1 ? "" : "es");
         for (int k = 0; k < from.ndims; k++)
             printf("%s%lld", k ? "x" : "", (long long)from.extent[k]);
-        printf(" %s (%s)\n", tool_type_names[a.type], tool_fmt_bytes(b1, sizeof b1, array_bytes));
+        printf(" %s (%s)\n", tool_type_names[a.pair.type],
+               tool_fmt_bytes(b1, sizeof b1, array_bytes));
         spec_format(&from, text, sizeof text);
         printf("  from       %s\n", text);
         spec_format(&to, text, sizeof text);
         printf("  to         %s\n", text);
         const char *how =
             st.transport == REDIST_TRANSPORT_DATATYPE ? "derived datatypes" : "packed runs";
-        if (strcmp(a.algorithm, "auto") == 0)
+        if (strcmp(a.pair.algorithm, "auto") == 0)
             printf("  algorithm  %s (chosen by auto), messages as %s\n", chosen ? chosen : "?",
                    how);
         else
-            printf("  algorithm  %s, messages as %s\n", chosen ? chosen : a.algorithm, how);
+            printf("  algorithm  %s, messages as %s\n", chosen ? chosen : a.pair.algorithm, how);
         printf("  plan       created in %s (slowest rank); %d step%s, at most %lld message%s "
                "and %s sent per rank\n",
                tool_fmt_seconds(b1, sizeof b1, plan_seconds), st.steps, st.steps == 1 ? "" : "s",
@@ -563,7 +551,7 @@ int tool_run(int argc, char **argv)
 
     int64_t wrong = 0, first_bad = INT64_MAX;
     if (a.verify) {
-        int64_t my_first, my_wrong = tool_verify(&to, rank, a.type, dst, &my_first);
+        int64_t my_first, my_wrong = tool_verify(&to, rank, a.pair.type, dst, &my_first);
         MPI_Allreduce(&my_wrong, &wrong, 1, MPI_INT64_T, MPI_SUM, comm);
         MPI_Allreduce(&my_first, &first_bad, 1, MPI_INT64_T, MPI_MIN, comm);
         if (wrong)
@@ -574,7 +562,7 @@ int tool_run(int argc, char **argv)
         printf("algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e "
                "tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
                "max_bytes_per_rank=%lld predicted_seconds=%.6e",
-               chosen ? chosen : a.algorithm, n1, n2, plan_seconds, tm.tmin, tm.tmed, tm.tavg,
+               chosen ? chosen : a.pair.algorithm, n1, n2, plan_seconds, tm.tmin, tm.tmed, tm.tavg,
                tm.tmax, gbps, st.steps, (long long)mx[0], (long long)mx[1], predicted);
         if (a.verify)
             printf(" wrong=%lld", (long long)wrong);
@@ -608,7 +596,7 @@ done:
         redist_layout_free(&src_layout);
     if (dst_layout)
         redist_layout_free(&dst_layout);
-    if (a.type == TOOL_DOUBLE3)
+    if (a.pair.type == TOOL_DOUBLE3)
         MPI_Type_free(&type);
     free(src);
     free(dst);

@@ -40,6 +40,19 @@ int tool_check_algorithm(const char *name);
 /* "auto, direct, ..." into buf. */
 void tool_algorithm_list(char *buf, size_t len);
 
+/* The options `run` and `explain` share: --from SPEC, --to SPEC, --algorithm A, --type T. */
+typedef struct tool_pair_opts {
+    const char *from, *to, *algorithm;
+    tool_type type;
+} tool_pair_opts;
+void tool_pair_init(tool_pair_opts *o); /* type double, algorithm "auto" */
+/* Like tool_opt_value for those four options: 1 (taken), 0 (another argument) or -1 (value
+   missing). A bad --type writes its message into msg (else msg is ""). */
+int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len);
+/* After the arguments of command `cmd`: 0, or -1 with the message (--from or --to missing,
+   unknown algorithm) in msg. */
+int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t len);
+
 /* ---- Formatting -------------------------------------------------------------------------- */
 const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */
 const char *tool_fmt_seconds(char *buf, size_t len, double seconds); /* "3.21 ms" */
