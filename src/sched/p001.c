@@ -77,6 +77,24 @@ int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st)
     return REDIST_SUCCESS;
 }
 
+int redist__p001_ratio_setup(struct redist_plan_s *p, void (*pack)(struct redist_plan_s *),
+                             redist__p001_unpack_fn unpack_one,
+                             void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
+{
+    redist__p001_ratio *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    s->st.pack = pack;
+    s->st.unpack_one = unpack_one;
+    s->st.unpack_all = unpack_all;
+    int err = redist__p001_setup(p, &s->st);
+    s->k = s->st.x > s->st.y ? s->st.x / s->st.y : s->st.y / s->st.x;
+    s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
+    s->st.sync = p->synchronous_receive;
+    return err;
+}
+
 int redist__p001_post_receives(struct redist_plan_s *p, redist__p001 *st)
 {
     st->nrecv = st->nsend = 0;

@@ -36,6 +36,8 @@ typedef struct redist__p001 {
     void (*unpack_all)(struct redist_plan_s *p, struct redist__p001 *st);
 } redist__p001;
 
+typedef void (*redist__p001_unpack_fn)(struct redist_plan_s *p, redist__p001 *st, int64_t q);
+
 /* start / progress / destroy of every paper 001 algorithm, whose state begins with a
    redist__p001 (p->algo_state points at it). */
 int redist__p001_start(struct redist_plan_s *p);
@@ -47,6 +49,19 @@ int redist__p001_applicable(const redist__summary *s);
 /* Maps the plan's messages to paper processors and allocates the request arrays. */
 int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st);
 void redist__p001_free(redist__p001 *st);
+
+/* The state of ky-to-y and x-to-kx: blocks in the ratio k = max(x, y) / min(x, y); when
+   k <= P and P mod k = 0 a processor sequence repeats every k blocks and is stored. */
+typedef struct redist__p001_ratio {
+    redist__p001 st;
+    int64_t k;
+    int stored;
+} redist__p001_ratio;
+/* Allocates p->algo_state as a redist__p001_ratio with the algorithm's index arithmetic
+   (as in redist__p001), sets it up and computes k and stored; sync = the option. */
+int redist__p001_ratio_setup(struct redist_plan_s *p, void (*pack)(struct redist_plan_s *),
+                             redist__p001_unpack_fn unpack_one,
+                             void (*unpack_all)(struct redist_plan_s *, redist__p001 *));
 /* Posts the receives, then (after the algorithm packed every packet) the sends. */
 int redist__p001_post_receives(struct redist_plan_s *p, redist__p001 *st);
 int redist__p001_post_sends(struct redist_plan_s *p, redist__p001 *st);
@@ -56,7 +71,6 @@ void redist__p001_append(redist__p001 *st, int64_t q, const char *src, int64_t l
 void redist__p001_read(redist__p001 *st, int64_t q, char *dst, int64_t len, size_t es);
 /* Waits for packets: with sync, all of them; else one at a time, calling unpack_one(q)
    for each arrived packet (the asynchronous method). Sends complete at the end. */
-typedef void (*redist__p001_unpack_fn)(struct redist_plan_s *p, redist__p001 *st, int64_t q);
 int redist__p001_progress(struct redist_plan_s *p, redist__p001 *st, int blocking, int *done,
                           redist__p001_unpack_fn unpack_one,
                           void (*unpack_all)(struct redist_plan_s *, redist__p001 *));

@@ -9,13 +9,7 @@
  */
 #include "p001.h"
 
-#include <stdlib.h>
-
-typedef struct state {
-    redist__p001 st;
-    int64_t k;
-    int stored;
-} state;
+typedef redist__p001_ratio state;
 
 static int applicable(const redist__summary *s)
 {
@@ -29,17 +23,7 @@ static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
-    s->st.pack = pack;
-    s->st.unpack_one = unpack_one;
-    s->st.unpack_all = unpack_all;
-    int err = redist__p001_setup(p, &s->st);
-    s->k = s->st.y / s->st.x;
-    s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
-    s->st.sync = p->synchronous_receive;
+    int err = redist__p001_ratio_setup(p, pack, unpack_one, unpack_all);
     return err;
 }
 
