@@ -8,11 +8,6 @@
  */
 #include "p001.h"
 
-#include <stdlib.h>
-
-typedef struct state {
-    redist__p001 st;
-} state;
 
 static void pack(struct redist_plan_s *p);
 static void unpack_all(struct redist_plan_s *p, redist__p001 *t);
@@ -20,15 +15,7 @@ static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
-    s->st.pack = pack;
-    s->st.unpack_one = unpack_one;
-    s->st.unpack_all = unpack_all;
-    s->st.sync = p->synchronous_receive;
-    return redist__p001_setup(p, &s->st);
+    return redist__p001_create(p, sizeof(redist__p001), pack, unpack_one, unpack_all);
 }
 
 static void pack(struct redist_plan_s *p)

@@ -77,21 +77,31 @@ int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st)
     return REDIST_SUCCESS;
 }
 
+int redist__p001_create(struct redist_plan_s *p, size_t size, void (*pack)(struct redist_plan_s *),
+                        redist__p001_unpack_fn unpack_one,
+                        void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
+{
+    redist__p001 *st = calloc(1, size);
+    if (st == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = st;
+    st->pack = pack;
+    st->unpack_one = unpack_one;
+    st->unpack_all = unpack_all;
+    st->sync = p->synchronous_receive;
+    return redist__p001_setup(p, st);
+}
+
 int redist__p001_ratio_setup(struct redist_plan_s *p, void (*pack)(struct redist_plan_s *),
                              redist__p001_unpack_fn unpack_one,
                              void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
 {
-    redist__p001_ratio *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
-    s->st.pack = pack;
-    s->st.unpack_one = unpack_one;
-    s->st.unpack_all = unpack_all;
-    int err = redist__p001_setup(p, &s->st);
-    s->k = s->st.x > s->st.y ? s->st.x / s->st.y : s->st.y / s->st.x;
-    s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
-    s->st.sync = p->synchronous_receive;
+    int err = redist__p001_create(p, sizeof(redist__p001_ratio), pack, unpack_one, unpack_all);
+    redist__p001_ratio *s = p->algo_state;
+    if (s != NULL) {
+        s->k = s->st.x > s->st.y ? s->st.x / s->st.y : s->st.y / s->st.x;
+        s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
+    }
     return err;
 }
 

@@ -50,6 +50,12 @@ int redist__p001_applicable(const redist__summary *s);
 int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st);
 void redist__p001_free(redist__p001 *st);
 
+/* Allocates p->algo_state, `size` bytes beginning with a redist__p001, with the algorithm's
+   index arithmetic and sync = the option, then redist__p001_setup. */
+int redist__p001_create(struct redist_plan_s *p, size_t size, void (*pack)(struct redist_plan_s *),
+                        redist__p001_unpack_fn unpack_one,
+                        void (*unpack_all)(struct redist_plan_s *, redist__p001 *));
+
 /* The state of ky-to-y and x-to-kx: blocks in the ratio k = max(x, y) / min(x, y); when
    k <= P and P mod k = 0 a processor sequence repeats every k blocks and is stored. */
 typedef struct redist__p001_ratio {
@@ -57,8 +63,7 @@ typedef struct redist__p001_ratio {
     int64_t k;
     int stored;
 } redist__p001_ratio;
-/* Allocates p->algo_state as a redist__p001_ratio with the algorithm's index arithmetic
-   (as in redist__p001), sets it up and computes k and stored; sync = the option. */
+/* redist__p001_create of a redist__p001_ratio, then k and stored. */
 int redist__p001_ratio_setup(struct redist_plan_s *p, void (*pack)(struct redist_plan_s *),
                              redist__p001_unpack_fn unpack_one,
                              void (*unpack_all)(struct redist_plan_s *, redist__p001 *));
