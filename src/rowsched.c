@@ -16,6 +16,7 @@
 
 #include "redist.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +395,23 @@ static int64_t rows_left(const redist__rx *rx, int d1, int d2)
     return ceil_div(rx->Kp, (int64_t)1 << d1) * ceil_div(rx->G, (int64_t)1 << d2);
 }
 
+/* Hybrid d >= 1: clamps *d to the shift steps there are and returns d1, the submatrix-row
+   shifts among them (the other *d - d1 shift inside the groups). The shift steps commute, so
+   any d of them are "the first d steps" of an indirect schedule. Paper order (submatrix rows
+   first, Fig. 10) unless shifting in-group bits first leaves fewer distinct rows: for K = 6,
+   P = 8 (K' = 3, G = 2), d = 1 gives 3 rows instead of 4. */
+static int hybrid_split(const redist__rx *rx, int *d)
+{
+    int L1 = ceil_log2(rx->Kp), L2 = ceil_log2(rx->G);
+    if (*d > L1 + L2)
+        *d = L1 + L2;
+    int best = *d < L1 ? *d : L1;
+    for (int d1 = best - 1; d1 >= 0 && *d - d1 <= L2; d1--)
+        if (rows_left(rx, d1, *d - d1) < rows_left(rx, best, *d - best))
+            best = d1;
+    return best;
+}
+
 int redist__rowsched_hybrid(const redist__rx *rx, int d, redist__row_schedule *out)
 {
     if (out == NULL)
@@ -403,18 +421,8 @@ int redist__rowsched_hybrid(const redist__rx *rx, int d, redist__row_schedule *o
         return REDIST_ERR_ARG;
     if (d == 0)
         return redist__rowsched_direct(rx, out);
-    int L1 = ceil_log2(rx->Kp), L2 = ceil_log2(rx->G);
-    if (d > L1 + L2)
-        d = L1 + L2;
-    /* The shift steps commute, so any d of them are "the first d steps" of an indirect
-       schedule. Paper order (submatrix rows first, Fig. 10) unless shifting in-group bits
-       first leaves fewer distinct rows: for K = 6, P = 8 (K' = 3, G = 2), d = 1 gives 3
-       rows instead of 4. */
-    int best = d < L1 ? d : L1;
-    for (int d1 = best - 1; d1 >= 0 && d - d1 <= L2; d1--)
-        if (rows_left(rx, d1, d - d1) < rows_left(rx, best, d - best))
-            best = d1;
-    return build_shifted(rx, best, d - best, out);
+    int d1 = hybrid_split(rx, &d);
+    return build_shifted(rx, d1, d - d1, out);
 }
 
 /* ---- checking by simulation ------------------------------------------------------------------ */
@@ -585,26 +593,37 @@ int redist__rowsched_bruck_steps(int64_t P, int d)
     return n + (int)((P - 1) >> bits);
 }
 
-/* ---- step counts without keeping the schedules (the cost model, the simulator) ----------- */
+/* ---- step counts in closed form (the cost model, the simulator) ---------------------------
+ *
+ * The builders' nsteps without building anything: O(log K) time, no memory, so any P. After
+ * d1 submatrix-row shifts and d2 in-group shifts, row i = i1 G + i2 has moved by the low d1
+ * bits a1 of i1 and the low d2 bits a2 of i2, so by Eq. (12) its remaining map takes column
+ * ((j1 - a1) mod P') G + (j2 - a2) mod G to n (j1 - h1) mod P' + P' ((h2 - j2) mod G), with
+ * h1 = i1 - a1, h2 = i2 - a2. The image of column 0 determines (h1, h2) (n K' = 1 mod P', so
+ * n is invertible mod P'; h1 < K' <= P', h2 < G): the direct phase has exactly rows_left(d1,
+ * d2) groups. Only the group of row 0 (h1 = h2 = 0, map P_s(0, .)) can be in place, and it is
+ * iff P_s(0, j) = j for all j: with G = 1 that needs n = 1 mod P, i.e. K = 1; with G > 1,
+ * j = 1 needs P' (G - 1) = 1, i.e. K = P = 2. */
+static int row0_in_place(const redist__rx *rx)
+{
+    return rx->K == 1 || (rx->K == 2 && rx->P == 2);
+}
 
 int redist__rowsched_indirect_steps(const redist__rx *rx)
 {
-    redist__row_schedule s;
-    if (redist__rowsched_indirect(rx, &s) != 0)
+    if (!valid_rx(rx) || rx->K > INT_MAX)
         return -1;
-    int n = (int)s.nsteps;
-    redist__rowsched_free(&s);
-    return n;
+    return redist__rowsched_max_degree(rx) + !row0_in_place(rx);
 }
 
 int redist__rowsched_hybrid_steps(const redist__rx *rx, int d)
 {
-    redist__row_schedule s;
-    if (redist__rowsched_hybrid(rx, d, &s) != 0)
+    if (!valid_rx(rx) || rx->K > INT_MAX || d < 0)
         return -1;
-    int n = (int)s.nsteps;
-    redist__rowsched_free(&s);
-    return n;
+    if (d == 0)
+        return (int)rx->K; /* direct: every row a step */
+    int d1 = hybrid_split(rx, &d);
+    return d + (int)(rows_left(rx, d1, d - d1) - row0_in_place(rx));
 }
 
 void redist__multiphase_counts(int64_t K, int64_t P, int *steps, int *phases)

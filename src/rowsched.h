@@ -68,7 +68,9 @@ int redist__rowsched_max_degree(const redist__rx *rx);
 int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out);
 int redist__rowsched_bruck_steps(int64_t P, int d);
 
-/* Step counts of the schedules above (built and freed), -1 on a bad argument. */
+/* Step counts of the schedules above (their nsteps), in closed form: nothing is built, O(log K)
+   time for any P (rowsched.c derives the forms from Eq. 12). -1 on a bad argument or
+   K > INT_MAX. */
 int redist__rowsched_indirect_steps(const redist__rx *rx);
 int redist__rowsched_hybrid_steps(const redist__rx *rx, int d);
 /* Multiphase over the prime factors of K on P processors: the direct steps summed over the
