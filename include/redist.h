@@ -69,6 +69,9 @@ const char *redist_error_name(int err);
 const char *redist_last_error_detail(void);
 
 enum { REDIST_ROW_MAJOR = 0, REDIST_COL_MAJOR = 1 };
+/* The largest extent, and the largest number of elements of an array (2^62): every index,
+   count and sum of two indices then stays below 2^63. */
+#define REDIST_MAX_EXTENT ((int64_t)1 << 62)
 enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DATATYPE = 2 };
 
 /* ---- Layouts (local, no communication) ------------------------------------------------
@@ -80,7 +83,9 @@ enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DA
    Grid coordinates (c_0..c_{d-1}) belong to rank ranks[c_0*grid[1]*...*grid[d-1] + ... +
    c_{d-1}] of the plan's communicator (row-major, last coordinate fastest; NULL: 0,1,2,...).
    Ranks must be distinct. A rank's local array is dense, its local extents stored
-   row-major (last dimension fastest) or column-major (first fastest) as `order` says. */
+   row-major (last dimension fastest) or column-major (first fastest) as `order` says.
+   Extents and their product are at most REDIST_MAX_EXTENT (blocks may be anything up to
+   INT64_MAX). On failure *layout is set to NULL. */
 int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
                          const int grid[], const int first[], const int ranks[], int order,
                          redist_layout *layout);
@@ -168,6 +173,8 @@ typedef struct redist_stats {
     int64_t max_bytes_per_rank;    /* maximum over ranks of bytes_sent */
     int64_t runs_per_period;  /* 1-D run groups this rank's plan stores (plan size) */
     int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE: how messages move */
+    int shared_memory;        /* 1: messages between ranks of a node go through an MPI-3
+                                 shared-memory window (0 when /dev/shm has no room for it) */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char last_detail[512];
+static _Thread_local char last_detail[REDIST__DETAIL_LEN];
 
 const char *redist_strerror(int err)
 {
@@ -48,6 +48,28 @@ int redist__fail(int err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_detail, sizeof last_detail, fmt, ap);
     va_end(ap);
+    return err;
+}
+
+int redist__fail_context(int err, const char *fmt, ...)
+{
+    char inner[sizeof last_detail], outer[sizeof last_detail];
+    strncpy(inner, last_detail, sizeof inner - 1);
+    inner[sizeof inner - 1] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(outer, sizeof outer, fmt, ap);
+    va_end(ap);
+    /* outer, then ": " and as much of inner as fits */
+    size_t n = strlen(outer);
+    memcpy(last_detail, outer, n + 1);
+    if (inner[0] != '\0' && n + 3 < sizeof last_detail) {
+        size_t room = sizeof last_detail - n - 3, m = strlen(inner);
+        m = m < room ? m : room;
+        memcpy(last_detail + n, ": ", 2);
+        memcpy(last_detail + n + 2, inner, m);
+        last_detail[n + 2 + m] = '\0';
+    }
     return err;
 }
 

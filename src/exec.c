@@ -16,9 +16,27 @@ static int ranges_overlap(const void *a, int64_t na, const void *b, int64_t nb)
     return na > 0 && nb > 0 && x < y + (uintptr_t)nb && y < x + (uintptr_t)na;
 }
 
+/* MPI_IN_PLACE is not an array ((void *)1 in Open MPI): writing through it would crash. In-place
+   redistribution is not supported (the self part and early receives would overwrite source elements
+   not yet sent). */
+static int check_sentinel(const void *buf, const char *name)
+{
+    if (buf == MPI_IN_PLACE)
+        return redist__fail(REDIST_ERR_ARG,
+                            "%s is MPI_IN_PLACE: redistribution needs separate "
+                            "source and destination arrays",
+                            name);
+    return REDIST_SUCCESS;
+}
+
 static int check_buffers(redist_plan p, const void *src, void *dst)
 {
     int64_t sb = p->src_count * (int64_t)p->elsize, db = p->dst_count * (int64_t)p->elsize;
+    int err = check_sentinel(src, "src");
+    if (err == REDIST_SUCCESS)
+        err = check_sentinel(dst, "dst");
+    if (err != REDIST_SUCCESS)
+        return err;
     if (src == NULL && p->src_count > 0)
         return redist__fail(REDIST_ERR_ARG,
                             "src is NULL but this rank holds %lld source "
@@ -126,9 +144,9 @@ int redist_test(redist_plan p, int *done)
 {
     if (p == NULL || done == NULL)
         return redist__fail(REDIST_ERR_ARG, "test: NULL argument");
-    if (!p->active) {
-        *done = 0;
-        return redist__fail(REDIST_ERR_STATE, "test: no execution in progress");
+    if (!p->active) { /* like MPI_Test on an inactive persistent request */
+        *done = 1;
+        return REDIST_SUCCESS;
     }
     return drive(p, 0, done);
 }
@@ -137,8 +155,8 @@ int redist_wait(redist_plan p)
 {
     if (p == NULL)
         return redist__fail(REDIST_ERR_ARG, "wait: plan is NULL");
-    if (!p->active)
-        return redist__fail(REDIST_ERR_STATE, "wait: no execution in progress");
+    if (!p->active) /* like MPI_Wait on an inactive persistent request */
+        return REDIST_SUCCESS;
     int done = 0;
     return drive(p, 1, &done);
 }

@@ -38,7 +38,7 @@ static int check_pair(redist_layout src, redist_layout dst, int comm_size, int64
         return redist__fail(REDIST_ERR_ARG, "a layout uses rank %d but there are %d ranks",
                             src->max_rank > dst->max_rank ? src->max_rank : dst->max_rank,
                             comm_size);
-    return REDIST_SUCCESS;
+    return redist__check_array_bytes(src, (size_t)elsize);
 }
 
 int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,

@@ -18,6 +18,13 @@ int redist__fail(int err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Like redist__fail, but keeps the detail already recorded after the new text ("building
+   the messages of rank 3: <detail>"): for callers that add where a failure happened. */
+int redist__fail_context(int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 void redist__clear_error(void);
 
 /* ---- layouts (layout.c): pure index math, no MPI --------------------------------------- */
@@ -52,10 +59,20 @@ void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[
 /* 64-bit FNV-1a fingerprint of a layout, folded into h. */
 uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h);
 uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n);
+/* REDIST_ERR_ARG unless the whole array, extents times elsize, has fewer than 2^63 bytes (so
+   every byte offset and count of a plan fits in int64_t). */
+int redist__check_array_bytes(const struct redist_layout_s *l, size_t elsize);
 /* Same shape of global array (ndims and extents). */
 int redist__same_global_shape(const struct redist_layout_s *a, const struct redist_layout_s *b);
 /* Identical distributions (everything but the storage order). */
 int redist__same_distribution(const struct redist_layout_s *a, const struct redist_layout_s *b);
+
+/* ---- memory (sysmem.c): what this machine can hold, no MPI ------------------------------- */
+/* Bytes of physical memory (REDIST_MEMORY_LIMIT overrides). */
+double redist__memory_limit(void);
+/* Bytes free for shared-memory segments: /dev/shm's free space, at most the physical memory
+   (REDIST_SHM_LIMIT overrides). */
+double redist__shm_limit(void);
 
 /* ---- patterns (pattern.c): intersections of two layouts, closed form, no MPI ------------ */
 
@@ -288,6 +305,7 @@ struct redist_plan_s {
     redist__msg *self;       /* the part this rank sends to itself, or NULL */
     int send_msg_of_self;    /* index of the self message in send.msgs, or -1 */
     char *sendbuf, *recvbuf; /* pack / unpack buffers, allocated at plan time */
+    double buffer_bytes;     /* data buffers allocated so far (redist__plan_buffer) */
     redist__summary summary;
     redist_stats stats;
     int check_arguments;
@@ -328,9 +346,40 @@ void redist__shm_sync(struct redist_plan_s *plan);
 
 /* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
 int redist__element_size(MPI_Datatype type, size_t *elsize);
-/* The agreement step: the worst status over all ranks (the same code everywhere), and
-   REDIST_ERR_MISMATCH if the ranks' fingerprints differ. Collective over comm. */
-int redist__agree(MPI_Comm comm, int rank, int err, uint64_t hash);
+
+/* ---- agreement (agree.c) ----------------------------------------------------------------- */
+/* REDIST_ERR_MPI (with a detail) unless MPI is initialized and not yet finalized. Local. */
+int redist__check_mpi(void);
+
+/* Fingerprints of the arguments that must be the same on every rank, one per named field. */
+enum { REDIST__MAX_FINGERPRINTS = 32, REDIST__LAYOUT_FIELDS = 7, REDIST__DETAIL_LEN = 512 };
+typedef struct redist__fingerprint {
+    const char *name; /* static: "src block", "algorithm", ... */
+    uint64_t hash;
+} redist__fingerprint;
+typedef struct redist__fingerprints {
+    int n;
+    redist__fingerprint f[REDIST__MAX_FINGERPRINTS];
+} redist__fingerprints;
+void redist__fp_add(redist__fingerprints *fp, const char *name, const void *data, size_t n);
+void redist__fp_add_string(redist__fingerprints *fp, const char *name, const char *s);
+/* The layout's ndims, extent, block, grid, first, ranks and order, under the given names (l
+   may be NULL: empty fields). */
+void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST__LAYOUT_FIELDS],
+                       const struct redist_layout_s *l);
+/* The agreement step, collective over comm: the worst status over all ranks (the same code
+   everywhere, with the failing rank's detail), else REDIST_ERR_MISMATCH naming the first
+   field whose fingerprints differ (fp may be NULL: nothing to compare). */
+int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *fp);
+/* REDIST_ERR_ARG (naming the field) for an option value out of range, UNKNOWN_ALGORITHM for
+   an unknown alltoall_algorithm; NULL options are the defaults. Local (plan.c). */
+int redist__check_options(const redist_options *opt, int comm_size);
+/* The options' fingerprints (algorithm name and every field), for redist__agree (plan.c). */
+void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
+/* malloc for a plan's data buffers (pack buffers, relays, phases' arrays): NULL, with a
+   detail, once the plan's buffers would exceed this machine's memory, so that a plan that
+   could never run fails at creation (REDIST_ERR_NOMEM) instead of being killed later. */
+void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes);
 /* Frees a plan and everything it owns (the communicator and type copies included). */
 void redist__plan_destroy(struct redist_plan_s *plan);
 

@@ -37,10 +37,8 @@ int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
     if (rel >= nblocks)
         return 0;
     int64_t mine = (nblocks - 1 - rel) / p + 1; /* blocks rel, rel+p, ... < nblocks */
-    int64_t count = mine * b;
-    if ((nblocks - 1) % p == rel) /* c owns the last, possibly partial, block */
-        count -= nblocks * b - n;
-    return count;
+    int64_t last = n - (nblocks - 1) * b;       /* length of the last, maybe partial, block */
+    return (mine - 1) * b + ((nblocks - 1) % p == rel ? last : b);
 }
 
 /* Sorts grid positions by their rank (qsort has no context argument in C11). */
@@ -130,6 +128,18 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
     return redist__hash_bytes(h, l->ranks, (size_t)l->nprocs * sizeof *l->ranks);
 }
 
+int redist__check_array_bytes(const struct redist_layout_s *l, size_t elsize)
+{
+    int64_t elements = 1;
+    for (int k = 0; k < l->ndims; k++)
+        elements *= l->extent[k]; /* <= 2^62: checked at creation */
+    if (elsize > 0 && elements > INT64_MAX / (int64_t)elsize)
+        return redist__fail(REDIST_ERR_ARG,
+                            "the array has %lld elements of %zu bytes: 2^63 bytes or more",
+                            (long long)elements, elsize);
+    return REDIST_SUCCESS;
+}
+
 int redist__same_global_shape(const struct redist_layout_s *a, const struct redist_layout_s *b)
 {
     if (a->ndims != b->ndims)
@@ -158,6 +168,7 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
 {
     if (layout == NULL)
         return redist__fail(REDIST_ERR_ARG, "layout: NULL output pointer");
+    *layout = NULL; /* also on failure, as plans do */
     if (ndims < 1)
         return redist__fail(REDIST_ERR_ARG, "ndims = %d must be >= 1", ndims);
     if (extent == NULL || block == NULL || grid == NULL)
@@ -171,10 +182,16 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
                             "REDIST_COL_MAJOR",
                             order);
     *nprocs = 1;
+    int64_t elements = 1; /* product of the nonzero extents */
     for (int k = 0; k < ndims; k++) {
-        if (extent[k] < 0)
-            return redist__fail(REDIST_ERR_ARG, "extent[%d] = %lld must be >= 0", k,
+        if (extent[k] < 0 || extent[k] > REDIST_MAX_EXTENT)
+            return redist__fail(REDIST_ERR_ARG, "extent[%d] = %lld must be in [0, 2^62]", k,
                                 (long long)extent[k]);
+        if (extent[k] > 0 && elements > REDIST_MAX_EXTENT / extent[k])
+            return redist__fail(REDIST_ERR_ARG,
+                                "extent[%d] = %lld makes the array larger than 2^62 elements", k,
+                                (long long)extent[k]);
+        elements *= extent[k] > 0 ? extent[k] : 1;
         if (block[k] < 1)
             return redist__fail(REDIST_ERR_ARG, "block[%d] = %lld must be >= 1", k,
                                 (long long)block[k]);

@@ -64,26 +64,66 @@ static int64_t dim_period(const struct redist_layout_s *src, const struct redist
     return l < 0 ? 0 : l;
 }
 
+/* The first block index of coordinate `coord` of layout a along k, and the number of blocks
+   that start in [0, window). */
+static int64_t first_block(const struct redist_layout_s *a, int k, int coord)
+{
+    int64_t i0 = ((int64_t)coord - a->first[k]) % a->grid[k];
+    return i0 < 0 ? i0 + a->grid[k] : i0;
+}
+static int64_t blocks_in(const struct redist_layout_s *a, int k, int64_t window)
+{
+    return window == 0 ? 0 : (window - 1) / a->block[k] + 1;
+}
+
 /* Calls emit(g, len, other_coord) for the segments of coordinate `coord` of layout A within
-   [0, window), split at the block boundaries of layout B, in increasing g. */
+   [0, window), split at the block boundaries of layout B, in increasing g. Every sum stays
+   below window + window <= 2^63 whatever the blocks (up to INT64_MAX). */
 typedef void (*emit_fn)(void *ctx, int64_t g, int64_t len, int other);
 static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b, int k,
                           int coord, int64_t window, emit_fn emit, void *ctx)
 {
     int64_t ba = a->block[k], pa = a->grid[k], bb = b->block[k], pb = b->grid[k];
-    int64_t i0 = ((int64_t)coord - a->first[k]) % pa;
-    if (i0 < 0)
-        i0 += pa;
-    for (int64_t i = i0; i * ba < window; i += pa) {
-        int64_t g = i * ba, end = g + ba < window ? g + ba : window;
+    int64_t nblocks = blocks_in(a, k, window);
+    for (int64_t i = first_block(a, k, coord); i < nblocks; i += pa) {
+        int64_t g = i * ba, end = ba < window - g ? g + ba : window;
         while (g < end) {
-            int64_t blk = g / bb, e = (blk + 1) * bb < end ? (blk + 1) * bb : end;
-            emit(ctx, g, e - g, (int)((blk + b->first[k]) % pb));
+            int64_t to_boundary = bb - g % bb, e = to_boundary < end - g ? g + to_boundary : end;
+            emit(ctx, g, e - g, (int)((g / bb + b->first[k]) % pb));
             g = e;
         }
-        if (i > INT64_MAX - pa)
-            break;
     }
+}
+
+/* An upper bound on the segments walk_segments emits, computed without walking: the
+   coordinate's blocks, each cut at most ba/bb + 1 times, and at most one cut per block of B. */
+static double segments_bound(const struct redist_layout_s *a, const struct redist_layout_s *b,
+                             int k, int coord, int64_t window)
+{
+    int64_t nblocks = blocks_in(a, k, window), i0 = first_block(a, k, coord);
+    double mine = i0 < nblocks ? (double)((nblocks - 1 - i0) / a->grid[k] + 1) : 0.0;
+    double cuts_per_block = (double)(a->block[k] / b->block[k]) + 1.0;
+    double cuts = mine * cuts_per_block, b_blocks = (double)blocks_in(b, k, window);
+    return mine + (cuts < b_blocks ? cuts : b_blocks);
+}
+
+/* Bytes of plan per segment: the segment itself and up to two run groups. */
+#define BYTES_PER_SEGMENT ((double)(sizeof(segment) + 2 * sizeof(redist__run)))
+
+/* A pattern that could not fit in this machine's memory is refused before it is walked, so
+   planning time stays bounded whatever the extents and blocks. */
+static int check_pattern_size(const struct redist_layout_s *a, const struct redist_layout_s *b,
+                              int k, int coord, int64_t window)
+{
+    double bytes = segments_bound(a, b, k, coord, window) * BYTES_PER_SEGMENT;
+    double limit = redist__memory_limit();
+    if (bytes <= limit)
+        return REDIST_SUCCESS;
+    return redist__fail(REDIST_ERR_NOMEM,
+                        "the pattern along dimension %d would take up to %.3g GB for one rank "
+                        "(block %lld -> %lld over %lld elements); this machine has %.3g GB",
+                        k, bytes / 1e9, (long long)a->block[k], (long long)b->block[k],
+                        (long long)window, limit / 1e9);
 }
 
 typedef struct bucket_ctx {
@@ -174,8 +214,11 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     out->src_period = period ? period / src->grid[k] : 0;
     out->dst_period = period ? period / dst->grid[k] : 0;
 
+    int err = check_pattern_size(a, b, k, coord, window);
+    if (err != REDIST_SUCCESS)
+        return err;
     bucket_ctx c = {calloc((size_t)pb, sizeof *c.count), calloc((size_t)pb, sizeof *c.fill), NULL};
-    int err = REDIST_ERR_NOMEM;
+    err = REDIST_ERR_NOMEM;
     if (c.count == NULL || c.fill == NULL)
         goto done;
     walk_segments(a, b, k, coord, window, count_segment, &c);
@@ -215,7 +258,7 @@ done:
     free(c.segs);
     if (err != REDIST_SUCCESS) {
         redist__dim_pattern_free(out);
-        return redist__fail(err, "pattern of dimension %d", k);
+        return redist__fail_context(err, "pattern of dimension %d", k);
     }
     return REDIST_SUCCESS;
 }
@@ -426,7 +469,7 @@ done:
     free_work(&w);
     if (err != REDIST_SUCCESS) {
         redist__side_free(out);
-        return redist__fail(err, "building the messages of rank %d", rank);
+        return redist__fail_context(err, "building the messages of rank %d", rank);
     }
     return REDIST_SUCCESS;
 }

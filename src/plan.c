@@ -60,6 +60,60 @@ int redist__element_size(MPI_Datatype type, size_t *elsize)
     return REDIST_SUCCESS;
 }
 
+/* A flag option must be 0 or 1: other values are more likely a mix-up of fields than a
+   request. */
+static int check_flag(int value, const char *name)
+{
+    return value == 0 || value == 1
+               ? REDIST_SUCCESS
+               : redist__fail(REDIST_ERR_ARG, "%s = %d must be 0 or 1", name, value);
+}
+
+int redist__check_options(const redist_options *opt, int comm_size)
+{
+    if (opt == NULL)
+        return REDIST_SUCCESS;
+    int err = check_flag(opt->check_arguments, "check_arguments");
+    if (err == REDIST_SUCCESS)
+        err = check_flag(opt->shared_memory, "shared_memory");
+    if (err == REDIST_SUCCESS)
+        err = check_flag(opt->synchronous_receive, "synchronous_receive");
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE)
+        return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
+                            opt->transport);
+    if (opt->hybrid_degree < -1)
+        return redist__fail(REDIST_ERR_ARG,
+                            "hybrid_degree = %d must be -1 (the model chooses) or >= 0",
+                            opt->hybrid_degree);
+    if (opt->bmmc_method < 0 || opt->bmmc_method > 2)
+        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
+    int a2a_err = REDIST_SUCCESS;
+    if (opt->alltoall_algorithm != NULL &&
+        redist__coll_alltoall_pick(opt->alltoall_algorithm, comm_size, 0, &a2a_err) < 0 &&
+        a2a_err == REDIST_ERR_UNKNOWN_ALGORITHM)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown alltoall_algorithm '%s'",
+                            opt->alltoall_algorithm);
+    return REDIST_SUCCESS;
+}
+
+void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
+{
+    redist_options d; /* NULL options mean the defaults */
+    redist_options_init(&d);
+    const redist_options *o = opt != NULL ? opt : &d;
+    redist__fp_add_string(fp, "algorithm", algorithm_name(opt));
+    redist__fp_add(fp, "options.check_arguments", &o->check_arguments, sizeof(int));
+    redist__fp_add(fp, "options.shared_memory", &o->shared_memory, sizeof(int));
+    redist__fp_add(fp, "options.transport", &o->transport, sizeof(int));
+    redist__fp_add(fp, "options.hybrid_degree", &o->hybrid_degree, sizeof(int));
+    redist__fp_add(fp, "options.synchronous_receive", &o->synchronous_receive, sizeof(int));
+    redist__fp_add(fp, "options.bmmc_method", &o->bmmc_method, sizeof(int));
+    redist__fp_add_string(fp, "options.alltoall_algorithm",
+                          o->alltoall_algorithm ? o->alltoall_algorithm : "(MPI)");
+}
+
 /* Phase 1: everything a rank can check alone. */
 static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int size,
                          const redist_options *opt, redist_plan *plan, size_t *elsize)
@@ -74,74 +128,34 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     if (!redist__same_global_shape(src, dst))
         return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
                                             "(ndims or extents differ)");
-    if (opt != NULL && (opt->bmmc_method < 0 || opt->bmmc_method > 2))
-        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
-    int a2a_err = REDIST_SUCCESS;
-    if (opt != NULL && opt->alltoall_algorithm != NULL &&
-        redist__coll_alltoall_pick(opt->alltoall_algorithm, size, 0, &a2a_err) < 0 &&
-        a2a_err == REDIST_ERR_UNKNOWN_ALGORITHM)
-        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown alltoall_algorithm '%s'",
-                            opt->alltoall_algorithm);
-    if (opt != NULL &&
-        (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE))
-        return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
-                            opt->transport);
+    int err = redist__check_options(opt, size);
+    if (err != REDIST_SUCCESS)
+        return err;
     if (src->max_rank >= size || dst->max_rank >= size)
         return redist__fail(REDIST_ERR_ARG,
                             "%s layout uses rank %d but the communicator has "
                             "%d ranks",
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
-    return redist__element_size(type, elsize);
+    err = redist__element_size(type, elsize);
+    if (err != REDIST_SUCCESS)
+        return err;
+    return redist__check_array_bytes(src, *elsize);
 }
 
-/* Fingerprint of everything that must be the same on every rank. */
-static uint64_t arguments_hash(redist_layout src, redist_layout dst, size_t elsize,
-                               const redist_options *opt)
+/* Fingerprints of everything that must be the same on every rank. */
+static void arguments_fingerprints(redist_layout src, redist_layout dst, size_t elsize,
+                                   const redist_options *opt, redist__fingerprints *fp)
 {
-    uint64_t h = 1469598103934665603ull;
-    if (src != NULL)
-        h = redist__layout_hash(src, h);
-    h = redist__hash_bytes(h, "|", 1);
-    if (dst != NULL)
-        h = redist__layout_hash(dst, h);
-    h = redist__hash_bytes(h, &elsize, sizeof elsize);
-    const char *name = algorithm_name(opt);
-    h = redist__hash_bytes(h, name, strlen(name));
-    /* Effective values: NULL options mean the defaults. */
-    unsigned char flags[6] = {opt == NULL || opt->check_arguments != 0,
-                              opt == NULL || opt->shared_memory != 0,
-                              (unsigned char)(opt == NULL ? 0 : opt->transport),
-                              (unsigned char)(opt == NULL ? 255 : opt->hybrid_degree),
-                              opt != NULL && opt->synchronous_receive != 0,
-                              (unsigned char)(opt == NULL ? 0 : opt->bmmc_method)};
-    h = redist__hash_bytes(h, flags, sizeof flags);
-    const char *a2a =
-        opt == NULL || opt->alltoall_algorithm == NULL ? "mpi" : opt->alltoall_algorithm;
-    h = redist__hash_bytes(h, a2a, strlen(a2a) + 1);
-    return h >> 2; /* room to negate */
-}
-
-/* Phase 2 (and the final check of phase 3): the worst status over all ranks, and
-   MISMATCH if the fingerprints differ. Returns the agreed status. */
-int redist__agree(MPI_Comm comm, int rank, int err, uint64_t hash)
-{
-    /* The most negative code wins, and among the ranks reporting it the lowest: one key
-       (code + 128) * 2^32 + rank keeps the pair together under MPI_MIN. */
-    int64_t none = INT64_MAX, mine = err != 0 ? ((int64_t)(err + 128) << 32) + rank : none;
-    int64_t v[3] = {mine, (int64_t)hash, -(int64_t)hash};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "agreement (MPI_Allreduce) failed");
-    if (v[0] != none) {
-        int code = (int)((v[0] >> 32) - 128), who = (int)(v[0] & 0xffffffff);
-        if (code != err)
-            redist__fail(code, "rank %d reported: %s", who, redist_strerror(code));
-        return code;
-    }
-    if (v[1] != -v[2])
-        return redist__fail(REDIST_ERR_MISMATCH, "the ranks passed different layouts, element "
-                                                 "sizes, algorithms or options");
-    return REDIST_SUCCESS;
+    static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
+        "src ndims", "src extent", "src block", "src grid", "src first", "src ranks", "src order"};
+    static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
+        "dst ndims", "dst extent", "dst block", "dst grid", "dst first", "dst ranks", "dst order"};
+    fp->n = 0;
+    redist__fp_layout(fp, src_names, src);
+    redist__fp_layout(fp, dst_names, dst);
+    redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
+    redist__fp_options(fp, opt);
 }
 
 static redist_layout copy_layout(redist_layout l)
@@ -236,13 +250,25 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     if (!p->algo->packs)
         return REDIST_SUCCESS;
     if (!shm)
-        p->sendbuf = malloc((size_t)p->send.total_elems * p->elsize + 1);
-    p->recvbuf = malloc((size_t)p->recv.total_elems * p->elsize + 1);
-    if ((!shm && p->sendbuf == NULL) || p->recvbuf == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "pack buffers of %lld and %lld bytes",
-                            (long long)(p->send.total_elems * (int64_t)p->elsize),
-                            (long long)(p->recv.total_elems * (int64_t)p->elsize));
-    return REDIST_SUCCESS;
+        p->sendbuf = redist__plan_buffer(p, (size_t)p->send.total_elems * p->elsize + 1);
+    if (shm || p->sendbuf != NULL)
+        p->recvbuf = redist__plan_buffer(p, (size_t)p->recv.total_elems * p->elsize + 1);
+    return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
+}
+
+void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
+{
+    double limit = redist__memory_limit(), total = p->buffer_bytes + (double)bytes;
+    if (total > limit) {
+        redist__fail(REDIST_ERR_NOMEM,
+                     "%s needs buffers of more than %.3g GB per rank; this machine has %.3g GB",
+                     p->algo != NULL ? p->algo->name : "the plan", total / 1e9, limit / 1e9);
+        return NULL;
+    }
+    void *b = malloc(bytes);
+    if (b != NULL)
+        p->buffer_bytes = total;
+    return b;
 }
 
 /* Paper 002's all-to-all for alltoall-padded: the option resolved (-2, "auto": the cheapest
@@ -324,6 +350,7 @@ static void fill_stats(struct redist_plan_s *p)
     s->predicted_seconds = redist__predict_transport(p->algo, &p->summary, p->transport);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
+    s->shared_memory = p->shm != NULL;
     if (p->algo->local_stats != NULL) {
         /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
            (every rank gets here: setup succeeded everywhere). */
@@ -335,6 +362,29 @@ static void fill_stats(struct redist_plan_s *p)
     }
 }
 
+/* Pack buffers larger than this machine's memory could never be filled: the datatype
+   transport needs none, so it is taken where the algorithm has it and the user did not ask
+   for packing; otherwise every rank returns REDIST_ERR_NOMEM. */
+static int fit_buffers_in_memory(struct redist_plan_s *p, int requested)
+{
+    if (p->transport != REDIST_TRANSPORT_PACK || !p->algo->packs)
+        return REDIST_SUCCESS;
+    double need = 2.0 * (double)p->summary.max_buffer * (double)p->elsize;
+    int fits = need <= redist__memory_limit(), all = 0;
+    if (MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    if (all)
+        return REDIST_SUCCESS;
+    if (p->algo->has_transports && requested == REDIST_TRANSPORT_AUTO &&
+        p->summary.max_run_value <= REDIST__MAX_INT_COUNT) {
+        p->transport = REDIST_TRANSPORT_DATATYPE;
+        return REDIST_SUCCESS;
+    }
+    return redist__fail(REDIST_ERR_NOMEM,
+                        "%s needs pack buffers of up to %.3g GB per rank; this machine has %.3g GB",
+                        p->algo->name, need / 1e9, redist__memory_limit() / 1e9);
+}
+
 static int setup(struct redist_plan_s *p, const char *name, int shared_memory, int transport)
 {
     int err = summarize(p, build_messages(p));
@@ -344,14 +394,17 @@ static int setup(struct redist_plan_s *p, const char *name, int shared_memory, i
     if (err != REDIST_SUCCESS)
         return err;
     p->transport = redist__choose_transport(p->algo, &p->summary, transport);
+    err = fit_buffers_in_memory(p, transport);
+    if (err != REDIST_SUCCESS)
+        return err;
     int shm = p->algo->uses_shm && shared_memory && p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
-        err = redist__agree(p->comm, p->rank, redist__shm_setup(p), 0);
+        err = redist__agree(p->comm, p->rank, redist__shm_setup(p), NULL);
     if (err == REDIST_SUCCESS)
-        err = allocate_buffers(p, shm);
+        err = allocate_buffers(p, p->shm != NULL);
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
-    err = redist__agree(p->comm, p->rank, err, 0);
+    err = redist__agree(p->comm, p->rank, err, NULL);
     if (err == REDIST_SUCCESS)
         fill_stats(p);
     return err;
@@ -364,6 +417,8 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     if (plan != NULL)
         *plan = NULL;
     int inter = 0, size = 0, rank = 0;
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     if (comm == MPI_COMM_NULL)
         return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != 0 ||
@@ -375,8 +430,9 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     /* Phase 1. */
     size_t elsize = 0;
     int err = check_locally(src, dst, type, size, opt, plan, &elsize);
-    uint64_t hash = arguments_hash(err == REDIST_SUCCESS ? src : NULL,
-                                   err == REDIST_SUCCESS ? dst : NULL, elsize, opt);
+    redist__fingerprints fp;
+    arguments_fingerprints(err == REDIST_SUCCESS ? src : NULL, err == REDIST_SUCCESS ? dst : NULL,
+                           elsize, opt, &fp);
 
     /* Phase 2, on a private duplicate so that our traffic never meets the user's. */
     struct redist_plan_s *p = calloc(1, sizeof *p);
@@ -388,7 +444,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (err == REDIST_SUCCESS && p == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "plan");
-    err = redist__agree(dup, rank, err, hash);
+    err = redist__agree(dup, rank, err, &fp);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
         free(p);
@@ -420,7 +476,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
         p->type = MPI_DATATYPE_NULL;
         err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");
     }
-    err = redist__agree(dup, rank, err, 0);
+    err = redist__agree(dup, rank, err, NULL);
     if (err == REDIST_SUCCESS)
         err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory,
                     opt == NULL ? REDIST_TRANSPORT_AUTO : opt->transport);

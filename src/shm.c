@@ -106,9 +106,24 @@ static int locate_messages(struct redist_plan_s *p, const int *node_rank, const 
     return REDIST_SUCCESS;
 }
 
+/* A node's segment is the sum of its ranks' send buffers, and the MPI library maps it in
+   /dev/shm: a segment larger than the space there kills the processes (SIGBUS) the first
+   time they touch its end. 1 if every node's segment fits (the same answer on every rank). */
+static int segments_fit(struct redist_plan_s *p, MPI_Comm node, MPI_Aint bytes)
+{
+    double mine = (double)bytes, node_total = 0;
+    int fits = MPI_Allreduce(&mine, &node_total, 1, MPI_DOUBLE, MPI_SUM, node) == MPI_SUCCESS &&
+               node_total <= redist__shm_limit();
+    int all = 0;
+    if (MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        return 0;
+    return all;
+}
+
 /* Every rank makes every collective call whatever happened locally (a rank that runs out
    of memory still takes part), so that a failure anywhere is an error everywhere, never a
-   hang. */
+   hang. Where a node's segment would not fit, every rank returns REDIST_SUCCESS with no
+   window (p->shm NULL): messages then go through MPI. */
 int redist__shm_setup(struct redist_plan_s *p)
 {
     redist__shm *s = calloc(1, sizeof *s);
@@ -124,6 +139,13 @@ int redist__shm_setup(struct redist_plan_s *p)
         MPI_Info_create(&info);
         MPI_Info_set(info, "alloc_shared_noncontig", "true");
         MPI_Aint bytes = (MPI_Aint)(p->send.total_elems * (int64_t)p->elsize) + 1;
+        if (!segments_fit(p, node, bytes)) {
+            MPI_Info_free(&info);
+            MPI_Comm_free(&node);
+            free(s);
+            free(offs);
+            return REDIST_SUCCESS;
+        }
         rc = MPI_Win_allocate_shared(bytes, 1, info, node, &base, &win);
         MPI_Info_free(&info);
     }

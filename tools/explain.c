@@ -343,12 +343,8 @@ int tool_explain(int argc, char **argv)
                        : usage("--to: %s", rt == -2 ? missing : err2);
     }
     status = TOOL_OK;
-    if (from.ndims != to.ndims) {
-        status = usage("--to: n has %d dimensions but --from's n has %d", to.ndims, from.ndims);
-    }
-    for (int k = 0; k < from.ndims && status == TOOL_OK; k++)
-        if (from.extent[k] != to.extent[k])
-            status = usage("--to: n differs from --from's n");
+    if (tool_specs_check(&from, &to, a.pair.type, err, sizeof err) != 0)
+        status = usage("%s", err);
     int procs = (int)a.procs;
     int need = (from.max_rank > to.max_rank ? from.max_rank : to.max_rank) + 1;
     if (status == TOOL_OK && procs && need > procs) {
@@ -374,7 +370,7 @@ int tool_explain(int argc, char **argv)
         rc = spec_layout(&to, &dst);
     if (rc != REDIST_SUCCESS) {
         if (rank0)
-            fprintf(stderr, "redist: layout: %s\n", redist_strerror(rc));
+            fprintf(stderr, "redist: %s\n", tool_lib_error(err, sizeof err, "layout", rc));
         status = TOOL_FAILED;
         goto done;
     }
@@ -382,7 +378,7 @@ int tool_explain(int argc, char **argv)
     rc = summarise_pattern(src, dst, procs, el, &pat);
     if (rc != REDIST_SUCCESS) {
         if (rank0)
-            fprintf(stderr, "redist: explain: pattern: %s\n", redist_strerror(rc));
+            fprintf(stderr, "redist: %s\n", tool_lib_error(err, sizeof err, "explain", rc));
         status = TOOL_FAILED;
         goto done;
     }

@@ -126,6 +126,38 @@ int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t 
     return 0;
 }
 
+const char *tool_lib_error(char *buf, size_t len, const char *what, int rc)
+{
+    const char *detail = redist_last_error_detail();
+    if (detail != NULL && detail[0] != '\0')
+        snprintf(buf, len, "%s: %s (%s)", what, redist_strerror(rc), detail);
+    else
+        snprintf(buf, len, "%s: %s", what, redist_strerror(rc));
+    return buf;
+}
+
+int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type, char *msg,
+                     size_t len)
+{
+    if (from->ndims != to->ndims) {
+        snprintf(msg, len, "--to: n has %d dimensions but --from's n has %d", to->ndims,
+                 from->ndims);
+        return -1;
+    }
+    for (int k = 0; k < from->ndims; k++)
+        if (from->extent[k] != to->extent[k]) {
+            snprintf(msg, len, "--to: n differs from --from's n");
+            return -1;
+        }
+    int64_t elements = spec_elements(from), size = tool_type_sizes[type];
+    if (elements > INT64_MAX / size) {
+        snprintf(msg, len, "n: %lld elements of %s (%lld bytes each) make 2^63 bytes or more",
+                 (long long)elements, tool_type_names[type], (long long)size);
+        return -1;
+    }
+    return 0;
+}
+
 int tool_wants_help(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)

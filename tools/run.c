@@ -337,12 +337,8 @@ static int parse_specs(const run_args *a, int rank, int size, tool_spec *from, t
                                "(start more with mpirun -n, or give ranks=)",
                                name[s], spec[s]->max_rank, size, size == 1 ? " is" : "es are");
     }
-    for (int k = 0; k < from->ndims && from->ndims == to->ndims; k++)
-        if (from->extent[k] != to->extent[k])
-            return rank0_error(rank, TOOL_USAGE, "--to: n differs from --from's n");
-    if (from->ndims != to->ndims)
-        return rank0_error(rank, TOOL_USAGE, "--to: n has %d dimensions but --from's n has %d",
-                           to->ndims, from->ndims);
+    if (tool_specs_check(from, to, a->pair.type, err, sizeof err) != 0)
+        return rank0_error(rank, TOOL_USAGE, "%s", err);
     return TOOL_OK;
 }
 
@@ -414,14 +410,15 @@ int tool_run(int argc, char **argv)
     redist_layout src_layout = NULL, dst_layout = NULL;
     redist_plan plan = NULL;
     void *src = NULL, *dst = NULL;
-    char b1[64], b2[64], b3[64], b4[64];
+    char b1[64], b2[64], b3[64], b4[64], why[768];
 
     int rc = spec_layout(&from, &src_layout);
     if (rc == REDIST_SUCCESS)
         rc = spec_layout(&to, &dst_layout);
     rc = agree_code(rc, comm);
     if (rc != REDIST_SUCCESS) {
-        status = rank0_error(rank, TOOL_FAILED, "layout: %s", redist_strerror(rc));
+        status =
+            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "layout", rc));
         goto done;
     }
 
@@ -458,8 +455,8 @@ int tool_run(int argc, char **argv)
     MPI_Allreduce(&mine, &plan_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
     rc = agree_code(rc, comm);
     if (rc != REDIST_SUCCESS) {
-        status =
-            rank0_error(rank, TOOL_FAILED, "plan (%s): %s", a.pair.algorithm, redist_strerror(rc));
+        status = rank0_error(rank, TOOL_FAILED, "plan (%s)%s", a.pair.algorithm,
+                             tool_lib_error(why, sizeof why, "", rc));
         goto done;
     }
 
@@ -482,7 +479,8 @@ int tool_run(int argc, char **argv)
     MPI_Allreduce(warm_mine, warm, 2, MPI_DOUBLE, MPI_MAX, comm);
     if (warm[1] > 0) {
         rc = -(int)warm[1];
-        status = rank0_error(rank, TOOL_FAILED, "execute: %s", redist_strerror(rc));
+        status =
+            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "execute", rc));
         goto done;
     }
     /* The first execute pays for first touches; a second one, if cheap, is the better guess
@@ -495,7 +493,8 @@ int tool_run(int argc, char **argv)
         MPI_Allreduce(again_mine, warm, 2, MPI_DOUBLE, MPI_MAX, comm);
         if (warm[1] > 0) {
             rc = -(int)warm[1];
-            status = rank0_error(rank, TOOL_FAILED, "execute: %s", redist_strerror(rc));
+            status = rank0_error(rank, TOOL_FAILED, "%s",
+                                 tool_lib_error(why, sizeof why, "execute", rc));
             goto done;
         }
     }
@@ -544,7 +543,8 @@ int tool_run(int argc, char **argv)
     int progress = !a.quiet && warm[0] * n1 * n2 > 2.0;
     rc = tool_time_plan(plan, src, dst, comm, n1, n2, progress, &tm);
     if (rc != REDIST_SUCCESS) {
-        status = rank0_error(rank, TOOL_FAILED, "execute: %s", redist_strerror(rc));
+        status =
+            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "execute", rc));
         goto done;
     }
     double gbps = tm.tmed > 0 ? array_bytes / tm.tmed / 1e9 : 0;

@@ -240,16 +240,18 @@ int spec_parse(const char *text, int default_procs, tool_spec *spec, char *err, 
     if (!rc && !value[K_N])
         rc = fail(err, errlen, "missing n (the extents, e.g. n=1000 or n=4000x4000)");
     if (!rc) {
-        nd = parse_dims("n", value[K_N], 0, INT64_MAX, spec->extent, err, errlen);
+        nd = parse_dims("n", value[K_N], 0, REDIST_MAX_EXTENT, spec->extent, err, errlen);
         rc = nd < 0 ? -1 : 0;
         spec->ndims = nd;
     }
     if (!rc) {
         int64_t total = 1;
         for (int k = 0; k < nd && !rc; k++) {
-            if (mul_overflows(total, spec->extent[k]))
-                rc = fail(err, errlen, "n: the array has more than 2^63 elements");
-            total *= spec->extent[k];
+            int64_t e = spec->extent[k] > 0 ? spec->extent[k] : 1; /* as the library counts */
+            if (mul_overflows(total, e) || total * e > REDIST_MAX_EXTENT)
+                rc = fail(err, errlen, "n: the array has more than 2^62 elements");
+            else
+                total *= e;
         }
     }
     if (!rc) {
@@ -452,7 +454,7 @@ int spec_coord_of(const tool_spec *spec, int dim, int64_t g)
 int64_t spec_local_index_of(const tool_spec *spec, int dim, int64_t g)
 {
     int64_t b = spec->block[dim];
-    return (g / (b * spec->grid[dim])) * b + g % b;
+    return (g / b / spec->grid[dim]) * b + g % b; /* no b * grid: blocks go up to INT64_MAX */
 }
 
 int64_t spec_global_index_of(const tool_spec *spec, int dim, int coord, int64_t l)
@@ -465,10 +467,14 @@ int64_t spec_global_index_of(const tool_spec *spec, int dim, int coord, int64_t 
 void spec_local_extents(const tool_spec *spec, const int coords[], int64_t local[])
 {
     for (int k = 0; k < spec->ndims; k++) {
+        /* Full courses of b*p elements give b each; the rest starts with this coordinate's
+           block after `shift` others. b*p and shift*b are formed only where they are at most
+           n (blocks go up to INT64_MAX). */
         int64_t b = spec->block[k], p = spec->grid[k], n = spec->extent[k];
         int64_t shift = ((int64_t)coords[k] - spec->first[k] + p) % p;
-        int64_t course = b * p, full = n / course, rest = n % course;
-        int64_t extra = rest - shift * b;
+        int fits = b <= n / p;
+        int64_t full = fits ? n / (b * p) : 0, rest = fits ? n % (b * p) : n;
+        int64_t extra = shift == 0 || b <= rest / shift ? rest - shift * b : -1;
         local[k] = full * b + (extra < 0 ? 0 : extra > b ? b : extra);
     }
 }

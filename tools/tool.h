@@ -53,6 +53,13 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
    unknown algorithm) in msg. */
 int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t len);
 
+/* After both specs parsed: 0, or -1 with the message (dimensions or extents differ, the array
+   has 2^63 bytes or more) in msg. */
+int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type, char *msg,
+                     size_t len);
+/* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
+const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
+
 /* ---- Formatting -------------------------------------------------------------------------- */
 const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */
 const char *tool_fmt_seconds(char *buf, size_t len, double seconds); /* "3.21 ms" */

@@ -52,10 +52,10 @@ static void destroy(struct redist_plan_s *p)
 static int alloc_state(struct redist_plan_s *p, bmmc_state *s)
 {
     size_t bytes = (size_t)redist__bmmc_local_count(&s->plan) * p->elsize + 1;
-    s->temp = malloc(bytes);
+    s->temp = redist__plan_buffer(p, bytes);
     if (s->temp == NULL)
         return REDIST_ERR_NOMEM;
-    if (s->method == 1 && (s->recvbuf = malloc(bytes)) == NULL)
+    if (s->method == 1 && (s->recvbuf = redist__plan_buffer(p, bytes)) == NULL)
         return REDIST_ERR_NOMEM;
     if (s->method == 2) {
         size_t n = (size_t)p->size;
@@ -63,8 +63,8 @@ static int alloc_state(struct redist_plan_s *p, bmmc_state *s)
         s->sdispls = calloc(n, sizeof(int));
         s->rcounts = calloc(n, sizeof(int));
         s->rdispls = calloc(n, sizeof(int));
-        if ((s->recvbuf = malloc(bytes)) == NULL || !s->scounts || !s->sdispls || !s->rcounts ||
-            !s->rdispls)
+        if ((s->recvbuf = redist__plan_buffer(p, bytes)) == NULL || !s->scounts || !s->sdispls ||
+            !s->rcounts || !s->rdispls)
             return REDIST_ERR_NOMEM;
         int64_t block = redist__bmmc_round_count(&s->plan) * (int64_t)p->elsize;
         for (int64_t r = 0; s->me != UINT64_MAX && r < redist__bmmc_rounds(&s->plan); r++) {
@@ -164,12 +164,15 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 
 /* ---- The block-cyclic case: cyclic(2^f1) -> cyclic(2^f2) as a bit permutation --------- */
 
+/* lg v if v is a power of two, else -1 (any v: no shift reaches bit 63). */
 static int log2_exact(int64_t v)
 {
+    if (v <= 0 || (v & (v - 1)) != 0)
+        return -1;
     int l = 0;
-    while (((int64_t)1 << l) < v)
+    while (((int64_t)1 << l) != v)
         l++;
-    return ((int64_t)1 << l) == v ? l : -1;
+    return l;
 }
 
 int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst, int *n,
@@ -268,26 +271,26 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
                                   "permutation",
                                   name)
                    : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    if (opt != NULL && (opt->bmmc_method < 0 || opt->bmmc_method > 2))
-        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d", opt->bmmc_method);
-    int err = redist__element_size(type, elsize);
+    int err = redist__check_options(opt, size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = redist__element_size(type, elsize);
     if (err != REDIST_SUCCESS)
         return err;
     return redist__bmmc_plan_init(n, *p, f, columns, complement, bp);
 }
 
-static uint64_t bmmc_hash(int n, int f, const uint64_t columns[], uint64_t complement,
-                          size_t elsize, const redist_options *opt)
+static void bmmc_fingerprints(int n, int f, const uint64_t columns[], uint64_t complement,
+                              size_t elsize, const redist_options *opt, redist__fingerprints *fp)
 {
-    uint64_t h = redist__hash_bytes(1469598103934665603ull, &n, sizeof n);
-    h = redist__hash_bytes(h, &f, sizeof f);
-    if (columns != NULL && n > 0 && n <= 64)
-        h = redist__hash_bytes(h, columns, (size_t)n * sizeof *columns);
-    h = redist__hash_bytes(h, &complement, sizeof complement);
-    h = redist__hash_bytes(h, &elsize, sizeof elsize);
-    int method = opt ? opt->bmmc_method : 0;
-    h = redist__hash_bytes(h, &method, sizeof method);
-    return h >> 2;
+    fp->n = 0;
+    redist__fp_add(fp, "n", &n, sizeof n);
+    redist__fp_add(fp, "f", &f, sizeof f);
+    int ncols = columns != NULL && n > 0 && n <= 64 ? n : 0;
+    redist__fp_add(fp, "columns", columns, (size_t)ncols * sizeof *columns);
+    redist__fp_add(fp, "complement", &complement, sizeof complement);
+    redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
+    redist__fp_options(fp, opt);
 }
 
 int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
@@ -298,6 +301,8 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
     if (plan != NULL)
         *plan = NULL;
     int inter = 0, size = 0, rank = 0;
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     if (comm == MPI_COMM_NULL)
         return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != 0 ||
@@ -309,12 +314,13 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
     int p = 0;
     redist__bmmc_plan bp;
     int err = check_bmmc(n, f, columns, complement, type, size, opt, plan, &elsize, &p, &bp);
-    uint64_t hash = bmmc_hash(n, f, columns, complement, elsize, opt);
+    redist__fingerprints fp;
+    bmmc_fingerprints(n, f, columns, complement, elsize, opt, &fp);
     MPI_Comm dup = MPI_COMM_NULL;
     if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    err = redist__agree(dup, rank, err, hash);
+    err = redist__agree(dup, rank, err, &fp);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
         return err;
@@ -344,7 +350,7 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         else
             err = alloc_state(pl, s);
     }
-    int agreed = redist__agree(dup, rank, err, 0);
+    int agreed = redist__agree(dup, rank, err, NULL);
     if (agreed != REDIST_SUCCESS) {
         if (pl != NULL)
             redist__plan_destroy(pl);

@@ -54,12 +54,12 @@ static int setup(struct redist_plan_s *p)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     s->slot = slot_bytes(&p->summary);
-    s->sendbuf = malloc((size_t)(s->slot * p->size) + 1);
-    s->recvbuf = malloc((size_t)(s->slot * p->size) + 1);
+    s->sendbuf = redist__plan_buffer(p, (size_t)(s->slot * p->size) + 1);
+    s->recvbuf = s->sendbuf ? redist__plan_buffer(p, (size_t)(s->slot * p->size) + 1) : NULL;
     s->req = MPI_REQUEST_NULL;
     s->coll = p->summary.alltoall_algo;
     int64_t ws = s->coll < 0 ? 0 : redist__coll_alltoall_workspace(s->coll, p->size, s->slot);
-    s->ws = ws > 0 ? malloc((size_t)ws) : NULL;
+    s->ws = ws > 0 && s->recvbuf ? redist__plan_buffer(p, (size_t)ws) : NULL;
     return s->sendbuf && s->recvbuf && (ws == 0 || s->ws) ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
 }
 

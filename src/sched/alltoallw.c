@@ -67,12 +67,26 @@ static int setup(struct redist_plan_s *p)
     return REDIST_SUCCESS;
 }
 
+/* Open MPI's nonblocking collectives (libnbc's NBC_IN_PLACE) take sendbuf == recvbuf for
+   MPI_IN_PLACE and then run another schedule than the ranks that pass two arrays: the
+   ranks' messages no longer match and a later execute hangs. So a rank never passes one
+   address twice: an empty side (NULL, or the other side's pointer on a rank that holds
+   nothing there) gets its own stand-in. */
+static void distinct_buffers(const struct redist_plan_s *p, const char **src, char **dst)
+{
+    static char empty_src, empty_dst;
+    if (*src == NULL || (p->src_count == 0 && *src == *dst))
+        *src = &empty_src;
+    if (*dst == NULL || (p->dst_count == 0 && *src == *dst))
+        *dst = &empty_dst;
+}
+
 static int start(struct redist_plan_s *p)
 {
     state *s = p->algo_state;
-    static char empty;
-    const char *src = p->cur_src ? p->cur_src : &empty;
-    char *dst = p->cur_dst ? p->cur_dst : &empty;
+    const char *src = p->cur_src;
+    char *dst = p->cur_dst;
+    distinct_buffers(p, &src, &dst);
     redist__copy_self(p);
     if (MPI_Ialltoallw(src, s->scounts, s->sdispls, s->stypes, dst, s->rcounts, s->rdispls,
                        s->rtypes, p->comm, &s->req) != MPI_SUCCESS)

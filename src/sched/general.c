@@ -8,7 +8,6 @@
  */
 #include "p001.h"
 
-
 static void pack(struct redist_plan_s *p);
 static void unpack_all(struct redist_plan_s *p, redist__p001 *t);
 static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);

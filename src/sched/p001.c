@@ -58,7 +58,7 @@ int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st)
     if (st->me < 0)
         return REDIST_SUCCESS;
     int64_t self = p->self ? p->self->nelems : 0;
-    st->selfbuf = malloc((size_t)self * p->elsize + 1);
+    st->selfbuf = redist__plan_buffer(p, (size_t)self * p->elsize + 1);
     if (st->selfbuf == NULL)
         return REDIST_ERR_NOMEM;
     for (int64_t q = 0; q < P; q++) {

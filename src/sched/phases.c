@@ -38,7 +38,7 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         if (ph == NULL || mid[i] == NULL)
             continue;
         redist_layout_local_size(ph->mid[i], p->rank, &count);
-        if ((ph->buf[i] = malloc((size_t)count * p->elsize + 1)) == NULL)
+        if ((ph->buf[i] = redist__plan_buffer(p, (size_t)count * p->elsize + 1)) == NULL)
             err = REDIST_ERR_NOMEM;
     }
     if (ph != NULL)

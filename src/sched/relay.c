@@ -164,7 +164,7 @@ static int alloc_steps(redist__relay *r, const redist__relay_table *t,
     return REDIST_SUCCESS;
 }
 
-static int finish_setup(redist__relay *r)
+static int finish_setup(struct redist_plan_s *p, redist__relay *r)
 {
     for (int64_t s = 0; s < r->sched.nsteps; s++) {
         relay_step *rs = &r->steps[s];
@@ -175,12 +175,14 @@ static int finish_setup(redist__relay *r)
         r->sendcap = rs->send_bytes > r->sendcap ? rs->send_bytes : r->sendcap;
         r->recvcap = rs->recv_bytes > r->recvcap ? rs->recv_bytes : r->recvcap;
     }
-    r->sendbuf = malloc((size_t)r->sendcap + 1);
-    r->recvbuf = malloc((size_t)r->recvcap + 1);
+    if ((r->sendbuf = redist__plan_buffer(p, (size_t)r->sendcap + 1)) == NULL ||
+        (r->recvbuf = redist__plan_buffer(p, (size_t)r->recvcap + 1)) == NULL)
+        return REDIST_ERR_NOMEM;
     for (int64_t i = 0; i < r->K; i++)
-        if ((r->slot[i] = malloc(r->stays[i] ? 1 : (size_t)r->slot_cap[i] + 1)) == NULL)
+        if ((r->slot[i] = redist__plan_buffer(p, r->stays[i] ? 1 : (size_t)r->slot_cap[i] + 1)) ==
+            NULL)
             return REDIST_ERR_NOMEM;
-    return r->sendbuf && r->recvbuf ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    return REDIST_SUCCESS;
 }
 
 int redist__relay_table_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
@@ -273,7 +275,7 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     if (err == REDIST_SUCCESS) {
         for (int64_t i = 0; i < t->K; i++)
             simulate_row(r, &r->table, p, i, where, inverse);
-        err = finish_setup(r);
+        err = finish_setup(p, r);
     }
     free(where);
     free(inverse);

@@ -6,8 +6,9 @@
  * block), blocks 1..13 and larger than the extent, random grids on random subsets of the
  * communicator in random order (disjoint, overlapping and identical rank sets, identical
  * layouts), row- or column-major on each side, four element types. Every case runs with
- * every algorithm the library lists; each plan is executed four times (execute twice with
- * fresh buffers, start + test loop, start + wait) and every destination element is compared
+ * every algorithm the library lists; each plan is executed six times (execute three times
+ * and once more with other buffers, start + test loop, start + wait; a rank passes NULL for
+ * a side where it holds nothing, except in the fourth) and every destination element is compared
  * with the value computed from its global index. The local -> global index map used for
  * checking is computed here from the layout formula, independently of the library.
  *
@@ -671,12 +672,16 @@ static int run_case(const case_t *cs, int case_serial)
 
         check_stats(&cx, comm, plan, &want_traffic, dbytes);
 
-        /* 1: execute; a rank without source data passes NULL. */
-        reset_dst(d1, dbytes);
-        rc = redist_execute(plan, nsrc ? sA : NULL, d1);
-        check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_execute #1");
-        check_dst(&cx, d1, gdst, ndst, 0, "execute #1");
-        check_src_intact(&cx, sA, gsrc, nsrc, 0, "execute #1");
+        /* 1: execute three times; a rank passes NULL for a side where it holds nothing
+           (NULL, NULL on a rank in neither layout). Repeated executes of one plan with idle
+           ranks once hung alltoallw (Open MPI took equal NULL stand-ins for MPI_IN_PLACE). */
+        for (int rep = 0; rep < 3; rep++) {
+            reset_dst(d1, dbytes);
+            rc = redist_execute(plan, nsrc ? sA : NULL, ndst ? d1 : NULL);
+            check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_execute #1");
+            check_dst(&cx, d1, gdst, ndst, 0, "execute #1");
+            check_src_intact(&cx, sA, gsrc, nsrc, 0, "execute #1");
+        }
 
         /* 2: execute again with other buffers and other values (non-NULL even if empty). */
         reset_dst(d2, dbytes);
@@ -685,9 +690,9 @@ static int run_case(const case_t *cs, int case_serial)
         check_dst(&cx, d2, gdst, ndst, 1, "execute #2");
         check_src_intact(&cx, sB, gsrc, nsrc, 1, "execute #2");
 
-        /* 3: start, then local work and redist_test until done. */
+        /* 3: start, then local work and redist_test until done; NULL where empty. */
         reset_dst(d2, dbytes);
-        rc = redist_start(plan, sA, d2);
+        rc = redist_start(plan, nsrc ? sA : NULL, ndst ? d2 : NULL);
         check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_start #3");
         if (rc == REDIST_SUCCESS) {
             int done = 0;
@@ -711,9 +716,9 @@ static int run_case(const case_t *cs, int case_serial)
             check_dst(&cx, d2, gdst, ndst, 0, "start+test #3");
         }
 
-        /* 4: start, then redist_wait; a rank without destination data passes NULL. */
+        /* 4: start, then redist_wait; NULL where empty. */
         reset_dst(d1, dbytes);
-        rc = redist_start(plan, sB, ndst ? d1 : NULL);
+        rc = redist_start(plan, nsrc ? sB : NULL, ndst ? d1 : NULL);
         check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_start #4");
         if (rc == REDIST_SUCCESS) {
             rc = redist_wait(plan);
@@ -1049,6 +1054,20 @@ static int run_fixed_cases(void)
     c.src.has_ranks = c.dst.has_ranks = 1;
     c.src.ranks[0] = P - 1;
     c.dst.ranks[0] = 0;
+    errs += run_and_report(&c, serial++, -1);
+
+    /* Everything on the last rank, the others idle passing NULL, NULL (issue 10: alltoallw
+       hung on the second or third execute). */
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "fixed: 1-D cyclic(7) -> cyclic(572) on rank {P-1} only");
+    c.ndims = 1;
+    c.extent[0] = 2017;
+    c.type = T_DOUBLE;
+    g[0] = 1;
+    side_simple(&c.src, 1, (int64_t[]){7}, g, REDIST_ROW_MAJOR);
+    side_simple(&c.dst, 1, (int64_t[]){572}, g, REDIST_COL_MAJOR);
+    c.src.has_ranks = c.dst.has_ranks = 1;
+    c.src.ranks[0] = c.dst.ranks[0] = P - 1;
     errs += run_and_report(&c, serial++, -1);
 
     /* Empty arrays: a zero extent in one dimension. */

@@ -1,0 +1,112 @@
+/* Agreement: every rank of a collective call returns the same code, with the same detail.
+ *
+ * A collective entry point checks its arguments locally, with no early return, and then
+ * calls redist__agree once: one MPI_Allreduce carries the worst local status and, for every
+ * argument that must be the same on all ranks, the minimum and maximum of its fingerprint.
+ * Only on failure do more collectives follow (every rank knows it failed, so every rank
+ * makes them): the failing rank's detail is broadcast, or, for a mismatch, the first
+ * argument that differs is named with a rank whose value differs from rank 0's.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+int redist__check_mpi(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized)
+        return redist__fail(REDIST_ERR_MPI, "MPI is not initialized: call MPI_Init first");
+    if (finalized)
+        return redist__fail(REDIST_ERR_MPI, "MPI is already finalized");
+    return REDIST_SUCCESS;
+}
+
+void redist__fp_add(redist__fingerprints *fp, const char *name, const void *data, size_t n)
+{
+    if (fp->n >= REDIST__MAX_FINGERPRINTS)
+        return; /* a programming error caught by the unit tests, not a user's */
+    uint64_t h = redist__hash_bytes(1469598103934665603ull, data, n);
+    fp->f[fp->n++] = (redist__fingerprint){name, h};
+}
+
+void redist__fp_add_string(redist__fingerprints *fp, const char *name, const char *s)
+{
+    redist__fp_add(fp, name, s != NULL ? s : "", s != NULL ? strlen(s) + 1 : 0);
+}
+
+void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST__LAYOUT_FIELDS],
+                       const struct redist_layout_s *l)
+{
+    size_t d = l != NULL ? (size_t)l->ndims : 0, np = l != NULL ? (size_t)l->nprocs : 0;
+    redist__fp_add(fp, names[0], l != NULL ? &l->ndims : NULL, l != NULL ? sizeof l->ndims : 0);
+    redist__fp_add(fp, names[1], l != NULL ? l->extent : NULL, d * sizeof(int64_t));
+    redist__fp_add(fp, names[2], l != NULL ? l->block : NULL, d * sizeof(int64_t));
+    redist__fp_add(fp, names[3], l != NULL ? l->grid : NULL, d * sizeof(int));
+    redist__fp_add(fp, names[4], l != NULL ? l->first : NULL, d * sizeof(int));
+    redist__fp_add(fp, names[5], l != NULL ? l->ranks : NULL, np * sizeof(int));
+    redist__fp_add(fp, names[6], l != NULL ? &l->order : NULL, l != NULL ? sizeof l->order : 0);
+}
+
+/* The failing rank's detail, sent to every rank (the code is already agreed). */
+static int share_failure(MPI_Comm comm, int rank, int err, int code, int who)
+{
+    char detail[REDIST__DETAIL_LEN];
+    memset(detail, 0, sizeof detail);
+    if (rank == who)
+        strncpy(detail, redist_last_error_detail(), sizeof detail - 1);
+    int ok = MPI_Bcast(detail, (int)sizeof detail, MPI_CHAR, who, comm) == MPI_SUCCESS;
+    if (rank != who || !ok || err != code) {
+        detail[sizeof detail - 1] = '\0';
+        if (ok && detail[0] != '\0')
+            redist__fail(code, "rank %d: %s", who, detail);
+        else
+            redist__fail(code, "rank %d reported: %s", who, redist_strerror(code));
+    }
+    return code;
+}
+
+/* Names the first argument whose fingerprints differ and the lowest rank where it differs
+   from rank 0's. */
+static int name_mismatch(MPI_Comm comm, int rank, const redist__fingerprints *fp, int field)
+{
+    uint64_t root = fp->f[field].hash;
+    int who = INT_MAX, differs = 0;
+    if (MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm) == MPI_SUCCESS) {
+        differs = root != fp->f[field].hash ? rank : INT_MAX;
+        MPI_Allreduce(&differs, &who, 1, MPI_INT, MPI_MIN, comm);
+    }
+    if (who == INT_MAX)
+        return redist__fail(REDIST_ERR_MISMATCH, "the ranks passed different values of %s",
+                            fp->f[field].name);
+    return redist__fail(REDIST_ERR_MISMATCH,
+                        "the ranks passed different values of %s (rank %d differs from rank 0)",
+                        fp->f[field].name, who);
+}
+
+int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *fp)
+{
+    /* The most negative code wins, and among the ranks reporting it the lowest: one key
+       (code + 128) * 2^32 + rank keeps the pair together under MPI_MIN. Fingerprints travel
+       as (h, -h) halved so that MIN gives their minimum and maximum at once. */
+    int nf = fp != NULL ? fp->n : 0;
+    int64_t v[1 + 2 * REDIST__MAX_FINGERPRINTS];
+    int64_t none = INT64_MAX;
+    v[0] = err != 0 ? ((int64_t)(err + 128) << 32) + rank : none;
+    for (int i = 0; i < nf; i++) {
+        int64_t h = (int64_t)(fp->f[i].hash >> 2);
+        v[1 + 2 * i] = h;
+        v[2 + 2 * i] = -h;
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 1 + 2 * nf, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "agreement (MPI_Allreduce) failed");
+    if (v[0] != none)
+        return share_failure(comm, rank, err, (int)((v[0] >> 32) - 128), (int)(v[0] & 0xffffffff));
+    for (int i = 0; i < nf; i++)
+        if (v[1 + 2 * i] != -v[2 + 2 * i])
+            return name_mismatch(comm, rank, fp, i);
+    return REDIST_SUCCESS;
+}

@@ -1,0 +1,46 @@
+/* What this machine's memory allows (pure POSIX, no MPI): plans refuse, or route around,
+ * buffers that could never fit, instead of letting the kernel kill the job later.
+ *
+ * REDIST_MEMORY_LIMIT and REDIST_SHM_LIMIT (bytes, environment) replace the measured values:
+ * for a job that must stay within a share of the node, and for tests of the fallbacks.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* A positive number of bytes from the environment, or -1 if unset or malformed. */
+static double env_bytes(const char *name)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    return errno == 0 && end != v && *end == '\0' && x >= 0 ? x : -1;
+}
+
+double redist__memory_limit(void)
+{
+    double forced = env_bytes("REDIST_MEMORY_LIMIT");
+    if (forced >= 0)
+        return forced;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 1e300;
+}
+
+double redist__shm_limit(void)
+{
+    double forced = env_bytes("REDIST_SHM_LIMIT");
+    if (forced >= 0)
+        return forced;
+    struct statvfs st;
+    if (statvfs("/dev/shm", &st) != 0) /* no /dev/shm: the MPI library maps files elsewhere */
+        return redist__memory_limit();
+    double shm = (double)st.f_bavail * (double)st.f_frsize, mem = redist__memory_limit();
+    return shm < mem ? shm : mem;
+}
