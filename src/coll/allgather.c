@@ -110,6 +110,8 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
 {
     size_t elsize = 0;
     int err = redist__coll_check_common(count, type, &elsize);
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "%s is NULL", sendbuf == NULL ? "sendbuf" : "recvbuf");
     int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
@@ -119,11 +121,18 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
     int i = err == REDIST_SUCCESS ? redist__coll_pick(table, (int)(sizeof table / sizeof table[0]),
                                                       algorithm, p, (double)bytes, &err)
                                   : -1;
-    char *tmp = redist__coll_workspace(i >= 0 && is_bruck(i, p) ? p * bytes : 0, &err);
+    /* MPI_IN_PLACE: this rank's block is already at its place in recvbuf (copied first). */
+    int64_t own = sendbuf == MPI_IN_PLACE ? bytes : 0;
+    char *ws = redist__coll_workspace(own + (i >= 0 && is_bruck(i, p) ? p * bytes : 0), &err);
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err == REDIST_SUCCESS && bytes > 0)
-        err = run(i, sendbuf, recvbuf, bytes, rank, p, tmp, c);
-    free(tmp);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, bytes, -1, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
+    if (err == REDIST_SUCCESS && bytes > 0) {
+        char *w = ws;
+        const void *src = redist__coll_source(sendbuf, (char *)recvbuf + rank * bytes, bytes, &w);
+        err = run(i, src, recvbuf, bytes, rank, p, w, c);
+    }
+    free(ws);
     return err;
 }

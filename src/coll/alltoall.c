@@ -269,6 +269,8 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
 {
     size_t elsize = 0;
     int err = redist__coll_check_common(count, type, &elsize);
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "NULL buffer with count = %lld", (long long)count);
     int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
@@ -278,11 +280,18 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
     int idx = err == REDIST_SUCCESS
                   ? redist__coll_pick(table, NALGO, algorithm, size, (double)b, &err)
                   : -1;
-    char *ws = redist__coll_workspace(idx >= 0 ? workspace(idx, size, b) : 0, &err);
+    /* MPI_IN_PLACE: the p blocks to send are in recvbuf (copied first). */
+    int64_t input = sendbuf == MPI_IN_PLACE ? size * b : 0;
+    char *ws = redist__coll_workspace(input + (idx >= 0 ? workspace(idx, size, b) : 0), &err);
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &size);
-    if (err == REDIST_SUCCESS)
-        err = redist__coll_alltoall_run(idx, sendbuf, recvbuf, b, rank, size, ws, c);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, b, -1, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &size);
+    if (err == REDIST_SUCCESS) {
+        char *w = ws;
+        const void *src = b > 0 ? redist__coll_source(sendbuf, recvbuf, size * b, &w) : sendbuf;
+        err = redist__coll_alltoall_run(idx, src, recvbuf, b, rank, size, w, c);
+    }
     free(ws);
     return err;
 }

@@ -164,7 +164,9 @@ int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm
                 ? redist__coll_pick(table, 4, algorithm, p, (double)count * (double)es, &err)
                 : -1;
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, count * (int64_t)es, root, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err != REDIST_SUCCESS || count == 0 || p == 1)
         return err;
     return runs[i](buf, count, es, root, rank, p, c);

@@ -49,8 +49,27 @@ static int private_comm(MPI_Comm comm, MPI_Comm *out)
     return REDIST_SUCCESS;
 }
 
-int redist__coll_begin(MPI_Comm comm, int local_err, MPI_Comm *priv, int *rank, int *size)
+void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root,
+                               const char *algorithm)
 {
+    fp->n = 0;
+    redist__fp_add(fp, "count (bytes per block)", &bytes, sizeof bytes);
+    redist__fp_add(fp, "root", &root, sizeof root);
+    redist__fp_add_string(fp, "algorithm", algorithm != NULL ? algorithm : "auto");
+}
+
+int redist__coll_no_in_place(const void *buf, const char *name)
+{
+    return buf == MPI_IN_PLACE
+               ? redist__fail(REDIST_ERR_ARG, "%s may not be MPI_IN_PLACE here", name)
+               : REDIST_SUCCESS;
+}
+
+int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
+                       int *rank, int *size)
+{
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     if (comm == MPI_COMM_NULL)
         return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
     int inter = 0;
@@ -61,16 +80,13 @@ int redist__coll_begin(MPI_Comm comm, int local_err, MPI_Comm *priv, int *rank, 
     int err = private_comm(comm, priv);
     if (err != REDIST_SUCCESS) /* the dup is collective: every rank failed alike */
         return redist__fail(err, "private communicator");
-    int agreed = 0;
-    if (MPI_Allreduce(&local_err, &agreed, 1, MPI_INT, MPI_MIN, *priv) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "agreement failed");
-    if (agreed != local_err)
-        redist__fail(agreed, "another rank reported: %s", redist_strerror(agreed));
-    return agreed;
+    return redist__agree(*priv, *rank, local_err, fp);
 }
 
 int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize)
 {
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     if (count < 0)
         return redist__fail(REDIST_ERR_ARG, "count = %lld must be >= 0", (long long)count);
     return redist__element_size(type, elsize);
@@ -225,18 +241,21 @@ char *redist__coll_workspace(int64_t bytes, int *err)
 
 void redist__coll_local(MPI_Comm comm, int *rank, int *p)
 {
-    if (comm == MPI_COMM_NULL)
+    int ready = 0, done = 0;
+    MPI_Initialized(&ready);
+    MPI_Finalized(&done);
+    if (comm == MPI_COMM_NULL || !ready || done) /* redist__coll_begin reports it */
         return;
     MPI_Comm_rank(comm, rank);
     MPI_Comm_size(comm, p);
 }
 
-const void *redist__coll_source(const void *sendbuf, const void *recvbuf, int64_t bytes, char **ws)
+const void *redist__coll_source(const void *sendbuf, const void *in, int64_t bytes, char **ws)
 {
     if (sendbuf != MPI_IN_PLACE)
         return sendbuf;
     char *copy = *ws;
-    memcpy(copy, recvbuf, (size_t)bytes);
+    memcpy(copy, in, (size_t)bytes);
     *ws += bytes;
     return copy;
 }
@@ -258,7 +277,9 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
         need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rank, p);
     char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, bytes, -1, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
         err = algos[i].run(src, recvbuf, count, es, type, op, rank, p, w, c);
@@ -275,9 +296,10 @@ int redist__coll_subtree(int v, int p, int *low)
     return v == 0 ? p : (*low < p - v ? *low : p - v);
 }
 
-/* Picks, and allocates the tree's workspace in *ws; 1 for the tree, 0 for linear. */
+/* Picks, and allocates the tree's workspace in *ws, after `extra` bytes for the root's block
+   when it is MPI_IN_PLACE; 1 for the tree, 0 for linear. */
 static int sg_prepare(const redist__coll_algo *const table[], int n, const char *algorithm,
-                      int64_t m, int root, int rank, int p, char **ws, int *err)
+                      int64_t m, int root, int rank, int p, int64_t extra, char **ws, int *err)
 {
     *ws = NULL;
     int i = *err == REDIST_SUCCESS ? redist__coll_pick(table, n, algorithm, p, (double)m, err) : -1;
@@ -285,14 +307,20 @@ static int sg_prepare(const redist__coll_algo *const table[], int n, const char 
         return 0;
     int tree = table[i] != &redist__coll_linear_sg && (int64_t)p * m <= REDIST__MAX_INT_COUNT;
     int low, have = tree ? redist__coll_subtree((rank - root + p) % p, p, &low) : 0;
-    *ws = redist__coll_workspace((int64_t)have * m, err);
+    *ws = redist__coll_workspace(extra + (int64_t)have * m, err);
     return tree;
 }
 
-/* The buffers one rank of a scatter (root_sends) or gather must supply. */
+/* The buffers one rank of a scatter (root_sends) or gather must supply. MPI_IN_PLACE is
+   MPI's: the root's recvbuf of a scatter, the root's sendbuf of a gather (its block stays
+   where it is). */
 static int sg_buffers(const void *sendbuf, const void *recvbuf, int64_t count, int at_root,
                       int root_sends)
 {
+    const void *in_place_ok = at_root ? (root_sends ? recvbuf : sendbuf) : NULL;
+    if ((sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE) && in_place_ok != MPI_IN_PLACE)
+        return redist__fail(REDIST_ERR_ARG, "MPI_IN_PLACE is only valid as the root's %s",
+                            root_sends ? "recvbuf" : "sendbuf");
     if (count == 0)
         return REDIST_SUCCESS;
     if (sendbuf == NULL && (at_root || !root_sends))
@@ -316,14 +344,28 @@ int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_D
     if (err == REDIST_SUCCESS)
         err = sg_buffers(sendbuf, recvbuf, count, crank == root, root_sends);
     int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
+    int in_place = err == REDIST_SUCCESS && (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE);
     char *ws;
-    int is_tree = sg_prepare(table, n, algorithm, bytes, root, crank, csize, &ws, &err);
+    int is_tree =
+        sg_prepare(table, n, algorithm, bytes, root, crank, csize, in_place ? bytes : 0, &ws, &err);
     MPI_Comm c;
     int rank = 0, p = 0;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
-    if (err == REDIST_SUCCESS)
-        err = is_tree ? tree(sendbuf, recvbuf, bytes, root, rank, p, ws, c)
-                      : linear(sendbuf, recvbuf, bytes, root, rank, p, c);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, bytes, root, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
+    if (err == REDIST_SUCCESS) {
+        /* In place at the root: a gather sends its own block from a copy (the algorithms copy
+           it into recvbuf); a scatter's own block lands in scratch. Then the tree's blocks. */
+        char *w = ws, *r = recvbuf;
+        const char *root_block = recvbuf == MPI_IN_PLACE ? NULL : (char *)recvbuf + root * bytes;
+        const char *s = root_sends ? sendbuf : redist__coll_source(sendbuf, root_block, bytes, &w);
+        if (recvbuf == MPI_IN_PLACE) {
+            r = w;
+            w += bytes;
+        }
+        err = is_tree ? tree(s, r, bytes, root, rank, p, w, c)
+                      : linear(s, r, bytes, root, rank, p, c);
+    }
     free(ws);
     return err;
 }

@@ -22,9 +22,16 @@
 #define REDIST__COLL_TAG 9100
 
 /* The private duplicate of comm (created on first use, cached as an MPI attribute and
-   freed with comm), then one MPI_Allreduce so that every rank returns the same code: the
-   most negative local_err. Collective over comm. */
-int redist__coll_begin(MPI_Comm comm, int local_err, MPI_Comm *priv, int *rank, int *size);
+   freed with comm), then one agreement (redist__agree) so that every rank returns the same
+   code: the most negative local_err, else REDIST_ERR_MISMATCH naming the first of the
+   arguments in fp (redist__coll_fingerprints) that differs between ranks (where MPI would
+   hang or truncate). Collective over comm; REDIST_ERR_MPI before MPI_Init. */
+int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
+                       int *rank, int *size);
+/* The arguments every rank must pass alike: bytes per block (count times the size of type),
+   the root (-1: none) and the algorithm's name. */
+void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root,
+                               const char *algorithm);
 
 /* Local argument checks shared by the operations (no communication). */
 int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize);
@@ -82,10 +89,13 @@ char *redist__coll_workspace(int64_t bytes, int *err);
 /* This rank and the size of comm (ranks are the same in the private duplicate); *rank and *p
    are left unchanged when comm is MPI_COMM_NULL. */
 void redist__coll_local(MPI_Comm comm, int *rank, int *p);
-/* MPI_IN_PLACE (the algorithms read src while they write dst): copies recvbuf's bytes to the
-   start of *ws, moves *ws past them and returns the copy; otherwise returns sendbuf. The
-   workspace needs bytes more when sendbuf is MPI_IN_PLACE. */
-const void *redist__coll_source(const void *sendbuf, const void *recvbuf, int64_t bytes, char **ws);
+/* MPI_IN_PLACE as sendbuf (MPI's convention: the input is already in recvbuf; the algorithms
+   read their input while they write recvbuf): copies `bytes` of recvbuf, from `in` on, to
+   the start of *ws, moves *ws past them and returns the copy; otherwise returns sendbuf.
+   The workspace needs bytes more when sendbuf is MPI_IN_PLACE. */
+const void *redist__coll_source(const void *sendbuf, const void *in, int64_t bytes, char **ws);
+/* REDIST_ERR_ARG for MPI_IN_PLACE where the operation has no in-place form. */
+int redist__coll_no_in_place(const void *buf, const char *name);
 
 /* allreduce and scan: the common entry (checks, choice, workspace, agreement, MPI_IN_PLACE),
    then run of the chosen algorithm with workspace(count, es, rank, p) bytes at ws. */

@@ -282,7 +282,9 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     }
     char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, bytes, root, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
         err = algos[i].run(src, recvbuf, count, es, type, op, root, rank, p, w, c);

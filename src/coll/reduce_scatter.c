@@ -218,6 +218,8 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     int err = redist__coll_check_common(count, type, &elsize);
     if (err == REDIST_SUCCESS && op == MPI_OP_NULL)
         err = redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "%s is NULL", sendbuf == NULL ? "sendbuf" : "recvbuf");
     int commute = 1;
@@ -228,12 +230,18 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
     const redist__coll_algo *a =
         err == REDIST_SUCCESS ? choose(algorithm, p, b, commute, &err) : NULL;
-    char *ws = redist__coll_workspace(a != NULL && b > 0 ? workspace(a, p, b) : 0, &err);
+    /* MPI_IN_PLACE (MPI_Reduce_scatter_block's): the p input blocks are in recvbuf. */
+    int64_t input = sendbuf == MPI_IN_PLACE ? p * b : 0;
+    char *ws = redist__coll_workspace(a != NULL && b > 0 ? input + workspace(a, p, b) : 0, &err);
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &p);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, b, -1, algorithm);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && b > 0) {
         ctx x = {type, op, count, b, c};
-        err = run(a, &x, sendbuf, recvbuf, rank, p, ws);
+        char *w = ws;
+        const void *src = redist__coll_source(sendbuf, recvbuf, p * b, &w);
+        err = run(a, &x, src, recvbuf, rank, p, w);
     }
     free(ws);
     return err;

@@ -181,6 +181,10 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
 {
     size_t elsize = 0;
     int err = redist__coll_check_common(count, type, &elsize);
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_no_in_place(recvbuf, "recvbuf");
+    if (sendbuf == MPI_IN_PLACE) /* as MPI_Sendrecv_replace: the block is in recvbuf */
+        sendbuf = recvbuf;
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "NULL buffer with count = %lld", (long long)count);
     int64_t b = err == REDIST_SUCCESS ? count * (int64_t)elsize : 0;
@@ -194,7 +198,10 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
     int n = idx >= 0 ? rank_exchanges(idx, size, q, rank) : 0, alias = sendbuf == recvbuf;
     char *ws = redist__coll_workspace(((n > 2 ? 2 : n - 1 > 0 ? 1 : 0) + alias) * b, &err);
     MPI_Comm c;
-    err = redist__coll_begin(comm, err, &c, &rank, &size);
+    redist__fingerprints fp;
+    redist__coll_fingerprints(&fp, b, -1, algorithm);
+    redist__fp_add(&fp, "shift", &q, sizeof q);
+    err = redist__coll_begin(comm, err, &fp, &c, &rank, &size);
     if (err == REDIST_SUCCESS && b > 0 && n == 0 && !alias)
         memcpy(recvbuf, sendbuf, (size_t)b);
     if (err == REDIST_SUCCESS && b > 0 && n > 0) {
