@@ -21,6 +21,9 @@
  *   moves at most K/2 rows, and in total 2 unit_moves <= (shifts) K P + 2 K P, with
  *   shifts = L <= ceil(log2 K) + 1 for indirect (Corollary 2 (ii)) and d' <= d for hybrid
  *   (Corollary 2 (iii)). Both bounds are asserted as stated.
+ *
+ * The closed-form step counts (redist__rowsched_indirect_steps, _hybrid_steps) equal the
+ * builders' nsteps for every 1 <= K <= P <= 64 and d <= max_degree + 2.
  */
 #include "redist.h"
 #include "rowsched.h"
@@ -356,6 +359,57 @@ static void test_errors(void)
     redist__rowsched_free(&s);
 }
 
+/* The closed-form step counts (redist__rowsched_indirect_steps / _hybrid_steps, which build
+   nothing) equal the nsteps of the schedules the builders make, for every 1 <= K <= P <= 64
+   and d = 0 .. max_degree + 2 (d past max_degree is clamped to it). */
+static void test_closed_form_steps(void)
+{
+    clock_t t0 = clock();
+    long compared = 0;
+    for (int64_t P = 1; P <= 64; P++)
+        for (int64_t K = 1; K <= P; K++) {
+            redist__rx rx;
+            if (redist__rx_init(K, P, &rx) != 0) {
+                CHECK(0, "rx_init K=%lld P=%lld", (long long)K, (long long)P);
+                continue;
+            }
+            redist__row_schedule s;
+            int closed = redist__rowsched_indirect_steps(&rx);
+            if (redist__rowsched_indirect(&rx, &s) == 0) {
+                CHECK(closed == s.nsteps, "K=%lld P=%lld: indirect_steps %d, schedule %lld",
+                      (long long)K, (long long)P, closed, (long long)s.nsteps);
+                redist__rowsched_free(&s);
+                compared++;
+            } else
+                CHECK(0, "indirect K=%lld P=%lld", (long long)K, (long long)P);
+            int L = redist__rowsched_max_degree(&rx);
+            for (int d = 0; d <= L + 2; d++) {
+                closed = redist__rowsched_hybrid_steps(&rx, d);
+                if (redist__rowsched_hybrid(&rx, d, &s) != 0) {
+                    CHECK(0, "hybrid K=%lld P=%lld d=%d", (long long)K, (long long)P, d);
+                    continue;
+                }
+                CHECK(closed == s.nsteps, "K=%lld P=%lld d=%d: hybrid_steps %d, schedule %lld",
+                      (long long)K, (long long)P, d, closed, (long long)s.nsteps);
+                redist__rowsched_free(&s);
+                compared++;
+            }
+        }
+    /* Bad arguments: -1, as the header says. */
+    redist__rx rx;
+    redist__rx_init(5, 3, &rx); /* K > P */
+    CHECK(redist__rowsched_indirect_steps(&rx) == -1, "indirect_steps K > P");
+    CHECK(redist__rowsched_hybrid_steps(&rx, 1) == -1, "hybrid_steps K > P");
+    CHECK(redist__rowsched_indirect_steps(NULL) == -1, "indirect_steps NULL");
+    redist__rx_init(6, 9, &rx);
+    CHECK(redist__rowsched_hybrid_steps(&rx, -1) == -1, "hybrid_steps d < 0");
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    printf("closed-form step counts equal the schedules' in %ld cases (K <= P <= 64, d <= L + 2); "
+           "%.2f s\n",
+           compared, secs);
+    CHECK(secs < 5.0, "closed-form step count check took %.2f s", secs);
+}
+
 static void print_table(void)
 {
     static const int64_t pairs[][2] = {{1, 8},   {2, 2},     {6, 9},     {6, 8},
@@ -381,6 +435,7 @@ int main(void)
     clock_t t0 = clock();
     test_paper_example();
     test_errors();
+    test_closed_form_steps();
     long pairs = 0;
     for (int64_t P = 1; P <= 64; P++)
         for (int64_t K = 1; K <= P; K++, pairs++)
