@@ -84,8 +84,8 @@ enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DA
    c_{d-1}] of the plan's communicator (row-major, last coordinate fastest; NULL: 0,1,2,...).
    Ranks must be distinct. A rank's local array is dense, its local extents stored
    row-major (last dimension fastest) or column-major (first fastest) as `order` says.
-   Extents and their product are at most REDIST_MAX_EXTENT (blocks may be anything up to
-   INT64_MAX). On failure *layout is set to NULL. */
+   Each extent, and the product of the nonzero extents, is at most REDIST_MAX_EXTENT (blocks
+   may be anything up to INT64_MAX). On failure *layout is set to NULL. */
 int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
                          const int grid[], const int first[], const int ranks[], int order,
                          redist_layout *layout);

@@ -51,22 +51,19 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     redist__fp_add(fp, names[6], l != NULL ? &l->order : NULL, l != NULL ? sizeof l->order : 0);
 }
 
-/* The failing rank's detail, sent to every rank (the code is already agreed). */
-static int share_failure(MPI_Comm comm, int rank, int err, int code, int who)
+/* The failing rank's detail, sent to every rank (the code is already agreed): every rank,
+   the failing one included, ends with "rank N: <detail>". */
+static int share_failure(MPI_Comm comm, int rank, int code, int who)
 {
     char detail[REDIST__DETAIL_LEN];
     memset(detail, 0, sizeof detail);
     if (rank == who)
         strncpy(detail, redist_last_error_detail(), sizeof detail - 1);
     int ok = MPI_Bcast(detail, (int)sizeof detail, MPI_CHAR, who, comm) == MPI_SUCCESS;
-    if (rank != who || !ok || err != code) {
-        detail[sizeof detail - 1] = '\0';
-        if (ok && detail[0] != '\0')
-            redist__fail(code, "rank %d: %s", who, detail);
-        else
-            redist__fail(code, "rank %d reported: %s", who, redist_strerror(code));
-    }
-    return code;
+    detail[sizeof detail - 1] = '\0';
+    if (ok && detail[0] != '\0')
+        return redist__fail(code, "rank %d: %s", who, detail);
+    return redist__fail(code, "rank %d reported: %s", who, redist_strerror(code));
 }
 
 /* Names the first argument whose fingerprints differ and the lowest rank where it differs
@@ -104,7 +101,7 @@ int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *
     if (MPI_Allreduce(MPI_IN_PLACE, v, 1 + 2 * nf, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "agreement (MPI_Allreduce) failed");
     if (v[0] != none)
-        return share_failure(comm, rank, err, (int)((v[0] >> 32) - 128), (int)(v[0] & 0xffffffff));
+        return share_failure(comm, rank, (int)((v[0] >> 32) - 128), (int)(v[0] & 0xffffffff));
     for (int i = 0; i < nf; i++)
         if (v[1 + 2 * i] != -v[2 + 2 * i])
             return name_mismatch(comm, rank, fp, i);

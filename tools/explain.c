@@ -197,7 +197,7 @@ static void print_json(const explain_args *a, const tool_spec *from, const tool_
             ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, "
             "\"array_bytes\": ",
             procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
-    json_double(f, (double)n * (double)el);
+    fprintf(f, "%lld", (long long)(n * el)); /* < 2^63: tool_specs_check */
     fputs(", \"requested\": ", f);
     json_string(f, a->pair.algorithm);
     fputs(", \"algorithm\": ", f);

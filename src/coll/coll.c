@@ -317,8 +317,8 @@ static int sg_prepare(const redist__coll_algo *const table[], int n, const char 
 static int sg_buffers(const void *sendbuf, const void *recvbuf, int64_t count, int at_root,
                       int root_sends)
 {
-    const void *in_place_ok = at_root ? (root_sends ? recvbuf : sendbuf) : NULL;
-    if ((sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE) && in_place_ok != MPI_IN_PLACE)
+    const void *may = root_sends ? recvbuf : sendbuf, *may_not = root_sends ? sendbuf : recvbuf;
+    if (may_not == MPI_IN_PLACE || (may == MPI_IN_PLACE && !at_root))
         return redist__fail(REDIST_ERR_ARG, "MPI_IN_PLACE is only valid as the root's %s",
                             root_sends ? "recvbuf" : "sendbuf");
     if (count == 0)
