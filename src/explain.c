@@ -62,6 +62,64 @@ int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank,
     return REDIST_SUCCESS;
 }
 
+int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count)
+{
+    /* Both layouts keep their grid positions sorted by rank (by_rank): merge the two lists. */
+    int n = 0, i = 0, j = 0;
+    int *out = malloc(((size_t)src->nprocs + (size_t)dst->nprocs) * sizeof *out);
+    if (out == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "explain: rank list");
+    while (i < src->nprocs || j < dst->nprocs) {
+        int a = i < src->nprocs ? src->ranks[src->by_rank[i]] : INT_MAX;
+        int b = j < dst->nprocs ? dst->ranks[dst->by_rank[j]] : INT_MAX;
+        int r = a < b ? a : b;
+        i += a == r;
+        j += b == r;
+        out[n++] = r;
+    }
+    *ranks = out;
+    *count = n;
+    return REDIST_SUCCESS;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct nonzero shifts (peer - rank) mod size that ranks send with: the steps of the
+   shift schedule (what plan.c counts with a flag per shift, here without O(size) memory). */
+typedef struct shift_set {
+    int *v;
+    int64_t n, cap;
+} shift_set;
+
+static int shift_set_add(shift_set *s, const redist__side *send, int rank, int size)
+{
+    for (int i = 0; i < send->nmsgs; i++) {
+        if (s->n == s->cap) {
+            int64_t cap = s->cap ? 2 * s->cap : 64;
+            int *v = realloc(s->v, (size_t)cap * sizeof *v);
+            if (v == NULL)
+                return redist__fail(REDIST_ERR_NOMEM, "explain: shifts");
+            s->v = v;
+            s->cap = cap;
+        }
+        s->v[s->n++] = (int)(((int64_t)send->msgs[i].peer - rank + size) % size);
+    }
+    return REDIST_SUCCESS;
+}
+
+static int shift_set_distinct_nonzero(shift_set *s)
+{
+    qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
+    int distinct = 0;
+    for (int64_t i = 0; i < s->n; i++)
+        distinct += s->v[i] != 0 && (i == 0 || s->v[i] != s->v[i - 1]);
+    return distinct;
+}
+
 /* The global summary of a pair over comm_size ranks, plus the totals explain reports.
    Computing it visits every rank, so the last one is kept (per thread): explain asks for
    every algorithm of the same pair in turn. */
@@ -86,11 +144,11 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
     }
     memset(out, 0, sizeof *out);
     int64_t vmax[REDIST__S_NVALS] = {0}, v[REDIST__S_NVALS];
-    unsigned char *flags = calloc((size_t)comm_size, 1);
-    if (flags == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "explain");
-    int err = REDIST_SUCCESS;
-    for (int r = 0; r < comm_size; r++) {
+    shift_set shifts = {NULL, 0, 0};
+    int *members = NULL, nmembers = 0;
+    int err = redist__member_ranks(src, dst, &members, &nmembers);
+    for (int m = 0; err == REDIST_SUCCESS && m < nmembers; m++) {
+        int r = members[m];
         rank_sides s;
         err = sides_of(src, dst, r, &s);
         if (err != REDIST_SUCCESS)
@@ -102,14 +160,18 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
                               v);
         for (int i = 0; i < REDIST__S_NVALS; i++)
             vmax[i] = v[i] > vmax[i] ? v[i] : vmax[i];
-        redist__shift_flags(&s.send, r, comm_size, flags);
+        err = shift_set_add(&shifts, &s.send, r, comm_size);
         out->total_messages += s.send.nmsgs;
         out->total_bytes += s.send.total_elems * elsize;
         sides_free(&s);
     }
-    redist__summary_finish(vmax, flags, comm_size, (size_t)elsize, &out->sum);
-    redist__summary_tables(&out->sum, src, dst, -1);
-    free(flags);
+    free(members);
+    if (err == REDIST_SUCCESS) {
+        redist__summary_finish(vmax, NULL, comm_size, (size_t)elsize, &out->sum);
+        out->sum.direct_steps = shift_set_distinct_nonzero(&shifts);
+        redist__summary_tables(&out->sum, src, dst, -1);
+    }
+    free(shifts.v);
     if (err != REDIST_SUCCESS)
         return err;
     out->key = key;

@@ -20,6 +20,11 @@ typedef struct redist__rank_traffic {
 int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
                                  redist__rank_traffic *out);
 
+/* The ranks that hold a coordinate in src or dst, increasing, without repeats: the only ranks
+   with any traffic (the others of a communicator, however many, have none). *ranks is
+   malloc'ed (free it); returns REDIST_SUCCESS or REDIST_ERR_NOMEM. */
+int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count);
+
 /* The plan summary for one algorithm over a communicator of comm_size ranks.
    Returns REDIST_ERR_NOT_APPLICABLE if the algorithm cannot do this pair,
    REDIST_ERR_UNKNOWN_ALGORITHM for an unknown name. For "auto", `chosen` names the choice. */

@@ -48,6 +48,7 @@ static int64_t mul_up_to(int64_t b, int64_t p, int64_t limit)
 
 typedef struct segment {
     int64_t g, len;
+    int other; /* coordinate of the other side */
 } segment;
 
 /* The period along dimension k: L = lcm(b P, b' P') when L <= n, else 0 (no repetition
@@ -126,23 +127,27 @@ static int check_pattern_size(const struct redist_layout_s *a, const struct redi
                         (long long)window, limit / 1e9);
 }
 
-typedef struct bucket_ctx {
-    int64_t *count; /* [other grid] segments per other coordinate */
-    int64_t *fill;  /* [other grid] next free slot per other coordinate */
-    segment *segs;
-} bucket_ctx;
+typedef struct segment_list {
+    int64_t n;
+    segment *segs; /* NULL: count only */
+} segment_list;
 
-static void count_segment(void *ctx, int64_t g, int64_t len, int other)
+static void collect_segment(void *ctx, int64_t g, int64_t len, int other)
 {
-    (void)g;
-    (void)len;
-    ((bucket_ctx *)ctx)->count[other]++;
+    segment_list *l = ctx;
+    if (l->segs != NULL)
+        l->segs[l->n] = (segment){g, len, other};
+    l->n++;
 }
 
-static void store_segment(void *ctx, int64_t g, int64_t len, int other)
+/* By peer, then by global index: each peer's segments in increasing g, the order sender and
+   receiver share. */
+static int compare_segments(const void *pa, const void *pb)
 {
-    bucket_ctx *c = ctx;
-    c->segs[c->fill[other]++] = (segment){g, len};
+    const segment *a = pa, *b = pb;
+    if (a->other != b->other)
+        return (a->other > b->other) - (a->other < b->other);
+    return (a->g > b->g) - (a->g < b->g);
 }
 
 /* Appends run r to the runs of one peer, merging with the previous run when the two are
@@ -207,45 +212,43 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
 {
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
-    int pb = b->grid[k];
     int64_t period = dim_period(src, dst, k);
     int64_t window = period ? period : src->extent[k];
     memset(out, 0, sizeof *out);
     out->src_period = period ? period / src->grid[k] : 0;
     out->dst_period = period ? period / dst->grid[k] : 0;
 
+    /* Sorting the segments by peer, rather than bucketing them by the other side's grid,
+       keeps this independent of the number of processes (explain builds every rank's). */
     int err = check_pattern_size(a, b, k, coord, window);
     if (err != REDIST_SUCCESS)
         return err;
-    bucket_ctx c = {calloc((size_t)pb, sizeof *c.count), calloc((size_t)pb, sizeof *c.fill), NULL};
-    err = REDIST_ERR_NOMEM;
-    if (c.count == NULL || c.fill == NULL)
-        goto done;
-    walk_segments(a, b, k, coord, window, count_segment, &c);
-    int64_t nsegs = 0;
-    for (int q = 0; q < pb; q++) {
-        c.fill[q] = nsegs;
-        nsegs += c.count[q];
-        out->npeers += c.count[q] > 0;
-    }
+    segment_list list = {0, NULL};
+    walk_segments(a, b, k, coord, window, collect_segment, &list);
+    int64_t nsegs = list.n;
+    list = (segment_list){0, malloc((size_t)(nsegs ? nsegs : 1) * sizeof *list.segs)};
+    if (list.segs != NULL)
+        walk_segments(a, b, k, coord, window, collect_segment, &list);
+    qsort(list.segs, (size_t)nsegs, sizeof *list.segs, compare_segments);
+    for (int64_t s = 0; list.segs != NULL && s < nsegs; s++)
+        out->npeers += s == 0 || list.segs[s].other != list.segs[s - 1].other;
     /* Each segment gives at most a full group and a tail. */
-    c.segs = malloc((size_t)(nsegs ? nsegs : 1) * sizeof *c.segs);
     out->runs = malloc((size_t)(2 * nsegs + 1) * sizeof *out->runs);
     out->peer = malloc((size_t)(out->npeers + 1) * sizeof *out->peer);
     out->elems = malloc((size_t)(out->npeers + 1) * sizeof *out->elems);
     out->first_run = malloc((size_t)(out->npeers + 1) * sizeof *out->first_run);
-    if (!c.segs || !out->runs || !out->peer || !out->elems || !out->first_run)
+    err = REDIST_ERR_NOMEM;
+    if (!list.segs || !out->runs || !out->peer || !out->elems || !out->first_run)
         goto done;
-    walk_segments(a, b, k, coord, window, store_segment, &c);
     int64_t nruns = 0;
     int i = 0;
-    for (int q = 0; q < pb; q++) {
-        if (c.count[q] == 0)
-            continue;
+    for (int64_t s = 0, e; s < nsegs; s = e) {
+        for (e = s + 1; e < nsegs && list.segs[e].other == list.segs[s].other;)
+            e++;
         int64_t n = 0;
-        segments_to_runs(src, dst, k, period, c.segs + (c.fill[q] - c.count[q]), c.count[q],
-                         out->runs + nruns, &n, &out->elems[i]);
-        out->peer[i] = q;
+        segments_to_runs(src, dst, k, period, list.segs + s, e - s, out->runs + nruns, &n,
+                         &out->elems[i]);
+        out->peer[i] = list.segs[s].other;
         out->first_run[i] = nruns;
         nruns += n;
         i++;
@@ -253,9 +256,7 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     out->first_run[i] = nruns;
     err = REDIST_SUCCESS;
 done:
-    free(c.count);
-    free(c.fill);
-    free(c.segs);
+    free(list.segs);
     if (err != REDIST_SUCCESS) {
         redist__dim_pattern_free(out);
         return redist__fail_context(err, "pattern of dimension %d", k);
