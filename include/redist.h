@@ -154,8 +154,11 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
                             redist_plan *plan);
 
 /* Collective over the plan's communicator. src: this rank's local source array (may be
-   NULL if it holds none); dst: its local destination array. Buffers must not overlap.
-   A plan can be executed any number of times, with any buffers. */
+   NULL if it holds none); dst: its local destination array. Buffers must not overlap;
+   MPI_IN_PLACE is REDIST_ERR_ARG. A plan can be executed any number of times, with any
+   buffers. As for MPI's inactive persistent requests: on a plan with no execution in
+   progress (never started, or already completed by redist_test), redist_test sets *done = 1
+   and returns REDIST_SUCCESS, and redist_wait returns REDIST_SUCCESS at once. */
 int redist_execute(redist_plan plan, const void *src, void *dst);
 int redist_start(redist_plan plan, const void *src, void *dst); /* nonblocking */
 int redist_test(redist_plan plan, int *done); /* progresses; done=1 when complete */

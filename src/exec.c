@@ -72,6 +72,8 @@ int redist_start(redist_plan p, const void *src, void *dst)
 {
     if (p == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan is NULL");
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     if (p->active)
         return redist__fail(REDIST_ERR_BUSY, "start: an execution is already in progress");
     p->local_error = check_buffers(p, src, dst);

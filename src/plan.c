@@ -496,6 +496,8 @@ int redist_plan_free(redist_plan *plan)
 {
     if (plan == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan: NULL pointer");
+    if (*plan != NULL && redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI; /* its MPI objects are gone; freeing them would crash */
     if (*plan != NULL && (*plan)->active)
         redist_wait(*plan);
     redist__plan_destroy(*plan);
