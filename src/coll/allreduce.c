@@ -11,13 +11,6 @@
 
 #include <string.h>
 
-static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
-{
-    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
-}
-
 /* The largest power of two <= p; *rem = p - it. */
 static int fold(int p, int *rem)
 {
@@ -48,7 +41,7 @@ static int allreduce_hypercube(const void *src, void *dst, int64_t count, size_t
         } else {
             err = redist__coll_recv(tmp, bytes, rank - 1, c);
             if (err == REDIST_SUCCESS)
-                err = reduce_local(tmp, dst, count, t, op); /* dst = lower op dst */
+                err = redist__coll_reduce_local(tmp, dst, count, t, op); /* dst = lower op dst */
             newrank = rank / 2;
         }
     } else {
@@ -61,9 +54,9 @@ static int allreduce_hypercube(const void *src, void *dst, int64_t count, size_t
             if (err != REDIST_SUCCESS)
                 break;
             if (nd < newrank) {
-                err = reduce_local(tmp, dst, count, t, op);
+                err = redist__coll_reduce_local(tmp, dst, count, t, op);
             } else {
-                err = reduce_local(dst, tmp, count, t, op);
+                err = redist__coll_reduce_local(dst, tmp, count, t, op);
                 memcpy(dst, tmp, (size_t)bytes);
             }
         }

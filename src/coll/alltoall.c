@@ -268,7 +268,7 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
                     MPI_Comm comm, const char *algorithm)
 {
     size_t elsize = 0;
-    int err = redist__coll_check_common(count, type, &elsize);
+    int err = redist__coll_check_common(count, type, comm, &elsize);
     if (err == REDIST_SUCCESS)
         err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))

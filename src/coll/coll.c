@@ -83,13 +83,24 @@ int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints 
     return redist__agree(*priv, *rank, local_err, fp);
 }
 
-int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize)
+int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize)
 {
     if (redist__check_mpi() != REDIST_SUCCESS)
         return REDIST_ERR_MPI;
     if (count < 0)
         return redist__fail(REDIST_ERR_ARG, "count = %lld must be >= 0", (long long)count);
-    return redist__element_size(type, elsize);
+    int err = redist__element_size(type, elsize);
+    int p = 1;
+    if (err == REDIST_SUCCESS && comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) != MPI_SUCCESS)
+        p = 1; /* redist__coll_begin reports the bad communicator */
+    /* p blocks, the most any buffer or workspace holds, stay below 2^62 bytes: no size the
+       operations compute can overflow. */
+    if (err == REDIST_SUCCESS && count > REDIST_MAX_EXTENT / (int64_t)*elsize / p)
+        err = redist__fail(REDIST_ERR_ARG,
+                           "count = %lld blocks of %zu-byte elements for %d ranks make 2^62 "
+                           "bytes or more",
+                           (long long)count, *elsize, p);
+    return err;
 }
 
 /* redist__coll_pick with the model's t_s and t_w given. */
@@ -137,39 +148,73 @@ double redist__coll_tw(void)
     return redist__model_default()->per_byte;
 }
 
-static int bytes_ok(int64_t bytes)
+int redist__coll_reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
 {
-    return bytes <= REDIST__MAX_INT_COUNT;
+    MPI_Aint lb = 0, extent = 0;
+    if (MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Type_get_extent failed");
+    for (int64_t done = 0; done < count;) {
+        int64_t n = count - done < REDIST__MAX_INT_COUNT ? count - done : REDIST__MAX_INT_COUNT;
+        int64_t at = done * (int64_t)extent;
+        if (MPI_Reduce_local((const char *)in + at, (char *)inout + at, (int)n, t, op) !=
+            MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
+        done += n;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* A message of `bytes` travels as max(1, ceil(bytes / chunk)) messages: the chunks, or one
+   empty message. Chunk k's size follows from the total alone, so the receiver, which
+   expects the same total, posts the same sequence. */
+enum { CHUNKS_IN_FLIGHT = 8 };
+static int64_t chunk_count(int64_t bytes)
+{
+    return bytes <= 0 ? 1 : (bytes - 1) / REDIST__CHUNK_BYTES + 1;
+}
+static int chunk_size(int64_t bytes, int64_t k)
+{
+    int64_t left = bytes - k * REDIST__CHUNK_BYTES;
+    return (int)(left < REDIST__CHUNK_BYTES ? (left > 0 ? left : 0) : REDIST__CHUNK_BYTES);
+}
+
+/* Sends sbytes to `to` and receives rbytes from `from` (MPI_PROC_NULL: no such side), a
+   window of chunks at a time: each window's receives and sends are posted together and
+   completed together, so no rank waits on a chunk its partner has not posted yet. */
+static int exchange(const char *sbuf, int64_t sbytes, int to, char *rbuf, int64_t rbytes, int from,
+                    MPI_Comm c)
+{
+    int64_t ns = to == MPI_PROC_NULL ? 0 : chunk_count(sbytes);
+    int64_t nr = from == MPI_PROC_NULL ? 0 : chunk_count(rbytes);
+    for (int64_t first = 0; first < ns || first < nr; first += CHUNKS_IN_FLIGHT) {
+        MPI_Request req[2 * CHUNKS_IN_FLIGHT];
+        int n = 0, rc = MPI_SUCCESS;
+        for (int64_t k = first; rc == MPI_SUCCESS && k < nr && k < first + CHUNKS_IN_FLIGHT; k++)
+            rc = MPI_Irecv(rbuf + k * REDIST__CHUNK_BYTES, chunk_size(rbytes, k), MPI_BYTE, from,
+                           REDIST__COLL_TAG, c, &req[n++]);
+        for (int64_t k = first; rc == MPI_SUCCESS && k < ns && k < first + CHUNKS_IN_FLIGHT; k++)
+            rc = MPI_Isend(sbuf + k * REDIST__CHUNK_BYTES, chunk_size(sbytes, k), MPI_BYTE, to,
+                           REDIST__COLL_TAG, c, &req[n++]);
+        if (rc != MPI_SUCCESS || MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "a point-to-point exchange failed");
+    }
+    return REDIST_SUCCESS;
 }
 
 int redist__coll_sendrecv(const void *sbuf, int64_t sbytes, int to, void *rbuf, int64_t rbytes,
                           int from, MPI_Comm c)
 {
-    if (!bytes_ok(sbytes) || !bytes_ok(rbytes))
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
-    return MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, to, REDIST__COLL_TAG, rbuf, (int)rbytes,
-                        MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Sendrecv failed");
+    return exchange(sbuf, sbytes, to, rbuf, rbytes, from, c);
 }
 
 int redist__coll_send(const void *buf, int64_t bytes, int to, MPI_Comm c)
 {
-    if (!bytes_ok(bytes))
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
-    return MPI_Send(buf, (int)bytes, MPI_BYTE, to, REDIST__COLL_TAG, c) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Send failed");
+    return exchange(buf, bytes, to, NULL, 0, MPI_PROC_NULL, c);
 }
 
 int redist__coll_recv(void *buf, int64_t bytes, int from, MPI_Comm c)
 {
-    if (!bytes_ok(bytes))
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "a message above 2 GiB");
-    return MPI_Recv(buf, (int)bytes, MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) ==
-                   MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Recv failed");
+    return exchange(NULL, 0, MPI_PROC_NULL, buf, bytes, from, c);
 }
 
 void redist__coll_mesh(int p, int *rows, int *cols)
@@ -305,7 +350,7 @@ static int sg_prepare(const redist__coll_algo *const table[], int n, const char 
     int i = *err == REDIST_SUCCESS ? redist__coll_pick(table, n, algorithm, p, (double)m, err) : -1;
     if (i < 0)
         return 0;
-    int tree = table[i] != &redist__coll_linear_sg && (int64_t)p * m <= REDIST__MAX_INT_COUNT;
+    int tree = table[i] != &redist__coll_linear_sg;
     int low, have = tree ? redist__coll_subtree((rank - root + p) % p, p, &low) : 0;
     *ws = redist__coll_workspace(extra + (int64_t)have * m, err);
     return tree;
@@ -336,7 +381,7 @@ int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_D
                         redist__coll_sg_linear linear)
 {
     size_t elsize = 0;
-    int err = redist__coll_check_common(count, type, &elsize);
+    int err = redist__coll_check_common(count, type, comm, &elsize);
     int csize = 0, crank = -1;
     redist__coll_local(comm, &crank, &csize);
     if (err == REDIST_SUCCESS && (root < 0 || root >= csize))

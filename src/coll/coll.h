@@ -34,7 +34,7 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
                                const char *algorithm);
 
 /* Local argument checks shared by the operations (no communication). */
-int redist__coll_check_common(int64_t count, MPI_Datatype type, size_t *elsize);
+int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize);
 
 typedef struct redist__coll_algo {
     const char *name;
@@ -144,7 +144,14 @@ int redist__coll_alltoall_run(int idx, const void *sendbuf, void *recvbuf, int64
 double redist__coll_ts(void);
 double redist__coll_tw(void);
 
-/* Helpers for point-to-point algorithms. */
+/* inout = in op inout, element-wise on count elements, in pieces of at most INT_MAX
+   elements (MPI_Reduce_local counts in int). */
+int redist__coll_reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t,
+                              MPI_Op op);
+
+/* Helpers for point-to-point algorithms: messages of any size (chunks of at most
+   REDIST__CHUNK_BYTES, the sizes agreed by construction: a receiver always expects what its
+   sender sends). */
 int redist__coll_sendrecv(const void *sbuf, int64_t sbytes, int to, void *rbuf, int64_t rbytes,
                           int from, MPI_Comm c);
 int redist__coll_send(const void *buf, int64_t bytes, int to, MPI_Comm c);

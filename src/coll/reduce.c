@@ -21,13 +21,11 @@ int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_nee
                           size_t *es)
 {
     *es = 1;
-    int err = redist__coll_check_common(count, type, es);
+    int err = redist__coll_check_common(count, type, comm, es);
     if (err != REDIST_SUCCESS)
         return err;
     if (need_op && op == MPI_OP_NULL)
         return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
-    if (count > 0 && (double)count * (double)*es > (double)REDIST__MAX_INT_COUNT)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "a block above 2 GiB");
     if (root >= 0 || root < -1) {
         int p = 0;
         if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) == MPI_SUCCESS &&
@@ -53,15 +51,6 @@ void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len)
     *off = (int64_t)i * q + (i < r ? i : r);
 }
 
-static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
-{
-    if (count == 0)
-        return REDIST_SUCCESS;
-    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
-}
-
 /* Order-preserving pairwise reduce-scatter: rank r ends with block r (redist__coll_block) of
    the reduction in `out`. Step s = 1..p-1: send block (r+s)%p to its owner and receive the
    contribution of rank (r-s)%p to block r into slot (r-s)%p of ws; then combine the p slots
@@ -84,7 +73,7 @@ int redist__coll_reduce_scatter_blocks(const void *src, void *out, int64_t count
                                     slots + mb * from, mb, from, c);
     }
     for (int i = 1; i < p && err == REDIST_SUCCESS; i++)
-        err = reduce_local(slots + mb * (i - 1), slots + mb * i, mylen, t, op);
+        err = redist__coll_reduce_local(slots + mb * (i - 1), slots + mb * i, mylen, t, op);
     if (err == REDIST_SUCCESS)
         memcpy(out, slots + mb * (p - 1), (size_t)mb);
     return err;
@@ -145,7 +134,7 @@ int redist__coll_reduce_tree(const void *src, void *dst, int64_t count, size_t e
         if (rel + mask < p) {
             err = redist__coll_recv(tmp, bytes, (rel + mask + vroot) % p, c);
             if (err == REDIST_SUCCESS)
-                err = reduce_local(acc, tmp, count, t, op); /* tmp = acc op tmp */
+                err = redist__coll_reduce_local(acc, tmp, count, t, op); /* tmp = acc op tmp */
             char *x = acc;
             acc = tmp;
             tmp = x;
@@ -182,7 +171,7 @@ static int reduce_ring(const void *src, void *dst, int64_t count, size_t es, MPI
     if (rel < p - 1) {
         err = redist__coll_recv(tmp, bytes, (rel + 1 + vroot) % p, c);
         if (err == REDIST_SUCCESS)
-            err = reduce_local(acc, tmp, count, t, op);
+            err = redist__coll_reduce_local(acc, tmp, count, t, op);
         char *x = acc;
         acc = tmp;
         tmp = x;

@@ -61,14 +61,7 @@ typedef struct {
 /* inout = in op inout on n blocks. */
 static int reduce(const ctx *x, const void *in, void *inout, int64_t nblocks)
 {
-    int64_t n = nblocks * x->count;
-    if (n > REDIST__MAX_INT_COUNT)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "a reduction above 2^31 elements");
-    if (n == 0)
-        return REDIST_SUCCESS;
-    return MPI_Reduce_local(in, inout, (int)n, x->type, x->op) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
+    return redist__coll_reduce_local(in, inout, nblocks * x->count, x->type, x->op);
 }
 
 /* Ring reduce-scatter among n members (member j = rank base + j * stride, this rank is
@@ -215,7 +208,7 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
                           MPI_Op op, MPI_Comm comm, const char *algorithm)
 {
     size_t elsize = 0;
-    int err = redist__coll_check_common(count, type, &elsize);
+    int err = redist__coll_check_common(count, type, comm, &elsize);
     if (err == REDIST_SUCCESS && op == MPI_OP_NULL)
         err = redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
     if (err == REDIST_SUCCESS)

@@ -8,13 +8,6 @@
 
 #include <string.h>
 
-static int reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
-{
-    return MPI_Reduce_local(in, inout, (int)count, t, op) == MPI_SUCCESS
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_MPI, "MPI_Reduce_local failed");
-}
-
 /* hypercube (PREFIX_SUMS_HCUBE): result = msg = own data; for each dimension k, exchange msg
    with partner = rank XOR 2^k (skipped when partner >= p); if partner < rank:
    result = recv op result and msg = recv op msg, else msg = msg op recv.
@@ -36,11 +29,11 @@ static int scan_hypercube(const void *src, void *dst, int64_t count, size_t es, 
         if (err != REDIST_SUCCESS)
             break;
         if (partner < rank) {
-            err = reduce_local(tmp, dst, count, t, op);
+            err = redist__coll_reduce_local(tmp, dst, count, t, op);
             if (err == REDIST_SUCCESS)
-                err = reduce_local(tmp, msg, count, t, op);
+                err = redist__coll_reduce_local(tmp, msg, count, t, op);
         } else {
-            err = reduce_local(msg, tmp, count, t, op); /* tmp = msg op recv */
+            err = redist__coll_reduce_local(msg, tmp, count, t, op); /* tmp = msg op recv */
             char *x = msg;
             msg = tmp;
             tmp = x;
@@ -67,7 +60,7 @@ static int scan_ring(const void *src, void *dst, int64_t count, size_t es, MPI_D
     if (rank > 0) {
         err = redist__coll_recv(tmp, bytes, rank - 1, c);
         if (err == REDIST_SUCCESS)
-            err = reduce_local(tmp, dst, count, t, op);
+            err = redist__coll_reduce_local(tmp, dst, count, t, op);
     }
     if (err == REDIST_SUCCESS && rank < p - 1)
         err = redist__coll_send(dst, bytes, rank + 1, c);

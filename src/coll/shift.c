@@ -180,7 +180,7 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
                  MPI_Comm comm, const char *algorithm)
 {
     size_t elsize = 0;
-    int err = redist__coll_check_common(count, type, &elsize);
+    int err = redist__coll_check_common(count, type, comm, &elsize);
     if (err == REDIST_SUCCESS)
         err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (sendbuf == MPI_IN_PLACE) /* as MPI_Sendrecv_replace: the block is in recvbuf */
