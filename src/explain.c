@@ -113,7 +113,8 @@ static int shift_set_add(shift_set *s, const redist__side *send, int rank, int s
 
 static int shift_set_distinct_nonzero(shift_set *s)
 {
-    qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
+    if (s->n > 1)
+        qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
     int distinct = 0;
     for (int64_t i = 0; i < s->n; i++)
         distinct += s->v[i] != 0 && (i == 0 || s->v[i] != s->v[i - 1]);

@@ -229,7 +229,8 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     list = (segment_list){0, malloc((size_t)(nsegs ? nsegs : 1) * sizeof *list.segs)};
     if (list.segs != NULL)
         walk_segments(a, b, k, coord, window, collect_segment, &list);
-    qsort(list.segs, (size_t)nsegs, sizeof *list.segs, compare_segments);
+    if (list.segs != NULL && nsegs > 1)
+        qsort(list.segs, (size_t)nsegs, sizeof *list.segs, compare_segments);
     for (int64_t s = 0; list.segs != NULL && s < nsegs; s++)
         out->npeers += s == 0 || list.segs[s].other != list.segs[s - 1].other;
     /* Each segment gives at most a full group and a tail. */
