@@ -68,7 +68,9 @@ static int scratch_buffers(redist_plan p)
     return REDIST_SUCCESS;
 }
 
-int redist_start(redist_plan p, const void *src, void *dst)
+/* Starts an execution; force_dry: run dry whatever the buffers (an inner plan of a dry
+   outer execution). */
+static int begin(redist_plan p, const void *src, void *dst, int force_dry)
 {
     if (p == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan is NULL");
@@ -76,10 +78,10 @@ int redist_start(redist_plan p, const void *src, void *dst)
         return REDIST_ERR_MPI;
     if (p->active)
         return redist__fail(REDIST_ERR_BUSY, "start: an execution is already in progress");
-    p->local_error = check_buffers(p, src, dst);
+    p->local_error = force_dry ? REDIST_SUCCESS : check_buffers(p, src, dst);
     if (p->local_error != REDIST_SUCCESS && !p->check_arguments)
         return p->local_error;
-    p->dry = p->local_error != REDIST_SUCCESS;
+    p->dry = force_dry || p->local_error != REDIST_SUCCESS;
     p->cur_src = src;
     p->cur_dst = dst;
     if (p->dry && (p->transport == REDIST_TRANSPORT_DATATYPE || p->algo->dry_needs_buffers)) {
@@ -98,6 +100,16 @@ int redist_start(redist_plan p, const void *src, void *dst)
     if (err != REDIST_SUCCESS)
         p->local_error = err;
     return REDIST_SUCCESS;
+}
+
+int redist_start(redist_plan p, const void *src, void *dst)
+{
+    return begin(p, src, dst, 0);
+}
+
+int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry)
+{
+    return begin(inner, src, dst, dry);
 }
 
 /* Completes the argument agreement and closes the execution. */

@@ -380,6 +380,9 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
    detail, once the plan's buffers would exceed this machine's memory, so that a plan that
    could never run fails at creation (REDIST_ERR_NOMEM) instead of being killed later. */
 void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes);
+/* redist_start for a plan run inside another plan's execution (phases): dry = 1 runs it dry
+   (every message posted, no user memory touched), as the outer execution is. */
+int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry);
 /* Frees a plan and everything it owns (the communicator and type copies included). */
 void redist__plan_destroy(struct redist_plan_s *plan);
 

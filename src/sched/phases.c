@@ -68,7 +68,10 @@ static int start_phase(struct redist_plan_s *p, redist__phases *ph)
     int i = ph->current;
     const void *from = i == 0 ? (const void *)p->cur_src : ph->buf[i - 1];
     void *to = i == ph->n - 1 ? (void *)p->cur_dst : ph->buf[i];
-    return redist_start(ph->plan[i], from, to);
+    /* A dry outer execution (bad buffers on this rank) runs every phase dry: the phases'
+       plans do not agree on arguments themselves (check_arguments 0), so a phase that
+       refused the buffers would leave the other ranks waiting for its messages. */
+    return redist__start_inner(ph->plan[i], from, to, p->dry);
 }
 
 int redist__phases_start(struct redist_plan_s *p, redist__phases *ph)

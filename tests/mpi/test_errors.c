@@ -19,21 +19,7 @@ static int rank, size, errs;
 
 #define ANY_ERROR 1 /* any negative code */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-fail(const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("[rank %d] %s: ", rank, what);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    errs++;
-}
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
 /* rc must be identical on every rank of MPI_COMM_WORLD and be want1 or want2 (ANY_ERROR:
    any negative code); its message must be a non-empty string. */

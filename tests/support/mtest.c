@@ -1,7 +1,20 @@
 #include "support/mtest.h"
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
+
+void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("[rank %d] %s: ", rank, what);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    ++*errs;
+}
 
 int mtest_finalize(int errs)
 {

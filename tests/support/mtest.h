@@ -6,4 +6,11 @@
    finalizes MPI and returns the process exit status (0 only if no rank found an error). */
 int mtest_finalize(int errs);
 
+/* Prints "[rank R] what: <fmt ...>" and a newline on stdout (flushed) and counts one error in
+ *errs. rank is the caller's MPI_COMM_WORLD rank (calls before MPI_Init pass 0). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...);
+
 #endif
