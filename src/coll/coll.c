@@ -184,6 +184,11 @@ static int chunk_size(int64_t bytes, int64_t k)
 static int exchange(const char *sbuf, int64_t sbytes, int to, char *rbuf, int64_t rbytes, int from,
                     MPI_Comm c)
 {
+    if (sbytes <= REDIST__CHUNK_BYTES && rbytes <= REDIST__CHUNK_BYTES) /* one message each */
+        return MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, to, REDIST__COLL_TAG, rbuf, (int)rbytes,
+                            MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
+                   ? REDIST_SUCCESS
+                   : redist__fail(REDIST_ERR_MPI, "MPI_Sendrecv failed");
     int64_t ns = to == MPI_PROC_NULL ? 0 : chunk_count(sbytes);
     int64_t nr = from == MPI_PROC_NULL ? 0 : chunk_count(rbytes);
     for (int64_t first = 0; first < ns || first < nr; first += CHUNKS_IN_FLIGHT) {
