@@ -150,6 +150,36 @@ static int compare_segments(const void *pa, const void *pb)
     return (a->g > b->g) - (a->g < b->g);
 }
 
+/* Orders segs (emitted in increasing g) by peer, keeping g increasing within a peer: a
+   counting sort over the npeer coordinates when that array is no larger than the segments
+   (linear time), else a comparison sort (independent of the number of processes). */
+static int order_by_peer(segment *segs, int64_t n, int npeer)
+{
+    if (n < 2)
+        return REDIST_SUCCESS;
+    if ((int64_t)npeer > n) {
+        qsort(segs, (size_t)n, sizeof *segs, compare_segments);
+        return REDIST_SUCCESS;
+    }
+    int64_t *start = calloc((size_t)npeer + 1, sizeof *start);
+    segment *sorted = malloc((size_t)n * sizeof *sorted);
+    if (start == NULL || sorted == NULL) {
+        free(start);
+        free(sorted);
+        return REDIST_ERR_NOMEM;
+    }
+    for (int64_t s = 0; s < n; s++)
+        start[segs[s].other + 1]++;
+    for (int q = 0; q < npeer; q++)
+        start[q + 1] += start[q];
+    for (int64_t s = 0; s < n; s++) /* stable: g stays increasing within a peer */
+        sorted[start[segs[s].other]++] = segs[s];
+    memcpy(segs, sorted, (size_t)n * sizeof *segs);
+    free(start);
+    free(sorted);
+    return REDIST_SUCCESS;
+}
+
 /* Appends run r to the runs of one peer, merging with the previous run when the two are
    adjacent on both sides (so sender and receiver, applying the same rule to the same list,
    get the same result). */
@@ -218,8 +248,8 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     out->src_period = period ? period / src->grid[k] : 0;
     out->dst_period = period ? period / dst->grid[k] : 0;
 
-    /* Sorting the segments by peer, rather than bucketing them by the other side's grid,
-       keeps this independent of the number of processes (explain builds every rank's). */
+    /* The segments, then ordered by peer (order_by_peer: no work proportional to the other
+       side's grid when it is larger than the pattern; explain builds every rank's). */
     int err = check_pattern_size(a, b, k, coord, window);
     if (err != REDIST_SUCCESS)
         return err;
@@ -229,8 +259,10 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     list = (segment_list){0, malloc((size_t)(nsegs ? nsegs : 1) * sizeof *list.segs)};
     if (list.segs != NULL)
         walk_segments(a, b, k, coord, window, collect_segment, &list);
-    if (list.segs != NULL && nsegs > 1)
-        qsort(list.segs, (size_t)nsegs, sizeof *list.segs, compare_segments);
+    if (list.segs != NULL && order_by_peer(list.segs, nsegs, b->grid[k]) != REDIST_SUCCESS) {
+        free(list.segs);
+        list.segs = NULL;
+    }
     for (int64_t s = 0; list.segs != NULL && s < nsegs; s++)
         out->npeers += s == 0 || list.segs[s].other != list.segs[s - 1].other;
     /* Each segment gives at most a full group and a tail. */
