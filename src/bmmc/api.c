@@ -1,6 +1,6 @@
 /* Public BMMC matrix constructors and algebra (redist.h, "BMMC matrices (paper 003)"): thin
  * checked wrappers over gf2.c. Pure code, no MPI. */
-#include "gf2.h"
+#include "bmmc/gf2.h"
 
 #include "internal.h"
 

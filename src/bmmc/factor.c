@@ -1,6 +1,6 @@
 /* Factoring a BMMC permutation (paper 003 §3, §4, §6) and the pure parts of performing it
  * (§5, Appendix B). See factor.h for the executor's loop. No MPI. */
-#include "factor.h"
+#include "bmmc/factor.h"
 
 #include "internal.h"
 

@@ -40,7 +40,7 @@
 #ifndef REDIST_BMMC_FACTOR_H
 #define REDIST_BMMC_FACTOR_H
 
-#include "gf2.h"
+#include "bmmc/gf2.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,9 +13,9 @@
  * permutation (1-D, N, P and both blocks powers of two, one process set): cyclic(2^f1) is the
  * BMMC layout f1, and cyclic(2^f1) -> cyclic(2^f2) is y = Q_f1^-1 Q_f2 x in layout f1.
  */
-#include "../internal.h"
-#include "../sched/common.h"
-#include "factor.h"
+#include "internal.h"
+#include "exec/engine.h"
+#include "bmmc/factor.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,7 @@
  *       workspace). Both take ceil(log2 p) steps:
  *       cost t_s ceil(log p) + t_w m (p - 1).
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  *   reduce_scatter-allgather  (large m) pairwise reduce-scatter, then ring allgather; any
  *                             count (blocks may be empty when count < p)
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <string.h>
 

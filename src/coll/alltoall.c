@@ -31,7 +31,7 @@
  * Errors (count < 0, invalid type, NULL buffer with count > 0, unknown algorithm, out of
  * memory for the workspace) are agreed so that every rank returns the same code.
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

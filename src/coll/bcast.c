@@ -6,7 +6,7 @@
  *                      square factorization; a prime p is a 1 x p mesh, i.e. the ring)
  *   scatter-allgather  the improved broadcast for large m: scatter m/p pieces, ring allgather
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Shared pieces of the basic communication operations (coll.h). */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #ifndef REDIST_COLL_H
 #define REDIST_COLL_H
 
-#include "../internal.h"
+#include "internal.h"
 
 /* Tags used by the operations on the private communicator. */
 #define REDIST__COLL_TAG 9100

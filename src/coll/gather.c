@@ -14,7 +14,7 @@
  * relative rank v holds its subtree's blocks, min(low, p - v) m bytes with low the lowest
  * set bit of v (p m at the root); linear needs none.
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <string.h>
 

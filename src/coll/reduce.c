@@ -10,7 +10,7 @@
  * This file also holds the helpers shared with allreduce.c/scan.c/bcast.c (declared there):
  * the argument checks, the block partition and the order-preserving reduce-scatter.
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@
  * operands); the others p m (the partial blocks) plus the ring's m, the mesh's cols m (m for
  * a 1 x p mesh), the hypercube's 2 (p/2) m (packed and received halves).
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

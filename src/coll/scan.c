@@ -4,7 +4,7 @@
  *   hypercube  PREFIX_SUMS_HCUBE generalized to any p (partners >= p are skipped)
  *   ring       linear array: rank k receives the prefix of k-1, combines, passes it on
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <string.h>
 

@@ -26,7 +26,7 @@
  * Errors (count < 0, invalid type, NULL buffer with count > 0, unknown algorithm, out of
  * memory) are agreed so that every rank returns the same code.
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * src/rowsched.c): for every P up to 300 and every d, each step is a permutation of the
  * columns moving rows in range, every unit (r, j) ends at column (j + r) mod P, the step
  * count is redist__rowsched_bruck_steps, and the full schedule takes ceil(log2 P) steps. */
-#include "rowsched.h"
+#include "index/rowsched.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
  * and the worked examples: R_x(6, 9) against Fig. 11 (S', P_s and their base/offset
  * decomposition, copied from the paper) and R_2(3, 4) against Fig. 2 and 3 (S, R, P).
  */
-#include "circulant.h"
+#include "index/circulant.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * REDIST_MEMORY_LIMIT is pinned to 64 GiB so that what "could never fit" means does not
  * depend on the machine (the refused patterns need hundreds of terabytes or more).
  */
-#include "explain.h"
+#include "algo/explain.h"
 #include "internal.h"
 
 #include <signal.h>

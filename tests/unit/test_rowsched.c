@@ -26,7 +26,7 @@
  * builders' nsteps for every 1 <= K <= P <= 64 and d <= max_degree + 2.
  */
 #include "redist.h"
-#include "rowsched.h"
+#include "index/rowsched.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef REDIST_SCHED_PHASES_H
 #define REDIST_SCHED_PHASES_H
 
-#include "common.h"
+#include "exec/engine.h"
 
 #define REDIST__MAX_PHASES 64
 

@@ -7,7 +7,7 @@
  * one scan of the local array) or asynchronous (each packet placed on arrival, stride y),
  * the plan option synchronous_receive. Index work is per block of x. One step.
  */
-#include "p001.h"
+#include "algo/p001.h"
 
 typedef redist__p001_ratio state;
 

@@ -12,7 +12,7 @@
  * give those shifts in ceil(log2 K') + ceil(log2 G) steps (Fig. 9), and a last permutation
  * of whole columns takes every column to the processor its label names.
  */
-#include "rowsched.h"
+#include "index/rowsched.h"
 
 #include "redist.h"
 

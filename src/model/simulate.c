@@ -11,10 +11,10 @@
  * every message in flight at once: in the GDM model (one message per processor at a time)
  * it costs what direct costs.
  */
-#include "simulate.h"
+#include "model/simulate.h"
 
-#include "circulant.h"
-#include "rowsched.h"
+#include "index/circulant.h"
+#include "index/rowsched.h"
 
 #include <math.h>
 

@@ -10,10 +10,10 @@
  *
  * Also the summaries the model works on: global maxima of per-rank traffic.
  */
-#include "circulant.h"
+#include "index/circulant.h"
 #include "coll/coll.h"
 #include "internal.h"
-#include "rowsched.h"
+#include "index/rowsched.h"
 
 #include <math.h>
 

@@ -7,7 +7,7 @@
  * unpack copy of each byte. Buffers: the whole send and receive volume, allocated at plan
  * time.
  */
-#include "common.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

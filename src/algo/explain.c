@@ -1,7 +1,7 @@
 /* What a plan would do, computed without MPI for any communicator size (explain,
  * simulate): the same pattern code and summaries a plan uses, evaluated for every rank in
  * turn. Cost: the sum over ranks of their plan-building cost. */
-#include "explain.h"
+#include "algo/explain.h"
 #include "internal.h"
 
 #include <limits.h>

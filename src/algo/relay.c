@@ -13,10 +13,10 @@
  * Plan time simulates the schedule row by row (units never change rows) to learn which unit
  * each slot holds before each step; that is pure and costs O(steps x K x P) at most.
  */
-#include "relay.h"
+#include "algo/relay.h"
 
-#include "../circulant.h"
-#include "phases.h"
+#include "index/circulant.h"
+#include "algo/phases.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * part is copied directly. One collective step. Run lengths and counts must fit in int:
  * NOT_APPLICABLE otherwise.
  */
-#include "common.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

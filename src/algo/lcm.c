@@ -3,7 +3,7 @@
  * intermediate block is the largest of the three, so the index work is the coarsest (the
  * paper finds it always beats GCD). 1-D pairs on the same ranks only.
  */
-#include "p001.h"
+#include "algo/p001.h"
 
 static int two_steps(const redist__summary *s)
 {

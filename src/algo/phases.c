@@ -1,5 +1,5 @@
 /* Sequences of redistributions (phases.h). */
-#include "phases.h"
+#include "algo/phases.h"
 
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
  * by scanning the local array for the elements that come from its sender (the array is
  * scanned P times, as the paper notes). Per-element index work by design; one step.
  */
-#include "p001.h"
+#include "algo/p001.h"
 
 static void pack(struct redist_plan_s *p);
 static void unpack_all(struct redist_plan_s *p, redist__p001 *t);

@@ -1,6 +1,6 @@
 /* Shared machinery of paper 001's algorithms (p001.h). */
-#include "p001.h"
-#include "phases.h"
+#include "algo/p001.h"
+#include "algo/phases.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * It wins when start-ups dominate (small arrays, large K). Only the table case applies
  * (1-D, same P ranks, K <= P); elsewhere REDIST_ERR_NOT_APPLICABLE.
  */
-#include "relay.h"
+#include "algo/relay.h"
 
 static int build(const redist__rx *rx, int d, redist__row_schedule *out)
 {

@@ -11,9 +11,9 @@
  *
  * Each phase is a plan of its own (src/sched/phases.c).
  */
-#include "../circulant.h"
-#include "../explain.h"
-#include "phases.h"
+#include "index/circulant.h"
+#include "algo/explain.h"
+#include "algo/phases.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * offsets. The type signature is count x the element type in message order on both sides,
  * so a sender's source type matches the receiver's destination type.
  */
-#include "common.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

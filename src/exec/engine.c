@@ -2,7 +2,7 @@
  * shared-memory notifications (shm.c), the self copy, unpacking. A "dry" execution (this
  * rank passed bad buffers) still posts every message so that no peer hangs, but reads and
  * writes no user memory. */
-#include "common.h"
+#include "exec/engine.h"
 
 static int is_local(const struct redist_plan_s *p, int is_send, int i)
 {

@@ -6,7 +6,7 @@
  * (Theorem 2, Eq. 12-13; Corollary 1 for the incremental form). Every row of P_s is a
  * permutation of the processors (Theorem 1), so row i is a contention-free step.
  */
-#include "circulant.h"
+#include "index/circulant.h"
 #include "internal.h"
 
 #include <stddef.h>

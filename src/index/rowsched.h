@@ -18,7 +18,7 @@
 #ifndef REDIST_ROWSCHED_H
 #define REDIST_ROWSCHED_H
 
-#include "circulant.h"
+#include "index/circulant.h"
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  * default touches every peer: about (size-1) T_d + bytes tau_d). Counts and displacements
  * must fit in int: NOT_APPLICABLE otherwise.
  */
-#include "common.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

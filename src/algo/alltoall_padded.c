@@ -11,8 +11,8 @@
  * packs, the exchange and the unpacking run in the first redist_test/redist_wait. Its
  * messages can hold up to P - 1 blocks (ring), so it needs P x slot <= INT_MAX bytes.
  */
-#include "../coll/coll.h"
-#include "common.h"
+#include "coll/coll.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

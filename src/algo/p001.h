@@ -12,7 +12,7 @@
 #ifndef REDIST_SCHED_P001_H
 #define REDIST_SCHED_P001_H
 
-#include "common.h"
+#include "exec/engine.h"
 
 struct redist__p001;
 typedef struct redist__p001 {

@@ -3,7 +3,7 @@
  * intermediate block m is the smallest of the three, so its index work is the finest (m = 1
  * is as fine as the general method). 1-D pairs on the same ranks only.
  */
-#include "p001.h"
+#include "algo/p001.h"
 
 static int64_t gcd64(int64_t a, int64_t b)
 {

@@ -2,7 +2,7 @@
 #ifndef REDIST_SCHED_COMMON_H
 #define REDIST_SCHED_COMMON_H
 
-#include "../internal.h"
+#include "internal.h"
 
 #define REDIST__TAG_DATA 7713
 #define REDIST__TAG_ACK 7714

@@ -11,8 +11,8 @@
  * Paper 000's circulant schedule (K steps for cyclic(x) -> cyclic(Kx)) is the same idea
  * with the steps read off the rows of P_s; it comes with issue 3.
  */
-#include "../circulant.h"
-#include "common.h"
+#include "index/circulant.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 

@@ -9,7 +9,7 @@
  * computed as ((i P + p)/k) mod P and the synchronous method is used, as in the paper.
  * Index work is per block of y, not per element. One step.
  */
-#include "p001.h"
+#include "algo/p001.h"
 
 typedef redist__p001_ratio state;
 

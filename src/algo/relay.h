@@ -2,8 +2,8 @@
 #ifndef REDIST_SCHED_RELAY_H
 #define REDIST_SCHED_RELAY_H
 
-#include "../rowsched.h"
-#include "common.h"
+#include "index/rowsched.h"
+#include "exec/engine.h"
 
 /* The table case a plan is in: R_x(K, P) forward (cyclic(x) -> cyclic(Kx)) or dual, its
    extent n and small block x; table column c is grid coordinate (c + first) mod P. */

@@ -9,7 +9,7 @@
  * Cost (Corollary 2): (d + ceil(K/2^d)) T_d + (N d/(2P) + N/P) b tau_d. Relays as in
  * indirect (src/sched/relay.c). Only the table case applies.
  */
-#include "relay.h"
+#include "algo/relay.h"
 
 static int build(const redist__rx *rx, int d, redist__row_schedule *out)
 {
