@@ -7,7 +7,7 @@
  *
  *   build/bench_plan [--reps R]
  */
-#include "internal.h"
+#include "index/index.h"
 
 #include <stdio.h>
 #include <stdlib.h>

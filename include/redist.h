@@ -21,7 +21,11 @@
 #ifndef REDIST_H
 #define REDIST_H
 
+/* REDIST_NO_MPI: only the declarations that need no mpi.h (error codes, layouts, options,
+   HPF index functions, BMMC matrices); the library's MPI-free core is built so. */
+#ifndef REDIST_NO_MPI
 #include <mpi.h>
+#endif
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -131,6 +135,7 @@ void redist_options_init(redist_options *opt);
 int redist_algorithm_count(void);
 const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 
+#ifndef REDIST_NO_MPI
 /* Collective over comm: every rank of comm calls it, including ranks in neither layout.
    All layout ranks must be < size of comm. The plan duplicates comm and type.
    A forced algorithm that cannot do this pair returns REDIST_ERR_NOT_APPLICABLE on every
@@ -152,6 +157,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
 int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
                             MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
                             redist_plan *plan);
+#endif
 
 /* Collective over the plan's communicator. src: this rank's local source array (may be
    NULL if it holds none); dst: its local destination array. Buffers must not overlap;
@@ -196,6 +202,7 @@ int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
    (redist_coll_algorithm_name lists them). Argument errors are agreed: every rank returns
    the same code. A hypercube algorithm that needs a power-of-two p returns
    REDIST_ERR_NOT_APPLICABLE on every rank otherwise. docs/api.md has the details. */
+#ifndef REDIST_NO_MPI
 int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                  const char *algorithm);
 int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
@@ -216,6 +223,7 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
                     MPI_Comm comm, const char *algorithm);
 int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                  int shift, MPI_Comm comm, const char *algorithm);
+#endif
 
 /* Local, no MPI. The i-th algorithm of an operation ("bcast", ..., "shift"), NULL past the
    end or for an unknown operation. */

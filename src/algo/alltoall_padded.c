@@ -2,19 +2,25 @@
  * padded to the largest message of the redistribution (over all ranks), so that one
  * MPI_Alltoall (nonblocking: MPI_Ialltoall) with equal counts moves everything, dummy data
  * included; the self part is copied directly. One collective step; each rank sends P - 1
- * messages of the padded size whatever the pattern. NOT_APPLICABLE when the padded message
+ * messages of the padded size s whatever the pattern. NOT_APPLICABLE when the padded message
  * exceeds INT_MAX bytes.
  *
  * With the option alltoall_algorithm, the equal-count exchange is paper 002's personalized
  * all-to-all instead (src/coll/alltoall.c: ring, mesh, hypercube = Bruck, pairwise), on
  * point-to-point messages over the plan's communicator. That exchange is blocking: start
- * packs, the exchange and the unpacking run in the first redist_test/redist_wait. Its
- * messages can hold up to P - 1 blocks (ring), so it needs P x slot <= INT_MAX bytes.
+ * packs, the exchange and the unpacking run in the first redist_test/redist_wait.
+ *
+ * Cost: the self part, a pack and an unpack copy of every byte, and the exchange:
+ *   MPI_Ialltoall, every message in flight: T_d + (P - 1) t_msg + (P - 1) s tau_d;
+ *   paper 002's algorithm a: its formula with t_s = T_d and t_w = tau_d
+ *   (redist__coll_alltoall_cost), plus one local copy of the P padded blocks that its
+ *   rotations and regroupings make.
  */
 #include "coll/coll.h"
 #include "exec/engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct state {
     int64_t slot; /* bytes per peer */
@@ -36,15 +42,57 @@ static void destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
-static int64_t slot_bytes(const redist__summary *s)
+static int64_t slot_bytes(const redist__case *c)
 {
-    return s->max_count * (int64_t)s->elsize;
+    return c->t.max_count * (int64_t)c->t.elsize;
 }
 
-static int applicable(const redist__summary *s)
+static int applicable(const redist__case *c)
 {
-    int64_t largest = slot_bytes(s) * (s->alltoall_algo < 0 ? 1 : s->comm_size);
-    return largest <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return slot_bytes(c) <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+/* The exchange the option asks for: -1 for MPI_Ialltoall (NULL), else paper 002's algorithm
+   (its index in coll.h; "auto": the cheapest for the padded size). */
+static int exchange_algorithm(const redist__case *c, const redist_options *opt)
+{
+    if (opt->alltoall_algorithm == NULL)
+        return -1;
+    int err = REDIST_SUCCESS;
+    const char *name =
+        strcmp(opt->alltoall_algorithm, "auto") == 0 ? NULL : opt->alltoall_algorithm;
+    int idx = redist__coll_alltoall_pick(name, c->t.comm_size, (double)slot_bytes(c), &err);
+    return idx >= 0 ? idx : -1;
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)transport;
+    double slot = (double)slot_bytes(c), copies = m->copy_per_byte * (double)c->t.max_copy_bytes +
+                                                  2.0 * m->copy_per_byte * (double)c->t.max_bytes;
+    int P = c->t.comm_size, a = exchange_algorithm(c, opt);
+    if (a < 0)
+        return copies + m->startup + m->per_message * (P - 1) + m->per_byte * slot * (P - 1);
+    return copies + redist__coll_alltoall_cost(a, P, slot, m->startup, m->per_byte) +
+           m->copy_per_byte * slot * P;
+}
+
+static int check_options(const redist_options *opt, int comm_size)
+{
+    int err = REDIST_SUCCESS;
+    if (opt->alltoall_algorithm != NULL &&
+        redist__coll_alltoall_pick(opt->alltoall_algorithm, comm_size, 0, &err) < 0 &&
+        err == REDIST_ERR_UNKNOWN_ALGORITHM)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown alltoall_algorithm '%s'",
+                            opt->alltoall_algorithm);
+    return REDIST_SUCCESS;
+}
+
+static void fingerprint_options(redist__fingerprints *fp, const redist_options *opt)
+{
+    redist__fp_add_string(fp, "options.alltoall_algorithm",
+                          opt->alltoall_algorithm ? opt->alltoall_algorithm : "(MPI)");
 }
 
 static int setup(struct redist_plan_s *p)
@@ -53,11 +101,11 @@ static int setup(struct redist_plan_s *p)
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
-    s->slot = slot_bytes(&p->summary);
+    s->slot = slot_bytes(&p->pair);
     s->sendbuf = redist__plan_buffer(p, (size_t)(s->slot * p->size) + 1);
     s->recvbuf = s->sendbuf ? redist__plan_buffer(p, (size_t)(s->slot * p->size) + 1) : NULL;
     s->req = MPI_REQUEST_NULL;
-    s->coll = p->summary.alltoall_algo;
+    s->coll = exchange_algorithm(&p->pair, &p->opt);
     int64_t ws = s->coll < 0 ? 0 : redist__coll_alltoall_workspace(s->coll, p->size, s->slot);
     s->ws = ws > 0 && s->recvbuf ? redist__plan_buffer(p, (size_t)ws) : NULL;
     return s->sendbuf && s->recvbuf && (ws == 0 || s->ws) ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
@@ -84,7 +132,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     state *s = p->algo_state;
     int err = REDIST_SUCCESS;
     if (s->coll >= 0) { /* skipped when no rank sends anything (an identical layout) */
-        if (p->summary.max_messages > 0)
+        if (p->pair.t.max_messages > 0)
             err = redist__coll_alltoall_run(s->coll, s->sendbuf, s->recvbuf, s->slot, p->rank,
                                             p->size, s->ws, p->comm);
         *done = 1;
@@ -100,43 +148,43 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
 
 /* Messages and bytes each rank sends (and receives): MPI_Ialltoall sends a padded message
    to every other rank; paper 002's algorithms combine blocks into fewer, larger messages. */
-static void traffic(const redist__summary *s, int64_t *msgs, int64_t *bytes)
+static void traffic(const redist__case *c, const redist_options *opt, int64_t *msgs, int64_t *bytes)
 {
-    int P = s->comm_size;
-    if (s->alltoall_algo >= 0 && s->max_messages == 0) { /* nothing to exchange: skipped */
+    int P = c->t.comm_size, a = exchange_algorithm(c, opt);
+    if (a >= 0 && c->t.max_messages == 0) { /* nothing to exchange: skipped */
         *msgs = *bytes = 0;
         return;
     }
-    if (s->alltoall_algo >= 0) {
-        redist__coll_alltoall_traffic(s->alltoall_algo, P, slot_bytes(s), msgs, bytes);
+    if (a >= 0) {
+        redist__coll_alltoall_traffic(a, P, slot_bytes(c), msgs, bytes);
         return;
     }
     *msgs = P - 1;
-    *bytes = (P - 1) * slot_bytes(s);
+    *bytes = (P - 1) * slot_bytes(c);
 }
 
 /* One collective step for MPI_Ialltoall; one step per message for paper 002's exchanges. */
-static int steps(const redist__summary *s)
+static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
     int64_t msgs, bytes;
-    traffic(s, &msgs, &bytes);
-    return s->alltoall_algo < 0 ? redist__one_step(s) : (int)msgs;
+    traffic(c, opt, &msgs, &bytes);
+    return exchange_algorithm(c, opt) < 0 ? redist__one_step(c, m, opt) : (int)msgs;
 }
 
 static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 {
-    traffic(&p->summary, &st->messages_sent, &st->bytes_sent);
+    traffic(&p->pair, &p->opt, &st->messages_sent, &st->bytes_sent);
     st->messages_received = st->messages_sent;
     st->bytes_received = st->bytes_sent;
 }
 
-static int explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                   const redist__summary *s, int64_t out[4])
+static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                   int64_t out[4])
 {
-    (void)src, (void)dst;
-    traffic(s, &out[0], &out[1]);
-    out[2] = s->comm_size * out[0];
-    out[3] = s->comm_size * out[1];
+    (void)m;
+    traffic(c, opt, &out[0], &out[1]);
+    out[2] = c->t.comm_size * out[0];
+    out[3] = c->t.comm_size * out[1];
     return REDIST_SUCCESS;
 }
 
@@ -144,6 +192,10 @@ const redist__algorithm redist__algo_alltoall_padded = {
     .name = "alltoall-padded",
     .applicable = applicable,
     .steps = steps,
+    .predict = predict,
+    .transports = REDIST__T_PACK,
+    .check_options = check_options,
+    .fingerprint_options = fingerprint_options,
     .setup = setup,
     .start = start,
     .progress = progress,

@@ -1,9 +1,11 @@
 /* alltoallv: the MPI baseline with packing. Pack every message into one send buffer in
  * peer order, one MPI_Alltoallv (nonblocking: MPI_Ialltoallv) with counts in elements of
  * the plan's type, unpack everything. The self part is copied directly, not sent.
- * One collective step; its cost is whatever the MPI library's algorithm costs (Open MPI's
- * default touches every peer: about (size-1) T_d + bytes tau_d). Counts and displacements
- * must fit in int: NOT_APPLICABLE otherwise.
+ * One collective step; its cost is whatever the MPI library's algorithm costs. Modelled as
+ * Open MPI's default, which touches every peer, on top of our packing:
+ *   T_d + (P - 1) t_msg + B tau_d + the moves of the packing transport (redist__cost_moves),
+ * B the most bytes a rank sends or receives. Counts and displacements must fit in int:
+ * NOT_APPLICABLE otherwise.
  */
 #include "exec/engine.h"
 
@@ -27,9 +29,17 @@ static void destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
-static int applicable(const redist__summary *s)
+static int applicable(const redist__case *c)
 {
-    return s->max_buffer <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->t.max_buffer <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)opt;
+    return redist__cost_moves(c, m, transport) + m->per_byte * (double)c->t.max_bytes + m->startup +
+           m->per_message * (c->t.comm_size - 1);
 }
 
 static void fill_counts(const redist__side *side, int *counts, int *displs)
@@ -86,6 +96,8 @@ const redist__algorithm redist__algo_alltoallv = {
     .name = "alltoallv",
     .applicable = applicable,
     .steps = redist__one_step,
+    .predict = predict,
+    .transports = REDIST__T_PACK,
     .setup = setup,
     .start = start,
     .progress = progress,

@@ -1,8 +1,9 @@
 /* alltoallw: the MPI baseline without packing by us. Each message is a derived datatype
  * over the user's array (the plan's datatype transport, datatype.c) and one MPI_Alltoallw
  * (nonblocking: MPI_Ialltoallw) moves everything; MPI's datatype engine packs. The self
- * part is copied directly. One collective step. Run lengths and counts must fit in int:
- * NOT_APPLICABLE otherwise.
+ * part is copied directly. One collective step, modelled as touching every peer:
+ *   T_d + (P - 1) t_msg + the moves of the datatype transport (redist__cost_moves).
+ * Run lengths and counts must fit in int: NOT_APPLICABLE otherwise.
  */
 #include "exec/engine.h"
 
@@ -29,9 +30,16 @@ static void destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
-static int applicable(const redist__summary *s)
+static int applicable(const redist__case *c)
 {
-    return s->max_run_value <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->t.max_run_value <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)opt;
+    return redist__cost_moves(c, m, transport) + m->startup + m->per_message * (c->t.comm_size - 1);
 }
 
 /* Spreads the plan's per-message types over the per-rank arrays of MPI_Alltoallw. */
@@ -104,6 +112,8 @@ const redist__algorithm redist__algo_alltoallw = {
     .name = "alltoallw",
     .applicable = applicable,
     .steps = redist__one_step,
+    .predict = predict,
+    .transports = REDIST__T_DATATYPE,
     .setup = setup,
     .start = start,
     .progress = progress,

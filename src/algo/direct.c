@@ -5,13 +5,12 @@
  * pair). A rank skips the steps in which it has nothing to send or receive; the step count
  * reported is the number of shifts used by any rank. Each step waits for its send and
  * receive before the next begins (the paper's synchronous schedule), so only one message
- * per rank is in flight. Cost (model.c): 2 T_d per step (message and synchronisation) plus
- * B tau_d for the B bytes a rank moves, plus the pack and unpack copies.
- *
- * Paper 000's circulant schedule (K steps for cyclic(x) -> cyclic(Kx)) is the same idea
- * with the steps read off the rows of P_s; it comes with issue 3.
+ * per rank is in flight. In paper 000's table case the steps are the rows of P_s instead
+ * ([LBP96] §4, Theorem 1 and 2: K steps for cyclic(x) -> cyclic(Kx), one fewer when row 0
+ * moves nothing). Cost ([LBP96] Corollary 2, one synchronised step = one start-up):
+ *   S T_d + the moves of the transport (redist__cost_moves), S the steps.
  */
-#include "index/circulant.h"
+#include "algo/algo.h"
 #include "exec/engine.h"
 
 #include <stdlib.h>
@@ -74,9 +73,9 @@ static void add_step(struct redist_plan_s *p, state *s, step st)
    pair is not a table case (then the shift schedule is used). */
 static int table_steps(struct redist_plan_s *p, state *s, const int *send_of, const int *recv_of)
 {
-    redist__table_case tc;
-    if (!redist__table_detect(p->src, p->dst, &tc))
+    if (!p->pair.s.table)
         return 0;
+    const redist__table_case tc = p->pair.s.tc;
     int64_t c = redist__table_column(p->src, &tc, p->rank);
     if (c < 0)
         return 1; /* not in the layouts: no steps */
@@ -112,7 +111,7 @@ static int setup(struct redist_plan_s *p)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     int *send_of = index_by_peer(&p->send, p->size), *recv_of = index_by_peer(&p->recv, p->size);
-    int64_t most = p->size > p->summary.table_K ? p->size : p->summary.table_K;
+    int64_t K = p->pair.s.table ? p->pair.s.tc.rx.K : 0, most = p->size > K ? p->size : K;
     s->steps = malloc((size_t)most * sizeof *s->steps);
     int err = send_of && recv_of && s->steps ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS && !table_steps(p, s, send_of, recv_of))
@@ -216,20 +215,28 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     return REDIST_SUCCESS;
 }
 
-static int steps(const redist__summary *s)
+static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
-    return s->direct_steps;
+    (void)m, (void)opt;
+    return c->s.table ? (int)redist__rx_moving_rows(&c->s.tc.rx) : c->t.shift_steps;
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    return redist__cost_moves(c, m, transport) + m->startup * steps(c, m, opt);
 }
 
 const redist__algorithm redist__algo_direct = {
     .name = "direct",
     .applicable = redist__always_applicable,
     .steps = steps,
+    .predict = predict,
+    .transports = REDIST__T_PACK | REDIST__T_DATATYPE,
     .setup = setup,
     .start = start,
     .progress = progress,
     .destroy = destroy,
     .uses_shm = 1,
     .packs = 1,
-    .has_transports = 1,
 };

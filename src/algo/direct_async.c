@@ -3,9 +3,11 @@
  *
  * Paper 000 §2 (Walker et al.'s "unsynchronized scheme") and paper 001 §3 (asynchronous
  * receive: unpack in arrival order). One round; each rank sends its m_s messages and
- * receives its m_r. Cost (GDM): max(m_s, m_r) T_d + max bytes tau_d, plus one pack and one
- * unpack copy of each byte. Buffers: the whole send and receive volume, allocated at plan
- * time.
+ * receives its m_r, all in flight at once. Cost: the first message pays T_d and each further
+ * one the smaller per-message cost of messages that overlap, M = max(m_s, m_r):
+ *   T_d + (M - 1) t_msg + the moves of the transport (redist__cost_moves: self part, packing
+ *   or datatype pieces, bytes).
+ * Buffers: the whole send and receive volume, allocated at plan time.
  */
 #include "exec/engine.h"
 
@@ -134,15 +136,30 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     return REDIST_SUCCESS;
 }
 
+double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m, int transport)
+{
+    double msgs = (double)c->t.max_messages;
+    return redist__cost_moves(c, m, transport) +
+           (msgs > 0 ? m->startup + m->per_message * (msgs - 1) : 0);
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)opt;
+    return redist__predict_all_in_flight(c, m, transport);
+}
+
 const redist__algorithm redist__algo_direct_async = {
     .name = "direct-async",
     .applicable = redist__always_applicable,
     .steps = redist__one_step,
+    .predict = predict,
+    .transports = REDIST__T_PACK | REDIST__T_DATATYPE,
     .setup = setup,
     .start = start,
     .progress = progress,
     .destroy = destroy,
     .uses_shm = 1,
     .packs = 1,
-    .has_transports = 1,
 };

@@ -1,29 +1,11 @@
-/* Internal (not installed): what a plan would do, computed without MPI.
- *
- * Used by `redist explain` and `redist simulate`, which must work for communicator sizes in
- * the thousands without launching MPI. Everything here is pure code over layouts.
+/* Internal (not installed): what a plan would do, computed without MPI, for `redist
+ * explain`: any communicator size, no MPI launch. The per-rank traffic and the pair's case
+ * are model.h's (redist__rank_traffic_compute, redist__member_ranks, redist__pair_case).
  */
 #ifndef REDIST_EXPLAIN_H
 #define REDIST_EXPLAIN_H
 
-#include "redist.h"
-
-/* One rank's traffic for one execute of src -> dst (self part excluded from messages). */
-typedef struct redist__rank_traffic {
-    int64_t messages_sent, bytes_sent;
-    int64_t messages_received, bytes_received;
-    int64_t bytes_copied; /* the self part, copied locally */
-    int64_t peers_max;    /* max(messages_sent, messages_received) */
-} redist__rank_traffic;
-
-/* Traffic of comm rank `rank` (0 <= rank < comm_size) for elements of elsize bytes. */
-int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
-                                 redist__rank_traffic *out);
-
-/* The ranks that hold a coordinate in src or dst, increasing, without repeats: the only ranks
-   with any traffic (the others of a communicator, however many, have none). *ranks is
-   malloc'ed (free it); returns REDIST_SUCCESS or REDIST_ERR_NOMEM. */
-int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count);
+#include "model/model.h"
 
 /* The plan summary for one algorithm over a communicator of comm_size ranks.
    Returns REDIST_ERR_NOT_APPLICABLE if the algorithm cannot do this pair,

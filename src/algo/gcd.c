@@ -1,35 +1,24 @@
 /* gcd: paper 001's GCD method (§5.2, Fig. 8): cyclic(x) -> cyclic(m) with KY_TO_Y, then
- * cyclic(m) -> cyclic(y) with X_TO_KX, m = gcd(x, y). Two phases (src/sched/phases.c); the
+ * cyclic(m) -> cyclic(y) with X_TO_KX, m = gcd(x, y). Two phases (phases.c); the
  * intermediate block m is the smallest of the three, so its index work is the finest (m = 1
  * is as fine as the general method). 1-D pairs on the same ranks only.
  */
 #include "algo/p001.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-static int two_steps(const redist__summary *s)
-{
-    return s->max_messages > 0 ? 2 : 0;
-}
-
 static int setup(struct redist_plan_s *p)
 {
-    int64_t m = gcd64(p->src->block[0], p->dst->block[0]);
+    int64_t m = redist__gcd64(p->src->block[0], p->dst->block[0]);
     return redist__p001_two_phases(p, m, "ky-to-y", "x-to-kx");
 }
 
 const redist__algorithm redist__algo_gcd = {
     .name = "gcd",
     .applicable = redist__p001_applicable,
-    .steps = two_steps,
+    .steps = redist__p001_two_steps,
+    .predict = redist__p001_predict_two_phases,
+    .transports = REDIST__T_PACK,
+    .check_options = redist__p001_check_options,
+    .fingerprint_options = redist__p001_fingerprint_options,
     .setup = setup,
     .start = redist__p001_phases_start,
     .progress = redist__p001_phases_progress,

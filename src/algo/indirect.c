@@ -1,14 +1,17 @@
 /* indirect: paper 000's log-step combine-and-forward schedule for cyclic(x) <-> cyclic(Kx).
  *
- * Lim, Bhat, Prasanna §3.4 (Fig. 6, 9) and Theorem 3 (ii): circular shifts align the
- * diagonals of the generalized circulant table P_s, first between submatrix rows
- * (ceil(log K') steps), then within the G-column groups (ceil(log G) steps), then one
- * permutation of whole columns: at most ceil(log K') + ceil(log G) + 1 steps instead of
- * direct's K, each a permutation of the ranks. Relay ranks combine the units they hold and
- * forward them (src/sched/relay.c). Cost (Corollary 2):
- *   (ceil(log K) + 2) T_d + ((ceil(log K) + 1) N/(2P) + N/P) b tau_d.
- * It wins when start-ups dominate (small arrays, large K). Only the table case applies
- * (1-D, same P ranks, K <= P); elsewhere REDIST_ERR_NOT_APPLICABLE.
+ * [LBP96] §3.4 (Fig. 6, 9) and Theorem 3 (ii): circular shifts align the diagonals of the
+ * generalized circulant table P_s, first between submatrix rows (ceil(log K') steps), then
+ * within the G-column groups (ceil(log G) steps), then one permutation of whole columns: at
+ * most ceil(log K') + ceil(log G) + 1 steps instead of direct's K, each a permutation of the
+ * ranks. Relay ranks combine the units they hold and forward them (relay.c). It wins when
+ * start-ups dominate (small arrays, large K). In the table case (also N-D, dimension by
+ * dimension) the schedule is paper 000's; for cyclic(x) -> cyclic(y) through cyclic(lcm) two
+ * such schedules run one after the other; otherwise Bruck's log-step schedule over the
+ * communicator's shift table (rowsched.h), for communicators up to REDIST__SHIFT_MAX_RANKS.
+ *
+ * Cost ([LBP96] Corollary 2, redist__relay_time): S T_d + (L N/(2P) + N/P) b (tau_d + 2 copies)
+ * + the gather and scatter copies, S the steps and L the shift steps among them.
  */
 #include "algo/relay.h"
 
@@ -18,16 +21,43 @@ static int build(const redist__rx *rx, int d, redist__row_schedule *out)
     return redist__rowsched_indirect(rx, out);
 }
 
-static int explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                   const redist__summary *s, int64_t out[4])
+/* The steps of the schedule and, through *shifts, how many of them are circular shifts. */
+static int schedule_steps(const redist__case *c, int *shifts)
 {
-    return redist__relay_explain(src, dst, build, redist__rowsched_bruck, -1, s->comm_size,
-                                 s->elsize, out);
+    redist__rx first, second;
+    if (c->s.table) {
+        *shifts = redist__rowsched_max_degree(&c->s.tc.rx);
+        return redist__rowsched_indirect_steps(&c->s.tc.rx);
+    }
+    if (redist__relay_lcm_tables(c, &first, &second)) {
+        *shifts = redist__rowsched_max_degree(&first) + redist__rowsched_max_degree(&second);
+        return redist__rowsched_indirect_steps(&first) + redist__rowsched_indirect_steps(&second);
+    }
+    *shifts = redist__rowsched_bruck_steps(c->t.comm_size, -1);
+    return *shifts;
 }
 
-static int steps(const redist__summary *s)
+static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
-    return s->indirect_steps;
+    (void)m, (void)opt;
+    int shifts;
+    return schedule_steps(c, &shifts);
+}
+
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)opt, (void)transport;
+    int shifts, n = schedule_steps(c, &shifts);
+    return redist__relay_time(c, m, n, shifts);
+}
+
+static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                   int64_t out[4])
+{
+    (void)m, (void)opt;
+    return redist__relay_explain(c->src, c->dst, build, redist__rowsched_bruck, -1, c->t.comm_size,
+                                 c->t.elsize, out);
 }
 
 static int setup(struct redist_plan_s *p)
@@ -39,6 +69,8 @@ const redist__algorithm redist__algo_indirect = {
     .name = "indirect",
     .applicable = redist__relay_applicable,
     .steps = steps,
+    .predict = predict,
+    .transports = REDIST__T_PACK,
     .setup = setup,
     .start = redist__relay_algo_start,
     .progress = redist__relay_algo_progress,

@@ -9,39 +9,39 @@
  * pairs on the same P ranks whose blocks divide one another, any K (a factor k_i > P makes
  * an all-to-all phase, which direct runs with its rank shifts).
  *
- * Each phase is a plan of its own (src/sched/phases.c).
+ * Each phase is a plan of its own (phases.c). Cost: every phase moves all the data, and its
+ * direct schedule takes its steps (rowsched.h, redist__multiphase_counts):
+ *   r x the moves of the transport (redist__cost_moves) + (sum_i S_i) T_d,
+ * r the number of phases (1 for K = 1).
  */
-#include "index/circulant.h"
-#include "algo/explain.h"
 #include "algo/phases.h"
+#include "index/rowsched.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PHASES REDIST__MAX_PHASES
 
-/* The prime factors of K, ascending. */
-static int factor(int64_t K, int64_t f[MAX_PHASES])
+static int applicable(const redist__case *c)
 {
-    int n = 0;
-    for (int64_t d = 2; d * d <= K; d++)
-        while (K % d == 0) {
-            f[n++] = d;
-            K /= d;
-        }
-    if (K > 1)
-        f[n++] = K;
+    return c->s.ratio_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
+{
+    (void)m, (void)opt;
+    int n = 0, phases = 0;
+    redist__multiphase_counts(c->s.ratio_K, c->s.P, &n, &phases);
     return n;
 }
 
-static int applicable(const redist__summary *s)
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
 {
-    return s->ratio_K > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
-}
-
-static int steps(const redist__summary *s)
-{
-    return s->multiphase_steps;
+    (void)opt;
+    int n = 0, phases = 0;
+    redist__multiphase_counts(c->s.ratio_K, c->s.P, &n, &phases);
+    return (phases > 0 ? phases : 1) * redist__cost_moves(c, m, transport) + m->startup * n;
 }
 
 /* Block size after phase i (the blocks grow forward, shrink for the dual). */
@@ -62,8 +62,8 @@ static int phase_layouts(const struct redist_layout_s *src, const struct redist_
     int64_t K = redist__ratio_detect(src, dst, &dual);
     if (K == 0)
         return 0;
-    int64_t f[MAX_PHASES], x = dual ? dst->block[0] : src->block[0];
-    int n = K > 1 ? factor(K, f) : 1;
+    int64_t f[REDIST__MAX_PRIME_FACTORS], x = dual ? dst->block[0] : src->block[0];
+    int n = K > 1 ? redist__prime_factors(K, f) : 1;
     if (K == 1)
         f[0] = 1;
     if (dual) /* the reverse order, so that the dual retraces the forward phases */
@@ -119,20 +119,24 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 }
 
 /* Every rank's messages and bytes summed over the phases (pure): the maxima over ranks and
-   the totals. */
-static int explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                   const redist__summary *sum, int64_t out[4])
+   the totals. The phases' layouts are on the source's ranks. */
+static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                   int64_t out[4])
 {
+    (void)m, (void)opt;
+    redist_layout src = (redist_layout)c->src, dst = (redist_layout)c->dst;
     redist_layout mid[MAX_PHASES] = {0};
+    int *members = NULL, nmembers = 0;
     int n = phase_layouts(src, dst, mid), err = n > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    if (err == REDIST_SUCCESS)
+        err = redist__member_ranks(src, dst, &members, &nmembers);
     out[0] = out[1] = out[2] = out[3] = 0;
-    for (int r = 0; err == REDIST_SUCCESS && r < sum->comm_size; r++) {
+    for (int k = 0; err == REDIST_SUCCESS && k < nmembers; k++) {
         int64_t msgs = 0, bytes = 0;
         for (int i = 0; err == REDIST_SUCCESS && i < n; i++) {
             redist__rank_traffic t;
-            err = redist__rank_traffic_compute(i == 0 ? (redist_layout)src : mid[i - 1],
-                                               i == n - 1 ? (redist_layout)dst : mid[i], r,
-                                               (int64_t)sum->elsize, &t);
+            err = redist__rank_traffic_compute(i == 0 ? src : mid[i - 1], i == n - 1 ? dst : mid[i],
+                                               members[k], (int64_t)c->t.elsize, &t);
             msgs += t.messages_sent;
             bytes += t.bytes_sent;
         }
@@ -143,6 +147,7 @@ static int explain(const struct redist_layout_s *src, const struct redist_layout
     }
     for (int i = 0; i < MAX_PHASES; i++)
         redist_layout_free(&mid[i]);
+    free(members);
     return err;
 }
 
@@ -150,6 +155,8 @@ const redist__algorithm redist__algo_multiphase = {
     .name = "multiphase",
     .applicable = applicable,
     .steps = steps,
+    .predict = predict,
+    .transports = REDIST__T_PACK,
     .setup = setup,
     .start = start,
     .progress = progress,

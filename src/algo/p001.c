@@ -1,13 +1,51 @@
 /* Shared machinery of paper 001's algorithms (p001.h). */
 #include "algo/p001.h"
+#include "algo/algo.h"
 #include "algo/phases.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int redist__p001_applicable(const redist__summary *s)
+int redist__p001_applicable(const redist__case *c)
 {
-    return s->same_line_1d ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.same_line ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+int redist__p001_check_options(const redist_options *opt, int comm_size)
+{
+    (void)comm_size;
+    if (opt->synchronous_receive != 0 && opt->synchronous_receive != 1)
+        return redist__fail(REDIST_ERR_ARG, "synchronous_receive = %d must be 0 or 1",
+                            opt->synchronous_receive);
+    return REDIST_SUCCESS;
+}
+
+void redist__p001_fingerprint_options(redist__fingerprints *fp, const redist_options *opt)
+{
+    redist__fp_add(fp, "options.synchronous_receive", &opt->synchronous_receive,
+                   sizeof opt->synchronous_receive);
+}
+
+int redist__p001_two_steps(const redist__case *c, const redist__machine *m,
+                           const redist_options *opt)
+{
+    (void)m, (void)opt;
+    return c->t.max_messages > 0 ? 2 : 0;
+}
+
+double redist__p001_predict_two_phases(const redist__case *c, const redist__machine *m,
+                                       const redist_options *opt, int transport)
+{
+    (void)opt;
+    return 2.0 * (redist__cost_moves(c, m, transport) + m->startup +
+                  m->per_message * (double)c->t.max_messages);
+}
+
+double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,
+                                  const redist_options *opt, int transport)
+{
+    (void)opt;
+    return redist__predict_all_in_flight(c, m, transport);
 }
 
 void redist__p001_free(redist__p001 *st)
@@ -88,7 +126,7 @@ int redist__p001_create(struct redist_plan_s *p, size_t size, void (*pack)(struc
     st->pack = pack;
     st->unpack_one = unpack_one;
     st->unpack_all = unpack_all;
-    st->sync = p->synchronous_receive;
+    st->sync = p->opt.synchronous_receive;
     return redist__p001_setup(p, st);
 }
 
@@ -116,8 +154,8 @@ int redist__p001_post_receives(struct redist_plan_s *p, redist__p001 *st)
         if (bytes > REDIST__MAX_INT_COUNT)
             return redist__fail(REDIST_ERR_UNSUPPORTED, "paper 001 packets above 2 GiB");
         int rank = p->src->ranks[(q + st->first) % st->P];
-        if (MPI_Irecv(st->in[q], (int)bytes, MPI_BYTE, rank, 7716, p->comm, &st->reqs[st->nrecv]) !=
-            MPI_SUCCESS)
+        if (MPI_Irecv(st->in[q], (int)bytes, MPI_BYTE, rank, REDIST__TAG_P001, p->comm,
+                      &st->reqs[st->nrecv]) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "MPI_Irecv failed");
         st->req_peer[st->nrecv++] = q;
     }
@@ -133,7 +171,7 @@ int redist__p001_post_sends(struct redist_plan_s *p, redist__p001 *st)
             continue;
         int rank = p->src->ranks[(q + st->first) % st->P];
         int bytes = (int)(st->out_len[q] * (int64_t)p->elsize);
-        if (MPI_Isend(st->out[q], bytes, MPI_BYTE, rank, 7716, p->comm,
+        if (MPI_Isend(st->out[q], bytes, MPI_BYTE, rank, REDIST__TAG_P001, p->comm,
                       &st->reqs[st->nrecv + st->nsend++]) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "MPI_Isend failed");
     }
@@ -236,7 +274,7 @@ int redist__p001_two_phases(struct redist_plan_s *p, int64_t m, const char *firs
                          p->src->order, &mid[0]);
     const char *names[2] = {first, second};
     redist__phases *ph = NULL;
-    int err = redist__phases_create(p, 2, mid, names, -1, p->synchronous_receive, &ph);
+    int err = redist__phases_create(p, 2, mid, names, -1, p->opt.synchronous_receive, &ph);
     p->algo_state = ph;
     return err;
 }

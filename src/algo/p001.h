@@ -9,10 +9,11 @@
  * ranks with the same first coordinate (paper 001 §2 assumes one processor set); the paper's
  * processor p is grid coordinate (p + first) mod P.
  */
-#ifndef REDIST_SCHED_P001_H
-#define REDIST_SCHED_P001_H
+#ifndef REDIST_ALGO_P001_H
+#define REDIST_ALGO_P001_H
 
 #include "exec/engine.h"
+#include "index/p001_seq.h"
 
 struct redist__p001;
 typedef struct redist__p001 {
@@ -44,8 +45,21 @@ int redist__p001_start(struct redist_plan_s *p);
 int redist__p001_algo_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__p001_destroy(struct redist_plan_s *p);
 
-/* Applicability (pure): 1-D, same ranks, grid and first on both sides. */
-int redist__p001_applicable(const redist__summary *s);
+/* The rules the paper 001 algorithms share (pure). Applicable: 1-D, same ranks, grid and
+   first coordinate on both sides. Option synchronous_receive (0 or 1), read by all five.
+   gcd and lcm: two steps (phases) if anything moves; each phase costs a ratio algorithm's
+   messages, its start-up and a message cost per peer (paper 001 §5.2-5.3):
+     2 (T_d + M t_msg + the moves of the transport).
+   ky-to-y and x-to-kx: one step, every packet in flight at once (as direct-async). */
+int redist__p001_applicable(const redist__case *c);
+int redist__p001_check_options(const redist_options *opt, int comm_size);
+void redist__p001_fingerprint_options(redist__fingerprints *fp, const redist_options *opt);
+int redist__p001_two_steps(const redist__case *c, const redist__machine *m,
+                           const redist_options *opt);
+double redist__p001_predict_two_phases(const redist__case *c, const redist__machine *m,
+                                       const redist_options *opt, int transport);
+double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,
+                                  const redist_options *opt, int transport);
 /* Maps the plan's messages to paper processors and allocates the request arrays. */
 int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st);
 void redist__p001_free(redist__p001 *st);
@@ -87,51 +101,5 @@ int redist__p001_phases_start(struct redist_plan_s *p);
 int redist__p001_phases_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__p001_phases_destroy(struct redist_plan_s *p);
 void redist__p001_phases_stats(const struct redist_plan_s *p, redist_stats *st);
-
-/* Paper 001 Table 1, 0-based, cyclic(b) over P processors: global index of local index l on
-   processor p, processor of global index g. */
-static inline int64_t redist__p001_global(int64_t l, int64_t b, int64_t P, int64_t p)
-{
-    return (l / b) * b * P + p * b + l % b;
-}
-static inline int64_t redist__p001_owner(int64_t g, int64_t b, int64_t P)
-{
-    return (g / b) % P;
-}
-
-/* The processor sequences of KY_TO_Y (x = k y, Fig. 2) and X_TO_KX (y = k x, Fig. 5) for
-   processor p. "Stored" sequences repeat every k blocks and hold when k <= P and
-   P mod k = 0; the per-block forms hold always. */
-/* KY_TO_Y send: sub-block i (size y) of every local block of size x goes to (k p + i) mod P. */
-static inline int64_t redist__ky_dest(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return (k * p + i) % P;
-}
-/* KY_TO_Y receive: local block i (size y) comes from ((i P + p) / k) mod P ... */
-static inline int64_t redist__ky_source(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return ((i * P + p) / k) % P;
-}
-/* ... which is p/k + (i mod k)(P/k) mod P when P mod k = 0. */
-static inline int64_t redist__ky_source_stored(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return (p / k + (i % k) * (P / k)) % P;
-}
-/* X_TO_KX send: local block i (size x) goes to ((i P + p) / k) mod P (stored form when
-   P mod k = 0): the same expressions as KY_TO_Y's receive. */
-static inline int64_t redist__xk_dest(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return redist__ky_source(k, P, p, i);
-}
-static inline int64_t redist__xk_dest_stored(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return redist__ky_source_stored(k, P, p, i);
-}
-/* X_TO_KX receive: sub-block i (size x) of every local block of size y comes from
-   (k p + i) mod P. */
-static inline int64_t redist__xk_source(int64_t k, int64_t P, int64_t p, int64_t i)
-{
-    return redist__ky_dest(k, P, p, i);
-}
 
 #endif

@@ -1,5 +1,6 @@
 /* Sequences of redistributions (phases.h). */
 #include "algo/phases.h"
+#include "algo/algo.h"
 
 #include <stdlib.h>
 
@@ -53,9 +54,7 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         redist_layout from = i == 0 ? p->src : ph ? ph->mid[i - 1] : NULL;
         redist_layout to = i == n - 1 ? p->dst : ph ? ph->mid[i] : NULL;
         redist_plan tmp = NULL;
-        int rc = from && to ? redist_plan_create(from, to, p->type, p->comm, &opt,
-                                                 ph ? &ph->plan[i] : &tmp)
-                            : REDIST_ERR_NOMEM;
+        int rc = redist__plan_create_child(p, from, to, &opt, err, ph ? &ph->plan[i] : &tmp);
         if (rc != REDIST_SUCCESS && err == REDIST_SUCCESS)
             err = rc;
         redist_plan_free(&tmp);

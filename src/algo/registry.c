@@ -1,12 +1,11 @@
-/* The table of redistribution algorithms (FFTW's solver list, PETSc's SF types): each
- * algorithm lives in its own file under src/sched/ behind redist__algorithm; this table
- * names them, and "auto" picks the cheapest applicable one under the cost model. */
-#include "internal.h"
+/* The registry of redistribution algorithms (FFTW's solver list, PETSc's SF types): the one
+ * place that lists them. Each lives in its own file behind redist__algorithm (exec.h) with
+ * its rules, cost and options; "auto" is the argmin of their predictions, here. */
+#include "algo/algo.h"
 
 #include <string.h>
 
 static const redist__algorithm *const table[] = {
-    NULL, /* "auto" */
     &redist__algo_direct_async,
     &redist__algo_direct,
     &redist__algo_alltoallv,
@@ -24,40 +23,96 @@ static const redist__algorithm *const table[] = {
 };
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 
+int redist__algorithms(const redist__algorithm *const **out)
+{
+    *out = table;
+    return NALGOS;
+}
+
+/* The public list has "auto" first. */
 int redist_algorithm_count(void)
 {
-    return NALGOS;
+    return NALGOS + 1;
 }
 
 const char *redist_algorithm_name(int i)
 {
-    if (i < 0 || i >= NALGOS)
+    if (i < 0 || i > NALGOS)
         return NULL;
-    return table[i] ? table[i]->name : "auto";
+    return i == 0 ? "auto" : table[i - 1]->name;
 }
 
 const redist__algorithm *redist__algorithm_by_name(const char *name)
 {
-    for (int i = 1; i < NALGOS; i++)
+    for (int i = 0; name != NULL && i < NALGOS; i++)
         if (strcmp(table[i]->name, name) == 0)
             return table[i];
     return NULL;
 }
 
-/* The first simple rule, pending the calibrated model: the cheapest prediction among the
-   applicable algorithms, ties to the earlier entry. */
-const redist__algorithm *redist__choose(const redist__summary *s)
+int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
+                             const redist__machine *m, const redist_options *opt, int requested)
+{
+    int can_pack = (a->transports & REDIST__T_PACK) != 0;
+    int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
+                       c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
+    if (!can_datatype || (requested == REDIST_TRANSPORT_PACK && can_pack))
+        return can_pack ? REDIST_TRANSPORT_PACK : REDIST_TRANSPORT_DATATYPE;
+    if (!can_pack || requested == REDIST_TRANSPORT_DATATYPE)
+        return REDIST_TRANSPORT_DATATYPE;
+    return a->predict(c, m, opt, REDIST_TRANSPORT_DATATYPE) <
+                   a->predict(c, m, opt, REDIST_TRANSPORT_PACK)
+               ? REDIST_TRANSPORT_DATATYPE
+               : REDIST_TRANSPORT_PACK;
+}
+
+double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
+                       const redist_options *opt)
+{
+    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO));
+}
+
+const redist__algorithm *redist__choose(const redist__case *c, const redist__machine *m,
+                                        const redist_options *opt)
 {
     const redist__algorithm *best = NULL;
     double best_time = 0;
-    for (int i = 1; i < NALGOS; i++) {
-        if (table[i]->applicable(s) != REDIST_SUCCESS)
+    for (int i = 0; i < NALGOS; i++) {
+        if (table[i]->applicable(c) != REDIST_SUCCESS)
             continue;
-        double t = redist__predict(table[i], s);
+        double t = redist__predict(table[i], c, m, opt);
         if (best == NULL || t < best_time) {
             best = table[i];
             best_time = t;
         }
     }
     return best;
+}
+
+int redist__check_algorithm_options(const redist_options *opt, int comm_size)
+{
+    redist_options defaults;
+    redist_options_init(&defaults);
+    const redist_options *o = opt != NULL ? opt : &defaults;
+    for (int i = 0; i < NALGOS; i++) {
+        int err = table[i]->check_options ? table[i]->check_options(o, comm_size) : REDIST_SUCCESS;
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* An option read by several algorithms is fingerprinted by the first: the same hook. */
+void redist__fingerprint_algorithm_options(redist__fingerprints *fp, const redist_options *opt)
+{
+    redist_options defaults;
+    redist_options_init(&defaults);
+    const redist_options *o = opt != NULL ? opt : &defaults;
+    for (int i = 0; i < NALGOS; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = table[j]->fingerprint_options == table[i]->fingerprint_options;
+        if (table[i]->fingerprint_options != NULL && !seen)
+            table[i]->fingerprint_options(fp, o);
+    }
 }

@@ -15,7 +15,6 @@
  */
 #include "algo/relay.h"
 
-#include "index/circulant.h"
 #include "algo/phases.h"
 
 #include <stdlib.h>
@@ -322,11 +321,13 @@ static int post_step(struct redist_plan_s *p, redist__relay *r)
         at += rs->send_size[k];
     }
     r->nreqs = 0;
-    if (rs->recv_rank >= 0 && MPI_Irecv(r->recvbuf, (int)rs->recv_bytes, MPI_BYTE, rs->recv_rank,
-                                        7715, p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
+    if (rs->recv_rank >= 0 &&
+        MPI_Irecv(r->recvbuf, (int)rs->recv_bytes, MPI_BYTE, rs->recv_rank, REDIST__TAG_RELAY,
+                  p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "relay: MPI_Irecv failed");
-    if (rs->send_rank >= 0 && MPI_Isend(r->sendbuf, (int)rs->send_bytes, MPI_BYTE, rs->send_rank,
-                                        7715, p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
+    if (rs->send_rank >= 0 &&
+        MPI_Isend(r->sendbuf, (int)rs->send_bytes, MPI_BYTE, rs->send_rank, REDIST__TAG_RELAY,
+                  p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "relay: MPI_Isend failed");
     return REDIST_SUCCESS;
 }
@@ -395,11 +396,6 @@ int redist__relay_progress(struct redist_plan_s *p, redist__relay *r, int blocki
     return REDIST_SUCCESS;
 }
 
-int64_t redist__relay_steps(const redist__relay *r)
-{
-    return r->sched.nsteps;
-}
-
 /* ---- The algorithm glue shared by indirect and hybrid ----------------------------------- */
 
 typedef struct relay_state {
@@ -418,10 +414,26 @@ static int lcm_phases(struct redist_plan_s *p, relay_state *s, int64_t lcm, int 
     return redist__phases_create(p, 2, mid, names, d, 0, &s->phases);
 }
 
-int redist__relay_applicable(const redist__summary *s)
+int redist__relay_applicable(const redist__case *c)
 {
-    return s->table_K > 0 || s->comm_size <= REDIST__SHIFT_MAX_RANKS ? REDIST_SUCCESS
-                                                                     : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.table || c->t.comm_size <= REDIST__SHIFT_MAX_RANKS ? REDIST_SUCCESS
+                                                                   : REDIST_ERR_NOT_APPLICABLE;
+}
+
+double redist__relay_time(const redist__case *c, const redist__machine *m, int steps,
+                          int shift_steps)
+{
+    double local = (double)c->t.max_local_bytes;
+    double moved = shift_steps * local / 2.0 + local;
+    return steps * m->startup + moved * (m->per_byte + 2.0 * m->copy_per_byte) +
+           2.0 * local * m->copy_per_byte;
+}
+
+int redist__relay_lcm_tables(const redist__case *c, redist__rx *first, redist__rx *second)
+{
+    const redist__shape *s = &c->s;
+    return s->lcm > 0 && redist__rx_init(s->lcm / s->x, s->P, first) == 0 &&
+           redist__rx_init(s->lcm / s->y, s->P, second) == 0;
 }
 
 int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build,
@@ -436,8 +448,8 @@ int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder b
     int64_t lcm = 0;
     if (redist__relay_table_of(p->src, p->dst, &s->table)) {
         err = build(&s->table.rx, d, &sched);
-    } else if ((lcm = redist__lcm_detect(p->src, p->dst)) > 0) {
-        return lcm_phases(p, s, lcm, p->hybrid_degree);
+    } else if ((lcm = p->pair.s.lcm) > 0) {
+        return lcm_phases(p, s, lcm, p->opt.hybrid_degree);
     } else {
         err = redist__relay_shift_table(p->src, p->dst, p->size, p->elsize, &s->table);
         if (err == REDIST_SUCCESS)

@@ -1,9 +1,10 @@
 /* The relay executor for paper 000's row schedules (relay.c). */
-#ifndef REDIST_SCHED_RELAY_H
-#define REDIST_SCHED_RELAY_H
+#ifndef REDIST_ALGO_RELAY_H
+#define REDIST_ALGO_RELAY_H
 
-#include "index/rowsched.h"
+#include "algo/algo.h"
 #include "exec/engine.h"
+#include "index/rowsched.h"
 
 /* The table case a plan is in: R_x(K, P) forward (cyclic(x) -> cyclic(Kx)) or dual, its
    extent n and small block x; table column c is grid coordinate (c + first) mod P. */
@@ -37,13 +38,21 @@ void redist__relay_free(redist__relay *r);
 int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, redist__relay *r);
 /* Completes steps (all of them if blocking); at the end unpacks; *done = 1 then. */
 int redist__relay_progress(struct redist_plan_s *p, redist__relay *r, int blocking, int *done);
-int64_t redist__relay_steps(const redist__relay *r);
 
 /* The algorithm glue shared by indirect and hybrid: each supplies its schedule builders for
    the table case and for the shift table (d: the hybrid degree, -1 for indirect). */
 typedef int (*redist__schedule_builder)(const redist__rx *rx, int d, redist__row_schedule *out);
 typedef int (*redist__shift_builder)(int64_t P, int d, redist__row_schedule *out);
-int redist__relay_applicable(const redist__summary *s);
+int redist__relay_applicable(const redist__case *c);
+/* [LBP96] Corollary 2's cost of a relay schedule of `steps` steps of which shift_steps are
+   circular shifts: each step a start-up; every shift forwards half of a rank's data and the
+   last move carries all of it, each byte paying tau_d and a gather and a scatter copy; plus
+   the local gather and scatter of the whole data:
+     S T_d + (L D/2 + D)(tau_d + 2 c) + 2 D c,   D the most local bytes of a rank. */
+double redist__relay_time(const redist__case *c, const redist__machine *m, int steps,
+                          int shift_steps);
+/* cyclic(x) -> cyclic(lcm) -> cyclic(y) (the shape's lcm): the two tables, 1 if so. */
+int redist__relay_lcm_tables(const redist__case *c, redist__rx *first, redist__rx *second);
 int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build,
                              redist__shift_builder shift, int d);
 int redist__relay_algo_start(struct redist_plan_s *p);

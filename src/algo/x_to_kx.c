@@ -11,10 +11,9 @@
 
 typedef redist__p001_ratio state;
 
-static int applicable(const redist__summary *s)
+static int applicable(const redist__case *c)
 {
-    return s->same_line_1d && s->y_block % s->x_block == 0 ? REDIST_SUCCESS
-                                                           : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.same_line && c->s.y % c->s.x == 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 static void pack(struct redist_plan_s *p);
@@ -81,6 +80,10 @@ const redist__algorithm redist__algo_x_to_kx = {
     .name = "x-to-kx",
     .applicable = applicable,
     .steps = redist__one_step,
+    .predict = redist__p001_predict_ratio,
+    .transports = REDIST__T_PACK,
+    .check_options = redist__p001_check_options,
+    .fingerprint_options = redist__p001_fingerprint_options,
     .setup = setup,
     .start = redist__p001_start,
     .progress = redist__p001_algo_progress,

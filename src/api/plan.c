@@ -1,21 +1,24 @@
-/* Plans: creation in three phases, statistics, destruction.
+/* Plans: options, creation in three phases, child plans, statistics, release.
  *
- * 1. Local checks, with no early return: every rank computes its own status and a
- *    fingerprint of its arguments.
- * 2. One agreement step (an MPI_Allreduce): every rank learns the worst status, and whether
- *    every rank passed the same layouts, element type and algorithm (REDIST_ERR_MISMATCH
- *    otherwise). From here on every rank takes the same branches.
- * 3. Setup: each rank builds its messages (pure pattern code), the ranks agree on the global
- *    maxima the model needs (one more MPI_Allreduce, which also carries any setup failure),
- *    the algorithm is chosen from those global figures (so identically everywhere), its
- *    local setup runs, and a last agreement makes a failure on one rank a failure on all.
+ * 1. Local checks, with no early return: every rank computes its own status and the
+ *    fingerprints of its arguments.
+ * 2. One agreement step (agree.c): every rank learns the worst status, and whether every
+ *    rank passed the same layouts, element size, algorithm and options (REDIST_ERR_MISMATCH
+ *    naming the first that differs otherwise). From here on every rank takes the same
+ *    branches.
+ * 3. Setup: each rank builds its messages (pure pattern code); the ranks agree on the
+ *    traffic (one more MPI_Allreduce, which also carries any failure so far); with the pair's
+ *    shape that is the case every algorithm's rules read, the same on every rank; the
+ *    algorithm is chosen from it (the registry's argmin for "auto"), then the transport, the
+ *    buffers and the algorithm's own setup, and a last agreement makes a failure on one rank
+ *    a failure on all.
  *
- * The plan owns a duplicate of the communicator (with MPI_ERRORS_RETURN) and of the type.
+ * The plan owns a duplicate of the communicator (with MPI_ERRORS_RETURN), of the type, of the
+ * layouts and of the options. Child plans (an algorithm's phases) skip phases 1 and 2: their
+ * arguments come from a plan whose arguments were agreed.
  */
-#include "coll/coll.h"
-#include "internal.h"
+#include "api/api.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,28 +41,6 @@ static const char *algorithm_name(const redist_options *opt)
     return opt == NULL || opt->algorithm == NULL ? "auto" : opt->algorithm;
 }
 
-/* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
-int redist__element_size(MPI_Datatype type, size_t *elsize)
-{
-    if (type == MPI_DATATYPE_NULL)
-        return redist__fail(REDIST_ERR_ARG, "type is MPI_DATATYPE_NULL");
-    int size = 0;
-    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-    if (MPI_Type_size(type, &size) != MPI_SUCCESS ||
-        MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
-        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_ARG, "type is not a valid datatype");
-    if (size <= 0)
-        return redist__fail(REDIST_ERR_ARG, "type has size %d; elements must have data", size);
-    if (lb != 0 || true_lb != 0 || (MPI_Aint)size != extent || extent != true_extent)
-        return redist__fail(REDIST_ERR_UNSUPPORTED,
-                            "type is not contiguous (size %d, extent %ld, lower bound %ld): "
-                            "only contiguous element types are supported",
-                            size, (long)extent, (long)lb);
-    *elsize = (size_t)size;
-    return REDIST_SUCCESS;
-}
-
 /* A flag option must be 0 or 1: other values are more likely a mix-up of fields than a
    request. */
 static int check_flag(int value, const char *name)
@@ -76,26 +57,12 @@ int redist__check_options(const redist_options *opt, int comm_size)
     int err = check_flag(opt->check_arguments, "check_arguments");
     if (err == REDIST_SUCCESS)
         err = check_flag(opt->shared_memory, "shared_memory");
-    if (err == REDIST_SUCCESS)
-        err = check_flag(opt->synchronous_receive, "synchronous_receive");
     if (err != REDIST_SUCCESS)
         return err;
     if (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
                             opt->transport);
-    if (opt->hybrid_degree < -1)
-        return redist__fail(REDIST_ERR_ARG,
-                            "hybrid_degree = %d must be -1 (the model chooses) or >= 0",
-                            opt->hybrid_degree);
-    if (opt->bmmc_method < 0 || opt->bmmc_method > 2)
-        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
-    int a2a_err = REDIST_SUCCESS;
-    if (opt->alltoall_algorithm != NULL &&
-        redist__coll_alltoall_pick(opt->alltoall_algorithm, comm_size, 0, &a2a_err) < 0 &&
-        a2a_err == REDIST_ERR_UNKNOWN_ALGORITHM)
-        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown alltoall_algorithm '%s'",
-                            opt->alltoall_algorithm);
-    return REDIST_SUCCESS;
+    return redist__check_algorithm_options(opt, comm_size);
 }
 
 void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
@@ -107,11 +74,24 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fp_add(fp, "options.check_arguments", &o->check_arguments, sizeof(int));
     redist__fp_add(fp, "options.shared_memory", &o->shared_memory, sizeof(int));
     redist__fp_add(fp, "options.transport", &o->transport, sizeof(int));
-    redist__fp_add(fp, "options.hybrid_degree", &o->hybrid_degree, sizeof(int));
-    redist__fp_add(fp, "options.synchronous_receive", &o->synchronous_receive, sizeof(int));
-    redist__fp_add(fp, "options.bmmc_method", &o->bmmc_method, sizeof(int));
-    redist__fp_add_string(fp, "options.alltoall_algorithm",
-                          o->alltoall_algorithm ? o->alltoall_algorithm : "(MPI)");
+    redist__fingerprint_algorithm_options(fp, o);
+}
+
+int redist__keep_options(const redist_options *opt, redist_options *kept, char **strings)
+{
+    redist_options_init(kept);
+    if (opt != NULL)
+        *kept = *opt;
+    kept->algorithm = NULL; /* resolved into the plan's algorithm; the user's string may go */
+    *strings = NULL;
+    if (kept->alltoall_algorithm == NULL)
+        return REDIST_SUCCESS;
+    size_t n = strlen(kept->alltoall_algorithm) + 1;
+    if ((*strings = malloc(n)) == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "plan options");
+    memcpy(*strings, kept->alltoall_algorithm, n);
+    kept->alltoall_algorithm = *strings;
+    return REDIST_SUCCESS;
 }
 
 /* Phase 1: everything a rank can check alone. */
@@ -165,43 +145,7 @@ static redist_layout copy_layout(redist_layout l)
     return c;
 }
 
-static void free_types(MPI_Datatype *t, int n)
-{
-    for (int i = 0; t != NULL && i < n; i++)
-        if (t[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&t[i]);
-    free(t);
-}
-
-void redist__plan_destroy(struct redist_plan_s *p)
-{
-    if (p == NULL)
-        return;
-    if (p->algo != NULL && p->algo->destroy != NULL)
-        p->algo->destroy(p);
-    redist__shm_free(p);
-    free_types(p->send_types, p->send.nmsgs);
-    free_types(p->recv_types, p->recv.nmsgs);
-    free(p->dry_src);
-    free(p->dry_dst);
-    redist__side_free(&p->send);
-    redist__side_free(&p->recv);
-    if (p->self != NULL) {
-        redist__msg_free(p->self);
-        free(p->self);
-    }
-    free(p->sendbuf);
-    free(p->recvbuf);
-    redist_layout_free(&p->src);
-    redist_layout_free(&p->dst);
-    if (p->type != MPI_DATATYPE_NULL)
-        MPI_Type_free(&p->type);
-    if (p->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&p->comm);
-    free(p);
-}
-
-/* Phase 3a: this rank's messages and buffers (pure, local). */
+/* Phase 3a: this rank's messages (pure, local). */
 static int build_messages(struct redist_plan_s *p)
 {
     p->src = copy_layout(p->src);
@@ -256,39 +200,14 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
-{
-    double limit = redist__memory_limit(), total = p->buffer_bytes + (double)bytes;
-    if (total > limit) {
-        redist__fail(REDIST_ERR_NOMEM,
-                     "%s needs buffers of more than %.3g GB per rank; this machine has %.3g GB",
-                     p->algo != NULL ? p->algo->name : "the plan", total / 1e9, limit / 1e9);
-        return NULL;
-    }
-    void *b = malloc(bytes);
-    if (b != NULL)
-        p->buffer_bytes = total;
-    return b;
-}
-
-/* Paper 002's all-to-all for alltoall-padded: the option resolved (-2, "auto": the cheapest
-   for the padded message size); -1 keeps MPI_Ialltoall. */
-static int alltoall_choice(const struct redist_plan_s *p)
-{
-    if (p->alltoall_algo != -2)
-        return p->alltoall_algo;
-    int err = REDIST_SUCCESS;
-    double slot = (double)p->summary.max_count * (double)p->elsize;
-    return redist__coll_alltoall_pick(NULL, p->size, slot, &err);
-}
-
-/* Phase 3b: global maxima (MAX over ranks), carrying the status of 3a. */
-static int summarize(struct redist_plan_s *p, int err)
+/* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
+   pair's shape. */
+static int agree_on_case(struct redist_plan_s *p, int err)
 {
     int64_t v[REDIST__S_NVALS + 1] = {0};
     v[0] = -(int64_t)err;
     if (err == REDIST_SUCCESS)
-        redist__summary_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
+        redist__traffic_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
                               v + 1);
     if (MPI_Allreduce(MPI_IN_PLACE, v, REDIST__S_NVALS + 1, MPI_INT64_T, MPI_MAX, p->comm) !=
         MPI_SUCCESS)
@@ -300,33 +219,34 @@ static int summarize(struct redist_plan_s *p, int err)
     }
     /* The steps of the shift schedule: which shifts any rank uses. */
     unsigned char *flags = calloc((size_t)p->size, 1);
-    int ok = flags != NULL;
+    int ok = flags != NULL, all_ok = 0;
     if (ok)
         redist__shift_flags(&p->send, p->rank, p->size, flags);
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->comm);
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        all_ok = 0;
     if (all_ok && MPI_Allreduce(MPI_IN_PLACE, flags, p->size, MPI_UNSIGNED_CHAR, MPI_MAX,
                                 p->comm) != MPI_SUCCESS)
         all_ok = 0;
     if (all_ok) {
-        redist__summary_finish(v + 1, flags, p->size, p->elsize, &p->summary);
-        redist__summary_tables(&p->summary, p->src, p->dst, p->hybrid_degree);
-        p->summary.alltoall_algo = alltoall_choice(p);
+        redist__traffic_finish(v + 1, flags, p->size, p->elsize, &p->pair.t);
+        redist__shape_of(p->src, p->dst, &p->pair.s);
+        p->pair.src = p->src;
+        p->pair.dst = p->dst;
     }
     free(flags);
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
 }
 
-/* Phase 3c: the algorithm, from global figures only (identical on every rank). */
+/* Phase 3c: the algorithm, from the case only (identical on every rank). */
 static int choose_algorithm(struct redist_plan_s *p, const char *name)
 {
     if (strcmp(name, "auto") == 0) {
-        p->algo = redist__choose(&p->summary);
+        p->algo = redist__choose(&p->pair, p->machine, &p->opt);
         return p->algo ? REDIST_SUCCESS
                        : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
     }
     const redist__algorithm *a = redist__algorithm_by_name(name);
-    if (a->applicable(&p->summary) != REDIST_SUCCESS)
+    if (a->applicable(&p->pair) != REDIST_SUCCESS)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot perform this "
                             "redistribution",
@@ -339,15 +259,15 @@ static void fill_stats(struct redist_plan_s *p)
 {
     redist_stats *s = &p->stats;
     memset(s, 0, sizeof *s);
-    s->steps = p->algo->steps(&p->summary);
+    s->steps = p->algo->steps(&p->pair, p->machine, &p->opt);
     s->messages_sent = p->send.nmsgs;
     s->bytes_sent = p->send.total_elems * (int64_t)p->elsize;
     s->messages_received = p->recv.nmsgs;
     s->bytes_received = p->recv.total_elems * (int64_t)p->elsize;
     s->bytes_copied = p->self ? p->self->nelems * (int64_t)p->elsize : 0;
-    s->max_messages_per_rank = p->summary.max_sent_messages;
-    s->max_bytes_per_rank = p->summary.max_sent_bytes;
-    s->predicted_seconds = redist__predict_transport(p->algo, &p->summary, p->transport);
+    s->max_messages_per_rank = p->pair.t.max_sent_messages;
+    s->max_bytes_per_rank = p->pair.t.max_sent_bytes;
+    s->predicted_seconds = p->algo->predict(&p->pair, p->machine, &p->opt, p->transport);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;
@@ -365,18 +285,18 @@ static void fill_stats(struct redist_plan_s *p)
 /* Pack buffers larger than this machine's memory could never be filled: the datatype
    transport needs none, so it is taken where the algorithm has it and the user did not ask
    for packing; otherwise every rank returns REDIST_ERR_NOMEM. */
-static int fit_buffers_in_memory(struct redist_plan_s *p, int requested)
+static int fit_buffers_in_memory(struct redist_plan_s *p)
 {
     if (p->transport != REDIST_TRANSPORT_PACK || !p->algo->packs)
         return REDIST_SUCCESS;
-    double need = 2.0 * (double)p->summary.max_buffer * (double)p->elsize;
+    double need = 2.0 * (double)p->pair.t.max_buffer * (double)p->elsize;
     int fits = need <= redist__memory_limit(), all = 0;
     if (MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
     if (all)
         return REDIST_SUCCESS;
-    if (p->algo->has_transports && requested == REDIST_TRANSPORT_AUTO &&
-        p->summary.max_run_value <= REDIST__MAX_INT_COUNT) {
+    if ((p->algo->transports & REDIST__T_DATATYPE) && p->opt.transport == REDIST_TRANSPORT_AUTO &&
+        p->pair.t.max_run_value <= REDIST__MAX_INT_COUNT) {
         p->transport = REDIST_TRANSPORT_DATATYPE;
         return REDIST_SUCCESS;
     }
@@ -385,19 +305,21 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, int requested)
                         p->algo->name, need / 1e9, redist__memory_limit() / 1e9);
 }
 
-static int setup(struct redist_plan_s *p, const char *name, int shared_memory, int transport)
+/* Phase 3, collective: every rank makes every call whatever failed before. */
+static int setup(struct redist_plan_s *p, const char *name)
 {
-    int err = summarize(p, build_messages(p));
+    int err = agree_on_case(p, build_messages(p));
     if (err != REDIST_SUCCESS)
         return err;
     err = choose_algorithm(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    p->transport = redist__choose_transport(p->algo, &p->summary, transport);
-    err = fit_buffers_in_memory(p, transport);
+    p->transport =
+        redist__choose_transport(p->algo, &p->pair, p->machine, &p->opt, p->opt.transport);
+    err = fit_buffers_in_memory(p);
     if (err != REDIST_SUCCESS)
         return err;
-    int shm = p->algo->uses_shm && shared_memory && p->transport == REDIST_TRANSPORT_PACK;
+    int shm = p->algo->uses_shm && p->opt.shared_memory && p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
         err = redist__agree(p->comm, p->rank, redist__shm_setup(p), NULL);
     if (err == REDIST_SUCCESS)
@@ -410,48 +332,12 @@ static int setup(struct redist_plan_s *p, const char *name, int shared_memory, i
     return err;
 }
 
-int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
-                       const redist_options *opt, redist_plan *plan)
+/* Phase 3 of plan p (allocated on every rank, agreed) on dup, a private duplicate of the
+   communicator, the arguments already agreed. */
+static int create_agreed(struct redist_plan_s *p, redist_layout src, redist_layout dst,
+                         MPI_Datatype type, MPI_Comm dup, int rank, int size, size_t elsize,
+                         const redist_options *opt, redist_plan *plan)
 {
-    redist__clear_error();
-    if (plan != NULL)
-        *plan = NULL;
-    int inter = 0, size = 0, rank = 0;
-    if (redist__check_mpi() != REDIST_SUCCESS)
-        return REDIST_ERR_MPI;
-    if (comm == MPI_COMM_NULL)
-        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != 0 ||
-        MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_ARG, "comm is not a valid communicator");
-    if (inter)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported yet");
-
-    /* Phase 1. */
-    size_t elsize = 0;
-    int err = check_locally(src, dst, type, size, opt, plan, &elsize);
-    redist__fingerprints fp;
-    arguments_fingerprints(err == REDIST_SUCCESS ? src : NULL, err == REDIST_SUCCESS ? dst : NULL,
-                           elsize, opt, &fp);
-
-    /* Phase 2, on a private duplicate so that our traffic never meets the user's. */
-    struct redist_plan_s *p = calloc(1, sizeof *p);
-    MPI_Comm dup = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
-        free(p);
-        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
-    }
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    if (err == REDIST_SUCCESS && p == NULL)
-        err = redist__fail(REDIST_ERR_NOMEM, "plan");
-    err = redist__agree(dup, rank, err, &fp);
-    if (err != REDIST_SUCCESS) {
-        MPI_Comm_free(&dup);
-        free(p);
-        return err;
-    }
-
-    /* Phase 3. */
     p->comm = dup;
     p->type = MPI_DATATYPE_NULL;
     p->rank = rank;
@@ -459,27 +345,17 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     p->elsize = elsize;
     p->src = src; /* replaced by private copies in build_messages */
     p->dst = dst;
-    p->check_arguments = opt == NULL || opt->check_arguments;
-    p->hybrid_degree = opt == NULL ? -1 : opt->hybrid_degree;
-    p->synchronous_receive = opt != NULL && opt->synchronous_receive;
-    p->bmmc_method = opt == NULL ? 0 : opt->bmmc_method;
-    p->alltoall_algo = -1;
-    if (opt != NULL && opt->alltoall_algorithm != NULL) {
-        int unused = REDIST_SUCCESS;
-        p->alltoall_algo =
-            strcmp(opt->alltoall_algorithm, "auto") == 0
-                ? -2
-                : redist__coll_alltoall_pick(opt->alltoall_algorithm, size, 0, &unused);
-    }
+    p->machine = redist__machine_default();
     p->check_req = MPI_REQUEST_NULL;
-    if (MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
+    int err = redist__keep_options(opt, &p->opt, &p->opt_strings);
+    p->check_arguments = p->opt.check_arguments;
+    if (err == REDIST_SUCCESS && MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;
         err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");
     }
     err = redist__agree(dup, rank, err, NULL);
     if (err == REDIST_SUCCESS)
-        err = setup(p, algorithm_name(opt), opt == NULL || opt->shared_memory,
-                    opt == NULL ? REDIST_TRANSPORT_AUTO : opt->transport);
+        err = setup(p, algorithm_name(opt));
     if (err != REDIST_SUCCESS) {
         if (p->src == src)
             p->src = NULL;
@@ -490,6 +366,85 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     }
     *plan = p;
     return REDIST_SUCCESS;
+}
+
+int redist__plan_prologue(MPI_Comm comm, redist_plan *plan, int *rank, int *size)
+{
+    redist__clear_error();
+    if (plan != NULL)
+        *plan = NULL;
+    int inter = 0;
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    if (comm == MPI_COMM_NULL)
+        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, size) != 0 ||
+        MPI_Comm_rank(comm, rank) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_ARG, "comm is not a valid communicator");
+    if (inter)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported yet");
+    return REDIST_SUCCESS;
+}
+
+/* The private duplicate every plan runs on, so that its traffic never meets the user's. */
+static int duplicate(MPI_Comm comm, MPI_Comm *dup)
+{
+    if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
+    MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
+    return REDIST_SUCCESS;
+}
+
+int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
+                       const redist_options *opt, redist_plan *plan)
+{
+    int size = 0, rank = 0;
+    int err = redist__plan_prologue(comm, plan, &rank, &size);
+    if (err != REDIST_SUCCESS)
+        return err;
+
+    /* Phase 1. */
+    size_t elsize = 0;
+    err = check_locally(src, dst, type, size, opt, plan, &elsize);
+    redist__fingerprints fp;
+    arguments_fingerprints(err == REDIST_SUCCESS ? src : NULL, err == REDIST_SUCCESS ? dst : NULL,
+                           elsize, opt, &fp);
+
+    /* Phase 2, on the private duplicate. */
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (duplicate(comm, &dup) != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    struct redist_plan_s *p = calloc(1, sizeof *p);
+    if (err == REDIST_SUCCESS && p == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "plan");
+    err = redist__agree(dup, rank, err, &fp);
+    if (err != REDIST_SUCCESS) {
+        MPI_Comm_free(&dup);
+        free(p);
+        return err;
+    }
+    return create_agreed(p, src, dst, type, dup, rank, size, elsize, opt, plan);
+}
+
+int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout from,
+                              redist_layout to, const redist_options *opt, int local_err,
+                              redist_plan *child)
+{
+    *child = NULL;
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (duplicate(parent->comm, &dup) != REDIST_SUCCESS) /* collective: fails everywhere */
+        return REDIST_ERR_MPI;
+    struct redist_plan_s *p = calloc(1, sizeof *p);
+    if (local_err == REDIST_SUCCESS && (p == NULL || from == NULL || to == NULL))
+        local_err = redist__fail(REDIST_ERR_NOMEM, "child plan");
+    int err = redist__agree(dup, parent->rank, local_err, NULL);
+    if (err != REDIST_SUCCESS) {
+        MPI_Comm_free(&dup);
+        free(p);
+        return err;
+    }
+    return create_agreed(p, from, to, parent->type, dup, parent->rank, parent->size, parent->elsize,
+                         opt, child);
 }
 
 int redist_plan_free(redist_plan *plan)

@@ -2,7 +2,7 @@
  * checked wrappers over gf2.c. Pure code, no MPI. */
 #include "bmmc/gf2.h"
 
-#include "internal.h"
+#include "core/core.h"
 
 static int check_n(const char *fn, int n)
 {

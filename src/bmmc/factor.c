@@ -2,7 +2,7 @@
  * (§5, Appendix B). See factor.h for the executor's loop. No MPI. */
 #include "bmmc/factor.h"
 
-#include "internal.h"
+#include "index/index.h"
 
 #include <string.h>
 
@@ -250,4 +250,30 @@ void redist__bmmc_place(const redist__bmmc_plan *b, uint64_t k, int64_t round, u
                     redist__gf2_mul_vec(b->p, b->mu, source) ^ b->c_lo;
     (void)k; /* the destination is k by eq. (5); kept for the executor's symmetry */
     scatter(free_bits, b->kappa, base, block, out, es);
+}
+
+/* ---- the block-cyclic case: cyclic(2^f1) -> cyclic(2^f2) as a bit permutation ------------- */
+
+void redist__bpc_matrix(int n, int p, int f1, int f2, uint64_t a[])
+{
+    uint64_t q1i[REDIST__GF2_MAX], q2[REDIST__GF2_MAX];
+    redist__gf2_layout_q_inverse(n, p, f1, q1i);
+    redist__gf2_layout_q(n, p, f2, q2);
+    redist__gf2_mul(n, q1i, n, q2, a);
+}
+
+int redist__bpc_rounds_of(int n, int p, int f1, int f2)
+{
+    uint64_t a[REDIST__GF2_MAX];
+    redist__bmmc_plan bp;
+    redist__bpc_matrix(n, p, f1, f2, a);
+    return redist__bmmc_plan_init(n, p, f1, a, 0, &bp) == REDIST_SUCCESS
+               ? (int)redist__bmmc_rounds(&bp)
+               : 0;
+}
+
+int redist__bpc_rounds(const struct redist_layout_s *src, const struct redist_layout_s *dst)
+{
+    int n, p, f1, f2;
+    return redist__bpc_detect(src, dst, &n, &p, &f1, &f2) ? redist__bpc_rounds_of(n, p, f1, f2) : 0;
 }

@@ -96,4 +96,13 @@ int64_t redist__bmmc_self_round(const redist__bmmc_plan *b, uint64_t k);
 void redist__bmmc_place(const redist__bmmc_plan *b, uint64_t k, int64_t round, uint64_t source,
                         const void *block, void *out, size_t es);
 
+/* The block-cyclic case (index.h, redist__bpc_detect): cyclic(2^f1) is the BMMC layout f1,
+   and cyclic(2^f1) -> cyclic(2^f2) is y = Q_f1^-1 Q_f2 x in layout f1. The matrix, the rounds
+   of its factoring (0 if it cannot be factored), and the same from a layout pair (0 if the
+   pair is not a bit permutation). */
+void redist__bpc_matrix(int n, int p, int f1, int f2, uint64_t a[]);
+int redist__bpc_rounds_of(int n, int p, int f1, int f2);
+struct redist_layout_s;
+int redist__bpc_rounds(const struct redist_layout_s *src, const struct redist_layout_s *dst);
+
 #endif /* REDIST_BMMC_FACTOR_H */

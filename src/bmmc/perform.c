@@ -1,4 +1,5 @@
-/* bmmc: performing a BMMC permutation with MPI (paper 003 §5), and redist_plan_create_bmmc.
+/* bmmc: performing a BMMC permutation with MPI ([Cor98] §5), for redist_plan_create_bmmc
+ * (api/bmmc_plan.c) and as the block-cyclic algorithm "bmmc".
  *
  * The plan factors once (factor.c: A = V W, §4); each execute runs the intraprocessor pass
  * (W, into a scratch array in Gray-code order) and then 2^rank(λ) rounds (Lemma 3): in round
@@ -13,9 +14,8 @@
  * permutation (1-D, N, P and both blocks powers of two, one process set): cyclic(2^f1) is the
  * BMMC layout f1, and cyclic(2^f1) -> cyclic(2^f2) is y = Q_f1^-1 Q_f2 x in layout f1.
  */
-#include "internal.h"
+#include "bmmc/bmmc.h"
 #include "exec/engine.h"
-#include "bmmc/factor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +88,14 @@ static int round_exchange(struct redist_plan_s *p, bmmc_state *s, int64_t r)
     if (to != s->me) {
         int rc;
         if (s->method == 1) {
-            rc = MPI_Sendrecv(block, (int)bytes, MPI_BYTE, rank_of(s, to), 7717, s->recvbuf,
-                              (int)bytes, MPI_BYTE, rank_of(s, from), 7717, p->comm,
-                              MPI_STATUS_IGNORE);
+            rc = MPI_Sendrecv(block, (int)bytes, MPI_BYTE, rank_of(s, to), REDIST__TAG_BMMC,
+                              s->recvbuf, (int)bytes, MPI_BYTE, rank_of(s, from), REDIST__TAG_BMMC,
+                              p->comm, MPI_STATUS_IGNORE);
             received = s->recvbuf;
         } else {
-            rc = MPI_Sendrecv_replace(block, (int)bytes, MPI_BYTE, rank_of(s, to), 7717,
-                                      rank_of(s, from), 7717, p->comm, MPI_STATUS_IGNORE);
+            rc = MPI_Sendrecv_replace(block, (int)bytes, MPI_BYTE, rank_of(s, to), REDIST__TAG_BMMC,
+                                      rank_of(s, from), REDIST__TAG_BMMC, p->comm,
+                                      MPI_STATUS_IGNORE);
         }
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "bmmc: round %lld failed", (long long)r);
@@ -139,14 +140,47 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     return REDIST_SUCCESS;
 }
 
-static int rounds_steps(const redist__summary *s)
+/* The rounds of the block-cyclic case (0 if the pair is not a bit permutation). */
+static int bpc_rounds(const redist__case *c)
 {
-    return s->bmmc_rounds;
+    const redist__shape *s = &c->s;
+    return s->bpc ? redist__bpc_rounds_of(s->bpc_n, s->bpc_p, s->bpc_f1, s->bpc_f2) : 0;
 }
 
-static int bpc_applicable(const redist__summary *s)
+static int rounds_steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
-    return s->bmmc_rounds > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    (void)m, (void)opt;
+    return bpc_rounds(c);
+}
+
+static int bpc_applicable(const redist__case *c)
+{
+    return bpc_rounds(c) > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
+/* One exchange per round, and the intraprocessor pass and placement: two permuting copies
+   of the local data besides the self part (module comment). */
+static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport)
+{
+    (void)opt, (void)transport;
+    const redist__traffic *t = &c->t;
+    return m->copy_per_byte * (double)t->max_copy_bytes +
+           3.0 * m->copy_per_byte * (double)t->max_local_bytes +
+           m->per_byte * (double)t->max_bytes + m->startup * bpc_rounds(c);
+}
+
+static int check_options(const redist_options *opt, int comm_size)
+{
+    (void)comm_size;
+    if (opt->bmmc_method < 0 || opt->bmmc_method > 2)
+        return redist__fail(REDIST_ERR_ARG, "bmmc_method = %d must be 0, 1 or 2", opt->bmmc_method);
+    return REDIST_SUCCESS;
+}
+
+static void fingerprint_options(redist__fingerprints *fp, const redist_options *opt)
+{
+    redist__fp_add(fp, "options.bmmc_method", &opt->bmmc_method, sizeof opt->bmmc_method);
 }
 
 /* Messages: one per round but the self round. */
@@ -164,81 +198,42 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 
 /* ---- The block-cyclic case: cyclic(2^f1) -> cyclic(2^f2) as a bit permutation --------- */
 
-/* lg v if v is a power of two, else -1 (any v: no shift reaches bit 63). */
-static int log2_exact(int64_t v)
-{
-    if (v <= 0 || (v & (v - 1)) != 0)
-        return -1;
-    int l = 0;
-    while (((int64_t)1 << l) != v)
-        l++;
-    return l;
-}
-
-int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst, int *n,
-                       int *p, int *f1, int *f2)
-{
-    if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] || src->first[0] != 0 ||
-        dst->first[0] != 0 || !redist__same_global_shape(src, dst))
-        return 0;
-    for (int c = 0; c < src->nprocs; c++)
-        if (src->ranks[c] != dst->ranks[c])
-            return 0;
-    *n = log2_exact(src->extent[0]);
-    *p = log2_exact(src->grid[0]);
-    *f1 = log2_exact(src->block[0]);
-    *f2 = log2_exact(dst->block[0]);
-    return *n >= 0 && *p >= 0 && *f1 >= 0 && *f2 >= 0 && *n <= 62 && *f1 + *p <= *n &&
-           *f2 + *p <= *n;
-}
-
-/* A = Q_f1^-1 Q_f2: in layout f1, the element with global index x goes to the index whose
-   layout-f1 place is x's layout-f2 place. */
-static void bpc_matrix(int n, int p, int f1, int f2, uint64_t a[])
-{
-    uint64_t q1i[REDIST__GF2_MAX], q2[REDIST__GF2_MAX];
-    redist__gf2_layout_q_inverse(n, p, f1, q1i);
-    redist__gf2_layout_q(n, p, f2, q2);
-    redist__gf2_mul(n, q1i, n, q2, a);
-}
-
-int redist__bpc_rounds(const struct redist_layout_s *src, const struct redist_layout_s *dst)
-{
-    int n, pb, f1, f2;
-    uint64_t a[REDIST__GF2_MAX];
-    redist__bmmc_plan bp;
-    if (!redist__bpc_detect(src, dst, &n, &pb, &f1, &f2))
-        return 0;
-    bpc_matrix(n, pb, f1, f2, a);
-    return redist__bmmc_plan_init(n, pb, f1, a, 0, &bp) == REDIST_SUCCESS
-               ? (int)redist__bmmc_rounds(&bp)
-               : 0;
-}
-
-static int bpc_setup(struct redist_plan_s *p)
+int redist__bmmc_setup(struct redist_plan_s *p, const redist__bmmc_plan *bp, uint64_t me,
+                       const int *ranks)
 {
     bmmc_state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
-    int n, pb, f1, f2;
+    s->plan = *bp;
+    s->me = me;
+    s->ranks = ranks;
+    s->method = p->opt.bmmc_method;
+    return alloc_state(p, s);
+}
+
+static int bpc_setup(struct redist_plan_s *p)
+{
+    const redist__shape *sh = &p->pair.s;
     uint64_t a[REDIST__GF2_MAX];
-    if (!redist__bpc_detect(p->src, p->dst, &n, &pb, &f1, &f2))
+    redist__bmmc_plan bp;
+    if (!sh->bpc)
         return REDIST_ERR_NOT_APPLICABLE;
-    bpc_matrix(n, pb, f1, f2, a);
-    if (redist__bmmc_plan_init(n, pb, f1, a, 0, &s->plan) != REDIST_SUCCESS)
+    redist__bpc_matrix(sh->bpc_n, sh->bpc_p, sh->bpc_f1, sh->bpc_f2, a);
+    if (redist__bmmc_plan_init(sh->bpc_n, sh->bpc_p, sh->bpc_f1, a, 0, &bp) != REDIST_SUCCESS)
         return REDIST_ERR_NOT_APPLICABLE;
     int pos = redist__layout_position(p->src, p->rank);
-    s->me = pos < 0 ? UINT64_MAX : (uint64_t)pos;
-    s->ranks = p->src->ranks;
-    s->method = p->bmmc_method;
-    return alloc_state(p, s);
+    return redist__bmmc_setup(p, &bp, pos < 0 ? UINT64_MAX : (uint64_t)pos, p->src->ranks);
 }
 
 const redist__algorithm redist__algo_bmmc = {
     .name = "bmmc",
     .applicable = bpc_applicable,
     .steps = rounds_steps,
+    .predict = predict,
+    .transports = REDIST__T_PACK,
+    .check_options = check_options,
+    .fingerprint_options = fingerprint_options,
     .setup = bpc_setup,
     .start = start,
     .progress = progress,
@@ -246,125 +241,3 @@ const redist__algorithm redist__algo_bmmc = {
     .local_stats = local_stats,
     .dry_needs_buffers = 1,
 };
-
-/* ---- redist_plan_create_bmmc ------------------------------------------------------------- */
-
-static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
-                      MPI_Datatype type, int size, const redist_options *opt, redist_plan *plan,
-                      size_t *elsize, int *p, redist__bmmc_plan *bp)
-{
-    if (plan == NULL)
-        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
-    *p = log2_exact(size);
-    if (*p < 0)
-        return redist__fail(REDIST_ERR_ARG,
-                            "bmmc: the communicator has %d ranks, not a power "
-                            "of two",
-                            size);
-    if (n < *p)
-        return redist__fail(REDIST_ERR_ARG, "bmmc: n = %d is less than lg P = %d (N < P)", n, *p);
-    const char *name = opt && opt->algorithm ? opt->algorithm : "auto";
-    if (strcmp(name, "auto") != 0 && strcmp(name, "bmmc") != 0)
-        return redist__algorithm_by_name(name) != NULL
-                   ? redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                  "'%s' cannot perform a BMMC "
-                                  "permutation",
-                                  name)
-                   : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    int err = redist__check_options(opt, size);
-    if (err != REDIST_SUCCESS)
-        return err;
-    err = redist__element_size(type, elsize);
-    if (err != REDIST_SUCCESS)
-        return err;
-    return redist__bmmc_plan_init(n, *p, f, columns, complement, bp);
-}
-
-static void bmmc_fingerprints(int n, int f, const uint64_t columns[], uint64_t complement,
-                              size_t elsize, const redist_options *opt, redist__fingerprints *fp)
-{
-    fp->n = 0;
-    redist__fp_add(fp, "n", &n, sizeof n);
-    redist__fp_add(fp, "f", &f, sizeof f);
-    int ncols = columns != NULL && n > 0 && n <= 64 ? n : 0;
-    redist__fp_add(fp, "columns", columns, (size_t)ncols * sizeof *columns);
-    redist__fp_add(fp, "complement", &complement, sizeof complement);
-    redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
-    redist__fp_options(fp, opt);
-}
-
-int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
-                            MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
-                            redist_plan *plan)
-{
-    redist__clear_error();
-    if (plan != NULL)
-        *plan = NULL;
-    int inter = 0, size = 0, rank = 0;
-    if (redist__check_mpi() != REDIST_SUCCESS)
-        return REDIST_ERR_MPI;
-    if (comm == MPI_COMM_NULL)
-        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != 0 ||
-        MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_ARG, "comm is not a valid communicator");
-    if (inter)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported");
-    size_t elsize = 0;
-    int p = 0;
-    redist__bmmc_plan bp;
-    int err = check_bmmc(n, f, columns, complement, type, size, opt, plan, &elsize, &p, &bp);
-    redist__fingerprints fp;
-    bmmc_fingerprints(n, f, columns, complement, elsize, opt, &fp);
-    MPI_Comm dup = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    err = redist__agree(dup, rank, err, &fp);
-    if (err != REDIST_SUCCESS) {
-        MPI_Comm_free(&dup);
-        return err;
-    }
-    struct redist_plan_s *pl = calloc(1, sizeof *pl);
-    bmmc_state *s = pl ? calloc(1, sizeof *s) : NULL;
-    if (s == NULL) {
-        free(pl);
-        pl = NULL;
-        err = REDIST_ERR_NOMEM;
-    } else {
-        pl->comm = dup;
-        pl->type = MPI_DATATYPE_NULL;
-        pl->rank = rank;
-        pl->size = size;
-        pl->elsize = elsize;
-        pl->algo = &redist__algo_bmmc;
-        pl->algo_state = s;
-        pl->check_arguments = opt == NULL || opt->check_arguments;
-        pl->check_req = MPI_REQUEST_NULL;
-        pl->src_count = pl->dst_count = redist__bmmc_local_count(&bp);
-        s->plan = bp;
-        s->me = (uint64_t)rank;
-        s->method = opt ? opt->bmmc_method : 0;
-        if (MPI_Type_dup(type, &pl->type) != MPI_SUCCESS)
-            err = REDIST_ERR_MPI;
-        else
-            err = alloc_state(pl, s);
-    }
-    int agreed = redist__agree(dup, rank, err, NULL);
-    if (agreed != REDIST_SUCCESS) {
-        if (pl != NULL)
-            redist__plan_destroy(pl);
-        else
-            MPI_Comm_free(&dup);
-        return agreed;
-    }
-    redist_stats *st = &pl->stats;
-    st->steps = (int)redist__bmmc_rounds(&bp);
-    local_stats(pl, st);
-    int64_t mine[2] = {st->messages_sent, st->bytes_sent}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, dup);
-    st->max_messages_per_rank = most[0];
-    st->max_bytes_per_rank = most[1];
-    *plan = pl;
-    return REDIST_SUCCESS;
-}

@@ -141,11 +141,11 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
 
 double redist__coll_ts(void)
 {
-    return redist__model_default()->startup;
+    return redist__machine_default()->startup;
 }
 double redist__coll_tw(void)
 {
-    return redist__model_default()->per_byte;
+    return redist__machine_default()->per_byte;
 }
 
 int redist__coll_reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)
@@ -185,8 +185,8 @@ static int exchange(const char *sbuf, int64_t sbytes, int to, char *rbuf, int64_
                     MPI_Comm c)
 {
     if (sbytes <= REDIST__CHUNK_BYTES && rbytes <= REDIST__CHUNK_BYTES) /* one message each */
-        return MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, to, REDIST__COLL_TAG, rbuf, (int)rbytes,
-                            MPI_BYTE, from, REDIST__COLL_TAG, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
+        return MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, to, REDIST__TAG_COLL, rbuf, (int)rbytes,
+                            MPI_BYTE, from, REDIST__TAG_COLL, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
                    ? REDIST_SUCCESS
                    : redist__fail(REDIST_ERR_MPI, "MPI_Sendrecv failed");
     int64_t ns = to == MPI_PROC_NULL ? 0 : chunk_count(sbytes);
@@ -196,10 +196,10 @@ static int exchange(const char *sbuf, int64_t sbytes, int to, char *rbuf, int64_
         int n = 0, rc = MPI_SUCCESS;
         for (int64_t k = first; rc == MPI_SUCCESS && k < nr && k < first + CHUNKS_IN_FLIGHT; k++)
             rc = MPI_Irecv(rbuf + k * REDIST__CHUNK_BYTES, chunk_size(rbytes, k), MPI_BYTE, from,
-                           REDIST__COLL_TAG, c, &req[n++]);
+                           REDIST__TAG_COLL, c, &req[n++]);
         for (int64_t k = first; rc == MPI_SUCCESS && k < ns && k < first + CHUNKS_IN_FLIGHT; k++)
             rc = MPI_Isend(sbuf + k * REDIST__CHUNK_BYTES, chunk_size(sbytes, k), MPI_BYTE, to,
-                           REDIST__COLL_TAG, c, &req[n++]);
+                           REDIST__TAG_COLL, c, &req[n++]);
         if (rc != MPI_SUCCESS || MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "a point-to-point exchange failed");
     }

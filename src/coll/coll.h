@@ -16,10 +16,8 @@
 #ifndef REDIST_COLL_H
 #define REDIST_COLL_H
 
-#include "internal.h"
-
-/* Tags used by the operations on the private communicator. */
-#define REDIST__COLL_TAG 9100
+#include "exec/agree.h"
+#include "model/model.h"
 
 /* The private duplicate of comm (created on first use, cached as an MPI attribute and
    freed with comm), then one agreement (redist__agree) so that every rank returns the same

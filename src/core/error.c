@@ -1,5 +1,5 @@
 /* Error codes, their texts, and the per-thread detail of the most recent failure. */
-#include "internal.h"
+#include "core/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,19 +71,4 @@ int redist__fail_context(int err, const char *fmt, ...)
         last_detail[n + 2 + m] = '\0';
     }
     return err;
-}
-
-void *redist__memdup(const void *p, size_t n)
-{
-    if (p == NULL || n == 0)
-        return NULL;
-    void *q = malloc(n);
-    if (q != NULL)
-        memcpy(q, p, n);
-    return q;
-}
-
-int64_t redist__chunks(int64_t bytes)
-{
-    return bytes <= 0 ? 1 : (bytes + REDIST__CHUNK_BYTES - 1) / REDIST__CHUNK_BYTES;
 }

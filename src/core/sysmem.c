@@ -5,7 +5,7 @@
  * for a job that must stay within a share of the node, and for tests of the fallbacks.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <stdlib.h>

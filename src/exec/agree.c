@@ -7,7 +7,7 @@
  * makes them): the failing rank's detail is broadcast, or, for a mismatch, the first
  * argument that differs is named with a rank whose value differs from rank 0's.
  */
-#include "internal.h"
+#include "exec/agree.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -105,5 +105,27 @@ int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *
     for (int i = 0; i < nf; i++)
         if (v[1 + 2 * i] != -v[2 + 2 * i])
             return name_mismatch(comm, rank, fp, i);
+    return REDIST_SUCCESS;
+}
+
+/* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
+int redist__element_size(MPI_Datatype type, size_t *elsize)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return redist__fail(REDIST_ERR_ARG, "type is MPI_DATATYPE_NULL");
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS ||
+        MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_ARG, "type is not a valid datatype");
+    if (size <= 0)
+        return redist__fail(REDIST_ERR_ARG, "type has size %d; elements must have data", size);
+    if (lb != 0 || true_lb != 0 || (MPI_Aint)size != extent || extent != true_extent)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "type is not contiguous (size %d, extent %ld, lower bound %ld): "
+                            "only contiguous element types are supported",
+                            size, (long)extent, (long)lb);
+    *elsize = (size_t)size;
     return REDIST_SUCCESS;
 }

@@ -124,13 +124,14 @@ int redist__progress_request(MPI_Request *req, int blocking, int *done, const ch
                              : redist__fail(REDIST_ERR_MPI, "%s completion failed", what);
 }
 
-int redist__always_applicable(const redist__summary *s)
+int redist__always_applicable(const redist__case *c)
 {
-    (void)s;
+    (void)c;
     return REDIST_SUCCESS;
 }
 
-int redist__one_step(const redist__summary *s)
+int redist__one_step(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
-    return s->max_messages > 0 ? 1 : 0;
+    (void)m, (void)opt;
+    return c->t.max_messages > 0 ? 1 : 0;
 }

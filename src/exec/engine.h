@@ -1,11 +1,8 @@
 /* Helpers shared by the point-to-point schedules. */
-#ifndef REDIST_SCHED_COMMON_H
-#define REDIST_SCHED_COMMON_H
+#ifndef REDIST_ENGINE_H
+#define REDIST_ENGINE_H
 
-#include "internal.h"
-
-#define REDIST__TAG_DATA 7713
-#define REDIST__TAG_ACK 7714
+#include "exec/exec.h"
 
 /* Data requests of message i of the send (is_send) or receive side: one zero-byte
    notification for a peer on the node with the shared-memory transport, else one per
@@ -26,7 +23,5 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
 void redist__copy_self(struct redist_plan_s *p);
 /* Waits for (blocking) or tests one request; *done = 1 when it is complete. */
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what);
-int redist__always_applicable(const redist__summary *s);
-int redist__one_step(const redist__summary *s);
 
 #endif

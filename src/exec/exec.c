@@ -5,7 +5,7 @@
  * "dry" (posting every message, touching no user memory), and the ranks agree on the
  * outcome with a nonblocking MPI_Iallreduce that overlaps the exchange (option
  * check_arguments, on by default). */
-#include "internal.h"
+#include "exec/exec.h"
 
 #include <stdint.h>
 #include <stdlib.h>

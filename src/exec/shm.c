@@ -11,7 +11,7 @@
  *
  * Messages to ranks on other nodes still go through MPI from the same buffer.
  */
-#include "internal.h"
+#include "exec/exec.h"
 
 #include <stdlib.h>
 #include <string.h>

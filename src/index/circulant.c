@@ -7,7 +7,7 @@
  * permutation of the processors (Theorem 1), so row i is a contention-free step.
  */
 #include "index/circulant.h"
-#include "internal.h"
+#include "index/index.h"
 
 #include <stddef.h>
 
@@ -150,52 +150,6 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
     return 0;
 }
 
-int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                             int *dual)
-{
-    if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] ||
-        src->first[0] != dst->first[0] || !redist__same_global_shape(src, dst))
-        return 0;
-    for (int c = 0; c < src->nprocs; c++)
-        if (src->ranks[c] != dst->ranks[c])
-            return 0;
-    int64_t x = src->block[0], y = dst->block[0];
-    *dual = y < x;
-    int64_t small = *dual ? y : x, large = *dual ? x : y;
-    return large % small == 0 ? large / small : 0;
-}
-
-int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst)
-{
-    int dual = 0;
-    if (src->ndims != 1 || dst->ndims != 1 || redist__ratio_detect(src, dst, &dual) != 0)
-        return 0;
-    /* Same ranks etc. but the blocks do not divide: check the sharing conditions again. */
-    if (src->grid[0] != dst->grid[0] || src->first[0] != dst->first[0] ||
-        !redist__same_global_shape(src, dst))
-        return 0;
-    for (int c = 0; c < src->nprocs; c++)
-        if (src->ranks[c] != dst->ranks[c])
-            return 0;
-    int64_t x = src->block[0], y = dst->block[0], g = x, h = y;
-    while (h != 0) {
-        int64_t t = g % h;
-        g = h;
-        h = t;
-    }
-    int64_t P = src->grid[0];
-    if (x / g > P || y / g > P) /* lcm/y = x/g and lcm/x = y/g */
-        return 0;
-    return x / g * y;
-}
-
-int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                      redist__rx *rx, int *dual)
-{
-    int64_t K = redist__ratio_detect(src, dst, dual);
-    return K > 0 && K <= src->grid[0] && redist__rx_init(K, src->grid[0], rx) == 0;
-}
-
 int redist__table_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                          redist__table_case *tc)
 {
@@ -270,10 +224,10 @@ int64_t redist__table_cross_section(const struct redist_layout_s *l, const redis
     return n;
 }
 
+/* Row 0 is the identity iff P_s(0, j) = j for all j: with G = 1 that needs n = 1 mod P, i.e.
+   K = 1; with G > 1, j = 1 needs P' (G - 1) = 1, i.e. K = P = 2 (Eq. 12; rowsched.c states
+   the full argument). Closed form, so any P. */
 int64_t redist__rx_moving_rows(const redist__rx *rx)
 {
-    for (int64_t j = 0; j < rx->P; j++)
-        if (redist__rx_Ps(rx, 0, j) != j)
-            return rx->K;
-    return rx->K - 1;
+    return rx->K == 1 || (rx->K == 2 && rx->P == 2) ? rx->K - 1 : rx->K;
 }

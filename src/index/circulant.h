@@ -46,17 +46,7 @@ int64_t redist__rx_Dr(const redist__rx *rx, int64_t i, int64_t j);
 int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, int64_t *Ps,
                       int64_t *Ds, int64_t *Pr, int64_t *Dr);
 
-/* The table case of a layout pair: 1-D, source cyclic(x) and destination cyclic(Kx)
-   (forward) or cyclic(Kx) -> cyclic(x) (*dual = 1), on the same P processors (same rank
-   list and first coordinate), K <= P. Returns 1 and fills *rx and *dual if so, else 0. The
-   paper's processor (table column) c is grid coordinate (c + first) mod P. */
 struct redist_layout_s;
-int redist__rx_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                      redist__rx *rx, int *dual);
-/* The same without K <= P: 1-D, same ranks and first coordinate, one block a multiple of the
-   other. Returns K >= 1 (and *dual), or 0 if the pair is not such a case. */
-int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                             int *dual);
 /* The table case dimension by dimension (paper 001 §2, paper 000 §1): N-D layouts on the
    same ranks, identical in every dimension but `dim`, where the pair is R_x(K, P_dim) or its
    dual. Every line of processes along `dim` (fixed other coordinates) is then one table of
@@ -79,11 +69,6 @@ int redist__table_rank(const struct redist_layout_s *l, const redist__table_case
    local extents there (1 for 1-D). */
 int64_t redist__table_cross_section(const struct redist_layout_s *l, const redist__table_case *tc,
                                     int rank);
-
-/* cyclic(x) -> cyclic(y), neither block a multiple of the other, 1-D on the same P ranks and
-   first coordinate: the two phases through cyclic(lcm(x, y)) (paper 000, Table 1, last row)
-   are table cases when lcm/x <= P and lcm/y <= P. Returns lcm(x, y) if so, else 0. */
-int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst);
 
 /* Rows of P_s that move data (not the identity): the direct schedule's steps. Only row 0
    can be the identity (Eq. 12 with j = 0 forces i2 = 0 and i1 = 0 mod P'). */

@@ -12,7 +12,7 @@
  * index except where noted; m P is never formed (g / (m P) is computed as g / m / P, equal
  * for non-negative integers), and m P >= n is tested as m >= CD(n, P).
  */
-#include "internal.h"
+#include "index/index.h"
 
 /* CD(n, k) for n >= 0, k >= 1, without forming n + k - 1. */
 static int64_t ceil_div(int64_t n, int64_t k)

@@ -4,7 +4,7 @@
  * (g / b + first) mod P, at local index (g / (b P)) b + g mod b (paper 001, Table 1, made
  * 0-based; paper 000 §3.1). Grid coordinates map to ranks row-major (last fastest).
  */
-#include "internal.h"
+#include "index/index.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -106,16 +106,6 @@ void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[
     }
 }
 
-uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
 {
     size_t d = (size_t)l->ndims;
@@ -148,17 +138,6 @@ int redist__same_global_shape(const struct redist_layout_s *a, const struct redi
         if (a->extent[k] != b->extent[k])
             return 0;
     return 1;
-}
-
-int redist__same_distribution(const struct redist_layout_s *a, const struct redist_layout_s *b)
-{
-    if (!redist__same_global_shape(a, b) || a->nprocs != b->nprocs)
-        return 0;
-    size_t d = (size_t)a->ndims;
-    return memcmp(a->block, b->block, d * sizeof *a->block) == 0 &&
-           memcmp(a->grid, b->grid, d * sizeof *a->grid) == 0 &&
-           memcmp(a->first, b->first, d * sizeof *a->first) == 0 &&
-           memcmp(a->ranks, b->ranks, (size_t)a->nprocs * sizeof *a->ranks) == 0;
 }
 
 /* Checks every argument and records the first problem; no early return so that the

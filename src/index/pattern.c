@@ -14,26 +14,16 @@
  * (slowest dimension outside), run group by run group, replica by replica; sender and
  * receiver compute identical run lists, so they agree on the order without sending indices.
  */
-#include "internal.h"
+#include "index/index.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* lcm(a, b) if it is <= limit, else -1 (no overflow). */
 static int64_t lcm_up_to(int64_t a, int64_t b, int64_t limit)
 {
-    int64_t q = a / gcd64(a, b);
+    int64_t q = a / redist__gcd64(a, b);
     if (q > limit / b)
         return -1;
     int64_t l = q * b;

@@ -14,7 +14,7 @@
  */
 #include "index/rowsched.h"
 
-#include "redist.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -31,15 +31,6 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Smallest L with 2^L >= x (x >= 1): binary shift steps needed to align x rows. */
-static int ceil_log2(int64_t x)
-{
-    int L = 0;
-    while (((int64_t)1 << L) < x)
-        L++;
-    return L;
-}
-
 /* Theorem 3 is stated for K <= P (every row of P_s a permutation of the P processors). */
 static int valid_rx(const redist__rx *rx)
 {
@@ -51,7 +42,7 @@ int redist__rowsched_max_degree(const redist__rx *rx)
 {
     if (!valid_rx(rx))
         return REDIST_ERR_ARG;
-    return ceil_log2(rx->Kp) + ceil_log2(rx->G);
+    return redist__ceil_log2(rx->Kp) + redist__ceil_log2(rx->G);
 }
 
 void redist__rowsched_free(redist__row_schedule *s)
@@ -384,7 +375,7 @@ int redist__rowsched_indirect(const redist__rx *rx, redist__row_schedule *out)
     memset(out, 0, sizeof *out);
     if (!valid_rx(rx))
         return REDIST_ERR_ARG;
-    return build_shifted(rx, ceil_log2(rx->Kp), ceil_log2(rx->G), out);
+    return build_shifted(rx, redist__ceil_log2(rx->Kp), redist__ceil_log2(rx->G), out);
 }
 
 /* Distinct rows left after shifting the low d1 bits of i1 and the low d2 bits of i2: rows
@@ -402,7 +393,7 @@ static int64_t rows_left(const redist__rx *rx, int d1, int d2)
    P = 8 (K' = 3, G = 2), d = 1 gives 3 rows instead of 4. */
 static int hybrid_split(const redist__rx *rx, int *d)
 {
-    int L1 = ceil_log2(rx->Kp), L2 = ceil_log2(rx->G);
+    int L1 = redist__ceil_log2(rx->Kp), L2 = redist__ceil_log2(rx->G);
     if (*d > L1 + L2)
         *d = L1 + L2;
     int best = *d < L1 ? *d : L1;
@@ -569,7 +560,7 @@ int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out)
     memset(out, 0, sizeof *out);
     if (P < 1)
         return REDIST_ERR_ARG;
-    int L = ceil_log2(P), bits = d < 0 || d > L ? L : d;
+    int L = redist__ceil_log2(P), bits = d < 0 || d > L ? L : d;
     int64_t groups = (P - 1) >> bits;
     if (bruck_init(out, P, bits + groups + 1) != 0)
         return REDIST_ERR_NOMEM;
@@ -586,7 +577,7 @@ int redist__rowsched_bruck(int64_t P, int d, redist__row_schedule *out)
 
 int redist__rowsched_bruck_steps(int64_t P, int d)
 {
-    int L = ceil_log2(P), bits = d < 0 || d > L ? L : d;
+    int L = redist__ceil_log2(P), bits = d < 0 || d > L ? L : d;
     int n = 0;
     for (int k = 0; k < bits; k++) /* a bit-step exists if some r < P has bit k set */
         n += ((int64_t)1 << k) < P;
@@ -606,7 +597,7 @@ int redist__rowsched_bruck_steps(int64_t P, int d)
  * j = 1 needs P' (G - 1) = 1, i.e. K = P = 2. */
 static int row0_in_place(const redist__rx *rx)
 {
-    return rx->K == 1 || (rx->K == 2 && rx->P == 2);
+    return redist__rx_moving_rows(rx) < rx->K;
 }
 
 int redist__rowsched_indirect_steps(const redist__rx *rx)
@@ -628,19 +619,14 @@ int redist__rowsched_hybrid_steps(const redist__rx *rx, int d)
 
 void redist__multiphase_counts(int64_t K, int64_t P, int *steps, int *phases)
 {
+    int64_t f[REDIST__MAX_PRIME_FACTORS];
+    *phases = K >= 1 ? redist__prime_factors(K, f) : 0;
     *steps = 0;
-    *phases = 0;
-    for (int64_t d = 2; K > 1; d++) {
-        if (d * d > K)
-            d = K;
-        while (K % d == 0) {
-            redist__rx phase;
-            if (d <= P && redist__rx_init(d, P, &phase) == 0)
-                *steps += (int)redist__rx_moving_rows(&phase);
-            else
-                *steps += (int)(P - 1); /* an all-to-all phase: P - 1 shift steps */
-            (*phases)++;
-            K /= d;
-        }
+    for (int i = 0; i < *phases; i++) {
+        redist__rx phase;
+        if (f[i] <= P && redist__rx_init(f[i], P, &phase) == 0)
+            *steps += (int)redist__rx_moving_rows(&phase);
+        else
+            *steps += (int)(P - 1); /* an all-to-all phase: P - 1 shift steps */
     }
 }

@@ -404,12 +404,35 @@ static void worked_example_3_4(void)
         }
 }
 
+/* redist__rx_moving_rows is closed form (row 0 is in place only for K = 1 and K = P = 2);
+   here the rows of P_s are scanned for the identity, for every K <= P <= 96. */
+static void moving_rows_brute_force(void)
+{
+    for (int64_t P = 1; P <= 96; P++)
+        for (int64_t K = 1; K <= P; K++) {
+            redist__rx rx;
+            CHECK(redist__rx_init(K, P, &rx) == 0, "redist__rx_init(%lld, %lld)", (long long)K,
+                  (long long)P);
+            int64_t moving = 0;
+            for (int64_t i = 0; i < K; i++) {
+                int identity = 1;
+                for (int64_t j = 0; j < P && identity; j++)
+                    identity = redist__rx_Ps(&rx, i, j) == j;
+                moving += !identity;
+            }
+            CHECK(redist__rx_moving_rows(&rx) == moving,
+                  "R_x(%lld, %lld): %lld moving rows, brute force %lld", (long long)K, (long long)P,
+                  (long long)redist__rx_moving_rows(&rx), (long long)moving);
+        }
+}
+
 int main(void)
 {
     bad_arguments();
     worked_example_3_4();
     worked_example_6_9();
     exhaustive();
+    moving_rows_brute_force();
     if (failures) {
         printf(" Found %ld errors\n", failures);
         return 1;

@@ -1,3 +1,4 @@
+/* link: redist */
 /* Serial tests of layouts and plans near the 64-bit limits (issue 10 item 2), no MPI calls.
  *
  * - redist_layout_create: extents up to REDIST_MAX_EXTENT = 2^62 (and products of extents up
@@ -17,7 +18,8 @@
  * depend on the machine (the refused patterns need hundreds of terabytes or more).
  */
 #include "algo/explain.h"
-#include "internal.h"
+#include "bmmc/factor.h"
+#include "index/index.h"
 
 #include <signal.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * up to 24 and every processor p, each sequence entry must be the owner, under the other
  * distribution, of the elements it names (computed from the global index, Table 1), and the
  * stored forms must equal the per-block forms whenever k <= P and P mod k = 0. */
-#include "algo/p001.h"
+#include "index/p001_seq.h"
 
 #include <stdio.h>
 

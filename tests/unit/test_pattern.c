@@ -7,7 +7,7 @@
  * element exactly once where the destination layout says, and sender and receiver agree on
  * every message (same peer pairs, same element count, same order).
  */
-#include "internal.h"
+#include "index/index.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * the compiler turns into single loads and stores). Only when the two storage orders differ
  * does the innermost level move element by element (a transpose).
  */
-#include "internal.h"
+#include "index/index.h"
 
 #include <string.h>
 

@@ -1,0 +1,22 @@
+/* Internal (not installed): the api layer, the public entry points that create plans
+ * (plan.c: redist_plan_create and the child-plan constructor; bmmc_plan.c:
+ * redist_plan_create_bmmc). The top of the stack: it calls the registry and the algorithms. */
+#ifndef REDIST_API_H
+#define REDIST_API_H
+
+#include "algo/algo.h"
+
+/* The start of every public plan constructor: clears the error detail, sets *plan = NULL
+   (if plan is not NULL), and checks MPI and comm (initialized, a valid intracommunicator).
+   Local: REDIST_ERR_MPI, REDIST_ERR_ARG, REDIST_ERR_UNSUPPORTED (an intercommunicator). */
+int redist__plan_prologue(MPI_Comm comm, redist_plan *plan, int *rank, int *size);
+/* Every option checked (the plan's own and every algorithm's, registry.c): REDIST_ERR_ARG
+   naming the field, REDIST_ERR_UNKNOWN_ALGORITHM. NULL options are the defaults. Local. */
+int redist__check_options(const redist_options *opt, int comm_size);
+/* The options' fingerprints (algorithm name and every field), for redist__agree. */
+void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
+/* The options a plan keeps: the defaults for NULL, and its own copies of the strings
+   (*strings, freed with the plan). REDIST_ERR_NOMEM if a copy fails. */
+int redist__keep_options(const redist_options *opt, redist_options *kept, char **strings);
+
+#endif

@@ -1,0 +1,114 @@
+/* redist_plan_create_bmmc: plans a BMMC permutation ([Cor98]; the layout rule is redist.h's).
+ * The same three phases as redist_plan_create (plan.c): local checks and fingerprints, one
+ * agreement, then the factoring and buffers (bmmc/perform.c) and a last agreement. */
+#include "api/api.h"
+#include "bmmc/bmmc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
+                      MPI_Datatype type, int size, const redist_options *opt, redist_plan *plan,
+                      size_t *elsize, int *p, redist__bmmc_plan *bp)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
+    *p = redist__log2_exact(size);
+    if (*p < 0)
+        return redist__fail(REDIST_ERR_ARG,
+                            "bmmc: the communicator has %d ranks, not a power "
+                            "of two",
+                            size);
+    if (n < *p)
+        return redist__fail(REDIST_ERR_ARG, "bmmc: n = %d is less than lg P = %d (N < P)", n, *p);
+    const char *name = opt && opt->algorithm ? opt->algorithm : "auto";
+    if (strcmp(name, "auto") != 0 && strcmp(name, "bmmc") != 0)
+        return redist__algorithm_by_name(name) != NULL
+                   ? redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                                  "'%s' cannot perform a BMMC "
+                                  "permutation",
+                                  name)
+                   : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    int err = redist__check_options(opt, size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = redist__element_size(type, elsize);
+    if (err != REDIST_SUCCESS)
+        return err;
+    return redist__bmmc_plan_init(n, *p, f, columns, complement, bp);
+}
+
+static void bmmc_fingerprints(int n, int f, const uint64_t columns[], uint64_t complement,
+                              size_t elsize, const redist_options *opt, redist__fingerprints *fp)
+{
+    fp->n = 0;
+    redist__fp_add(fp, "n", &n, sizeof n);
+    redist__fp_add(fp, "f", &f, sizeof f);
+    int ncols = columns != NULL && n > 0 && n <= 64 ? n : 0;
+    redist__fp_add(fp, "columns", columns, (size_t)ncols * sizeof *columns);
+    redist__fp_add(fp, "complement", &complement, sizeof complement);
+    redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
+    redist__fp_options(fp, opt);
+}
+
+int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
+                            MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
+                            redist_plan *plan)
+{
+    int size = 0, rank = 0;
+    int err = redist__plan_prologue(comm, plan, &rank, &size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    size_t elsize = 0;
+    int p = 0;
+    redist__bmmc_plan bp;
+    err = check_bmmc(n, f, columns, complement, type, size, opt, plan, &elsize, &p, &bp);
+    redist__fingerprints fp;
+    bmmc_fingerprints(n, f, columns, complement, elsize, opt, &fp);
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    err = redist__agree(dup, rank, err, &fp);
+    if (err != REDIST_SUCCESS) {
+        MPI_Comm_free(&dup);
+        return err;
+    }
+    struct redist_plan_s *pl = calloc(1, sizeof *pl);
+    if (pl == NULL) {
+        err = REDIST_ERR_NOMEM;
+    } else {
+        pl->comm = dup;
+        pl->type = MPI_DATATYPE_NULL;
+        pl->rank = rank;
+        pl->size = size;
+        pl->elsize = elsize;
+        pl->algo = &redist__algo_bmmc;
+        pl->machine = redist__machine_default();
+        pl->check_arguments = opt == NULL || opt->check_arguments;
+        pl->check_req = MPI_REQUEST_NULL;
+        pl->src_count = pl->dst_count = redist__bmmc_local_count(&bp);
+        err = redist__keep_options(opt, &pl->opt, &pl->opt_strings);
+        if (err == REDIST_SUCCESS && MPI_Type_dup(type, &pl->type) != MPI_SUCCESS)
+            err = REDIST_ERR_MPI;
+        if (err == REDIST_SUCCESS)
+            err = redist__bmmc_setup(pl, &bp, (uint64_t)rank, NULL);
+    }
+    int agreed = redist__agree(dup, rank, err, NULL);
+    if (agreed != REDIST_SUCCESS) {
+        if (pl != NULL)
+            redist__plan_destroy(pl);
+        else
+            MPI_Comm_free(&dup);
+        return agreed;
+    }
+    redist_stats *st = &pl->stats;
+    st->steps = (int)redist__bmmc_rounds(&bp);
+    pl->algo->local_stats(pl, st);
+    int64_t mine[2] = {st->messages_sent, st->bytes_sent}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, dup);
+    st->max_messages_per_rank = most[0];
+    st->max_bytes_per_rank = most[1];
+    *plan = pl;
+    return REDIST_SUCCESS;
+}

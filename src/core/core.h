@@ -1,0 +1,61 @@
+/* Internal (not installed): the bottom layer, no MPI. Errors and their detail, hashing,
+ * integer helpers, what this machine's memory allows. Every other layer builds on it.
+ *
+ * The core library is compiled with REDIST_NO_MPI: redist.h then declares only what needs
+ * no mpi.h (error codes, layouts, HPF index functions, BMMC matrices).
+ */
+#ifndef REDIST_CORE_H
+#define REDIST_CORE_H
+
+#include "redist.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- errors (error.c) ---------------------------------------------------------------------- */
+enum { REDIST__DETAIL_LEN = 512 };
+/* Records a printf-style detail for redist_last_error_detail() and returns err. */
+int redist__fail(int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Like redist__fail, but keeps the detail already recorded after the new text ("building
+   the messages of rank 3: <detail>"): for callers that add where a failure happened. */
+int redist__fail_context(int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void redist__clear_error(void);
+
+/* ---- hashing and integers (util.c) --------------------------------------------------------- */
+/* 64-bit FNV-1a of n bytes, folded into h (start with REDIST__FNV_BASIS). */
+#define REDIST__FNV_BASIS 1469598103934665603ull
+uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n);
+/* gcd(a, b) of non-negative values (gcd(a, 0) = a). */
+int64_t redist__gcd64(int64_t a, int64_t b);
+/* ceil(log2 v) for v >= 1 (0 for v <= 1). */
+int redist__ceil_log2(int64_t v);
+/* lg v if v is a power of two (v >= 1), else -1. */
+int redist__log2_exact(int64_t v);
+/* The prime factors of K >= 1, ascending, with multiplicity, into f (at most 63 of them:
+   2^63 > any int64_t); returns their number (0 for K = 1). */
+enum { REDIST__MAX_PRIME_FACTORS = 63 };
+int redist__prime_factors(int64_t K, int64_t f[REDIST__MAX_PRIME_FACTORS]);
+
+/* Element-count limit of one MPI call's count argument. */
+#define REDIST__MAX_INT_COUNT ((int64_t)2147483647)
+/* Messages are sent in chunks of at most this many bytes. */
+#define REDIST__CHUNK_BYTES ((int64_t)1 << 30)
+/* Chunks of a message of `bytes` (at least 1: an empty message is one empty chunk). */
+int64_t redist__chunks(int64_t bytes);
+
+/* ---- memory (sysmem.c) ----------------------------------------------------------------- */
+/* Bytes of physical memory (REDIST_MEMORY_LIMIT overrides). */
+double redist__memory_limit(void);
+/* Bytes free for shared-memory segments: /dev/shm's free space, at most the physical memory
+   (REDIST_SHM_LIMIT overrides). */
+double redist__shm_limit(void);
+
+#endif

@@ -1,0 +1,48 @@
+/* Internal (not installed): agreement, the step that makes every rank of a collective call
+ * return the same code (agree.c). Used by plans and by the basic operations (src/coll/). */
+#ifndef REDIST_AGREE_H
+#define REDIST_AGREE_H
+
+#include "core/core.h"
+#include "index/index.h"
+
+#include <mpi.h>
+
+/* REDIST_ERR_MPI (with a detail) unless MPI is initialized and not yet finalized. Local. */
+int redist__check_mpi(void);
+
+/* Fingerprints of the arguments that must be the same on every rank, one per named field. */
+enum { REDIST__MAX_FINGERPRINTS = 48, REDIST__LAYOUT_FIELDS = 7 };
+typedef struct redist__fingerprint {
+    const char *name; /* static: "src block", "algorithm", ... */
+    uint64_t hash;
+} redist__fingerprint;
+typedef struct redist__fingerprints {
+    int n;
+    redist__fingerprint f[REDIST__MAX_FINGERPRINTS];
+} redist__fingerprints;
+void redist__fp_add(redist__fingerprints *fp, const char *name, const void *data, size_t n);
+void redist__fp_add_string(redist__fingerprints *fp, const char *name, const char *s);
+/* The layout's ndims, extent, block, grid, first, ranks and order, under the given names (l
+   may be NULL: empty fields). */
+void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST__LAYOUT_FIELDS],
+                       const struct redist_layout_s *l);
+/* The agreement step, collective over comm: the worst status over all ranks (the same code
+   everywhere, with the failing rank's detail), else REDIST_ERR_MISMATCH naming the first
+   field whose fingerprints differ (fp may be NULL: nothing to compare). */
+int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *fp);
+
+/* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
+int redist__element_size(MPI_Datatype type, size_t *elsize);
+
+/* Tags of the library's point-to-point messages, each on a private communicator. */
+enum {
+    REDIST__TAG_DATA = 7713,  /* a message, or a chunk of one (exec/engine.c) */
+    REDIST__TAG_ACK = 7714,   /* shared-memory transport: the receiver has unpacked */
+    REDIST__TAG_RELAY = 7715, /* a relay step of indirect and hybrid (algo/relay.c) */
+    REDIST__TAG_P001 = 7716,  /* a packet of paper 001's algorithms (algo/p001.c) */
+    REDIST__TAG_BMMC = 7717,  /* a round of the BMMC permutation (bmmc/perform.c) */
+    REDIST__TAG_COLL = 9100   /* the basic operations (coll/) */
+};
+
+#endif

@@ -1,0 +1,128 @@
+/* Internal (not installed): the exec layer. A plan's state, the interface every
+ * redistribution algorithm implements, and the machinery algorithms share to move data:
+ * execution (start/test/wait with the execute-time agreement), derived datatypes, the
+ * shared-memory window, plan buffers (the local copies along a pattern are index.h's). The
+ * point-to-point engine is in engine.h. Above the model; the algorithms (src/algo/) build on it.
+ */
+#ifndef REDIST_EXEC_H
+#define REDIST_EXEC_H
+
+#include "exec/agree.h"
+#include "model/model.h"
+
+#include <mpi.h>
+
+struct redist_plan_s;
+
+/* ---- the algorithm interface ---------------------------------------------------------------
+   One file per algorithm defines one of these (src/algo/, src/bmmc/perform.c) and the
+   registry (src/algo/registry.c) lists it. Its rules are pure, from the case (the same on
+   every rank) and the machine's parameters; its run functions drive one plan. */
+enum { /* the transports an algorithm can move messages with (bits) */
+       REDIST__T_PACK = 1 << REDIST_TRANSPORT_PACK,
+       REDIST__T_DATATYPE = 1 << REDIST_TRANSPORT_DATATYPE
+};
+typedef struct redist__algorithm {
+    const char *name;
+    /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE. */
+    int (*applicable)(const redist__case *c);
+    /* Communication rounds of one execute. */
+    int (*steps)(const redist__case *c, const redist__machine *m, const redist_options *opt);
+    /* Predicted seconds of one execute with the given transport (one of `transports`). */
+    double (*predict)(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                      int transport);
+    unsigned transports; /* REDIST__T_* bits */
+    /* Optional: checks the options this algorithm reads (REDIST_ERR_ARG naming the field,
+       REDIST_ERR_UNKNOWN_ALGORITHM), and their fingerprints for the agreement. */
+    int (*check_options)(const redist_options *opt, int comm_size);
+    void (*fingerprint_options)(redist__fingerprints *fp, const redist_options *opt);
+    /* Local setup after the messages exist (buffers, datatypes); may create child plans. */
+    int (*setup)(struct redist_plan_s *plan);
+    /* Begin one execution: post, pack, copy the self part. */
+    int (*start)(struct redist_plan_s *plan);
+    /* Progress; sets *done when complete. blocking: wait until complete. */
+    int (*progress)(struct redist_plan_s *plan, int blocking, int *done);
+    void (*destroy)(struct redist_plan_s *plan);
+    /* Optional: this rank's messages and bytes when they are not the pattern's (relays). */
+    void (*local_stats)(const struct redist_plan_s *plan, redist_stats *stats);
+    /* Optional, pure: {max messages sent, max bytes sent, total messages, total bytes} over
+       all ranks, when they are not the pattern's (needs c->src and c->dst). */
+    int (*explain)(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                   int64_t out[4]);
+    int uses_shm;          /* its point-to-point messages may use the shared-memory transport */
+    int dry_needs_buffers; /* a dry execution still needs arrays of the right size */
+    int packs;             /* it packs into the plan's send and receive buffers */
+} redist__algorithm;
+
+/* Rules shared by several algorithms. */
+int redist__always_applicable(const redist__case *c);
+/* One round if any rank sends, else none. */
+int redist__one_step(const redist__case *c, const redist__machine *m, const redist_options *opt);
+
+/* ---- derived datatypes (datatype.c) ---------------------------------------------------- */
+/* The committed datatype of message m over the source (use_dst = 0) or destination array.
+   Run lengths and counts must fit in int (traffic max_run_value). */
+int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, size_t es,
+                         MPI_Datatype *out);
+
+/* ---- plans ------------------------------------------------------------------------------ */
+struct redist_plan_s {
+    MPI_Comm comm;
+    MPI_Datatype type;
+    int rank, size;
+    size_t elsize;
+    const redist__algorithm *algo;
+    redist_layout src, dst;       /* private copies */
+    int64_t src_count, dst_count; /* local elements */
+    redist__side send, recv;
+    redist__msg *self;              /* the part this rank sends to itself, or NULL */
+    int send_msg_of_self;           /* index of the self message in send.msgs, or -1 */
+    char *sendbuf, *recvbuf;        /* pack / unpack buffers, allocated at plan time */
+    double buffer_bytes;            /* data buffers allocated so far (redist__plan_buffer) */
+    redist__case pair;              /* traffic and shape, the same on every rank */
+    const redist__machine *machine; /* the model's parameters the plan was chosen with */
+    redist_options opt;             /* the options (alltoall_algorithm: opt_strings) */
+    char *opt_strings;              /* owned copies of the options' strings */
+    redist_stats stats;
+    int check_arguments;
+
+    /* One execution in flight. */
+    int active;
+    int algo_done; /* the algorithm's progress reported done; only the agreement remains */
+    int dry;       /* this rank's arguments were bad: communicate, touch nothing */
+    const char *cur_src;
+    char *cur_dst;
+    int local_error, global_error;
+    MPI_Request check_req;
+    void *algo_state; /* the algorithm's private state */
+
+    /* How messages move: REDIST_TRANSPORT_PACK (our packers, pack buffers) or
+       REDIST_TRANSPORT_DATATYPE (one derived datatype per message over the user arrays). */
+    int transport;
+    MPI_Datatype *send_types, *recv_types; /* per message, datatype transport */
+    char *dry_src, *dry_dst; /* scratch arrays for a dry execution that hands MPI buffers */
+
+    /* Shared-memory transport (shm.c), NULL when messages all go through MPI. */
+    struct redist__shm *shm;
+    int *send_local, *recv_local; /* per message: the peer shares our node's memory */
+    const char **recv_at;         /* per receive message on the node: its packed data */
+};
+
+typedef struct redist__shm redist__shm;
+/* Collective over the plan's communicator. Replaces the send buffer by a shared window. */
+int redist__shm_setup(struct redist_plan_s *plan);
+void redist__shm_free(struct redist_plan_s *plan);
+/* Memory barrier for the window (MPI_Win_sync) around notifications. */
+void redist__shm_sync(struct redist_plan_s *plan);
+
+/* malloc for a plan's data buffers (pack buffers, relays, phases' arrays): NULL, with a
+   detail, once the plan's buffers would exceed this machine's memory, so that a plan that
+   could never run fails at creation (REDIST_ERR_NOMEM) instead of being killed later. */
+void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes);
+/* redist_start for a plan run inside another plan's execution (phases): dry = 1 runs it dry
+   (every message posted, no user memory touched), as the outer execution is. */
+int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry);
+/* Frees a plan and everything it owns (the communicator and type copies included). */
+void redist__plan_destroy(struct redist_plan_s *plan);
+
+#endif

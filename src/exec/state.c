@@ -1,0 +1,56 @@
+/* A plan's state that outlives its creation: its data buffers and its destruction (exec.h). */
+#include "exec/exec.h"
+
+#include <stdlib.h>
+
+void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
+{
+    double limit = redist__memory_limit(), total = p->buffer_bytes + (double)bytes;
+    if (total > limit) {
+        redist__fail(REDIST_ERR_NOMEM,
+                     "%s needs buffers of more than %.3g GB per rank; this machine has %.3g GB",
+                     p->algo != NULL ? p->algo->name : "the plan", total / 1e9, limit / 1e9);
+        return NULL;
+    }
+    void *b = malloc(bytes);
+    if (b != NULL)
+        p->buffer_bytes = total;
+    return b;
+}
+
+static void free_types(MPI_Datatype *t, int n)
+{
+    for (int i = 0; t != NULL && i < n; i++)
+        if (t[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&t[i]);
+    free(t);
+}
+
+void redist__plan_destroy(struct redist_plan_s *p)
+{
+    if (p == NULL)
+        return;
+    if (p->algo != NULL && p->algo->destroy != NULL)
+        p->algo->destroy(p);
+    redist__shm_free(p);
+    free_types(p->send_types, p->send.nmsgs);
+    free_types(p->recv_types, p->recv.nmsgs);
+    free(p->dry_src);
+    free(p->dry_dst);
+    redist__side_free(&p->send);
+    redist__side_free(&p->recv);
+    if (p->self != NULL) {
+        redist__msg_free(p->self);
+        free(p->self);
+    }
+    free(p->sendbuf);
+    free(p->recvbuf);
+    redist_layout_free(&p->src);
+    redist_layout_free(&p->dst);
+    free(p->opt_strings);
+    if (p->type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&p->type);
+    if (p->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->comm);
+    free(p);
+}

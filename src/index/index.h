@@ -1,0 +1,164 @@
+/* Internal (not installed): the index layer, no MPI. Layouts and their index math, the
+ * patterns two layouts make (who sends which runs to whom, in closed form per period), and
+ * how the papers classify a pair (its shape). Above core; below the model. Paper 000's
+ * tables and schedules are in circulant.h and rowsched.h, paper 001's processor sequences
+ * in p001_seq.h.
+ */
+#ifndef REDIST_INDEX_H
+#define REDIST_INDEX_H
+
+#include "core/core.h"
+#include "index/circulant.h"
+
+/* ---- layouts (layout.c): pure index math, no MPI --------------------------------------- */
+struct redist_layout_s {
+    int ndims;
+    int order;       /* REDIST_ROW_MAJOR or REDIST_COL_MAJOR */
+    int nprocs;      /* product of grid */
+    int max_rank;    /* largest rank in ranks[] */
+    int64_t *extent; /* [ndims] */
+    int64_t *block;  /* [ndims] */
+    int *grid;       /* [ndims] */
+    int *first;      /* [ndims] */
+    int *ranks;      /* [nprocs] grid position (row-major) -> rank; never NULL */
+    int *by_rank;    /* [nprocs] positions sorted by rank, for rank -> position lookup */
+};
+
+/* Grid position (row-major linear coordinate) of rank, or -1 if rank is not in the layout. */
+int redist__layout_position(const struct redist_layout_s *l, int rank);
+/* Coordinates of a grid position. */
+void redist__layout_coords_of(const struct redist_layout_s *l, int position, int coords[]);
+/* Row-major linear position of coordinates. */
+int redist__layout_position_of(const struct redist_layout_s *l, const int coords[]);
+/* Number of elements coordinate c holds along dimension k. */
+int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c);
+/* Local index along k of global index g (owner implied). */
+int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g);
+/* Coordinate along k that owns global index g. */
+int redist__owner(const struct redist_layout_s *l, int k, int64_t g);
+/* Element strides (in elements) of the local array of a rank with the given local shape. */
+void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[],
+                           int64_t stride[]);
+/* 64-bit FNV-1a fingerprint of a layout, folded into h. */
+uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h);
+/* REDIST_ERR_ARG unless the whole array, extents times elsize, has fewer than 2^63 bytes (so
+   every byte offset and count of a plan fits in int64_t). */
+int redist__check_array_bytes(const struct redist_layout_s *l, size_t elsize);
+/* Same shape of global array (ndims and extents). */
+int redist__same_global_shape(const struct redist_layout_s *a, const struct redist_layout_s *b);
+
+/* ---- patterns (pattern.c): intersections of two layouts, closed form, no MPI ------------ */
+
+/* A group of `count` runs of `len` elements along one dimension. Replica j starts at local
+   index src_off + j*src_period on the source side and dst_off + j*dst_period on the
+   destination side (the periods are those of the dimension, see redist__dim_pattern). */
+typedef struct redist__run {
+    int64_t src_off, dst_off, len, count;
+} redist__run;
+
+/* Along one dimension, for one coordinate on one side: the coordinates of the other side it
+   exchanges data with and the run groups of each, in increasing global order (the same
+   order on both sides, so sender and receiver agree on the message layout). */
+typedef struct redist__dim_pattern {
+    int npeers;
+    int *peer;                      /* [npeers] coordinate on the other side, increasing */
+    int64_t *first_run;             /* [npeers+1] run groups of peer i: runs[first_run[i] .. ) */
+    int64_t *elems;                 /* [npeers] elements exchanged with peer i along this dim */
+    redist__run *runs;              /* all run groups */
+    int64_t src_period, dst_period; /* local-index advance per pattern period */
+} redist__dim_pattern;
+
+enum { REDIST__SIDE_SRC = 0, REDIST__SIDE_DST = 1 };
+/* Pattern along dimension k for coordinate `coord` of side `side` (SRC: which dst coords
+   receive from src coord `coord`; DST: which src coords send to dst coord `coord`).
+   Cost O(blocks of `coord` in one period + grid of the other side). */
+int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                               int k, int side, int coord, redist__dim_pattern *out);
+void redist__dim_pattern_free(redist__dim_pattern *p);
+
+/* One level of a message: a dimension's run groups with the local strides (in elements)
+   of that dimension in the source and destination arrays. Levels go from the slowest to
+   the fastest dimension of the source's storage order; the message buffer holds the
+   elements in that nested order. */
+typedef struct redist__level {
+    const redist__run *runs;
+    int64_t nruns;
+    int64_t src_period, dst_period; /* local-index advance per period */
+    int64_t src_stride, dst_stride; /* element stride of this dimension in the local arrays */
+} redist__level;
+
+typedef struct redist__msg {
+    int peer; /* comm rank of the other side */
+    int nlevels;
+    int64_t nelems; /* elements in the message */
+    int64_t offset; /* element offset of the message in the plan's pack buffer */
+    redist__level *levels;
+    redist__run *owned_runs; /* runs of merged levels, owned by the message */
+} redist__msg;
+
+/* The messages of one rank: built from the per-dimension patterns of its source coordinate
+   (sends) or its destination coordinate (receives). */
+typedef struct redist__side {
+    int ndims;
+    int in_layout;             /* the rank holds a coordinate on this side */
+    redist__dim_pattern *dims; /* [ndims] */
+    int nmsgs;
+    redist__msg *msgs; /* sorted by peer rank */
+    int64_t total_elems;
+} redist__side;
+
+/* Builds the send (side SRC) or receive (side DST) messages of `rank`. */
+int redist__side_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                        int side, int rank, redist__side *out);
+void redist__side_free(redist__side *s);
+/* Both sides of `rank`, with the part it sends to itself taken out of both into *self
+   (*has_self says whether there is one) and message offsets assigned in the pack buffers. */
+int redist__sides_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                         int rank, redist__side *send, redist__side *recv, redist__msg *self,
+                         int *has_self);
+void redist__msg_free(redist__msg *m);
+/* Run groups stored by a side (the plan's size; grows with blocks per period, not with
+   elements). */
+int64_t redist__side_runs(const redist__side *s);
+
+/* ---- copy engine (copy.c): moving the runs of a message
+ * -------------------------------------------------------------- */
+/* Packs a message from the local source array into a contiguous buffer. */
+void redist__pack(const redist__msg *m, const char *src, char *buf, size_t elsize);
+/* Unpacks a contiguous buffer into the local destination array. */
+void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize);
+/* Copies a message straight from the source array to the destination array (self part). */
+void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize);
+
+/* ---- the shape of a pair (shape.c) ----------------------------------------------------- */
+/* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'
+   rules (applicability, step counts, costs) read it; it is the same on every rank. */
+typedef struct redist__shape {
+    int same_line;   /* 1-D on the same ranks, grid and first coordinate (paper 001's setting) */
+    int64_t P;       /* 1-D: processes of the source grid */
+    int64_t x, y;    /* 1-D: the source and destination blocks */
+    int64_t ratio_K; /* same_line with one block a multiple of the other: the ratio (any K),
+                        else 0 */
+    int table;       /* paper 000's table case R_x(K, P) or its dual, dimension by dimension */
+    redist__table_case tc;
+    int64_t lcm; /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
+    int bpc;     /* a bit permutation (paper 003): 1-D, one process set, N, P and both blocks
+                    powers of two; then lg N, lg P and the blocks' logs: */
+    int bpc_n, bpc_p, bpc_f1, bpc_f2;
+} redist__shape;
+/* Classifies a pair of layouts of the same array. */
+void redist__shape_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                      redist__shape *out);
+/* Parts of redist__shape_of on their own. ratio: 1-D same-line pair with one block a multiple
+   of the other: the ratio K >= 1 (*dual: the destination block is the smaller), else 0.
+   lcm: neither block a multiple of the other, and both cyclic(x) -> cyclic(lcm(x, y)) and
+   cyclic(lcm) -> cyclic(y) are table cases (lcm/x, lcm/y <= P): lcm(x, y), else 0. */
+int64_t redist__ratio_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                             int *dual);
+int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst);
+/* The bit-permutation test of redist__shape_of on its own: 1 and lg N, lg P, lg x, lg y if
+   the pair is one, else 0. */
+int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst, int *n,
+                       int *p, int *f1, int *f2);
+
+#endif

@@ -1,0 +1,106 @@
+/* Internal (not installed): the model layer, no MPI. The machine's parameters, the traffic of
+ * a redistribution (global maxima over ranks), the case every algorithm's rules read
+ * (traffic + shape), the cost terms the algorithms share, and the traffic of a pair computed
+ * without MPI for any communicator size. Above the index layer; the algorithms' own costs
+ * live in their files (src/algo/).
+ */
+#ifndef REDIST_MODEL_H
+#define REDIST_MODEL_H
+
+#include "index/index.h"
+
+/* ---- the machine (model.c) --------------------------------------------------------------- */
+/* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates. */
+typedef struct redist__machine {
+    double startup;       /* T_d: seconds per synchronised step (or a first message) */
+    double per_message;   /* seconds per further message in flight at the same time */
+    double per_byte;      /* tau_d: seconds per byte that crosses between ranks */
+    double copy_per_byte; /* seconds per byte of local copy, pack or unpack */
+    double per_piece;     /* seconds per contiguous piece MPI's datatype engine handles */
+    int shared_node;      /* 1: packed messages move through shared memory (one node), so a
+                             packed byte costs its two copies only; 0: it also crosses the
+                             network at per_byte */
+} redist__machine;
+/* The documented defaults (model.c states where they come from). */
+const redist__machine *redist__machine_default(void);
+
+/* ---- traffic (model.c) ------------------------------------------------------------------- */
+/* The global quantities of a redistribution, the same on every rank. */
+typedef struct redist__traffic {
+    int comm_size;
+    size_t elsize;
+    int64_t max_messages;      /* max over ranks of max(messages sent, messages received) */
+    int64_t max_bytes;         /* max over ranks of max(bytes sent, bytes received) */
+    int64_t max_copy_bytes;    /* max over ranks of the self part */
+    int64_t max_local_bytes;   /* max over ranks of max(src, dst) local bytes */
+    int64_t max_count;         /* max elements of one message (MPI int limits) */
+    int64_t max_buffer;        /* max elements of one rank's pack buffer */
+    int64_t max_run_value;     /* largest run length or count */
+    int64_t max_sent_messages; /* max over ranks of messages sent */
+    int64_t max_sent_bytes;    /* max over ranks of bytes sent */
+    int64_t max_pieces;        /* max over ranks of contiguous pieces sent or received */
+    int shift_steps;           /* distinct nonzero shifts (peer - rank) mod size any rank uses */
+} redist__traffic;
+
+/* Per-rank quantities, reduced with MAX across ranks (plan.c, over MPI) or over every rank
+   in a loop (redist__pair_case, without MPI) to give the traffic. */
+enum {
+    REDIST__S_MESSAGES,      /* max(messages sent, messages received) */
+    REDIST__S_BYTES,         /* max(bytes sent, bytes received) */
+    REDIST__S_COPY,          /* self part, bytes */
+    REDIST__S_LOCAL,         /* max(src, dst) local bytes */
+    REDIST__S_MAXCOUNT,      /* elements of the largest message */
+    REDIST__S_BUFFER,        /* max(send, receive) pack-buffer elements */
+    REDIST__S_RUNVALUE,      /* largest run length or count (MPI datatype int limits) */
+    REDIST__S_SENT_MESSAGES, /* messages sent */
+    REDIST__S_SENT_BYTES,    /* bytes sent */
+    REDIST__S_PIECES,        /* max(contiguous pieces sent, pieces received) */
+    REDIST__S_NVALS
+};
+void redist__traffic_local(const redist__side *send, const redist__side *recv,
+                           const redist__msg *self, int64_t src_count, int64_t dst_count,
+                           size_t elsize, int64_t vals[REDIST__S_NVALS]);
+/* Marks flags[k] = 1 for each shift k = (peer - rank) mod size this rank sends with. */
+void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[]);
+/* The traffic from the maxima; shift_steps counts the flags set (flags NULL: 0). */
+void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned char flags[],
+                            int size, size_t elsize, redist__traffic *t);
+
+/* ---- the case an algorithm's rules read --------------------------------------------------- */
+typedef struct redist__case {
+    redist__traffic t;
+    redist__shape s;
+    /* The layouts, for rules that need more than the shape (explain's relay counts); NULL
+       in the simulator, which describes a pair without building it. */
+    const struct redist_layout_s *src, *dst;
+} redist__case;
+
+/* The time of the transfers every algorithm that sends the pattern's messages pays: the self
+   part copied once, then each byte a rank sends or receives moved by the transport
+   (REDIST_TRANSPORT_PACK: packed and unpacked, plus the network unless m->shared_node;
+   REDIST_TRANSPORT_DATATYPE: once by MPI, plus a cost per contiguous piece). */
+double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport);
+
+/* ---- a pair's case without MPI (pair.c) ----------------------------------------------------- */
+/* One rank's traffic for one execute of src -> dst (self part excluded from messages). */
+typedef struct redist__rank_traffic {
+    int64_t messages_sent, bytes_sent;
+    int64_t messages_received, bytes_received;
+    int64_t bytes_copied; /* the self part, copied locally */
+    int64_t peers_max;    /* max(messages_sent, messages_received) */
+} redist__rank_traffic;
+/* Traffic of comm rank `rank` for elements of elsize bytes. */
+int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
+                                 redist__rank_traffic *out);
+/* The ranks that hold a coordinate in src or dst, increasing, without repeats: the only ranks
+   with any traffic (the others of a communicator, however many, have none). *ranks is
+   malloc'ed (free it); returns REDIST_SUCCESS or REDIST_ERR_NOMEM. */
+int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count);
+/* The case of a pair over comm_size ranks, as a plan would agree on it, computed by visiting
+   every member rank (the last pair is cached per thread), with the totals over all ranks of
+   messages and bytes sent. REDIST_ERR_ARG for bad arguments (checked as a plan checks them:
+   same array, ranks < comm_size, fewer than 2^63 bytes). */
+int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                      redist__case *out, int64_t *total_messages, int64_t *total_bytes);
+
+#endif

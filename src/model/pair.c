@@ -1,0 +1,202 @@
+/* A pair's case without MPI, for any communicator size (model.h): the same pattern code
+ * and traffic a plan uses, evaluated for every member rank in turn. Cost: the sum over the
+ * member ranks of their plan-building cost; ranks in neither layout cost nothing. */
+#include "model/model.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rank_sides {
+    redist__side send, recv;
+    redist__msg self;
+    int has_self;
+} rank_sides;
+
+static int sides_of(redist_layout src, redist_layout dst, int rank, rank_sides *s)
+{
+    memset(s, 0, sizeof *s);
+    return redist__sides_create(src, dst, rank, &s->send, &s->recv, &s->self, &s->has_self);
+}
+
+static void sides_free(rank_sides *s)
+{
+    redist__side_free(&s->send);
+    redist__side_free(&s->recv);
+    if (s->has_self)
+        redist__msg_free(&s->self);
+}
+
+static int check_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize)
+{
+    if (src == NULL || dst == NULL || elsize <= 0 || comm_size < 1)
+        return redist__fail(REDIST_ERR_ARG, "explain: bad argument");
+    if (!redist__same_global_shape(src, dst))
+        return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays");
+    if (src->max_rank >= comm_size || dst->max_rank >= comm_size)
+        return redist__fail(REDIST_ERR_ARG, "a layout uses rank %d but there are %d ranks",
+                            src->max_rank > dst->max_rank ? src->max_rank : dst->max_rank,
+                            comm_size);
+    return redist__check_array_bytes(src, (size_t)elsize);
+}
+
+int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
+                                 redist__rank_traffic *out)
+{
+    if (out == NULL || rank < 0)
+        return redist__fail(REDIST_ERR_ARG, "rank_traffic: bad argument");
+    int err = check_pair(src, dst, INT_MAX, elsize);
+    rank_sides s;
+    if (err == REDIST_SUCCESS)
+        err = sides_of(src, dst, rank, &s);
+    if (err != REDIST_SUCCESS)
+        return err;
+    out->messages_sent = s.send.nmsgs;
+    out->bytes_sent = s.send.total_elems * elsize;
+    out->messages_received = s.recv.nmsgs;
+    out->bytes_received = s.recv.total_elems * elsize;
+    out->bytes_copied = s.has_self ? s.self.nelems * elsize : 0;
+    out->peers_max = s.send.nmsgs > s.recv.nmsgs ? s.send.nmsgs : s.recv.nmsgs;
+    sides_free(&s);
+    return REDIST_SUCCESS;
+}
+
+int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count)
+{
+    /* Both layouts keep their grid positions sorted by rank (by_rank): merge the two lists. */
+    int n = 0, i = 0, j = 0;
+    int *out = malloc(((size_t)src->nprocs + (size_t)dst->nprocs) * sizeof *out);
+    if (out == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "explain: rank list");
+    while (i < src->nprocs || j < dst->nprocs) {
+        int a = i < src->nprocs ? src->ranks[src->by_rank[i]] : INT_MAX;
+        int b = j < dst->nprocs ? dst->ranks[dst->by_rank[j]] : INT_MAX;
+        int r = a < b ? a : b;
+        i += a == r;
+        j += b == r;
+        out[n++] = r;
+    }
+    *ranks = out;
+    *count = n;
+    return REDIST_SUCCESS;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct nonzero shifts (peer - rank) mod size that ranks send with: the steps of the
+   shift schedule (what plan.c counts with a flag per shift, here without O(size) memory). */
+typedef struct shift_set {
+    int *v;
+    int64_t n, cap;
+} shift_set;
+
+static int shift_set_add(shift_set *s, const redist__side *send, int rank, int size)
+{
+    for (int i = 0; i < send->nmsgs; i++) {
+        if (s->n == s->cap) {
+            int64_t cap = s->cap ? 2 * s->cap : 64;
+            int *v = realloc(s->v, (size_t)cap * sizeof *v);
+            if (v == NULL)
+                return redist__fail(REDIST_ERR_NOMEM, "explain: shifts");
+            s->v = v;
+            s->cap = cap;
+        }
+        s->v[s->n++] = (int)(((int64_t)send->msgs[i].peer - rank + size) % size);
+    }
+    return REDIST_SUCCESS;
+}
+
+static int shift_set_distinct_nonzero(shift_set *s)
+{
+    if (s->n > 1)
+        qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
+    int distinct = 0;
+    for (int64_t i = 0; i < s->n; i++)
+        distinct += s->v[i] != 0 && (i == 0 || s->v[i] != s->v[i - 1]);
+    return distinct;
+}
+
+/* The case of a pair over comm_size ranks, plus the totals explain reports.
+   Computing it visits every rank, so the last one is kept (per thread): explain asks for
+   every algorithm of the same pair in turn. */
+typedef struct pair_summary {
+    uint64_t key;
+    redist__case c;
+    int64_t total_messages, total_bytes;
+} pair_summary;
+
+static _Thread_local pair_summary cached;
+static _Thread_local int cached_valid;
+
+static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                          pair_summary *out)
+{
+    uint64_t key = redist__layout_hash(dst, redist__layout_hash(src, REDIST__FNV_BASIS));
+    key = redist__hash_bytes(key, &comm_size, sizeof comm_size);
+    key = redist__hash_bytes(key, &elsize, sizeof elsize);
+    if (cached_valid && cached.key == key) {
+        *out = cached;
+        out->c.src = src; /* the same pair, maybe other objects */
+        out->c.dst = dst;
+        return REDIST_SUCCESS;
+    }
+    memset(out, 0, sizeof *out);
+    int64_t vmax[REDIST__S_NVALS] = {0}, v[REDIST__S_NVALS];
+    shift_set shifts = {NULL, 0, 0};
+    int *members = NULL, nmembers = 0;
+    int err = redist__member_ranks(src, dst, &members, &nmembers);
+    for (int m = 0; err == REDIST_SUCCESS && m < nmembers; m++) {
+        int r = members[m];
+        rank_sides s;
+        err = sides_of(src, dst, r, &s);
+        if (err != REDIST_SUCCESS)
+            break;
+        int64_t sc = 0, dc = 0;
+        redist_layout_local_size(src, r, &sc);
+        redist_layout_local_size(dst, r, &dc);
+        redist__traffic_local(&s.send, &s.recv, s.has_self ? &s.self : NULL, sc, dc, (size_t)elsize,
+                              v);
+        for (int i = 0; i < REDIST__S_NVALS; i++)
+            vmax[i] = v[i] > vmax[i] ? v[i] : vmax[i];
+        err = shift_set_add(&shifts, &s.send, r, comm_size);
+        out->total_messages += s.send.nmsgs;
+        out->total_bytes += s.send.total_elems * elsize;
+        sides_free(&s);
+    }
+    free(members);
+    if (err == REDIST_SUCCESS) {
+        redist__traffic_finish(vmax, NULL, comm_size, (size_t)elsize, &out->c.t);
+        out->c.t.shift_steps = shift_set_distinct_nonzero(&shifts);
+        redist__shape_of(src, dst, &out->c.s);
+        out->c.src = src;
+        out->c.dst = dst;
+    }
+    free(shifts.v);
+    if (err != REDIST_SUCCESS)
+        return err;
+    out->key = key;
+    cached = *out;
+    cached_valid = 1;
+    return REDIST_SUCCESS;
+}
+
+int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                      redist__case *out, int64_t *total_messages, int64_t *total_bytes)
+{
+    int err = check_pair(src, dst, comm_size, elsize);
+    pair_summary ps;
+    if (err == REDIST_SUCCESS)
+        err = summarize_pair(src, dst, comm_size, elsize, &ps);
+    if (err != REDIST_SUCCESS)
+        return err;
+    *out = ps.c;
+    if (total_messages != NULL)
+        *total_messages = ps.total_messages;
+    if (total_bytes != NULL)
+        *total_bytes = ps.total_bytes;
+    return REDIST_SUCCESS;
+}
