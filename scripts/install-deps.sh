@@ -40,6 +40,7 @@ have_cmd mpirun || have_cmd mpiexec || need openmpi-bin
 have_lib scalapack-openmpi scalapack || have_pkg libscalapack-openmpi-dev ||
     need libscalapack-openmpi-dev
 have_cmd gnuplot || need gnuplot-nox
+have_cmd python3 || need python3
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0

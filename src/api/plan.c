@@ -22,20 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void redist_options_init(redist_options *opt)
-{
-    if (opt == NULL)
-        return;
-    memset(opt, 0, sizeof *opt);
-    opt->algorithm = NULL;
-    opt->check_arguments = 1;
-    opt->shared_memory = 1;
-    opt->transport = REDIST_TRANSPORT_AUTO;
-    opt->hybrid_degree = -1;
-    opt->synchronous_receive = 0;
-    opt->bmmc_method = 0;
-}
-
 static const char *algorithm_name(const redist_options *opt)
 {
     return opt == NULL || opt->algorithm == NULL ? "auto" : opt->algorithm;

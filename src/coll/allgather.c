@@ -1,4 +1,4 @@
-/* redist_allgather (all-to-all broadcast, paper 002, Grama et al.): every rank contributes
+/* redist_allgather (all-to-all broadcast, [GGKK03]): every rank contributes
  * one block of m bytes, every rank receives all p blocks in rank order.
  *
  * Algorithms:

@@ -1,4 +1,4 @@
-/* redist_allreduce (paper 002, Grama et al., "all-reduce"): every rank receives op applied
+/* redist_allreduce ([GGKK03], "all-reduce"): every rank receives op applied
  * element-wise over all ranks' count elements, in rank order 0, 1, ..., p-1 (so a
  * non-commutative MPI_Op gives MPI's canonical result). Algorithms (any p):
  *   hypercube                 recursive doubling; non-power-of-two p folds the extra ranks

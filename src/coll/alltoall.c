@@ -1,4 +1,4 @@
-/* All-to-all personalized communication (total exchange; paper 002, Grama et al.).
+/* All-to-all personalized communication (total exchange; [GGKK03]).
  *
  * redist_alltoall has MPI_Alltoall semantics: sendbuf holds p blocks of `count` elements, block
  * j for rank j; recvbuf receives p blocks, block i from rank i. Point-to-point messages on the
@@ -218,11 +218,6 @@ int64_t redist__coll_alltoall_workspace(int idx, int p, int64_t b)
 double redist__coll_alltoall_cost(int idx, int p, double m, double ts, double tw)
 {
     return table[idx]->cost(p, m, ts, tw);
-}
-
-const char *redist__coll_alltoall_name(int idx)
-{
-    return table[idx]->name;
 }
 
 /* A ring all-to-all among n members on groups of gb bytes: n - 1 messages, the k-th

@@ -1,4 +1,4 @@
-/* redist_bcast (paper 002, Grama et al., "one-to-all broadcast"): the root's count elements
+/* redist_bcast ([GGKK03], "one-to-all broadcast"): the root's count elements
  * reach every rank. Algorithms (all for any p, on point-to-point messages):
  *   tree               binomial tree from any root (GENERAL_ONE_TO_ALL_BC for any p)
  *   ring               linear-array recursive doubling from the root

@@ -103,9 +103,8 @@ int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, s
     return err;
 }
 
-/* redist__coll_pick with the model's t_s and t_w given. */
-static int pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
-                     double m, double ts, double tw, int *err)
+int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
+                           double m, double ts, double tw, int *err)
 {
     *err = REDIST_SUCCESS;
     if (name != NULL && strcmp(name, "auto") != 0) {
@@ -136,7 +135,7 @@ static int pick_with(const redist__coll_algo *const table[], int n, const char *
 int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
                       double m, int *err)
 {
-    return pick_with(table, n, name, p, m, redist__coll_ts(), redist__coll_tw(), err);
+    return redist__coll_pick_with(table, n, name, p, m, redist__coll_ts(), redist__coll_tw(), err);
 }
 
 double redist__coll_ts(void)
@@ -310,6 +309,33 @@ const void *redist__coll_source(const void *sendbuf, const void *in, int64_t byt
     return copy;
 }
 
+int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
+                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
+                          size_t *es)
+{
+    *es = 1;
+    int err = redist__coll_check_common(count, type, comm, es);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (need_op && op == MPI_OP_NULL)
+        return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
+    if (root >= 0 || root < -1) {
+        int p = 0;
+        if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) == MPI_SUCCESS &&
+            (root < 0 || root >= p))
+            return redist__fail(REDIST_ERR_ARG, "root = %d is out of range [0, %d)", root, p);
+    }
+    if (recvbuf == MPI_IN_PLACE)
+        return redist__fail(REDIST_ERR_ARG, "recvbuf may not be MPI_IN_PLACE");
+    if (count > 0 && sendbuf == NULL)
+        return redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
+    if (count > 0 && recv_needed && recvbuf == NULL)
+        return redist__fail(REDIST_ERR_ARG, "recvbuf is NULL");
+    if (sendbuf == MPI_IN_PLACE && !recv_needed)
+        return redist__fail(REDIST_ERR_ARG, "MPI_IN_PLACE is only valid at the root");
+    return REDIST_SUCCESS;
+}
+
 int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm, const char *algorithm,
                            const redist__coll_algo *const table[],
@@ -418,45 +444,4 @@ int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_D
     }
     free(ws);
     return err;
-}
-
-static const redist__coll_table *const operations[] = {
-    &redist__coll_table_bcast,     &redist__coll_table_reduce,
-    &redist__coll_table_allreduce, &redist__coll_table_scan,
-    &redist__coll_table_scatter,   &redist__coll_table_gather,
-    &redist__coll_table_allgather, &redist__coll_table_reduce_scatter,
-    &redist__coll_table_alltoall,  &redist__coll_table_shift,
-};
-
-static const redist__coll_table *operation_table(const char *operation)
-{
-    for (size_t i = 0; operation != NULL && i < sizeof operations / sizeof operations[0]; i++)
-        if (strcmp(operations[i]->operation, operation) == 0)
-            return operations[i];
-    return NULL;
-}
-
-const char *redist_coll_algorithm_name(const char *operation, int i)
-{
-    const redist__coll_table *t = operation_table(operation);
-    return t != NULL && i >= 0 && i < t->n ? t->algos[i]->name : NULL;
-}
-
-int redist_coll_predict(const char *operation, const char *algorithm, int p, double m, double ts,
-                        double tw, double *seconds, const char **chosen)
-{
-    const redist__coll_table *t = operation_table(operation);
-    if (t == NULL)
-        return redist__fail(REDIST_ERR_ARG, "unknown operation '%s'",
-                            operation ? operation : "(null)");
-    if (p < 1 || !(m >= 0) || !(ts >= 0) || !(tw >= 0) || seconds == NULL)
-        return redist__fail(REDIST_ERR_ARG, "predict: p >= 1, m, ts, tw >= 0 and seconds needed");
-    int err = REDIST_SUCCESS;
-    int i = pick_with(t->algos, t->n, algorithm, p, m, ts, tw, &err);
-    if (i < 0)
-        return err;
-    *seconds = t->algos[i]->cost(p, m, ts, tw);
-    if (chosen != NULL)
-        *chosen = t->algos[i]->name;
-    return REDIST_SUCCESS;
 }

@@ -1,5 +1,5 @@
 /* Internal (not installed): the shared pieces of the basic communication operations
- * (paper 002, Grama et al.), one file per operation under src/coll/, each with its
+ * ([GGKK03]), one file per operation under src/coll/, each with its
  * algorithms (ring, mesh, hypercube, tree, ...) behind a small table and "auto".
  *
  * Every public operation (redist_bcast, ...) follows the same shape: local checks of this
@@ -38,7 +38,7 @@ typedef struct redist__coll_algo {
     const char *name;
     /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE for p ranks (the same on every rank). */
     int (*applicable)(int p);
-    /* Predicted seconds for p ranks and m bytes per block, from t_s and t_w (paper 002). */
+    /* Predicted seconds for p ranks and m bytes per block, from t_s and t_w ([GGKK03]). */
     double (*cost)(int p, double m, double ts, double tw);
 } redist__coll_algo;
 
@@ -58,6 +58,9 @@ extern const redist__coll_table redist__coll_table_bcast, redist__coll_table_red
    choice depends only on arguments every rank shares, so all ranks pick the same. */
 int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
                       double m, int *err);
+/* The same with the start-up ts and per-byte tw given (redist_coll_predict). */
+int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
+                           double m, double ts, double tw, int *err);
 
 /* applicable() for algorithms that work for every p. */
 int redist__coll_always(int p);
@@ -66,7 +69,7 @@ int redist__coll_ceil_log2(int p);
 /* applicable() for hypercube algorithms that need p a power of two. */
 int redist__coll_power_of_two(int p);
 
-/* Entries shared by operations with the same algorithms and costs (paper 002):
+/* Entries shared by operations with the same algorithms and costs ([GGKK03]):
    all-to-all broadcast and all-to-all reduction (allgather, reduce_scatter): ring
    (t_s + t_w m)(p - 1), mesh t_s (rows + cols - 2) + t_w m (p - 1), hypercube (power-of-two
    p: reduce_scatter's) t_s log p + t_w m (p - 1); scatter and gather: tree (= hypercube)
@@ -125,7 +128,7 @@ int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_D
    the power of two >= p); returns its number of nodes, min(low, p - v) (p for v = 0). */
 int redist__coll_subtree(int v, int p, int *low);
 
-/* Paper 002's personalized all-to-all (alltoall.c) for the schedules (alltoall-padded): no
+/* [GGKK03]'s personalized all-to-all (alltoall.c) for the schedules (alltoall-padded): no
    agreement and no argument checks, on a communicator the caller owns. pick: the index of
    algorithm `name` (NULL or "auto": the cheapest for p ranks and m-byte blocks), or -1 and
    *err. run: sendbuf holds p blocks of b bytes, block j for rank j; recvbuf gets block i from
@@ -133,7 +136,6 @@ int redist__coll_subtree(int v, int p, int *low);
 int redist__coll_alltoall_pick(const char *name, int p, double m, int *err);
 int64_t redist__coll_alltoall_workspace(int idx, int p, int64_t b);
 double redist__coll_alltoall_cost(int idx, int p, double m, double ts, double tw);
-const char *redist__coll_alltoall_name(int idx);
 /* Messages and bytes each rank sends (and receives) in algorithm idx's exchange. */
 void redist__coll_alltoall_traffic(int idx, int p, int64_t b, int64_t *msgs, int64_t *bytes);
 int redist__coll_alltoall_run(int idx, const void *sendbuf, void *recvbuf, int64_t b, int rank,

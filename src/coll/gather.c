@@ -1,4 +1,4 @@
-/* redist_gather (all-to-one personalized communication, the dual of scatter; paper 002,
+/* redist_gather (all-to-one personalized communication, the dual of scatter; [GGKK03],
  * Grama et al.).
  *
  * Algorithms (m = bytes per block, p ranks):

@@ -1,4 +1,4 @@
-/* redist_reduce (paper 002, Grama et al., "all-to-one reduction"): every rank contributes
+/* redist_reduce ([GGKK03], "all-to-one reduction"): every rank contributes
  * count elements, the root receives op applied element-wise in rank order 0, 1, ..., p-1.
  *
  * Reductions go through MPI_Reduce_local, so any MPI_Op works (predefined or user-defined).
@@ -16,33 +16,6 @@
 #include <string.h>
 
 /* Local checks (no communication). root < 0: no root. recv_needed: recvbuf must be valid. */
-int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
-                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
-                          size_t *es)
-{
-    *es = 1;
-    int err = redist__coll_check_common(count, type, comm, es);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if (need_op && op == MPI_OP_NULL)
-        return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
-    if (root >= 0 || root < -1) {
-        int p = 0;
-        if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) == MPI_SUCCESS &&
-            (root < 0 || root >= p))
-            return redist__fail(REDIST_ERR_ARG, "root = %d is out of range [0, %d)", root, p);
-    }
-    if (recvbuf == MPI_IN_PLACE)
-        return redist__fail(REDIST_ERR_ARG, "recvbuf may not be MPI_IN_PLACE");
-    if (count > 0 && sendbuf == NULL)
-        return redist__fail(REDIST_ERR_ARG, "sendbuf is NULL");
-    if (count > 0 && recv_needed && recvbuf == NULL)
-        return redist__fail(REDIST_ERR_ARG, "recvbuf is NULL");
-    if (sendbuf == MPI_IN_PLACE && !recv_needed)
-        return redist__fail(REDIST_ERR_ARG, "MPI_IN_PLACE is only valid at the root");
-    return REDIST_SUCCESS;
-}
-
 /* Block i of p: elements [off, off + len), the first count % p blocks one longer. */
 void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len)
 {

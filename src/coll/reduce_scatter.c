@@ -1,4 +1,4 @@
-/* redist_reduce_scatter (all-to-all reduction, paper 002, Grama et al.): every rank has p
+/* redist_reduce_scatter (all-to-all reduction, [GGKK03]): every rank has p
  * blocks of count elements; rank i receives op over all ranks of their block i, in rank
  * order 0 .. p-1 (b_0 op b_1 op ... op b_{p-1}) for non-commutative ops.
  *

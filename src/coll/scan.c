@@ -1,4 +1,4 @@
-/* redist_scan (paper 002, Grama et al., "prefix sums"): inclusive prefix, rank k receives
+/* redist_scan ([GGKK03], "prefix sums"): inclusive prefix, rank k receives
  * x_0 op x_1 op ... op x_k element-wise (rank order kept, so non-commutative MPI_Ops work).
  * Algorithms (any p):
  *   hypercube  PREFIX_SUMS_HCUBE generalized to any p (partners >= p are skipped)

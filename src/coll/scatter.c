@@ -1,4 +1,4 @@
-/* redist_scatter (one-to-all personalized communication, paper 002, Grama et al.).
+/* redist_scatter (one-to-all personalized communication, [GGKK03]).
  *
  * Algorithms (m = bytes per block, p ranks):
  *   "tree" / "hypercube": the binomial-tree (hypercube) scatter from any root. Ranks are

@@ -1,4 +1,4 @@
-/* Circular shift (paper 002, Grama et al.): rank i's block of `count` elements goes to rank
+/* Circular shift ([GGKK03]): rank i's block of `count` elements goes to rank
  * (i + shift) mod p. Any integer shift, negative too, is normalized to q = shift mod p in
  * [0, p); q = 0 is a local copy. Point-to-point messages on the private communicator only.
  * In the costs m is the block size in bytes, p the number of ranks, t_s the start-up time,
