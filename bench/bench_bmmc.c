@@ -1,4 +1,4 @@
-/* bench_bmmc: BMMC permutations (paper 003) against the alternatives, in one run.
+/* bench_bmmc: BMMC permutations ([Cor97]) against the alternatives, in one run.
  *
  *   mpirun -np P build/bench_bmmc [--n 22] [--reps 9]      (P a power of two)
  *

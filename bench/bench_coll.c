@@ -1,4 +1,4 @@
-/* bench_coll: all ten basic communication operations of paper 002 (redist_bcast, _reduce,
+/* bench_coll: all ten basic communication operations of [GGKK03] (redist_bcast, _reduce,
  * _allreduce, _scan, _scatter, _gather, _allgather, _reduce_scatter, _alltoall, _shift), every
  * algorithm of each plus "auto", against the MPI library's own collective, and measured
  * against the slides' predicted time with t_s and t_w calibrated in the same run.

@@ -1,4 +1,4 @@
-/* bench_paper000: paper 000's experiments (§5, Fig. 14-18) on this machine.
+/* bench_paper000: [LBP96]'s experiments (§5, Fig. 14-18) on this machine.
  *
  * cyclic(1) -> cyclic(K) of N doubles on all P ranks, for K = 1 .. P: the time of direct,
  * direct-async, indirect, hybrid (d = 1), multiphase and alltoall-padded, measured the
@@ -8,7 +8,7 @@
  *
  *   mpirun -np 8 build/bench_paper000 [--n N] [--n1 20] [--n2 10] [--csv FILE] [--padded]
  *
- * --padded compares alltoall-padded's exchange through MPI_Ialltoall with paper 002's
+ * --padded compares alltoall-padded's exchange through MPI_Ialltoall with [GGKK03]'s
  * all-to-all algorithms (option alltoall_algorithm: auto, ring, mesh, hypercube, pairwise).
  *
  * Run it over shared memory and over TCP (--mca btl self,tcp) to see start-up bound and
@@ -23,7 +23,7 @@
 typedef struct method {
     const char *label, *algorithm;
     int hybrid_degree;
-    const char *alltoall; /* alltoall-padded: paper 002's all-to-all, NULL for MPI's */
+    const char *alltoall; /* alltoall-padded: [GGKK03]'s all-to-all, NULL for MPI's */
 } method;
 
 static const method paper_methods[] = {
@@ -31,7 +31,7 @@ static const method paper_methods[] = {
     {"indirect", "indirect", -1, NULL},     {"hybrid(d=1)", "hybrid", 1, NULL},
     {"multiphase", "multiphase", -1, NULL}, {"alltoall-padded", "alltoall-padded", -1, NULL},
 };
-/* --padded: the padded exchange through MPI_Ialltoall and through each of paper 002's
+/* --padded: the padded exchange through MPI_Ialltoall and through each of [GGKK03]'s
    all-to-all algorithms (src/coll/alltoall.c), with direct-async for reference. */
 static const method padded_methods[] = {
     {"direct-async", "direct-async", -1, NULL},

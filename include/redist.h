@@ -118,14 +118,14 @@ typedef struct redist_options {
                               datatypes over the user's arrays; MPI moves the data) */
     int hybrid_degree;     /* hybrid: the degree of indirection d (default -1: the model
                               chooses) */
-    int bmmc_method;       /* bmmc: 0 = MPI_Sendrecv_replace per round (paper 003, default),
+    int bmmc_method;       /* bmmc: 0 = MPI_Sendrecv_replace per round ([Cor97], default),
                               1 = MPI_Sendrecv into a second buffer, 2 = one MPI_Alltoallv */
-    int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = paper 001's
+    int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = [TCR96]'s
                                 synchronous method (every packet, then one scan), 0 = the
                                 asynchronous method (each packet placed on arrival; default) */
     const char *alltoall_algorithm; /* alltoall-padded: NULL (default) = the MPI library's
-                                       MPI_Ialltoall, paper 000's baseline; "auto", "ring",
-                                       "mesh", "hypercube" or "pairwise" = paper 002's
+                                       MPI_Ialltoall, [LBP96]'s baseline; "auto", "ring",
+                                       "mesh", "hypercube" or "pairwise" = [GGKK03]'s
                                        all-to-all (redist_alltoall) on point-to-point
                                        messages, run inside redist_wait/redist_test */
 } redist_options;
@@ -145,7 +145,7 @@ const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
                        MPI_Comm comm, const redist_options *opt, redist_plan *plan);
 
-/* BMMC permutation (collective; paper 003). comm size P = 2^p, N = 2^n >= P elements, N/P per
+/* BMMC permutation (collective; [Cor97]). comm size P = 2^p, N = 2^n >= P elements, N/P per
    rank. The element at global index x sits on rank (x >> f) & (P-1), at local offset
    (x & ((1<<f)-1)) | ((x >> (f+p)) << f). It moves to global index y = A x xor complement
    (same layout rule), where bit i of columns[j] is A[i][j] and A is nonsingular over GF(2).
@@ -189,7 +189,7 @@ int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */
 int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
 
-/* ---- Basic communication operations (paper 002, Grama et al.; src/coll/) --------------
+/* ---- Basic communication operations ([GGKK03]; src/coll/) --------------
    MPI semantics (count is per block; sendbuf/recvbuf as in MPI_Bcast ... MPI_Alltoall;
    MPI_IN_PLACE for allreduce, scan and reduce at the root), built on point-to-point
    messages over a private duplicate of comm cached on it. algorithm: NULL or "auto" (the
@@ -236,14 +236,14 @@ const char *redist_coll_algorithm_name(const char *operation, int i);
 int redist_coll_predict(const char *operation, const char *algorithm, int p, double m, double ts,
                         double tw, double *seconds, const char **chosen);
 
-/* ---- HPF index functions (paper 001, Table 1) -----------------------------------------
+/* ---- HPF index functions ([TCR96], Table 1) -----------------------------------------
    Pure index math (no MPI, thread-safe) for a 1-D HPF distribution of n elements over P
    processors, all indices 0-based:
      REDIST_HPF_BLOCK     BLOCK(m): element g on processor g / m (contiguous blocks of m);
                           needs m*P >= n; m = 0 means HPF's BLOCK, m = ceil(n/P) (1 if n = 0).
      REDIST_HPF_CYCLIC    CYCLIC = CYCLIC(1): g on processor g mod P (m must be 0 or 1).
      REDIST_HPF_CYCLIC_M  CYCLIC(m), m >= 1: blocks of m dealt round-robin.
-   Paper 001 numbers array elements from 1 (g_p, l_p) and processors from 0, with
+   [TCR96] numbers array elements from 1 (g_p, l_p) and processors from 0, with
    CD(j, k) = (j + k - 1) / k and CR(j, k) = j - k*CD(j, k). Here g = g_p - 1, l = l_p - 1 and
    p is unchanged, so e.g. BLOCK(m)'s p = CD(g_p, m) - 1 becomes p = g / m. Table 1, 0-based:
                   processor p          local index l              global index g
@@ -279,7 +279,7 @@ int64_t redist_hpf_local_count(const redist_hpf_dist *d, int p);
    redist_layout_free. */
 int redist_hpf_layout(const redist_hpf_dist *d, const int ranks[], redist_layout *layout);
 
-/* ---- BMMC matrices (paper 003) ---- */
+/* ---- BMMC matrices ([Cor97]) ---- */
 /* Local helpers to build the permutations passed to redist_plan_create_bmmc (Cormen, paper
    003 §2, Lemma 1, §6, Appendix C). An n x n matrix over GF(2), 0 <= n <= 64, is n words:
    bit i of columns[j] is A[i][j] (bit 0 is the paper's top row). A BMMC permutation maps
@@ -299,7 +299,7 @@ int redist_bmmc_gray_inverse(int n, uint64_t columns[]);
 /* Rotation of the index bits: bit i of x goes to bit (i + k) mod n of y (any k); k = 1 is the
    perfect shuffle, k = -1 the unshuffle. */
 int redist_bmmc_shuffle(int n, int k, uint64_t columns[]);
-/* Q of paper 003 §6 for processor bits at f (0 <= p <= n, 0 <= f <= n - p): global index x
+/* Q of [Cor97] §6 for processor bits at f (0 <= p <= n, 0 <= f <= n - p): global index x
    -> processor-major index (rank << (n-p)) | local offset, the rank and offset being those
    of redist_plan_create_bmmc's layout rule. _inverse gives Q^-1. Example: moving data from
    layout f1 to layout f2 unchanged is the permutation Q_f1^-1 Q_f2 performed with f = f1. */

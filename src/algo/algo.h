@@ -27,7 +27,7 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
                                         const redist_options *opt);
 
 /* Cost rules more than one algorithm follows. All messages posted at once (direct-async;
-   paper 001's ky-to-y and x-to-kx): T_d for the first, t_msg for each further one, plus the
+   [TCR96]'s ky-to-y and x-to-kx): T_d for the first, t_msg for each further one, plus the
    transport's moves (direct_async.c). */
 double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m,
                                      int transport);

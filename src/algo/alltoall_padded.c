@@ -1,18 +1,18 @@
-/* alltoall-padded: the MPI_Alltoall baseline of paper 000 §5 (Fig. 18). Every message is
+/* alltoall-padded: the MPI_Alltoall baseline of [LBP96] §5 (Fig. 18). Every message is
  * padded to the largest message of the redistribution (over all ranks), so that one
  * MPI_Alltoall (nonblocking: MPI_Ialltoall) with equal counts moves everything, dummy data
  * included; the self part is copied directly. One collective step; each rank sends P - 1
  * messages of the padded size s whatever the pattern. NOT_APPLICABLE when the padded message
  * exceeds INT_MAX bytes.
  *
- * With the option alltoall_algorithm, the equal-count exchange is paper 002's personalized
+ * With the option alltoall_algorithm, the equal-count exchange is [GGKK03]'s personalized
  * all-to-all instead (src/coll/alltoall.c: ring, mesh, hypercube = Bruck, pairwise), on
  * point-to-point messages over the plan's communicator. That exchange is blocking: start
  * packs, the exchange and the unpacking run in the first redist_test/redist_wait.
  *
  * Cost: the self part, a pack and an unpack copy of every byte, and the exchange:
  *   MPI_Ialltoall, every message in flight: T_d + (P - 1) t_msg + (P - 1) s tau_d;
- *   paper 002's algorithm a: its formula with t_s = T_d and t_w = tau_d
+ *   [GGKK03]'s algorithm a: its formula with t_s = T_d and t_w = tau_d
  *   (redist__coll_alltoall_cost), plus one local copy of the P padded blocks that its
  *   rotations and regroupings make.
  */
@@ -26,7 +26,7 @@ typedef struct state {
     int64_t slot; /* bytes per peer */
     char *sendbuf, *recvbuf;
     MPI_Request req;
-    int coll; /* paper 002's algorithm (coll.h index), -1 for MPI_Ialltoall */
+    int coll; /* [GGKK03]'s algorithm (coll.h index), -1 for MPI_Ialltoall */
     char *ws; /* its workspace */
 } state;
 
@@ -52,7 +52,7 @@ static int applicable(const redist__case *c)
     return slot_bytes(c) <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
-/* The exchange the option asks for: -1 for MPI_Ialltoall (NULL), else paper 002's algorithm
+/* The exchange the option asks for: -1 for MPI_Ialltoall (NULL), else [GGKK03]'s algorithm
    (its index in coll.h; "auto": the cheapest for the padded size). */
 static int exchange_algorithm(const redist__case *c, const redist_options *opt)
 {
@@ -119,7 +119,7 @@ static int start(struct redist_plan_s *p)
         redist__pack(m, p->cur_src, s->sendbuf + m->peer * s->slot, p->elsize);
     }
     redist__copy_self(p);
-    if (s->coll >= 0) /* paper 002's exchange runs in progress() */
+    if (s->coll >= 0) /* [GGKK03]'s exchange runs in progress() */
         return REDIST_SUCCESS;
     if (MPI_Ialltoall(s->sendbuf, (int)s->slot, MPI_BYTE, s->recvbuf, (int)s->slot, MPI_BYTE,
                       p->comm, &s->req) != MPI_SUCCESS)
@@ -147,7 +147,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
 }
 
 /* Messages and bytes each rank sends (and receives): MPI_Ialltoall sends a padded message
-   to every other rank; paper 002's algorithms combine blocks into fewer, larger messages. */
+   to every other rank; [GGKK03]'s algorithms combine blocks into fewer, larger messages. */
 static void traffic(const redist__case *c, const redist_options *opt, int64_t *msgs, int64_t *bytes)
 {
     int P = c->t.comm_size, a = exchange_algorithm(c, opt);
@@ -163,7 +163,7 @@ static void traffic(const redist__case *c, const redist_options *opt, int64_t *m
     *bytes = (P - 1) * slot_bytes(c);
 }
 
-/* One collective step for MPI_Ialltoall; one step per message for paper 002's exchanges. */
+/* One collective step for MPI_Ialltoall; one step per message for [GGKK03]'s exchanges. */
 static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
 {
     int64_t msgs, bytes;

@@ -1,11 +1,11 @@
 /* direct: contention-free steps. In step k (k = 1 .. size-1) every rank r sends to
  * (r + k) mod size and receives from (r - k) mod size, so each step is a permutation of the
  * ranks: every rank sends at most one message and receives at most one (the GDM model's
- * contention-free step, paper 000 §3.2 and §4 Theorem 3 (i); paper 004's one message per
+ * contention-free step, [LBP96] §3.2 and §4 Theorem 3 (i); [SD96]'s one message per
  * pair). A rank skips the steps in which it has nothing to send or receive; the step count
  * reported is the number of shifts used by any rank. Each step waits for its send and
  * receive before the next begins (the paper's synchronous schedule), so only one message
- * per rank is in flight. In paper 000's table case the steps are the rows of P_s instead
+ * per rank is in flight. In [LBP96]'s table case the steps are the rows of P_s instead
  * ([LBP96] §4, Theorem 1 and 2: K steps for cyclic(x) -> cyclic(Kx), one fewer when row 0
  * moves nothing). Cost ([LBP96] Corollary 2, one synchronised step = one start-up):
  *   S T_d + the moves of the transport (redist__cost_moves), S the steps.
@@ -67,7 +67,7 @@ static void add_step(struct redist_plan_s *p, state *s, step st)
     s->steps[s->nsteps++] = st;
 }
 
-/* Paper 000's direct schedule for R_x(K, P) (Theorem 3 (i), Fig. 8): step i sends the
+/* [LBP96]'s direct schedule for R_x(K, P) (Theorem 3 (i), Fig. 8): step i sends the
    block of row i of S' to P_s(i, c) and receives from P_r(i, c); for the dual,
    cyclic(Kx) -> cyclic(x), the same steps with the directions swapped. Returns 0 if the
    pair is not a table case (then the shift schedule is used). */

@@ -1,7 +1,7 @@
 /* direct-async: post every receive, then pack and send each message, copy the self part,
  * and unpack each message as soon as it arrives.
  *
- * Paper 000 §2 (Walker et al.'s "unsynchronized scheme") and paper 001 §3 (asynchronous
+ * [LBP96] §2 (Walker et al.'s "unsynchronized scheme") and [TCR96] §3 (asynchronous
  * receive: unpack in arrival order). One round; each rank sends its m_s messages and
  * receives its m_r, all in flight at once. Cost: the first message pays T_d and each further
  * one the smaller per-message cost of messages that overlap, M = max(m_s, m_r):

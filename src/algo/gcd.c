@@ -1,4 +1,4 @@
-/* gcd: paper 001's GCD method (§5.2, Fig. 8): cyclic(x) -> cyclic(m) with KY_TO_Y, then
+/* gcd: [TCR96]'s GCD method (§5.2, Fig. 8): cyclic(x) -> cyclic(m) with KY_TO_Y, then
  * cyclic(m) -> cyclic(y) with X_TO_KX, m = gcd(x, y). Two phases (phases.c); the
  * intermediate block m is the smallest of the three, so its index work is the finest (m = 1
  * is as fine as the general method). 1-D pairs on the same ranks only.

@@ -1,4 +1,4 @@
-/* general: paper 001's element-wise General Method (§5.1), the baseline the paper improves
+/* general: [TCR96]'s element-wise General Method (§5.1), the baseline the paper improves
  * on. Send: for every local element, its global index under the source distribution, then
  * its destination processor under the new one (Table 1); append it to that packet. Receive
  * (synchronous): for every local element of the new distribution, its global index, then its

@@ -1,4 +1,4 @@
-/* hybrid: paper 000's hybrid schedule with degree of indirection d, for
+/* hybrid: [LBP96]'s hybrid schedule with degree of indirection d, for
  * cyclic(x) <-> cyclic(Kx).
  *
  * [LBP96] §3.4 (Fig. 10) and Theorem 3 (iii): the first d steps of the indirect schedule,

@@ -1,4 +1,4 @@
-/* indirect: paper 000's log-step combine-and-forward schedule for cyclic(x) <-> cyclic(Kx).
+/* indirect: [LBP96]'s log-step combine-and-forward schedule for cyclic(x) <-> cyclic(Kx).
  *
  * [LBP96] §3.4 (Fig. 6, 9) and Theorem 3 (ii): circular shifts align the diagonals of the
  * generalized circulant table P_s, first between submatrix rows (ceil(log K') steps), then
@@ -6,7 +6,7 @@
  * most ceil(log K') + ceil(log G) + 1 steps instead of direct's K, each a permutation of the
  * ranks. Relay ranks combine the units they hold and forward them (relay.c). It wins when
  * start-ups dominate (small arrays, large K). In the table case (also N-D, dimension by
- * dimension) the schedule is paper 000's; for cyclic(x) -> cyclic(y) through cyclic(lcm) two
+ * dimension) the schedule is [LBP96]'s; for cyclic(x) -> cyclic(y) through cyclic(lcm) two
  * such schedules run one after the other; otherwise Bruck's log-step schedule over the
  * communicator's shift table (rowsched.h), for communicators up to REDIST__SHIFT_MAX_RANKS.
  *

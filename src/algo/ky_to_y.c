@@ -1,4 +1,4 @@
-/* ky-to-y: paper 001's KY_TO_Y algorithm (§3, Fig. 2) for cyclic(x) -> cyclic(y), x = k y.
+/* ky-to-y: [TCR96]'s KY_TO_Y algorithm (§3, Fig. 2) for cyclic(x) -> cyclic(y), x = k y.
  *
  * Send: processor p sends sub-block i of every local block of size x to (p_d + i) mod P,
  * p_d = (k p) mod P: the sequence of k destinations is computed once and reused. Receive,

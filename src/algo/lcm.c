@@ -1,4 +1,4 @@
-/* lcm: paper 001's LCM method (§5.3, Fig. 8): cyclic(x) -> cyclic(m) with X_TO_KX, then
+/* lcm: [TCR96]'s LCM method (§5.3, Fig. 8): cyclic(x) -> cyclic(m) with X_TO_KX, then
  * cyclic(m) -> cyclic(y) with KY_TO_Y, m = lcm(x, y). Two phases (phases.c); the
  * intermediate block is the largest of the three, so the index work is the coarsest (the
  * paper finds it always beats GCD). 1-D pairs on the same ranks only.

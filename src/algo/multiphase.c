@@ -1,8 +1,8 @@
-/* multiphase: Kaushik et al.'s multiphase redistribution (paper 000 §2 and Table 1).
+/* multiphase: Kaushik et al.'s multiphase redistribution ([LBP96] §2 and Table 1).
  *
  * K = k1 k2 ... kr (its prime factors, ascending); cyclic(x) -> cyclic(k1 x) ->
  * cyclic(k1 k2 x) -> ... -> cyclic(Kx), each phase one cyclic redistribution with the
- * direct schedule (k_i contention-free steps, paper 000 Theorem 3 (i)). Every phase moves
+ * direct schedule (k_i contention-free steps, [LBP96] Theorem 3 (i)). Every phase moves
  * all N elements, so it trades bandwidth for start-ups: sum_i (k_i T_d + N/P b tau_d)
  * against direct's K T_d + N/P b tau_d. When K is prime it is the direct algorithm. The dual
  * (cyclic(Kx) -> cyclic(x)) divides by the factors in the reverse order. It applies to 1-D

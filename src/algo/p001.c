@@ -1,4 +1,4 @@
-/* Shared machinery of paper 001's algorithms (p001.h). */
+/* Shared machinery of [TCR96]'s algorithms (p001.h). */
 #include "algo/p001.h"
 #include "algo/algo.h"
 #include "algo/phases.h"

@@ -1,12 +1,12 @@
-/* Shared machinery of paper 001's algorithms (Thakur, Choudhary, Ramanujam): general,
+/* Shared machinery of [TCR96]'s algorithms (Thakur, Choudhary, Ramanujam): general,
  * ky-to-y, x-to-kx (gcd and lcm are phases of the latter two).
  *
- * Paper 001 computes who gets what by index arithmetic while packing (per element for the
+ * [TCR96] computes who gets what by index arithmetic while packing (per element for the
  * general method, per block with stored processor sequences for KY_TO_Y and X_TO_KX) and
  * writes one packet per destination in increasing global order; the receiver reads packets
  * back in its own local order. Packet sizes are those of the pattern's messages (the same
  * element sets), so buffers are allocated at plan time. Applies to 1-D pairs on the same P
- * ranks with the same first coordinate (paper 001 §2 assumes one processor set); the paper's
+ * ranks with the same first coordinate ([TCR96] §2 assumes one processor set); the paper's
  * processor p is grid coordinate (p + first) mod P.
  */
 #ifndef REDIST_ALGO_P001_H
@@ -39,16 +39,16 @@ typedef struct redist__p001 {
 
 typedef void (*redist__p001_unpack_fn)(struct redist_plan_s *p, redist__p001 *st, int64_t q);
 
-/* start / progress / destroy of every paper 001 algorithm, whose state begins with a
+/* start / progress / destroy of every [TCR96] algorithm, whose state begins with a
    redist__p001 (p->algo_state points at it). */
 int redist__p001_start(struct redist_plan_s *p);
 int redist__p001_algo_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__p001_destroy(struct redist_plan_s *p);
 
-/* The rules the paper 001 algorithms share (pure). Applicable: 1-D, same ranks, grid and
+/* The rules the [TCR96] algorithms share (pure). Applicable: 1-D, same ranks, grid and
    first coordinate on both sides. Option synchronous_receive (0 or 1), read by all five.
    gcd and lcm: two steps (phases) if anything moves; each phase costs a ratio algorithm's
-   messages, its start-up and a message cost per peer (paper 001 §5.2-5.3):
+   messages, its start-up and a message cost per peer ([TCR96] §5.2-5.3):
      2 (T_d + M t_msg + the moves of the transport).
    ky-to-y and x-to-kx: one step, every packet in flight at once (as direct-async). */
 int redist__p001_applicable(const redist__case *c);

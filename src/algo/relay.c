@@ -1,4 +1,4 @@
-/* The relay executor: runs a row schedule of paper 000 (src/rowsched.h) on real data, for
+/* The relay executor: runs a row schedule of [LBP96] (src/rowsched.h) on real data, for
  * the indirect and hybrid algorithms (combine-and-forward through relay ranks).
  *
  * Units are messages (docs/dev/table-schedules.md): the unit at table entry (i, c) is the

@@ -1,4 +1,4 @@
-/* The relay executor for paper 000's row schedules (relay.c). */
+/* The relay executor for [LBP96]'s row schedules (relay.c). */
 #ifndef REDIST_ALGO_RELAY_H
 #define REDIST_ALGO_RELAY_H
 

@@ -1,4 +1,4 @@
-/* The simulator (`redist simulate`): paper 000's table case R_x(K, P), N elements of b bytes,
+/* The simulator (`redist simulate`): [LBP96]'s table case R_x(K, P), N elements of b bytes,
  * costed by the algorithms' own predictions (their files state each formula) for any P and
  * K, without MPI and without building layouts or tables.
  *

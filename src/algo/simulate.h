@@ -1,4 +1,4 @@
-/* Internal (not installed): the GDM model of paper 000 evaluated for R_x(K, P) without MPI
+/* Internal (not installed): the GDM model of [LBP96] evaluated for R_x(K, P) without MPI
  * (`redist simulate`). */
 #ifndef REDIST_SIMULATE_H
 #define REDIST_SIMULATE_H
@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 /* One schedule's prediction: steps from the real schedule builders (rowsched.c), time from
-   Corollary 2 of paper 000 with the given T_d (s per message) and tau_d (s per byte). */
+   Corollary 2 of [LBP96] with the given T_d (s per message) and tau_d (s per byte). */
 typedef struct redist__sim_row {
     const char *name;
     int steps;

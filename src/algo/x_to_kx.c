@@ -1,4 +1,4 @@
-/* x-to-kx: paper 001's X_TO_KX algorithm (§4, Fig. 5) for cyclic(x) -> cyclic(y), y = k x.
+/* x-to-kx: [TCR96]'s X_TO_KX algorithm (§4, Fig. 5) for cyclic(x) -> cyclic(y), y = k x.
  *
  * Send, when k <= P and P mod k = 0: local block i of size x goes to
  * (p/k + (i mod k) (P/k)) mod P, a stored sequence of k processors; otherwise each block's

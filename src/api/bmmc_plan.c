@@ -1,4 +1,4 @@
-/* redist_plan_create_bmmc: plans a BMMC permutation ([Cor98]; the layout rule is redist.h's).
+/* redist_plan_create_bmmc: plans a BMMC permutation ([Cor97]; the layout rule is redist.h's).
  * The same three phases as redist_plan_create (plan.c): local checks and fingerprints, one
  * agreement, then the factoring and buffers (bmmc/perform.c) and a last agreement. */
 #include "api/api.h"

@@ -1,4 +1,4 @@
-/* Public BMMC matrix constructors and algebra (redist.h, "BMMC matrices (paper 003)"): thin
+/* Public BMMC matrix constructors and algebra (redist.h, "BMMC matrices ([Cor97])"): thin
  * checked wrappers over gf2.c. Pure code, no MPI. */
 #include "bmmc/gf2.h"
 

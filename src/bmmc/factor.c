@@ -1,4 +1,4 @@
-/* Factoring a BMMC permutation (paper 003 §3, §4, §6) and the pure parts of performing it
+/* Factoring a BMMC permutation ([Cor97] §3, §4, §6) and the pure parts of performing it
  * (§5, Appendix B). See factor.h for the executor's loop. No MPI. */
 #include "bmmc/factor.h"
 

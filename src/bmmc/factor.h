@@ -1,5 +1,5 @@
 /* Internal (not installed): factoring a BMMC permutation and the pure pieces of performing it
- * (paper 003 §4, §5, §6, Appendix B). No MPI: the executor adds the communication.
+ * ([Cor97] §4, §5, §6, Appendix B). No MPI: the executor adds the communication.
  *
  * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
  * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt).

@@ -1,4 +1,4 @@
-/* Bit-matrix algebra over GF(2) (paper 003 §2, Lemma 1, §6, Appendices A and C); pure code.
+/* Bit-matrix algebra over GF(2) ([Cor97] §2, Lemma 1, §6, Appendices A and C); pure code.
  * See gf2.h for the representation. The public redist_bmmc_* functions are in api.c. */
 #include "bmmc/gf2.h"
 

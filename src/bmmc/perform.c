@@ -1,4 +1,4 @@
-/* bmmc: performing a BMMC permutation with MPI ([Cor98] §5), for redist_plan_create_bmmc
+/* bmmc: performing a BMMC permutation with MPI ([Cor97] §5), for redist_plan_create_bmmc
  * (api/bmmc_plan.c) and as the block-cyclic algorithm "bmmc".
  *
  * The plan factors once (factor.c: A = V W, §4); each execute runs the intraprocessor pass

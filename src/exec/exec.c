@@ -133,7 +133,7 @@ static int drive(redist_plan p, int blocking, int *done)
 {
     /* Once the algorithm has finished, it is not called again: a redist_test that still
        waits for the argument agreement must not repeat blocking exchanges (bmmc's rounds,
-       paper 002's all-to-all) or unpack twice. */
+       [GGKK03]'s all-to-all) or unpack twice. */
     *done = p->algo_done;
     int err = p->algo_done ? REDIST_SUCCESS : p->algo->progress(p, blocking, done);
     if (err != REDIST_SUCCESS) { /* an MPI failure: nothing sensible remains to wait for */

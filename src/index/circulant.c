@@ -1,4 +1,4 @@
-/* Paper 000's tables for R_x(K, P), cyclic(x) -> cyclic(Kx) on P processors (pure code).
+/* [LBP96]'s tables for R_x(K, P), cyclic(x) -> cyclic(Kx) on P processors (pure code).
  *
  * Lim, Bhat, Prasanna, §3.3 and §4: the initial table S (row-major block numbers of one
  * superblock), the final table R (column-major), the destination processor table

@@ -1,4 +1,4 @@
-/* Internal (not installed): paper 000's table view of cyclic(x) -> cyclic(Kx) redistribution,
+/* Internal (not installed): [LBP96]'s table view of cyclic(x) -> cyclic(Kx) redistribution,
  * R_x(K, P), and the schedules derived from it (pure code, no MPI).
  *
  * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"
@@ -26,7 +26,7 @@ int redist__rx_init(int64_t K, int64_t P, redist__rx *rx);
 
 /* Initial distribution table S (row-major global block indices, S(i, j) = iP + j), final
    table R (column-major, R(i, j) = jK + i) and destination processor table P(i, j) =
-   S(i, j) / K (paper 000 §3.3, Fig. 2, 3). */
+   S(i, j) / K ([LBP96] §3.3, Fig. 2, 3). */
 int64_t redist__rx_S(const redist__rx *rx, int64_t i, int64_t j);
 int64_t redist__rx_R(const redist__rx *rx, int64_t i, int64_t j);
 int64_t redist__rx_P(const redist__rx *rx, int64_t i, int64_t j);
@@ -47,7 +47,7 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
                       int64_t *Ds, int64_t *Pr, int64_t *Dr);
 
 struct redist_layout_s;
-/* The table case dimension by dimension (paper 001 §2, paper 000 §1): N-D layouts on the
+/* The table case dimension by dimension ([TCR96] §2, [LBP96] §1): N-D layouts on the
    same ranks, identical in every dimension but `dim`, where the pair is R_x(K, P_dim) or its
    dual. Every line of processes along `dim` (fixed other coordinates) is then one table of
    its own, and all lines run the same schedule. */

@@ -1,4 +1,4 @@
-/* HPF index functions: paper 001 (Thakur, Choudhary, Ramanujam), §2 and Table 1, 0-based.
+/* HPF index functions: [TCR96], §2 and Table 1, 0-based.
  *
  * The paper indexes arrays from 1 and processors from 0, with the ceiling division
  * CD(j, k) = (j + k - 1) / k and the ceiling remainder CR(j, k) = j - k CD(j, k). We write
@@ -57,7 +57,7 @@ int redist_hpf_check(const redist_hpf_dist *d)
         if (d->m == 0)
             return redist__fail(REDIST_ERR_ARG, "hpf: CYCLIC(m) needs m >= 1");
         break;
-    default: /* BLOCK(m): paper 001 §2, a valid block(m) needs m P >= N */
+    default: /* BLOCK(m): [TCR96] §2, a valid block(m) needs m P >= N */
         if (d->m != 0 && d->m < ceil_div(d->n, d->P))
             return redist__fail(REDIST_ERR_ARG,
                                 "hpf: BLOCK(m = %lld) over P = %d cannot hold n = %lld "

@@ -1,7 +1,7 @@
 /* Internal (not installed): the index layer, no MPI. Layouts and their index math, the
  * patterns two layouts make (who sends which runs to whom, in closed form per period), and
- * how the papers classify a pair (its shape). Above core; below the model. Paper 000's
- * tables and schedules are in circulant.h and rowsched.h, paper 001's processor sequences
+ * how the papers classify a pair (its shape). Above core; below the model. [LBP96]'s
+ * tables and schedules are in circulant.h and rowsched.h, [TCR96]'s processor sequences
  * in p001_seq.h.
  */
 #ifndef REDIST_INDEX_H
@@ -134,15 +134,15 @@ void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsiz
 /* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'
    rules (applicability, step counts, costs) read it; it is the same on every rank. */
 typedef struct redist__shape {
-    int same_line;   /* 1-D on the same ranks, grid and first coordinate (paper 001's setting) */
+    int same_line;   /* 1-D on the same ranks, grid and first coordinate ([TCR96]'s setting) */
     int64_t P;       /* 1-D: processes of the source grid */
     int64_t x, y;    /* 1-D: the source and destination blocks */
     int64_t ratio_K; /* same_line with one block a multiple of the other: the ratio (any K),
                         else 0 */
-    int table;       /* paper 000's table case R_x(K, P) or its dual, dimension by dimension */
+    int table;       /* [LBP96]'s table case R_x(K, P) or its dual, dimension by dimension */
     redist__table_case tc;
     int64_t lcm; /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
-    int bpc;     /* a bit permutation (paper 003): 1-D, one process set, N, P and both blocks
+    int bpc;     /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;
 } redist__shape;

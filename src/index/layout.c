@@ -1,8 +1,8 @@
 /* Layouts: pure index math for one block-cyclic distribution (no MPI).
  *
  * Along dimension k, global index g lives in global block g / b, on coordinate
- * (g / b + first) mod P, at local index (g / (b P)) b + g mod b (paper 001, Table 1, made
- * 0-based; paper 000 §3.1). Grid coordinates map to ranks row-major (last fastest).
+ * (g / b + first) mod P, at local index (g / (b P)) b + g mod b ([TCR96], Table 1, made
+ * 0-based; [LBP96] §3.1). Grid coordinates map to ranks row-major (last fastest).
  */
 #include "index/index.h"
 

@@ -1,4 +1,4 @@
-/* Internal (not installed): paper 001's index sequences, pure ([TCR96] Table 1 and the
+/* Internal (not installed): [TCR96]'s index sequences, pure ([TCR96] Table 1 and the
  * processor sequences of KY_TO_Y, Fig. 2, and X_TO_KX, Fig. 5), 0-based. Used by the paper
  * 001 algorithms (src/algo/p001.h) and checked against brute force in the unit tests. */
 #ifndef REDIST_INDEX_P001_SEQ_H
@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-/* Paper 001 Table 1, 0-based, cyclic(b) over P processors: global index of local index l on
+/* [TCR96] Table 1, 0-based, cyclic(b) over P processors: global index of local index l on
    processor p, processor of global index g. */
 static inline int64_t redist__p001_global(int64_t l, int64_t b, int64_t P, int64_t p)
 {

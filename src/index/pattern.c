@@ -2,14 +2,14 @@
  *
  * Along one dimension, the source distribution repeats every b*P elements and the
  * destination every b'*P', so who-sends-what repeats with period L = lcm(b*P, b'*P') (paper
- * 000 §3.1: the "superblock"; paper 004: the diophantine solution set is periodic). Within
+ * 000 §3.1: the "superblock"; [SD96]: the diophantine solution set is periodic). Within
  * one period each source block splits at destination block boundaries into segments; each
  * segment is one run that recurs every L global elements, i.e. every L/P local elements on
  * the source side and every L/P' on the destination side. So a dimension's pattern is a list
  * of run groups (offset, length, count) computed from the blocks of one period: plan time and
  * memory grow with blocks per period, never with the number of elements.
  *
- * N-D messages are Cartesian products of per-dimension run groups (paper 001 §2: dimension
+ * N-D messages are Cartesian products of per-dimension run groups ([TCR96] §2: dimension
  * by dimension). A message's elements are ordered by the nesting of the source storage order
  * (slowest dimension outside), run group by run group, replica by replica; sender and
  * receiver compute identical run lists, so they agree on the order without sending indices.

@@ -1,4 +1,4 @@
-/* Paper 000's direct, indirect and hybrid schedules for R_x(K, P) as row transformations of
+/* [LBP96]'s direct, indirect and hybrid schedules for R_x(K, P) as row transformations of
  * P_s (pure code, no MPI).
  *
  * Lim, Bhat, Prasanna, §3.4 and §4, Theorem 3. By Eq. (12),
@@ -522,7 +522,7 @@ int redist__rowsched_check(const redist__rx *rx, const redist__row_schedule *s,
 /* ---- the shift table: any exchange on P ranks (Bruck et al.'s log-step all-to-all) -------
  *
  * Row r (1 <= r < P) holds, at column j, the message from rank j to rank (j + r) mod P: the
- * shift table is a circulant, the all-to-all case of paper 000's generalized circulant
+ * shift table is a circulant, the all-to-all case of [LBP96]'s generalized circulant
  * (K >= P). Step k moves the rows with bit k of r set by 2^k columns, so after
  * ceil(log2 P) steps every unit has moved by r. The hybrid stops after d bit-steps and
  * moves the rows with equal r >> d together by (r >> d) << d: d + ceil(P / 2^d) - 1 steps. */

@@ -1,4 +1,4 @@
-/* Internal (not installed): paper 000's communication schedules for R_x(K, P) as row
+/* Internal (not installed): [LBP96]'s communication schedules for R_x(K, P) as row
  * transformations of the generalized circulant table P_s (pure code, no MPI).
  *
  * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"

@@ -1,7 +1,7 @@
 /* The shape of a pair: how the papers classify a redistribution (index.h). Pure. */
 #include "index/index.h"
 
-/* 1-D on the same ranks, grid and first coordinate: paper 001's single processor set. */
+/* 1-D on the same ranks, grid and first coordinate: [TCR96]'s single processor set. */
 static int same_line(const struct redist_layout_s *src, const struct redist_layout_s *dst)
 {
     if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] ||

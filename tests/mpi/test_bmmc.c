@@ -1,5 +1,5 @@
 /* nprocs: 1 2 4 8 */
-/* BMMC permutations through MPI (paper 003): random nonsingular matrices and complements,
+/* BMMC permutations through MPI ([Cor97]): random nonsingular matrices and complements,
  * the standard permutations, every layout f, each communication method; every element is
  * checked against y = A x xor c (redist_bmmc_apply); messages per rank are 2^rank less the
  * self round. Then block-cyclic cyclic(2^a) -> cyclic(2^b) through the "bmmc" algorithm of
@@ -73,7 +73,7 @@ static int gf2_rank(uint64_t v[], int count)
 }
 
 /* Lemma 3: the rounds are 2^rank(lambda), lambda the lower-left p x (n-p) submatrix of the
-   processor-major matrix Q A Q^-1 (paper 003 §6). */
+   processor-major matrix Q A Q^-1 ([Cor97] §6). */
 static int expected_rounds(int n, int f, int p, const uint64_t a[])
 {
     uint64_t q[64], qi[64], t[64], ap[64], lambda[64], c = 0;

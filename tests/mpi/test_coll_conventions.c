@@ -1,5 +1,5 @@
 /* nprocs: 1 2 3 4 5 7 8 */
-/* MPI's conventions for the basic communication operations (paper 002, src/coll/):
+/* MPI's conventions for the basic communication operations ([GGKK03], src/coll/):
  *
  * 1. MPI_IN_PLACE where MPI allows it, against the MPI library's own collective called with
  *    the same MPI_IN_PLACE form, element by element, for every algorithm of the operation

@@ -1,5 +1,5 @@
 /* nprocs: 1 2 3 4 5 6 7 8 */
-/* Paper 002 (Grama et al.): scatter, gather, allgather (all-to-all broadcast) and
+/* [GGKK03] (Grama et al.): scatter, gather, allgather (all-to-all broadcast) and
  * reduce_scatter (all-to-all reduction) against MPI's own collectives, for every algorithm
  * (plus NULL and "auto"), every root, counts 0, 1, 7 and 5000, MPI_INT and MPI_DOUBLE with
  * MPI_SUM, and a non-commutative user op (2x2 integer matrix product) for reduce_scatter.

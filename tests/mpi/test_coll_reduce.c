@@ -1,5 +1,5 @@
 /* nprocs: 1 2 3 4 5 6 7 8 */
-/* redist_bcast, redist_reduce, redist_allreduce and redist_scan (paper 002) against MPI's own
+/* redist_bcast, redist_reduce, redist_allreduce and redist_scan ([GGKK03]) against MPI's own
  * collectives: every algorithm name (plus NULL and "auto") x every root x counts 0, 1, 7 and
  * 10000, MPI_INT / MPI_DOUBLE with MPI_SUM / MPI_MAX, and a user-defined non-commutative op
  * (2 x 2 matrix product mod 256, packed in one int) whose result depends on rank order.

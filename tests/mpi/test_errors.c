@@ -49,7 +49,7 @@ static void expect(const char *what, int rc, int want)
     expect2(what, rc, want, want);
 }
 
-/* alltoall-padded with paper 002's all-to-all algorithm a2a (NULL: MPI_Ialltoall). */
+/* alltoall-padded with [GGKK03]'s all-to-all algorithm a2a (NULL: MPI_Ialltoall). */
 static void a2a_case(const char *what, int want1, int want2, redist_layout s, redist_layout d,
                      const char *a2a)
 {

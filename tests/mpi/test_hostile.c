@@ -502,7 +502,7 @@ static void test_cases(void)
         {"one pointer: n=1000 cyclic(4) on rank 0 -> cyclic(3) on all", 1000,
          on_rank(4, 0, REDIST_COL_MAJOR), on_all(3, 0, REDIST_COL_MAJOR), 1},
         /* Every rank on both sides, the ordinary case, for items 3 and 4: once on the same
-           ranks (paper 001's algorithms apply), once with the ranks reversed on one side. */
+           ranks ([TCR96]'s algorithms apply), once with the ranks reversed on one side. */
         {"n=1009 cyclic(3) on all -> cyclic(5) on all", 1009, on_all(3, 0, REDIST_ROW_MAJOR),
          on_all(5, 0, REDIST_COL_MAJOR), 0},
         {"n=1009 cyclic(3) on all -> cyclic(5) on all, reversed", 1009,

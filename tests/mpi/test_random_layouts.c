@@ -583,7 +583,7 @@ static int run_case(const case_t *cs, int case_serial)
         }
         if (only_alg && strcmp(only_alg, alg) != 0)
             continue;
-        /* alltoall-padded's variants run paper 002's all-to-all instead of MPI's, three of
+        /* alltoall-padded's variants run [GGKK03]'s all-to-all instead of MPI's, three of
            its five algorithms per case, in turn. */
         static const char *const a2a_names[] = {"auto", "ring", "mesh", "hypercube", "pairwise"};
         int padded = strcmp(alg, "alltoall-padded") == 0;

@@ -1,4 +1,4 @@
-/* Serial simulation of paper 003's distributed BMMC algorithm (src/bmmc/factor.h).
+/* Serial simulation of [Cor97]'s distributed BMMC algorithm (src/bmmc/factor.h).
  *
  * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
  * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt). For n = 0..14 (and a few n up to 20),

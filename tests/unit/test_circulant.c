@@ -1,4 +1,4 @@
-/* Serial tests of paper 000's tables for R_x(K, P) (src/circulant.h), exhaustive over
+/* Serial tests of [LBP96]'s tables for R_x(K, P) (src/circulant.h), exhaustive over
  * 1 <= K <= P <= 64 (K > P is all-to-all, not a table case).
  *
  * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"

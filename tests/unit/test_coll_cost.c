@@ -1,5 +1,5 @@
 /* link: redist */
-/* Serial tests of the basic operations' cost interface (paper 002), no MPI_Init:
+/* Serial tests of the basic operations' cost interface ([GGKK03]), no MPI_Init:
  * redist_coll_algorithm_name lists each operation's algorithms (the names the operations
  * accept); redist_coll_predict gives the slides' formulas, checked against closed forms for
  * p in 1..64; "auto" names the cheapest applicable algorithm and its time is the minimum;

@@ -1,4 +1,4 @@
-/* Serial tests of the GF(2) bit-matrix algebra of paper 003 (src/bmmc/gf2.h) and the public
+/* Serial tests of the GF(2) bit-matrix algebra of [Cor97] (src/bmmc/gf2.h) and the public
  * redist_bmmc_* helpers (redist.h).
  *
  * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors

@@ -1,4 +1,4 @@
-/* Serial tests of the HPF index functions (paper 001, Table 1), no MPI_Init.
+/* Serial tests of the HPF index functions ([TCR96], Table 1), no MPI_Init.
  *
  * Exhaustive over n in 0..60, P in 1..7, m in 1..9 (and m = 0 for BLOCK): a brute-force
  * simulation that deals the elements out in order (blocks of m round-robin, each processor

@@ -1,4 +1,4 @@
-/* Serial test of paper 001's processor sequences (src/sched/p001.h) against brute force:
+/* Serial test of [TCR96]'s processor sequences (src/sched/p001.h) against brute force:
  * for cyclic(x) -> cyclic(y) with x = k y (KY_TO_Y) or y = k x (X_TO_KX), every k, every P
  * up to 24 and every processor p, each sequence entry must be the owner, under the other
  * distribution, of the elements it names (computed from the global index, Table 1), and the

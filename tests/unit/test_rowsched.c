@@ -1,4 +1,4 @@
-/* Serial tests of paper 000's row-transformation schedules (src/rowsched.c).
+/* Serial tests of [LBP96]'s row-transformation schedules (src/rowsched.c).
  *
  * For every 1 <= K <= P <= 64 and every K for P in {96, 128, 255, 256}: the direct, indirect
  * and hybrid (every d in 0..max_degree + 1) schedules pass the simulator (every step a
