@@ -1,5 +1,5 @@
 /* bench_2d: every redist algorithm side by side with the memcpy floor and ScaLAPACK's
- * pdgemr2d, on the same data in the same run (design.md section 7).
+ * pdgemr2d, on the same data in the same run (docs/performance.md).
  *
  *     mpirun -np 4 --oversubscribe build/bench_2d [--case NAME[,NAME...]] [--reps R]
  *            [--reps-pdgemr2d R] [--budget SEC] [--size N] [--len1d L]

@@ -1,4 +1,4 @@
-/* bench_plan: plan cost must not grow with the number of elements (issue 2, item 3).
+/* bench_plan: plan cost must not grow with the number of elements.
  *
  * For fixed blocks and grids, builds every rank's messages (the pure part of
  * redist_plan_create: pattern, run groups, N-D messages) for a small and a huge array and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 000's experiments on this machine: bench_paper000 (time vs K for direct,
+# [LBP96]'s experiments (paper 000) on this machine: bench_paper000 (time vs K for direct,
 # direct-async, indirect, hybrid d=1, multiphase, alltoall-padded) for a small array
 # (start-up bound) and a large one, over shared memory and over TCP. Writes CSVs and the
 # printed tables to bench/results/.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 001's comparisons on this machine (bench_paper001): synchronous vs asynchronous
+# [TCR96]'s comparisons (paper 001) on this machine (bench_paper001): synchronous vs asynchronous
 # receive for cyclic(4) -> cyclic(2) (KY_TO_Y) and cyclic(2) -> cyclic(4) (X_TO_KX) of 1M ints
 # on 2, 4 and 8 ranks and for 64K..4M ints on 8 ranks (Figs. 3-7); general, GCD and LCM for
 # cyclic(15) -> cyclic(10) and cyclic(11) -> cyclic(3) (Figs. 9-11); all next to direct-async.

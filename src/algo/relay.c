@@ -1,4 +1,4 @@
-/* The relay executor: runs a row schedule of [LBP96] (src/rowsched.h) on real data, for
+/* The relay executor: runs a row schedule of [LBP96] (src/index/rowsched.h) on real data, for
  * the indirect and hybrid algorithms (combine-and-forward through relay ranks).
  *
  * Units are messages (docs/dev/table-schedules.md): the unit at table entry (i, c) is the
@@ -486,8 +486,8 @@ void redist__relay_algo_destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
-/* What one execute moves from this rank: relayed bytes included (design.md §3). A unit that
-   starts and ends here counts as copied. */
+/* What one execute moves from this rank: relayed bytes included (docs/dev/table-schedules.md,
+   Counting). A unit that starts and ends here counts as copied. */
 void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st)
 {
     const relay_state *s = p->algo_state;

@@ -1,14 +1,15 @@
 /* Internal (not installed): factoring a BMMC permutation and the pure pieces of performing it
  * ([Cor97] §4, §5, §6, Appendix B). No MPI: the executor adds the communication.
  *
- * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
- * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt).
+ * [Cor97]: Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory
+ * Multiprocessors with MPI" (docs/references.md).
  *
  * Indices. N = 2^n elements on P = 2^p processors, m = n - p offset bits. The user's layout
- * (design.md §3) puts global index x on processor (x >> f) & (P-1) at local offset
- * (x & (2^f - 1)) | ((x >> (f+p)) << f). That offset and processor are exactly the low m and
- * high p bits of Q x, Q being §6's conversion to processor-major (gf2.h). So the plan performs
- * the processor-major permutation A' = Q A Q^-1, c' = Q c (§6) on the very same local arrays.
+ * (redist_plan_create_bmmc, redist.h) puts global index x on processor (x >> f) & (P-1) at
+ * local offset (x & (2^f - 1)) | ((x >> (f+p)) << f). That offset and processor are exactly
+ * the low m and high p bits of Q x, Q being §6's conversion to processor-major (gf2.h). So the
+ * plan performs the processor-major permutation A' = Q A Q^-1, c' = Q c (§6) on the very same
+ * local arrays.
  *
  * Factoring (§3, §4): T (trailer) makes the trailing p x p submatrix nonsingular, R (reducer)
  * zeroes the non-basis columns of λ (the lower-left p x m submatrix), S (swapper, the paper's

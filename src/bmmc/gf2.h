@@ -1,8 +1,8 @@
 /* Internal (not installed): bit-matrix algebra over GF(2) for BMMC permutations (pure code,
  * no MPI).
  *
- * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
- * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt): §2 (definition, Lemma 1,
+ * [Cor97]: Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory
+ * Multiprocessors with MPI" (docs/references.md): §2 (definition, Lemma 1,
  * representation), §6 (layout conversion Q), Appendix A (column basis and dependencies),
  * Appendix C (standard permutations).
  *

@@ -1,6 +1,6 @@
 /* [LBP96]'s tables for R_x(K, P), cyclic(x) -> cyclic(Kx) on P processors (pure code).
  *
- * Lim, Bhat, Prasanna, §3.3 and §4: the initial table S (row-major block numbers of one
+ * [LBP96] §3.3 and §4: the initial table S (row-major block numbers of one
  * superblock), the final table R (column-major), the destination processor table
  * P = S / K, and its generalized circulant form P_s with the send data location table D_s
  * (Theorem 2, Eq. 12-13; Corollary 1 for the incremental form). Every row of P_s is a

@@ -1,8 +1,8 @@
 /* Internal (not installed): [LBP96]'s table view of cyclic(x) -> cyclic(Kx) redistribution,
  * R_x(K, P), and the schedules derived from it (pure code, no MPI).
  *
- * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"
- * (../shared/seeds/000_4dd8a01cc57563ac.txt): §3.1 (tables S, R), §3.3 (the destination
+ * [LBP96]: Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of
+ * Arrays" (docs/references.md): §3.1 (tables S, R), §3.3 (the destination
  * processor table P), §4 Theorem 1 and 2 (P_s, D_s in generalized circulant form), Corollary
  * 1 (incremental form), Theorem 3 (direct, indirect, hybrid step counts).
  *

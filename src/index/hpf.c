@@ -1,4 +1,4 @@
-/* HPF index functions: [TCR96], §2 and Table 1, 0-based.
+/* HPF index functions: [TCR96] §2 and Table 1, 0-based.
  *
  * The paper indexes arrays from 1 and processors from 0, with the ceiling division
  * CD(j, k) = (j + k - 1) / k and the ceiling remainder CR(j, k) = j - k CD(j, k). We write

@@ -1,8 +1,8 @@
 /* Patterns: the intersection of two block-cyclic layouts, in closed form (no MPI).
  *
  * Along one dimension, the source distribution repeats every b*P elements and the
- * destination every b'*P', so who-sends-what repeats with period L = lcm(b*P, b'*P') (paper
- * 000 §3.1: the "superblock"; [SD96]: the diophantine solution set is periodic). Within
+ * destination every b'*P', so who-sends-what repeats with period L = lcm(b*P, b'*P') ([LBP96]
+ * §3.1: the "superblock"; [SD96]: the diophantine solution set is periodic). Within
  * one period each source block splits at destination block boundaries into segments; each
  * segment is one run that recurs every L global elements, i.e. every L/P local elements on
  * the source side and every L/P' on the destination side. So a dimension's pattern is a list

@@ -1,7 +1,7 @@
 /* [LBP96]'s direct, indirect and hybrid schedules for R_x(K, P) as row transformations of
  * P_s (pure code, no MPI).
  *
- * Lim, Bhat, Prasanna, §3.4 and §4, Theorem 3. By Eq. (12),
+ * [LBP96] §3.4 and §4, Theorem 3. By Eq. (12),
  *     P_s(i, j) = {n (j1 - i1)} mod P' + P' {(i2 - j2) mod G},
  * with i = i1 G + i2 and j = j1 G + j2: the label of unit (i, j) depends on its row only
  * through j1 - i1 and i2 - j2. That is the generalized circulant form of Eq. (1): submatrix

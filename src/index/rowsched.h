@@ -1,8 +1,8 @@
 /* Internal (not installed): [LBP96]'s communication schedules for R_x(K, P) as row
  * transformations of the generalized circulant table P_s (pure code, no MPI).
  *
- * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"
- * (../shared/seeds/000_4dd8a01cc57563ac.txt): §3.4 (Eq. 1, Fig. 5, 6: cyclic shifts that align
+ * [LBP96]: Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of
+ * Arrays" (docs/references.md): §3.4 (Eq. 1, Fig. 5, 6: cyclic shifts that align
  * the diagonals of a generalized circulant matrix), Fig. 8-10 (direct, indirect and hybrid
  * schedules for R_x(6, 9)), Theorem 3 and its proof, Corollary 2.
  *

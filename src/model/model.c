@@ -5,8 +5,8 @@
  * overlap, so only the first pays T_d and each further one a small per-message cost; a synchronised
  * step (direct, indirect, hybrid, multiphase) pays T_d. Parameters default to figures measured here
  * (bench_paper000 over shared memory, 8 ranks on 2 cores: about 6 us per synchronised step, 0.5 us
- * per further message in flight); `redist calibrate` (a later issue) will measure them on each
- * machine.
+ * per further message in flight); `redist calibrate`, which would measure them on each machine, is
+ * not implemented yet.
  *
  * Also the traffic the model works on: global maxima of per-rank quantities. Each
  * algorithm's own cost is stated and computed in its file (src/algo/).

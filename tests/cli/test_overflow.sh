@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Extents and blocks near 2^62..2^63 (issue 10 item 2): the issue's commands no longer hang or
-# print negative sizes; specs past the limits exit 2 naming the field; enormous patterns are
+# Extents and blocks near 2^62..2^63: the commands below must not hang or print negative
+# sizes; specs past the limits exit 2 naming the field; enormous patterns are
 # refused at once (exit 1, out of memory, naming the dimension); JSON sizes are exact integers.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 EXPLAIN=("$REDIST" explain)
@@ -41,7 +41,7 @@ if not eval("(" + sys.argv[2] + ")"):
 EOF
 }
 
-# ---- The issue's first command: block 2^62 planned at once, sizes right. -------------------
+# ---- Block 2^62 planned at once, sizes right. ---------------------------------------------
 expect_fast_ok 20 "${EXPLAIN[@]}" --from n=100,block=2^62,procs=4 --to n=100,block=3
 if grep -Eq '^ +[0-9]+ messages and [0-9]+ B cross between ranks, [0-9]+ B stay' "$CLI_OUT"; then
     sent=$(sed -nE 's/^ +[0-9]+ messages and ([0-9]+) B cross.*/\1/p' "$CLI_OUT")
@@ -59,7 +59,7 @@ json_check 'd["pattern"]["total_bytes"] + d["pattern"]["bytes_copied"] == 800 an
 expect_fast_ok 20 "${EXPLAIN[@]}" --from n=100,block=9223372036854775807,procs=4 \
     --to n=100,block=3
 
-# ---- The issue's third command: 2^62 doubles are 2^63 bytes (exit 2 naming n); chars work. --
+# ---- 2^62 doubles are 2^63 bytes (exit 2 naming n); chars work. ---------------------------
 expect_usage '(^|[^a-z])n: ' "${EXPLAIN[@]}" --from n=2^62 --to n=2^62,block=3 --procs 2
 expect_usage '(^|[^a-z])n: ' "${EXPLAIN[@]}" --from n=2^61 --to n=2^61,block=3 --procs 2 \
     --type double3
@@ -127,7 +127,7 @@ expect_nomem "dimension 0" "${EXPLAIN[@]}" --from n=2^62,block=2^62,procs=4 \
 expect_nomem "dimension 1" "${EXPLAIN[@]}" --from n=4x2^60,block=1x9223372036854775807,grid=2x2 \
     --to n=4x2^60,block=2x7,grid=2x2 --type char
 
-# ---- The issue's second command under MPI: block 5e18 on 2 ranks runs and verifies. ---------
+# ---- Under MPI: block 5e18 on 2 ranks runs and verifies. ----------------------------------
 if [[ -n "${MPIEXEC:-}" ]]; then
     # MPIEXEC_PREFLAGS is a space-separated list of flags (split on purpose).
     # shellcheck disable=SC2206

@@ -117,7 +117,7 @@ if /usr/bin/time -f %M true 2>/dev/null; then
     else fail "P = K = 2^31 - 1: exit $CLI_STATUS, max RSS '${kb}' kB (want < 64 MB)"; fi
 else echo "skip: no GNU time for the memory check"; fi
 
-# Step counts for paper 000's R_x(6, 9) (Fig. 8-10): direct 6, indirect 4, hybrid d = 1: 4.
+# Step counts for [LBP96]'s R_x(6, 9) (Fig. 8-10): direct 6, indirect 4, hybrid d = 1: 4.
 run_cmd "$REDIST" simulate --procs 9 --K 6 --d 1
 if grep -Eq '^ +\(steps\) +6 +4 +4 ' "$CLI_OUT"; then echo "ok: R_x(6, 9) steps 6 4 4"
 else fail "R_x(6, 9) steps are not 6 4 4"; fi

@@ -41,7 +41,7 @@ static void random_matrix(int n, uint64_t a[])
     }
 }
 
-/* Global index of local offset l on rank r in layout f (design.md §3). */
+/* Global index of local offset l on rank r in layout f (redist_plan_create_bmmc's rule). */
 static uint64_t global_of(uint64_t l, uint64_t r, int f, int p)
 {
     uint64_t low = l & (((uint64_t)1 << f) - 1), high = l >> f;

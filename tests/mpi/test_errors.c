@@ -595,7 +595,7 @@ static void test_execute(void)
 
 static void test_unsupported(void)
 {
-    /* BMMC (issue 5): the identity works on a power-of-two communicator; a size that is not
+    /* BMMC ([Cor97]): the identity works on a power-of-two communicator; a size that is not
        a power of two, n < lg P and a singular matrix are REDIST_ERR_ARG on every rank. */
     uint64_t cols[10];
     for (int j = 0; j < 10; j++)
@@ -618,7 +618,7 @@ static void test_unsupported(void)
         redist_plan_free(&plan);
     }
 
-    /* The basic operations (issue 6): a negative count and an unknown algorithm give the
+    /* The basic operations ([GGKK03]): a negative count and an unknown algorithm give the
        same code on every rank. */
     int64_t bad = -1;
     int *sb = calloc((size_t)size * 4, sizeof(int)), *rb = calloc((size_t)size * 4, sizeof(int));

@@ -1,7 +1,7 @@
-/* Regression tests for issue 10 ("hangs and crashes on legal input"), run with every algorithm
- * the library lists.
+/* Regression tests for hangs and crashes on legal input, run with every algorithm the library
+ * lists.
  *
- *  1. The issue's hang: all data on the last rank, every other rank idle passing NULL, NULL,
+ *  1. A hang once seen: all data on the last rank, every other rank idle passing NULL, NULL,
  *     executed again and again (Open MPI took alltoallw's (NULL, NULL) for MPI_IN_PLACE); and
  *     source on rank 0 only, destination on the last rank only.
  *  2. A rank holding data on one side only passes one pointer as both src and dst (legal: the
@@ -45,7 +45,7 @@ static int rank, size, errs;
 static int plans_run, plans_skipped;
 static int verbose; /* -v: rank 0 names each plan before running it, -vv each execution */
 
-/* A watchdog: a blocking call that never returns is a hang (issue 10), reported with the step
+/* A watchdog: a blocking call that never returns is a hang, reported with the step
    it happened in instead of waiting for ctest's timeout. Re-armed at every step. */
 #define WATCHDOG_SECONDS 150 /* longer than TEST_LOOP_SECONDS: that guard reports first */
 static char watch_line[512]; /* the whole report, written at once by the handler */
@@ -291,7 +291,7 @@ static void check(const char *what, const bufs_t *B, int v)
 
 /* ---- execution helpers ----------------------------------------------------------------- */
 
-/* Drives a started execution with redist_test. A loop that does not end is issue 10's hang:
+/* Drives a started execution with redist_test. A loop that does not end is a hang:
    report it and abort (the test may abort; the library may not). */
 static int test_loop(redist_plan plan, const char *what)
 {
@@ -487,7 +487,7 @@ static void test_cases(void)
 {
     int last = size - 1;
     case_t cases[] = {
-        /* Issue 10's hang: 2017 elements cyclic(7) -> cyclic(572) on the last rank alone, row
+        /* Item 1's hang: 2017 elements cyclic(7) -> cyclic(572) on the last rank alone, row
            order on one side and column order on the other; the others pass NULL, NULL. */
         {"issue 10 hang: n=2017 cyclic(7) row -> cyclic(572) col, all on the last rank", 2017,
          on_rank(7, last, REDIST_ROW_MAJOR), on_rank(572, last, REDIST_COL_MAJOR), 0},

@@ -1056,8 +1056,8 @@ static int run_fixed_cases(void)
     c.dst.ranks[0] = 0;
     errs += run_and_report(&c, serial++, -1);
 
-    /* Everything on the last rank, the others idle passing NULL, NULL (issue 10: alltoallw
-       hung on the second or third execute). */
+    /* Everything on the last rank, the others idle passing NULL, NULL (alltoallw once hung
+       on the second or third execute). */
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "fixed: 1-D cyclic(7) -> cyclic(572) on rank {P-1} only");
     c.ndims = 1;

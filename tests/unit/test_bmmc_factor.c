@@ -1,7 +1,7 @@
 /* Serial simulation of [Cor97]'s distributed BMMC algorithm (src/bmmc/factor.h).
  *
- * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
- * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt). For n = 0..14 (and a few n up to 20),
+ * [Cor97]: Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory
+ * Multiprocessors with MPI" (docs/references.md). For n = 0..14 (and a few n up to 20),
  * p = 0..min(n, 4), every f = 0..n-p, random nonsingular A (dense, sparse, with λ of every
  * rank) with random complements, and the standard permutations of Appendix C:
  *   - the factors: A' = Q A Q^-1, c' = Q c (§6); T, R, S have the trailer, reducer (with the
@@ -9,12 +9,13 @@
  *     W = (T R S)^-1 is intraprocessor; A' = V W (§4);
  *   - Lemma 3: every processor's elements go to exactly 2^rank(λ) processors, N/(2^rank P)
  *     each, and those are target(k, b) for the rounds b;
- *   - the simulation: each processor's local array holds the global index x (design.md's
- *     layout rule); intra on every processor, then per round every processor's round slice
- *     goes to target(k, b) exactly as MPI_Sendrecv_replace would deliver it (k gets the slice
- *     of source(k, b)), then place; every output element is checked (out[local(y)] on
- *     proc(y) holds x for y = A x xor c); each round is a permutation of the processors, one
- *     message per processor per round, and a processor talks to itself in at most one round;
+ *   - the simulation: each processor's local array holds the global index x (the layout
+ *     rule of redist_plan_create_bmmc, redist.h); intra on every processor, then per round
+ *     every processor's round slice goes to target(k, b) exactly as MPI_Sendrecv_replace
+ *     would deliver it (k gets the slice of source(k, b)), then place; every output element
+ *     is checked (out[local(y)] on proc(y) holds x for y = A x xor c); each round is a
+ *     permutation of the processors, one message per processor per round, and a processor
+ *     talks to itself in at most one round;
  *   - the formulas alone (no arrays) for n up to 64;
  *   - argument errors of redist__bmmc_plan_init.
  */
@@ -107,7 +108,7 @@ static void random_bpc(int n, uint64_t a[])
         a[j] = (uint64_t)1 << perm[j];
 }
 
-/* ---- layout rule (design.md §3) ----------------------------------------------------------- */
+/* ---- layout rule (redist_plan_create_bmmc's, redist.h) ----------------------------------- */
 static uint64_t proc_of(int p, int f, uint64_t x)
 {
     return (x >> f) & low(p);

@@ -1,8 +1,8 @@
-/* Serial tests of [LBP96]'s tables for R_x(K, P) (src/circulant.h), exhaustive over
+/* Serial tests of [LBP96]'s tables for R_x(K, P) (src/index/circulant.h), exhaustive over
  * 1 <= K <= P <= 64 (K > P is all-to-all, not a table case).
  *
- * Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of Arrays"
- * (../shared/seeds/000_4dd8a01cc57563ac.txt). For every (K, P):
+ * [LBP96]: Lim, Bhat, Prasanna, "Efficient Algorithms for Block-Cyclic Redistribution of
+ * Arrays" (docs/references.md). For every (K, P):
  *   - redist__rx_init: G = gcd(K, P), K = K'G, P = P'G, n K' - m P' = 1, 1 <= n <= P',
  *     0 <= m < K';
  *   - S, R, P against the block-cyclic layout contract (§3.1, §3.3);

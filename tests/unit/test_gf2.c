@@ -1,8 +1,8 @@
 /* Serial tests of the GF(2) bit-matrix algebra of [Cor97] (src/bmmc/gf2.h) and the public
  * redist_bmmc_* helpers (redist.h).
  *
- * Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory Multiprocessors
- * with MPI" (../shared/seeds/003_de73cc7121b720fd.txt):
+ * [Cor97]: Cormen, "Performing BMMC Permutations Efficiently on Distributed-Memory
+ * Multiprocessors with MPI" (docs/references.md):
  *   - products, rank, inverse, nonsingularity against a dense brute-force model on random
  *     matrices (full rank, low rank, sparse) for n = 0..20 and n = 64;
  *   - Appendix A: the basis is the right-to-left greedy one, basis columns are independent,

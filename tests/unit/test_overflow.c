@@ -1,5 +1,5 @@
 /* link: redist */
-/* Serial tests of layouts and plans near the 64-bit limits (issue 10 item 2), no MPI calls.
+/* Serial tests of layouts and plans near the 64-bit limits, no MPI calls.
  *
  * - redist_layout_create: extents up to REDIST_MAX_EXTENT = 2^62 (and products of extents up
  *   to 2^62) are accepted, anything larger or negative is REDIST_ERR_ARG naming the field;
@@ -510,11 +510,12 @@ static void test_planning(void)
 {
     redist_layout a, b;
 
-    /* The issue's first command: n = 100, block 2^62 on 4 -> block 3 on 4. */
+    /* A block at the extent limit: n = 100, block 2^62 on 4 -> block 3 on 4. */
     a = make1(100, MAXEXT, 4, 0), b = make1(100, 3, 4, 0);
     plan_case("n=100 block 2^62 P=4 -> block 3", a, b, 4, 8);
     redist_layout_free(&a), redist_layout_free(&b);
-    /* The issue's mpirun case, and block INT64_MAX. */
+    /* Block 5e18 on 2 ranks (also run under MPI by tests/cli/test_overflow.sh), and block
+       INT64_MAX. */
     a = make1(100, 5000000000000000000, 2, 0), b = make1(100, 3, 2, 0);
     plan_case("n=100 block 5e18 P=2 -> block 3", a, b, 2, 8);
     redist_layout_free(&a), redist_layout_free(&b);

@@ -306,7 +306,7 @@ static void test_paper_example(void)
               "R_x(6,9) hybrid step %lld", (long long)k);
     redist__rowsched_free(&s);
     CHECK(steps_of(6, 9, 0, 0) == 6, "R_x(6,9) direct: 6 steps");
-    /* Issue 3: K = 31, P = 64 -> G = 1, 5 shifts + the final permutation. */
+    /* [LBP96] §1's example: K = 31, P = 64 -> G = 1, 5 shifts + the final permutation. */
     CHECK(steps_of(31, 64, 1, 0) == 6, "K=31 P=64 indirect: 6 steps");
     /* Shifting the in-group bit first: K' = 3, G = 2, d = 1 leaves 3 distinct rows, not 4. */
     CHECK(steps_of(6, 8, 2, 1) == 4, "K=6 P=8 hybrid d=1: 4 steps");
