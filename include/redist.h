@@ -280,8 +280,8 @@ int64_t redist_hpf_local_count(const redist_hpf_dist *d, int p);
 int redist_hpf_layout(const redist_hpf_dist *d, const int ranks[], redist_layout *layout);
 
 /* ---- BMMC matrices ([Cor97]) ---- */
-/* Local helpers to build the permutations passed to redist_plan_create_bmmc (Cormen, paper
-   003 §2, Lemma 1, §6, Appendix C). An n x n matrix over GF(2), 0 <= n <= 64, is n words:
+/* Local helpers to build the permutations passed to redist_plan_create_bmmc ([Cor97]
+   §2, Lemma 1, §6, Appendix C). An n x n matrix over GF(2), 0 <= n <= 64, is n words:
    bit i of columns[j] is A[i][j] (bit 0 is the paper's top row). A BMMC permutation maps
    index x to y = A x xor c. Inputs must have no bits at or above n. Functions return
    REDIST_SUCCESS or REDIST_ERR_ARG (n out of range, NULL pointer, stray bits, singular A). */

@@ -1,6 +1,6 @@
 /* Internal (not installed): [TCR96]'s index sequences, pure ([TCR96] Table 1 and the
- * processor sequences of KY_TO_Y, Fig. 2, and X_TO_KX, Fig. 5), 0-based. Used by the paper
- * 001 algorithms (src/algo/p001.h) and checked against brute force in the unit tests. */
+ * processor sequences of KY_TO_Y, Fig. 2, and X_TO_KX, Fig. 5), 0-based. Used by the
+ * [TCR96] algorithms (src/algo/p001.h) and checked against brute force in the unit tests. */
 #ifndef REDIST_INDEX_P001_SEQ_H
 #define REDIST_INDEX_P001_SEQ_H
 
