@@ -10,6 +10,9 @@
    (if plan is not NULL), and checks MPI and comm (initialized, a valid intracommunicator).
    Local: REDIST_ERR_MPI, REDIST_ERR_ARG, REDIST_ERR_UNSUPPORTED (an intercommunicator). */
 int redist__plan_prologue(MPI_Comm comm, redist_plan *plan, int *rank, int *size);
+/* The maxima over the ranks of the stats' messages_sent and bytes_sent (collective):
+   REDIST_ERR_MPI if the reduction fails. */
+int redist__stats_maxima(struct redist_plan_s *p);
 /* Every option checked (the plan's own and every algorithm's, registry.c): REDIST_ERR_ARG
    naming the field, REDIST_ERR_UNKNOWN_ALGORITHM. NULL options are the defaults. Local. */
 int redist__check_options(const redist_options *opt, int comm_size);

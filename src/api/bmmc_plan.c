@@ -105,10 +105,11 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
     redist_stats *st = &pl->stats;
     st->steps = (int)redist__bmmc_rounds(&bp);
     pl->algo->local_stats(pl, st);
-    int64_t mine[2] = {st->messages_sent, st->bytes_sent}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, dup);
-    st->max_messages_per_rank = most[0];
-    st->max_bytes_per_rank = most[1];
+    err = redist__stats_maxima(pl);
+    if (err != REDIST_SUCCESS) {
+        redist__plan_destroy(pl);
+        return err;
+    }
     *plan = pl;
     return REDIST_SUCCESS;
 }

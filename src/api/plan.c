@@ -241,7 +241,18 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     return REDIST_SUCCESS;
 }
 
-static void fill_stats(struct redist_plan_s *p)
+int redist__stats_maxima(struct redist_plan_s *p)
+{
+    redist_stats *s = &p->stats;
+    int64_t mine[2] = {s->messages_sent, s->bytes_sent}, most[2] = {0, 0};
+    if (MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce of the statistics failed");
+    s->max_messages_per_rank = most[0];
+    s->max_bytes_per_rank = most[1];
+    return REDIST_SUCCESS;
+}
+
+static int fill_stats(struct redist_plan_s *p)
 {
     redist_stats *s = &p->stats;
     memset(s, 0, sizeof *s);
@@ -257,15 +268,12 @@ static void fill_stats(struct redist_plan_s *p)
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;
-    if (p->algo->local_stats != NULL) {
-        /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
-           (every rank gets here: setup succeeded everywhere). */
-        p->algo->local_stats(p, s);
-        int64_t mine[2] = {s->messages_sent, s->bytes_sent}, most[2] = {0, 0};
-        MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm);
-        s->max_messages_per_rank = most[0];
-        s->max_bytes_per_rank = most[1];
-    }
+    if (p->algo->local_stats == NULL)
+        return REDIST_SUCCESS;
+    /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
+       (every rank gets here: setup succeeded everywhere). */
+    p->algo->local_stats(p, s);
+    return redist__stats_maxima(p);
 }
 
 /* Pack buffers larger than this machine's memory could never be filled: the datatype
@@ -313,9 +321,7 @@ static int setup(struct redist_plan_s *p, const char *name)
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
     err = redist__agree(p->comm, p->rank, err, NULL);
-    if (err == REDIST_SUCCESS)
-        fill_stats(p);
-    return err;
+    return err == REDIST_SUCCESS ? fill_stats(p) : err;
 }
 
 /* Phase 3 of plan p (allocated on every rank, agreed) on dup, a private duplicate of the

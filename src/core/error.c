@@ -8,6 +8,13 @@
 
 static _Thread_local char last_detail[REDIST__DETAIL_LEN];
 
+/* redist.h's #defines and its REDIST_ERRNO_MAP list must agree: one list, checked here. */
+#define REDIST__CHECK_CODE(name, code, text)                                                       \
+    _Static_assert(REDIST_ERR_##name == (code),                                                    \
+                   "REDIST_ERR_" #name " differs from REDIST_ERRNO_MAP");
+REDIST_ERRNO_MAP(REDIST__CHECK_CODE)
+#undef REDIST__CHECK_CODE
+
 const char *redist_strerror(int err)
 {
     if (err == REDIST_SUCCESS)

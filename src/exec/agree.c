@@ -74,7 +74,8 @@ static int name_mismatch(MPI_Comm comm, int rank, const redist__fingerprints *fp
     int who = INT_MAX, differs = 0;
     if (MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm) == MPI_SUCCESS) {
         differs = root != fp->f[field].hash ? rank : INT_MAX;
-        MPI_Allreduce(&differs, &who, 1, MPI_INT, MPI_MIN, comm);
+        if (MPI_Allreduce(&differs, &who, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+            who = INT_MAX; /* the detail then names no rank */
     }
     if (who == INT_MAX)
         return redist__fail(REDIST_ERR_MISMATCH, "the ranks passed different values of %s",

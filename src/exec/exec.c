@@ -145,7 +145,8 @@ static int drive(redist_plan p, int blocking, int *done)
         return REDIST_SUCCESS;
     if (!blocking && p->check_arguments) {
         int flag = 0;
-        MPI_Test(&p->check_req, &flag, MPI_STATUS_IGNORE);
+        if (MPI_Test(&p->check_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return finish(p); /* its MPI_Wait reports the failure */
         if (!flag) {
             *done = 0;
             return REDIST_SUCCESS;

@@ -158,7 +158,8 @@ int redist__shm_setup(struct redist_plan_s *p)
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     int all = 0;
-    MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, p->comm);
+    if (MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        all = REDIST_ERR_MPI;
     if (all == REDIST_SUCCESS) {
         s->node = node;
         s->win = win;
