@@ -1,8 +1,8 @@
-/* Paper 000's case on real data: cyclic(x) -> cyclic(Kx) and back (the dual) on all P ranks
+/* [LBP96]'s case on real data: cyclic(x) -> cyclic(Kx) and back (the dual) on all P ranks
  * of the communicator, for every K in 1..12, every algorithm, N a multiple of the
  * superblock, not a multiple, and smaller than one superblock, first coordinate 0 or not.
  * Every element is checked against its global index; the destination starts as a sentinel.
- * For the table case (K <= P) the direct schedule must take at most K steps (Theorem 3 (i)).
+ * For the table case (K <= P) the direct schedule must take at most K steps ([LBP96] Theorem 3 (i)).
  * Hybrid runs with every degree d = 0..5; alternate algorithms go through start/test; the
  * bytes and messages sent and received balance over all ranks (relays included). Then the
  * general cyclic(x) -> cyclic(y), neither block dividing the other (x, y in 2..6).
@@ -67,7 +67,7 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
        (the two-phase route through cyclic(lcm(x, y))), where no step bound is checked. */
     int64_t K = (x % y == 0 || y % x == 0) ? (x < y ? y / x : x / y) : 0;
     /* Every algorithm with default options, then hybrid with each degree d = 0..5, then
-       alltoall-padded over each of paper 002's all-to-all algorithms. */
+       alltoall-padded over each of [GGKK03]'s all-to-all algorithms. */
     static const char *const a2a[] = {"auto", "ring", "mesh", "hypercube", "pairwise"};
     int nalg = redist_algorithm_count();
     for (int i = 0; i < nalg + 6 + 5; i++) {

@@ -1,4 +1,4 @@
-/* Paper 000's schedules dimension by dimension: 2-D and 3-D arrays on a process grid where
+/* [LBP96]'s schedules dimension by dimension: 2-D and 3-D arrays on a process grid where
  * exactly one dimension goes cyclic(x) -> cyclic(Kx) (or back) and the others stay the same,
  * so every line of processes along that dimension is one R_x(K, P_dim) table. Every
  * algorithm, every element checked against its global index, both storage orders.
@@ -53,7 +53,7 @@ static int64_t walk(redist_layout l, int nd, const int64_t *n, const int64_t *bl
 }
 
 /* The algorithms that must apply to a table case dimension by dimension (N-D, one dimension
-   changing, K <= its grid): all but the 1-D ones (paper 001's, multiphase, bmmc), which must
+   changing, K <= its grid): all but the 1-D ones ([TCR96]'s, multiphase, bmmc), which must
    not. Worked out here; a forced algorithm that should apply and refuses is a failure. */
 static int must_apply(const char *name)
 {
