@@ -4,7 +4,6 @@
 #include "tool.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,47 +37,25 @@ typedef struct explain_args {
     int json, tables;
 } explain_args;
 
-static int usage(const char *fmt, ...)
+/* The options only explain has (a tool_option_fn). */
+static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
 {
-    if (tool_env_is_rank0()) {
-        va_list ap;
-        va_start(ap, fmt);
-        fputs("redist: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
+    explain_args *a = ctx;
+    const char *v = NULL;
+    int m = tool_opt_value(argc, argv, i, "--procs", &v);
+    if (m > 0 && (spec_parse_count(v, &a->procs) != 0 || a->procs < 1 || a->procs > INT32_MAX)) {
+        tool_error(rank0, TOOL_USAGE, "--procs: expected a positive integer, got '%s'", v);
+        return TOOL_OPT_REPORTED;
     }
-    return TOOL_USAGE;
-}
-
-static int parse_args(int argc, char **argv, explain_args *a)
-{
-    memset(a, 0, sizeof *a);
-    tool_pair_init(&a->pair);
-    char msg[768];
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m = tool_pair_option(argc, argv, &i, &a->pair, msg, sizeof msg);
-        if (msg[0])
-            return usage("%s", msg);
-        if (m != 0)
-            ; /* a shared option */
-        else if ((m = tool_opt_value(argc, argv, &i, "--procs", &v)) != 0) {
-            if (m > 0 &&
-                (spec_parse_count(v, &a->procs) != 0 || a->procs < 1 || a->procs > INT32_MAX))
-                return usage("--procs: expected a positive integer, got '%s'", v);
-        } else if (!strcmp(argv[i], "--json"))
-            a->json = 1;
-        else if (!strcmp(argv[i], "--tables"))
-            a->tables = 1;
-        else
-            return usage("explain: unexpected argument '%s' (see redist explain --help)", argv[i]);
-        if (m < 0)
-            return usage("%s needs a value", argv[i]);
-    }
-    if (tool_pair_check(&a->pair, "explain", msg, sizeof msg) != 0)
-        return usage("%s", msg);
-    return TOOL_OK;
+    if (m != 0)
+        return m;
+    if (!strcmp(argv[*i], "--json"))
+        a->json = 1;
+    else if (!strcmp(argv[*i], "--tables"))
+        a->tables = 1;
+    else
+        return 0;
+    return 1;
 }
 
 /* ---- JSON output ------------------------------------------------------------------------ */
@@ -187,37 +164,24 @@ static int summarise_pattern(redist_layout src, redist_layout dst, int procs, in
     return rc;
 }
 
-static void print_json(const explain_args *a, const tool_spec *from, const tool_spec *to, int procs,
-                       const pattern_summary *pat, const explain_row *rows, int count,
-                       const explain_row *head, const tool_tables *tables, const char *why)
+/* What one explain holds: every step may fail, and explain_free then releases whatever
+   exists. */
+typedef struct explain_state {
+    explain_args a;
+    int rank0, procs;
+    tool_spec from, to;
+    redist_layout src, dst;
+    pattern_summary pat;
+    explain_row *rows; /* one per algorithm the library knows */
+    int count;
+    const explain_row *head; /* the requested algorithm's row */
+    tool_tables tables, *tp; /* tp: &tables once computed */
+    char why[256];           /* why there are no tables */
+} explain_state;
+
+static void json_rows(FILE *f, const explain_row *rows, int count)
 {
-    FILE *f = stdout;
-    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(from);
-    fputs("{\"from\": ", f);
-    json_spec(f, a->pair.from, from);
-    fputs(", \"to\": ", f);
-    json_spec(f, a->pair.to, to);
-    fprintf(f,
-            ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, "
-            "\"array_bytes\": ",
-            procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
-    fprintf(f, "%lld", (long long)(n * el)); /* < 2^63: tool_specs_check */
-    fputs(", \"requested\": ", f);
-    json_string(f, a->pair.algorithm);
-    fputs(", \"algorithm\": ", f);
-    json_string(f, head->e.chosen ? head->e.chosen : head->name);
-    fputs(", ", f);
-    json_explanation(f, &head->e);
-    fprintf(f,
-            ", \"pattern\": {\"max_messages_sent\": %lld, \"max_bytes_sent\": %lld, "
-            "\"max_messages_received\": %lld, \"max_bytes_received\": %lld, "
-            "\"max_peers\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, "
-            "\"bytes_copied\": %lld}",
-            (long long)pat->max_sent_messages, (long long)pat->max_sent_bytes,
-            (long long)pat->max_received_messages, (long long)pat->max_received_bytes,
-            (long long)pat->max_peers, (long long)pat->total_messages, (long long)pat->total_bytes,
-            (long long)pat->bytes_copied);
-    fputs(", \"algorithms\": [", f);
+    fputc('[', f);
     for (int i = 0; i < count; i++) {
         const explain_row *r = &rows[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
@@ -234,32 +198,72 @@ static void print_json(const explain_args *a, const tool_spec *from, const tool_
         fputc('}', f);
     }
     fputc(']', f);
+}
+
+static void json_pattern(FILE *f, const pattern_summary *pat)
+{
+    fprintf(f,
+            "{\"max_messages_sent\": %lld, \"max_bytes_sent\": %lld, "
+            "\"max_messages_received\": %lld, \"max_bytes_received\": %lld, "
+            "\"max_peers\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, "
+            "\"bytes_copied\": %lld}",
+            (long long)pat->max_sent_messages, (long long)pat->max_sent_bytes,
+            (long long)pat->max_received_messages, (long long)pat->max_received_bytes,
+            (long long)pat->max_peers, (long long)pat->total_messages, (long long)pat->total_bytes,
+            (long long)pat->bytes_copied);
+}
+
+static void print_json(const explain_state *s)
+{
+    FILE *f = stdout;
+    const explain_args *a = &s->a;
+    const explain_row *head = s->head;
+    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(&s->from);
+    fputs("{\"from\": ", f);
+    json_spec(f, a->pair.from, &s->from);
+    fputs(", \"to\": ", f);
+    json_spec(f, a->pair.to, &s->to);
+    fprintf(f,
+            ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, "
+            "\"array_bytes\": ",
+            s->procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
+    fprintf(f, "%lld", (long long)(n * el)); /* < 2^63: tool_specs_check */
+    fputs(", \"requested\": ", f);
+    json_string(f, a->pair.algorithm);
+    fputs(", \"algorithm\": ", f);
+    json_string(f, head->e.chosen ? head->e.chosen : head->name);
+    fputs(", ", f);
+    json_explanation(f, &head->e);
+    fputs(", \"pattern\": ", f);
+    json_pattern(f, &s->pat);
+    fputs(", \"algorithms\": ", f);
+    json_rows(f, s->rows, s->count);
     if (a->tables) {
         fputs(", \"tables\": ", f);
-        if (tables)
-            tables_print_json(f, tables);
+        if (s->tp)
+            tables_print_json(f, s->tp);
         else {
             fputs("null, \"tables_note\": ", f);
-            json_string(f, why);
+            json_string(f, s->why);
         }
     }
     fputs("}\n", f);
 }
 
-static void print_text(const explain_args *a, const tool_spec *from, const tool_spec *to, int procs,
-                       const pattern_summary *pat, const explain_row *rows, int count,
-                       const explain_row *head, const tool_tables *tables, const char *why)
+/* The pair, and the traffic its pattern needs whatever the schedule. */
+static void print_text_pattern(const explain_state *s)
 {
-    char b[6][64], text[512];
-    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(from);
-    printf("redist explain: %d process%s, ", procs, procs == 1 ? "" : "es");
-    for (int k = 0; k < from->ndims; k++)
-        printf("%s%lld", k ? "x" : "", (long long)from->extent[k]);
-    printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[a->pair.type], (long long)el,
+    char b[2][64], text[512];
+    const pattern_summary *pat = &s->pat;
+    int64_t el = tool_type_sizes[s->a.pair.type], n = spec_elements(&s->from);
+    printf("redist explain: %d process%s, ", s->procs, s->procs == 1 ? "" : "es");
+    for (int k = 0; k < s->from.ndims; k++)
+        printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
+    printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[s->a.pair.type], (long long)el,
            el == 1 ? "" : "s", tool_fmt_bytes(b[0], sizeof b[0], (double)n * (double)el));
-    spec_format(from, text, sizeof text);
+    spec_format(&s->from, text, sizeof text);
     printf("  from     %s\n", text);
-    spec_format(to, text, sizeof text);
+    spec_format(&s->to, text, sizeof text);
     printf("  to       %s\n", text);
     printf("  pattern  per rank at most %lld message%s (%s) sent and %lld (%s) received, %lld "
            "peer%s;\n",
@@ -272,157 +276,176 @@ static void print_text(const explain_args *a, const tool_spec *from, const tool_
            (long long)pat->total_messages,
            tool_fmt_bytes(b[0], sizeof b[0], (double)pat->total_bytes),
            tool_fmt_bytes(b[1], sizeof b[1], (double)pat->bytes_copied));
+}
+
+static void print_text_head(const explain_state *s)
+{
+    char b[64];
+    const explain_row *head = s->head;
     const char *chosen = head->e.chosen ? head->e.chosen : head->name;
-    if (!strcmp(a->pair.algorithm, "auto"))
+    if (!strcmp(s->a.pair.algorithm, "auto"))
         printf("  auto     chooses %s: %d step%s, predicted %s per execute\n", chosen,
                head->e.steps, head->e.steps == 1 ? "" : "s",
-               tool_fmt_seconds(b[0], sizeof b[0], head->e.predicted_seconds));
+               tool_fmt_seconds(b, sizeof b, head->e.predicted_seconds));
     else
         printf("  forced   %s: %d step%s, predicted %s per execute\n", chosen, head->e.steps,
                head->e.steps == 1 ? "" : "s",
-               tool_fmt_seconds(b[0], sizeof b[0], head->e.predicted_seconds));
+               tool_fmt_seconds(b, sizeof b, head->e.predicted_seconds));
+}
 
+static void print_text_row(const explain_row *r)
+{
+    char b[3][64], name[80];
+    const char *how =
+        r->rc == REDIST_SUCCESS && r->e.transport == REDIST_TRANSPORT_DATATYPE ? " (dt)" : "";
+    if (r->rc == REDIST_SUCCESS && r->e.chosen && strcmp(r->e.chosen, r->name))
+        snprintf(name, sizeof name, "%s -> %s%s", r->name, r->e.chosen, how);
+    else
+        snprintf(name, sizeof name, "%s%s", r->name, how);
+    if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
+        printf("  %-27s (not applicable to this pair)\n", name);
+        return;
+    }
+    if (r->rc != REDIST_SUCCESS) {
+        printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
+        return;
+    }
+    printf("  %-27s %6d %10lld %12s %11lld %12s %10s\n", name, r->e.steps,
+           (long long)r->e.max_messages_per_rank,
+           tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
+           (long long)r->e.total_messages,
+           tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
+           tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds));
+}
+
+static void print_text(const explain_state *s)
+{
+    print_text_pattern(s);
+    print_text_head(s);
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
-    for (int i = 0; i < count; i++) {
-        const explain_row *r = &rows[i];
-        char name[80];
-        const char *how =
-            r->rc == REDIST_SUCCESS && r->e.transport == REDIST_TRANSPORT_DATATYPE ? " (dt)" : "";
-        if (r->rc == REDIST_SUCCESS && r->e.chosen && strcmp(r->e.chosen, r->name))
-            snprintf(name, sizeof name, "%s -> %s%s", r->name, r->e.chosen, how);
-        else
-            snprintf(name, sizeof name, "%s%s", r->name, how);
-        if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
-            printf("  %-27s (not applicable to this pair)\n", name);
-            continue;
-        }
-        if (r->rc != REDIST_SUCCESS) {
-            printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
-            continue;
-        }
-        printf("  %-27s %6d %10lld %12s %11lld %12s %10s\n", name, r->e.steps,
-               (long long)r->e.max_messages_per_rank,
-               tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.max_bytes_per_rank),
-               (long long)r->e.total_messages,
-               tool_fmt_bytes(b[2], sizeof b[2], (double)r->e.total_bytes),
-               tool_fmt_seconds(b[3], sizeof b[3], r->e.predicted_seconds));
-    }
-    if (a->tables) {
+    for (int i = 0; i < s->count; i++)
+        print_text_row(&s->rows[i]);
+    if (s->a.tables) {
         printf("\n");
-        if (tables)
-            tables_print(stdout, tables, "  ", 1);
+        if (s->tp)
+            tables_print(stdout, s->tp, "  ", 1);
         else
-            printf("  (no tables: %s)\n", why);
+            printf("  (no tables: %s)\n", s->why);
     }
+}
+
+/* A spec without procs/grid/ranks spans --procs, or else the other spec's processes. */
+static int parse_specs(explain_state *s)
+{
+    char err[256], err2[256];
+    const char *from = s->a.pair.from, *to = s->a.pair.to;
+    int procs = (int)s->a.procs;
+    int rf = spec_parse(from, procs, &s->from, err, sizeof err);
+    int rt = rf == -1 ? 0 : spec_parse(to, procs, &s->to, err2, sizeof err2);
+    if (rf == -2 && rt == 0) {
+        spec_free(&s->from);
+        rf = spec_parse(from, s->to.max_rank + 1, &s->from, err, sizeof err);
+    } else if (rt == -2 && rf == 0) {
+        spec_free(&s->to);
+        rt = spec_parse(to, s->from.max_rank + 1, &s->to, err2, sizeof err2);
+    }
+    const char *missing = "missing procs, grid or ranks (or give --procs P)";
+    if (rf != 0)
+        return tool_error(s->rank0, TOOL_USAGE, "--from: %s", rf == -2 ? missing : err);
+    if (rt != 0)
+        return tool_error(s->rank0, TOOL_USAGE, "--to: %s", rt == -2 ? missing : err2);
+    return TOOL_OK;
+}
+
+/* The specs agree with each other and with --procs; sets the communicator size. */
+static int check_specs(explain_state *s)
+{
+    char err[256];
+    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+        return tool_error(s->rank0, TOOL_USAGE, "%s", err);
+    int procs = (int)s->a.procs;
+    int need = (s->from.max_rank > s->to.max_rank ? s->from.max_rank : s->to.max_rank) + 1;
+    if (procs && need > procs)
+        return tool_error(s->rank0, TOOL_USAGE, "%s: uses rank %d but --procs is %d",
+                          s->from.max_rank >= procs ? "--from" : "--to", need - 1, procs);
+    s->procs = procs ? procs : need;
+    return TOOL_OK;
+}
+
+/* The layouts and the pattern's traffic. */
+static int analyse_pattern(explain_state *s)
+{
+    char err[256];
+    int64_t el = tool_type_sizes[s->a.pair.type];
+    int rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(s->rank0, TOOL_FAILED, "%s",
+                          tool_lib_error(err, sizeof err, "layout", rc));
+    rc = summarise_pattern(s->src, s->dst, s->procs, el, &s->pat);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(s->rank0, TOOL_FAILED, "%s",
+                          tool_lib_error(err, sizeof err, "explain", rc));
+    return TOOL_OK;
+}
+
+/* Every algorithm's plan, explained; the requested one must apply. */
+static int explain_algorithms(explain_state *s)
+{
+    int64_t el = tool_type_sizes[s->a.pair.type];
+    s->count = redist_algorithm_count();
+    s->rows = calloc((size_t)s->count, sizeof *s->rows);
+    if (!s->rows)
+        return TOOL_FAILED;
+    for (int i = 0; i < s->count; i++) {
+        explain_row *r = &s->rows[i];
+        r->name = redist_algorithm_name(i);
+        r->rc = redist__explain(s->src, s->dst, s->procs, el, r->name, &r->e);
+        if (!strcmp(r->name, s->a.pair.algorithm))
+            s->head = r;
+    }
+    if (!s->head || s->head->rc != REDIST_SUCCESS)
+        return tool_error(s->rank0, TOOL_FAILED, "explain: %s: %s", s->a.pair.algorithm,
+                          redist_strerror(s->head ? s->head->rc : REDIST_ERR_UNKNOWN_ALGORITHM));
+    return TOOL_OK;
+}
+
+static void explain_free(explain_state *s)
+{
+    if (s->tp)
+        tables_free(s->tp);
+    free(s->rows);
+    tool_layouts_free(&s->src, &s->dst);
+    spec_free(&s->from);
+    spec_free(&s->to);
 }
 
 int tool_explain(int argc, char **argv)
 {
-    explain_args a;
-    int status = parse_args(argc, argv, &a);
-    if (status != TOOL_OK)
-        return status;
-    int rank0 = tool_env_is_rank0();
-
-    tool_spec from, to;
-    char err[256], err2[256];
-    memset(&to, 0, sizeof to);
-    /* A spec without procs/grid/ranks spans --procs, or else the other spec's processes. */
-    memset(&from, 0, sizeof from);
-    int rf = spec_parse(a.pair.from, (int)a.procs, &from, err, sizeof err);
-    int rt = rf == -1 ? 0 : spec_parse(a.pair.to, (int)a.procs, &to, err2, sizeof err2);
-    if (rf == -2 && rt == 0) {
-        spec_free(&from);
-        rf = spec_parse(a.pair.from, to.max_rank + 1, &from, err, sizeof err);
-    } else if (rt == -2 && rf == 0) {
-        spec_free(&to);
-        rt = spec_parse(a.pair.to, from.max_rank + 1, &to, err2, sizeof err2);
-    }
-    if (rf != 0 || rt != 0) {
-        spec_free(&from);
-        spec_free(&to);
-        const char *missing = "missing procs, grid or ranks (or give --procs P)";
-        return rf != 0 ? usage("--from: %s", rf == -2 ? missing : err)
-                       : usage("--to: %s", rt == -2 ? missing : err2);
-    }
-    status = TOOL_OK;
-    if (tool_specs_check(&from, &to, a.pair.type, err, sizeof err) != 0)
-        status = usage("%s", err);
-    int procs = (int)a.procs;
-    int need = (from.max_rank > to.max_rank ? from.max_rank : to.max_rank) + 1;
-    if (status == TOOL_OK && procs && need > procs) {
-        status = usage("%s: uses rank %d but --procs is %d",
-                       from.max_rank >= procs ? "--from" : "--to", need - 1, procs);
-    }
+    explain_state s;
+    memset(&s, 0, sizeof s);
+    s.rank0 = tool_env_is_rank0();
+    int status = tool_parse_args(argc, argv, "explain", &s.a.pair, explain_option, &s.a, s.rank0);
+    if (status == TOOL_OK)
+        status = parse_specs(&s);
+    if (status == TOOL_OK)
+        status = check_specs(&s);
+    if (status == TOOL_OK)
+        status = analyse_pattern(&s);
+    if (status == TOOL_OK)
+        status = explain_algorithms(&s);
     if (status != TOOL_OK) {
-        spec_free(&from);
-        spec_free(&to);
+        explain_free(&s);
         return status;
     }
-    if (!procs)
-        procs = need;
-
-    redist_layout src = NULL, dst = NULL;
-    explain_row *rows = NULL;
-    tool_tables tables, *tp = NULL;
-    char why[256] = "";
-    int64_t el = tool_type_sizes[a.pair.type];
-    int count = redist_algorithm_count();
-    int rc = spec_layout(&from, &src);
-    if (rc == REDIST_SUCCESS)
-        rc = spec_layout(&to, &dst);
-    if (rc != REDIST_SUCCESS) {
-        if (rank0)
-            fprintf(stderr, "redist: %s\n", tool_lib_error(err, sizeof err, "layout", rc));
-        status = TOOL_FAILED;
-        goto done;
-    }
-    pattern_summary pat;
-    rc = summarise_pattern(src, dst, procs, el, &pat);
-    if (rc != REDIST_SUCCESS) {
-        if (rank0)
-            fprintf(stderr, "redist: %s\n", tool_lib_error(err, sizeof err, "explain", rc));
-        status = TOOL_FAILED;
-        goto done;
-    }
-    rows = calloc((size_t)count, sizeof *rows);
-    if (!rows) {
-        status = TOOL_FAILED;
-        goto done;
-    }
-    const explain_row *head = NULL;
-    for (int i = 0; i < count; i++) {
-        rows[i].name = redist_algorithm_name(i);
-        rows[i].rc = redist__explain(src, dst, procs, el, rows[i].name, &rows[i].e);
-        if (!strcmp(rows[i].name, a.pair.algorithm))
-            head = &rows[i];
-    }
-    if (!head || head->rc != REDIST_SUCCESS) {
-        if (rank0)
-            fprintf(stderr, "redist: explain: %s: %s\n", a.pair.algorithm,
-                    redist_strerror(head ? head->rc : REDIST_ERR_UNKNOWN_ALGORITHM));
-        status = TOOL_FAILED;
-        goto done;
-    }
-    if (a.tables && tables_compute(&from, &to, &tables, why, sizeof why) == 0)
-        tp = &tables;
-    if (rank0) {
-        if (a.json)
-            print_json(&a, &from, &to, procs, &pat, rows, count, head, tp, why);
+    if (s.a.tables && tables_compute(&s.from, &s.to, &s.tables, s.why, sizeof s.why) == 0)
+        s.tp = &s.tables;
+    if (s.rank0) {
+        if (s.a.json)
+            print_json(&s);
         else
-            print_text(&a, &from, &to, procs, &pat, rows, count, head, tp, why);
+            print_text(&s);
     }
-
-done:
-    if (tp)
-        tables_free(tp);
-    free(rows);
-    if (src)
-        redist_layout_free(&src);
-    if (dst)
-        redist_layout_free(&dst);
-    spec_free(&from);
-    spec_free(&to);
-    return status;
+    explain_free(&s);
+    return TOOL_OK;
 }

@@ -12,6 +12,7 @@
 
 #include "tool.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,135 @@ const char *tool_lib_error(char *buf, size_t len, const char *what, int rc)
     else
         snprintf(buf, len, "%s: %s", what, redist_strerror(rc));
     return buf;
+}
+
+int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
+                    tool_option_fn option, void *ctx, int rank0)
+{
+    char msg[768];
+    tool_pair_init(pair);
+    for (int i = 0; i < argc; i++) {
+        int m = tool_pair_option(argc, argv, &i, pair, msg, sizeof msg);
+        if (msg[0])
+            return tool_error(rank0, TOOL_USAGE, "%s", msg);
+        if (m == 0)
+            m = option(argc, argv, &i, ctx, rank0);
+        if (m == TOOL_OPT_REPORTED)
+            return TOOL_USAGE;
+        if (m == 0)
+            return tool_error(rank0, TOOL_USAGE,
+                              "%s: unexpected argument '%s' (see redist %s --help)", cmd, argv[i],
+                              cmd);
+        if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[i]);
+    }
+    if (tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
+        return tool_error(rank0, TOOL_USAGE, "%s", msg);
+    return TOOL_OK;
+}
+
+int tool_error(int rank0, int status, const char *fmt, ...)
+{
+    if (rank0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("redist: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    return status;
+}
+
+int tool_agree_status(int status, MPI_Comm comm)
+{
+    int worst;
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
+    return worst;
+}
+
+int tool_agree_code(int code, MPI_Comm comm)
+{
+    int worst;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MIN, comm);
+    return worst;
+}
+
+int tool_layouts(const tool_spec *from, const tool_spec *to, redist_layout *src, redist_layout *dst)
+{
+    *src = *dst = NULL;
+    int rc = spec_layout(from, src);
+    if (rc == REDIST_SUCCESS)
+        rc = spec_layout(to, dst);
+    return rc;
+}
+
+void tool_layouts_free(redist_layout *src, redist_layout *dst)
+{
+    if (*src)
+        redist_layout_free(src);
+    if (*dst)
+        redist_layout_free(dst);
+}
+
+int tool_arrays_alloc(tool_arrays *a, const tool_spec *from, const tool_spec *to, tool_type type,
+                      int rank, MPI_Comm comm)
+{
+    a->el = (size_t)tool_type_sizes[type];
+    a->nsrc = spec_local_count(from, rank);
+    a->ndst = spec_local_count(to, rank);
+    /* redist_execute takes NULL for a source a rank does not hold, never for a destination:
+       an empty one still gets an element. */
+    a->src = a->nsrc ? malloc((size_t)a->nsrc * a->el) : NULL;
+    a->dst = malloc((size_t)(a->ndst ? a->ndst : 1) * a->el);
+    if (tool_agree_status((a->nsrc && !a->src) || !a->dst, comm)) {
+        tool_arrays_free(a);
+        return -1;
+    }
+    if (a->src)
+        tool_fill(from, rank, type, a->src);
+    return 0;
+}
+
+void tool_arrays_poison(tool_arrays *a)
+{
+    memset(a->dst, 0xA5, (size_t)(a->ndst ? a->ndst : 1) * a->el);
+}
+
+void tool_arrays_free(tool_arrays *a)
+{
+    free(a->src);
+    free(a->dst);
+    a->src = a->dst = NULL;
+}
+
+int64_t tool_verify_all(const tool_spec *to, int rank, tool_type type, const void *dst,
+                        MPI_Comm comm, int64_t *first_bad)
+{
+    int64_t my_first, my_wrong = tool_verify(to, rank, type, dst, &my_first), wrong;
+    MPI_Allreduce(&my_wrong, &wrong, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (first_bad)
+        MPI_Allreduce(&my_first, first_bad, 1, MPI_INT64_T, MPI_MIN, comm);
+    return wrong;
+}
+
+void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out)
+{
+    redist_stats st;
+    memset(&st, 0, sizeof st);
+    redist_plan_stats(plan, &st);
+    int64_t sums[3] = {st.messages_sent, st.bytes_sent, st.bytes_copied}, tot[3];
+    int64_t maxes[2] = {st.messages_sent, st.bytes_sent}, mx[2];
+    MPI_Allreduce(sums, tot, 3, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(maxes, mx, 2, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(&st.predicted_seconds, &out->predicted, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(&st.steps, &out->steps, 1, MPI_INT, MPI_MAX, comm);
+    out->max_messages = mx[0];
+    out->max_bytes = mx[1];
+    out->total_messages = tot[0];
+    out->total_bytes = tot[1];
+    out->total_copied = tot[2];
+    out->transport = st.transport;
 }
 
 int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type, char *msg,

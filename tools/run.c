@@ -5,7 +5,6 @@
 #include "tool.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,59 +192,93 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void tool_timing_summarise(double *T, int n, tool_timing *out)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += T[i];
+    qsort(T, (size_t)n, sizeof *T, compare_double);
+    out->tmin = T[0];
+    out->tmax = T[n - 1];
+    out->tavg = sum / n;
+    out->tmed = n % 2 ? T[n / 2] : 0.5 * (T[n / 2 - 1] + T[n / 2]);
+}
+
+/* One trial: a barrier, then n2 executes back to back. *seconds is the slowest rank's average;
+   returns the worst code of all ranks. */
+static int time_trial(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
+                      double *seconds)
+{
+    int rc = REDIST_SUCCESS;
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int j = 0; j < n2 && rc == REDIST_SUCCESS; j++)
+        rc = redist_execute(plan, src, dst);
+    /* The slowest rank's average, and the worst error code, in one reduction. */
+    double mine[2] = {(MPI_Wtime() - t0) / n2, (double)-rc}, worst[2];
+    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
+    *seconds = worst[0];
+    return worst[1] > 0 ? -(int)worst[1] : REDIST_SUCCESS;
+}
+
+/* A terminal gets one line rewritten in place; a log file gets about ten lines. */
+static void show_progress(int tty, int done, int n1)
+{
+    int every = n1 >= 10 ? n1 / 10 : 1;
+    if (tty)
+        fprintf(stderr, "\rredist: trial %d/%d", done, n1);
+    else if (done % every == 0 || done == n1)
+        fprintf(stderr, "redist: trial %d/%d\n", done, n1);
+    fflush(stderr);
+}
+
 int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n1, int n2,
                    int progress, tool_timing *out)
 {
     int rank, rc = REDIST_SUCCESS;
     MPI_Comm_rank(comm, &rank);
     double *T = malloc((size_t)n1 * sizeof *T);
-    int ok = T != NULL, all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
+    if (tool_agree_status(T == NULL, comm)) {
         free(T);
         return REDIST_ERR_NOMEM;
     }
-    int tty = progress && rank == 0 && isatty(STDERR_FILENO);
-    int every = n1 >= 10 ? n1 / 10 : 1;
+    progress = progress && rank == 0;
+    int tty = progress && isatty(STDERR_FILENO);
     int done = 0;
-    for (int i = 0; i < n1; i++) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        for (int j = 0; j < n2 && rc == REDIST_SUCCESS; j++)
-            rc = redist_execute(plan, src, dst);
-        /* The slowest rank's average, and the worst error code, in one reduction. */
-        double mine[2] = {(MPI_Wtime() - t0) / n2, (double)-rc}, worst[2];
-        MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
-        if (worst[1] > 0) {
-            rc = -(int)worst[1];
+    while (done < n1) {
+        rc = time_trial(plan, src, dst, comm, n2, &T[done]);
+        if (rc != REDIST_SUCCESS)
             break;
-        }
-        T[done++] = worst[0];
-        if (progress && rank == 0) {
-            if (tty)
-                fprintf(stderr, "\rredist: trial %d/%d", i + 1, n1);
-            else if ((i + 1) % every == 0 || i + 1 == n1)
-                fprintf(stderr, "redist: trial %d/%d\n", i + 1, n1);
-            fflush(stderr);
-        }
+        done++;
+        if (progress)
+            show_progress(tty, done, n1);
     }
     if (tty)
         fprintf(stderr, "\r%40s\r", "");
     memset(out, 0, sizeof *out);
     out->n1 = n1;
     out->n2 = n2;
-    if (rc == REDIST_SUCCESS && done > 0) {
-        double sum = 0;
-        for (int i = 0; i < done; i++)
-            sum += T[i];
-        qsort(T, (size_t)done, sizeof *T, compare_double);
-        out->tmin = T[0];
-        out->tmax = T[done - 1];
-        out->tavg = sum / done;
-        out->tmed = done % 2 ? T[done / 2] : 0.5 * (T[done / 2 - 1] + T[done / 2]);
-    }
+    if (rc == REDIST_SUCCESS && done > 0)
+        tool_timing_summarise(T, done, out);
     free(T);
     return rc;
+}
+
+MPI_Datatype tool_mpi_type(tool_type type)
+{
+    MPI_Datatype t;
+    switch (type) {
+    case TOOL_CHAR:
+        return MPI_CHAR;
+    case TOOL_INT:
+        return MPI_INT32_T;
+    case TOOL_DOUBLE:
+        return MPI_DOUBLE;
+    default:
+        MPI_Type_contiguous(3, MPI_DOUBLE, &t);
+        MPI_Type_commit(&t);
+        return t;
+    }
 }
 
 /* ---- redist run ------------------------------------------------------------------------- */
@@ -256,18 +289,21 @@ typedef struct run_args {
     int verify, quiet;
 } run_args;
 
-static int rank0_error(int rank, int status, const char *fmt, ...)
-{
-    if (rank == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        fputs("redist: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
-    return status;
-}
+/* What one run holds: every step may fail, and run_free then releases whatever exists. */
+typedef struct run_state {
+    MPI_Comm comm;
+    int rank, size;
+    run_args a;
+    tool_spec from, to;
+    MPI_Datatype type; /* MPI_DATATYPE_NULL until the arguments are good */
+    redist_layout src_layout, dst_layout;
+    tool_arrays data;
+    redist_plan plan;
+    double plan_seconds, warm; /* the slowest rank's */
+    tool_plan_summary sum;
+    int n1, n2; /* the repeat counts in use */
+    tool_timing tm;
+} run_state;
 
 static int parse_repeat(const char *text, int *n1, int *n2)
 {
@@ -289,90 +325,95 @@ static int parse_repeat(const char *text, int *n1, int *n2)
     return 0;
 }
 
-static int parse_run_args(int argc, char **argv, int rank, run_args *a)
+/* The options only run has (a tool_option_fn). */
+static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
 {
-    memset(a, 0, sizeof *a);
-    tool_pair_init(&a->pair);
-    char msg[768];
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m = tool_pair_option(argc, argv, &i, &a->pair, msg, sizeof msg);
-        if (msg[0])
-            return rank0_error(rank, TOOL_USAGE, "%s", msg);
-        if (m != 0)
-            ; /* a shared option */
-        else if ((m = tool_opt_value(argc, argv, &i, "--repeat", &v)) != 0) {
-            if (m > 0 && parse_repeat(v, &a->n1, &a->n2) != 0)
-                return rank0_error(rank, TOOL_USAGE,
-                                   "--repeat: expected n1xn2 or R (positive integers), got '%s'",
-                                   v);
-        } else if (!strcmp(argv[i], "--verify"))
-            a->verify = 1;
-        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            a->quiet = 1;
-        else
-            return rank0_error(rank, TOOL_USAGE,
-                               "run: unexpected argument '%s' (see redist run --help)", argv[i]);
-        if (m < 0)
-            return rank0_error(rank, TOOL_USAGE, "%s needs a value", argv[i]);
+    run_args *a = ctx;
+    const char *v = NULL;
+    int m = tool_opt_value(argc, argv, i, "--repeat", &v);
+    if (m > 0 && parse_repeat(v, &a->n1, &a->n2) != 0) {
+        tool_error(rank0, TOOL_USAGE, "--repeat: expected n1xn2 or R (positive integers), got '%s'",
+                   v);
+        return TOOL_OPT_REPORTED;
     }
-    if (tool_pair_check(&a->pair, "run", msg, sizeof msg) != 0)
-        return rank0_error(rank, TOOL_USAGE, "%s", msg);
-    return TOOL_OK;
+    if (m != 0)
+        return m;
+    if (!strcmp(argv[*i], "--verify"))
+        a->verify = 1;
+    else if (!strcmp(argv[*i], "--quiet") || !strcmp(argv[*i], "-q"))
+        a->quiet = 1;
+    else
+        return 0;
+    return 1;
 }
 
 /* Parses both specs; the same verdict on every rank. */
-static int parse_specs(const run_args *a, int rank, int size, tool_spec *from, tool_spec *to)
+static int parse_specs(run_state *s)
 {
     char err[256];
     const char *name[2] = {"--from", "--to"};
-    const char *text[2] = {a->pair.from, a->pair.to};
-    tool_spec *spec[2] = {from, to};
-    for (int s = 0; s < 2; s++) {
-        if (spec_parse(text[s], size, spec[s], err, sizeof err) != 0)
-            return rank0_error(rank, TOOL_USAGE, "%s: %s", name[s], err);
-        if (spec[s]->max_rank >= size)
-            return rank0_error(rank, TOOL_USAGE,
-                               "%s: uses rank %d but only %d MPI process%s running "
-                               "(start more with mpirun -n, or give ranks=)",
-                               name[s], spec[s]->max_rank, size, size == 1 ? " is" : "es are");
+    const char *text[2] = {s->a.pair.from, s->a.pair.to};
+    tool_spec *spec[2] = {&s->from, &s->to};
+    int rank0 = s->rank == 0, size = s->size;
+    for (int k = 0; k < 2; k++) {
+        if (spec_parse(text[k], size, spec[k], err, sizeof err) != 0)
+            return tool_error(rank0, TOOL_USAGE, "%s: %s", name[k], err);
+        if (spec[k]->max_rank >= size)
+            return tool_error(rank0, TOOL_USAGE,
+                              "%s: uses rank %d but only %d MPI process%s running "
+                              "(start more with mpirun -n, or give ranks=)",
+                              name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
     }
-    if (tool_specs_check(from, to, a->pair.type, err, sizeof err) != 0)
-        return rank0_error(rank, TOOL_USAGE, "%s", err);
+    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+        return tool_error(rank0, TOOL_USAGE, "%s", err);
     return TOOL_OK;
 }
 
-MPI_Datatype tool_mpi_type(tool_type type)
+/* The layouts, and the local arrays filled: the data is checked with the tool's own layout
+   formulas, so the library's local sizes must match them. */
+static int make_data(run_state *s)
 {
-    MPI_Datatype t;
-    switch (type) {
-    case TOOL_CHAR:
-        return MPI_CHAR;
-    case TOOL_INT:
-        return MPI_INT32_T;
-    case TOOL_DOUBLE:
-        return MPI_DOUBLE;
-    default:
-        MPI_Type_contiguous(3, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        return t;
-    }
+    char why[768];
+    int rank = s->rank;
+    int rc =
+        tool_agree_code(tool_layouts(&s->from, &s->to, &s->src_layout, &s->dst_layout), s->comm);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(rank == 0, TOOL_FAILED, "%s",
+                          tool_lib_error(why, sizeof why, "layout", rc));
+    int64_t nsrc = spec_local_count(&s->from, rank), ndst = spec_local_count(&s->to, rank);
+    int64_t lib_src = -1, lib_dst = -1;
+    redist_layout_local_size(s->src_layout, rank, &lib_src);
+    redist_layout_local_size(s->dst_layout, rank, &lib_dst);
+    if (tool_agree_status(lib_src != nsrc || lib_dst != ndst, s->comm))
+        return tool_error(rank == 0, TOOL_FAILED,
+                          "the library's local sizes disagree with the layout formulas "
+                          "(rank %d: %lld/%lld source, %lld/%lld destination elements)",
+                          rank, (long long)lib_src, (long long)nsrc, (long long)lib_dst,
+                          (long long)ndst);
+    if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
+        return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
+    tool_arrays_poison(&s->data);
+    return TOOL_OK;
 }
 
-/* Agrees on a status: the worst (largest) one wins on every rank. */
-static int agree_status(int status, MPI_Comm comm)
+/* The plan, its creation timed on the slowest rank, and its statistics. */
+static int make_plan(run_state *s)
 {
-    int worst;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
-    return worst;
-}
-
-/* Agrees on a library code: the most negative wins on every rank. */
-static int agree_code(int code, MPI_Comm comm)
-{
-    int worst;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MIN, comm);
-    return worst;
+    char why[768];
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = s->a.pair.algorithm;
+    MPI_Barrier(s->comm);
+    double t0 = MPI_Wtime();
+    int rc = redist_plan_create(s->src_layout, s->dst_layout, s->type, s->comm, &opt, &s->plan);
+    double mine = MPI_Wtime() - t0;
+    MPI_Allreduce(&mine, &s->plan_seconds, 1, MPI_DOUBLE, MPI_MAX, s->comm);
+    rc = tool_agree_code(rc, s->comm);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(s->rank == 0, TOOL_FAILED, "plan (%s)%s", s->a.pair.algorithm,
+                          tool_lib_error(why, sizeof why, "", rc));
+    tool_plan_summarise(s->plan, s->comm, &s->sum);
+    return TOOL_OK;
 }
 
 /* Auto repeat: trials of >= 20 ms, about 5 s in all, 3 to 10 trials. */
@@ -385,222 +426,181 @@ static void choose_repeat(double warm, int *n1, int *n2)
     *n1 = m1 > 10 ? 10 : m1 < 3 ? 3 : (int)m1;
 }
 
-int tool_run(int argc, char **argv)
+/* The first execute, timed: it also decides the automatic repeat count. */
+static int warm_up(run_state *s)
 {
-    MPI_Comm comm = MPI_COMM_WORLD;
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-
-    run_args a;
-    tool_spec from, to;
-    memset(&from, 0, sizeof from);
-    memset(&to, 0, sizeof to);
-    int status = parse_run_args(argc, argv, rank, &a);
-    if (status == TOOL_OK)
-        status = parse_specs(&a, rank, size, &from, &to);
-    if (status != TOOL_OK) {
-        spec_free(&from);
-        spec_free(&to);
-        return status;
-    }
-
-    size_t el = (size_t)tool_type_sizes[a.pair.type];
-    MPI_Datatype type = tool_mpi_type(a.pair.type);
-    redist_layout src_layout = NULL, dst_layout = NULL;
-    redist_plan plan = NULL;
-    void *src = NULL, *dst = NULL;
-    char b1[64], b2[64], b3[64], b4[64], why[768];
-
-    int rc = spec_layout(&from, &src_layout);
-    if (rc == REDIST_SUCCESS)
-        rc = spec_layout(&to, &dst_layout);
-    rc = agree_code(rc, comm);
-    if (rc != REDIST_SUCCESS) {
-        status =
-            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "layout", rc));
-        goto done;
-    }
-
-    /* The library's local sizes must match the layout formulas the data is checked with. */
-    int64_t nsrc = spec_local_count(&from, rank), ndst = spec_local_count(&to, rank);
-    int64_t lib_src = -1, lib_dst = -1;
-    redist_layout_local_size(src_layout, rank, &lib_src);
-    redist_layout_local_size(dst_layout, rank, &lib_dst);
-    if (agree_status(lib_src != nsrc || lib_dst != ndst, comm)) {
-        status = rank0_error(rank, TOOL_FAILED,
-                             "the library's local sizes disagree with the layout formulas "
-                             "(rank %d: %lld/%lld source, %lld/%lld destination elements)",
-                             rank, (long long)lib_src, (long long)nsrc, (long long)lib_dst,
-                             (long long)ndst);
-        goto done;
-    }
-    src = nsrc ? malloc((size_t)nsrc * el) : NULL;
-    dst = malloc((size_t)(ndst ? ndst : 1) * el);
-    if (agree_status((nsrc && !src) || !dst, comm)) {
-        status = rank0_error(rank, TOOL_FAILED, "out of memory for the local arrays");
-        goto done;
-    }
-    if (src)
-        tool_fill(&from, rank, a.pair.type, src);
-    memset(dst, 0xA5, (size_t)(ndst ? ndst : 1) * el); /* unwritten elements show up */
-
-    redist_options opt;
-    redist_options_init(&opt);
-    opt.algorithm = a.pair.algorithm;
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    rc = redist_plan_create(src_layout, dst_layout, type, comm, &opt, &plan);
-    double mine = MPI_Wtime() - t0, plan_seconds;
-    MPI_Allreduce(&mine, &plan_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-    rc = agree_code(rc, comm);
-    if (rc != REDIST_SUCCESS) {
-        status = rank0_error(rank, TOOL_FAILED, "plan (%s)%s", a.pair.algorithm,
-                             tool_lib_error(why, sizeof why, "", rc));
-        goto done;
-    }
-
-    redist_stats st;
-    memset(&st, 0, sizeof st);
-    redist_plan_stats(plan, &st);
-    int64_t sums[3] = {st.messages_sent, st.bytes_sent, st.bytes_copied}, tot[3];
-    int64_t maxes[2] = {st.messages_sent, st.bytes_sent}, mx[2];
-    MPI_Allreduce(sums, tot, 3, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(maxes, mx, 2, MPI_INT64_T, MPI_MAX, comm);
-    double predicted;
-    MPI_Allreduce(&st.predicted_seconds, &predicted, 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &st.steps, 1, MPI_INT, MPI_MAX, comm);
-
-    /* Warm-up: the first execute, timed; it also decides the automatic repeat count. */
-    MPI_Barrier(comm);
-    t0 = MPI_Wtime();
-    rc = redist_execute(plan, src, dst);
-    double warm_mine[2] = {MPI_Wtime() - t0, (double)-rc}, warm[2];
-    MPI_Allreduce(warm_mine, warm, 2, MPI_DOUBLE, MPI_MAX, comm);
-    if (warm[1] > 0) {
-        rc = -(int)warm[1];
-        status =
-            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "execute", rc));
-        goto done;
-    }
+    char why[768];
+    int rc = time_trial(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
     /* The first execute pays for first touches; a second one, if cheap, is the better guess
        of the steady state. */
-    if (warm[0] < 1.0) {
-        MPI_Barrier(comm);
-        t0 = MPI_Wtime();
-        rc = redist_execute(plan, src, dst);
-        double again_mine[2] = {MPI_Wtime() - t0, (double)-rc};
-        MPI_Allreduce(again_mine, warm, 2, MPI_DOUBLE, MPI_MAX, comm);
-        if (warm[1] > 0) {
-            rc = -(int)warm[1];
-            status = rank0_error(rank, TOOL_FAILED, "%s",
-                                 tool_lib_error(why, sizeof why, "execute", rc));
-            goto done;
-        }
-    }
-    int n1 = a.n1, n2 = a.n2;
-    if (n1 == 0)
-        choose_repeat(warm[0], &n1, &n2);
+    if (rc == REDIST_SUCCESS && s->warm < 1.0)
+        rc = time_trial(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(s->rank == 0, TOOL_FAILED, "%s",
+                          tool_lib_error(why, sizeof why, "execute", rc));
+    s->n1 = s->a.n1;
+    s->n2 = s->a.n2;
+    if (s->n1 == 0)
+        choose_repeat(s->warm, &s->n1, &s->n2);
+    return TOOL_OK;
+}
 
-    int64_t elements = spec_elements(&from);
-    double array_bytes = (double)elements * (double)el;
-    const char *chosen = redist_plan_algorithm(plan);
-    if (rank == 0 && !a.quiet) {
-        char text[512];
-        printf("redist run: %d MPI process%s, ", size, size == 1 ? "" : "es");
-        for (int k = 0; k < from.ndims; k++)
-            printf("%s%lld", k ? "x" : "", (long long)from.extent[k]);
-        printf(" %s (%s)\n", tool_type_names[a.pair.type],
-               tool_fmt_bytes(b1, sizeof b1, array_bytes));
-        spec_format(&from, text, sizeof text);
-        printf("  from       %s\n", text);
-        spec_format(&to, text, sizeof text);
-        printf("  to         %s\n", text);
-        const char *how =
-            st.transport == REDIST_TRANSPORT_DATATYPE ? "derived datatypes" : "packed runs";
-        if (strcmp(a.pair.algorithm, "auto") == 0)
-            printf("  algorithm  %s (chosen by auto), messages as %s\n", chosen ? chosen : "?",
-                   how);
-        else
-            printf("  algorithm  %s, messages as %s\n", chosen ? chosen : a.pair.algorithm, how);
-        printf("  plan       created in %s (slowest rank); %d step%s, at most %lld message%s "
-               "and %s sent per rank\n",
-               tool_fmt_seconds(b1, sizeof b1, plan_seconds), st.steps, st.steps == 1 ? "" : "s",
-               (long long)mx[0], mx[0] == 1 ? "" : "s",
-               tool_fmt_bytes(b2, sizeof b2, (double)mx[1]));
-        printf("             %lld messages and %s sent in all, %s copied locally; predicted %s\n",
-               (long long)tot[0], tool_fmt_bytes(b3, sizeof b3, (double)tot[1]),
-               tool_fmt_bytes(b4, sizeof b4, (double)tot[2]),
-               tool_fmt_seconds(b1, sizeof b1, predicted));
-        printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
-               "             per trial the slowest rank's average (paper 000, Fig. 13)\n",
-               n1, n1 == 1 ? "" : "s", n2, n2 == 1 ? "" : "s", a.n1 ? "" : " (auto)",
-               tool_fmt_seconds(b2, sizeof b2, warm[0]));
-        fflush(stdout);
-    }
+static double array_bytes(const run_state *s)
+{
+    return (double)spec_elements(&s->from) * (double)s->data.el;
+}
 
-    tool_timing tm;
-    int progress = !a.quiet && warm[0] * n1 * n2 > 2.0;
-    rc = tool_time_plan(plan, src, dst, comm, n1, n2, progress, &tm);
-    if (rc != REDIST_SUCCESS) {
-        status =
-            rank0_error(rank, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, "execute", rc));
-        goto done;
-    }
-    double gbps = tm.tmed > 0 ? array_bytes / tm.tmed / 1e9 : 0;
+/* The report's first lines: the pair, the plan and the timing about to run. */
+static void print_header(const run_state *s)
+{
+    char b1[64], b2[64], b3[64], b4[64], text[512];
+    const tool_plan_summary *p = &s->sum;
+    const char *chosen = redist_plan_algorithm(s->plan);
+    printf("redist run: %d MPI process%s, ", s->size, s->size == 1 ? "" : "es");
+    for (int k = 0; k < s->from.ndims; k++)
+        printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
+    printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
+           tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
+    spec_format(&s->from, text, sizeof text);
+    printf("  from       %s\n", text);
+    spec_format(&s->to, text, sizeof text);
+    printf("  to         %s\n", text);
+    const char *how =
+        p->transport == REDIST_TRANSPORT_DATATYPE ? "derived datatypes" : "packed runs";
+    if (strcmp(s->a.pair.algorithm, "auto") == 0)
+        printf("  algorithm  %s (chosen by auto), messages as %s\n", chosen ? chosen : "?", how);
+    else
+        printf("  algorithm  %s, messages as %s\n", chosen ? chosen : s->a.pair.algorithm, how);
+    printf("  plan       created in %s (slowest rank); %d step%s, at most %lld message%s "
+           "and %s sent per rank\n",
+           tool_fmt_seconds(b1, sizeof b1, s->plan_seconds), p->steps, p->steps == 1 ? "" : "s",
+           (long long)p->max_messages, p->max_messages == 1 ? "" : "s",
+           tool_fmt_bytes(b2, sizeof b2, (double)p->max_bytes));
+    printf("             %lld messages and %s sent in all, %s copied locally; predicted %s\n",
+           (long long)p->total_messages, tool_fmt_bytes(b3, sizeof b3, (double)p->total_bytes),
+           tool_fmt_bytes(b4, sizeof b4, (double)p->total_copied),
+           tool_fmt_seconds(b1, sizeof b1, p->predicted));
+    printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
+           "             per trial the slowest rank's average (paper 000, Fig. 13)\n",
+           s->n1, s->n1 == 1 ? "" : "s", s->n2, s->n2 == 1 ? "" : "s", s->a.n1 ? "" : " (auto)",
+           tool_fmt_seconds(b2, sizeof b2, s->warm));
+    fflush(stdout);
+}
 
+static int run_trials(run_state *s)
+{
+    char why[768];
+    /* Long runs say how far they got. */
+    int progress = !s->a.quiet && s->warm * s->n1 * s->n2 > 2.0;
+    int rc =
+        tool_time_plan(s->plan, s->data.src, s->data.dst, s->comm, s->n1, s->n2, progress, &s->tm);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(s->rank == 0, TOOL_FAILED, "%s",
+                          tool_lib_error(why, sizeof why, "execute", rc));
+    return TOOL_OK;
+}
+
+static void print_quiet(const run_state *s, double gbps, int64_t wrong)
+{
+    const tool_timing *tm = &s->tm;
+    const char *chosen = redist_plan_algorithm(s->plan);
+    printf("algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e "
+           "tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
+           "max_bytes_per_rank=%lld predicted_seconds=%.6e",
+           chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
+           tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
+           (long long)s->sum.max_bytes, s->sum.predicted);
+    if (s->a.verify)
+        printf(" wrong=%lld", (long long)wrong);
+    printf("\n");
+}
+
+static void print_times(const run_state *s, double gbps, int64_t wrong)
+{
+    char b1[64], b2[64], b3[64], b4[64];
+    const tool_timing *tm = &s->tm;
+    printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed)\n",
+           tool_fmt_seconds(b1, sizeof b1, tm->tmin), tool_fmt_seconds(b2, sizeof b2, tm->tmed),
+           tool_fmt_seconds(b3, sizeof b3, tm->tavg), tool_fmt_seconds(b4, sizeof b4, tm->tmax),
+           gbps);
+    if (s->a.verify && !wrong)
+        printf("  verified   all %lld elements correct\n", (long long)spec_elements(&s->from));
+}
+
+/* Names the first wrong element by its global coordinates, as the user wrote the extents. */
+static void print_first_wrong(const run_state *s, int64_t wrong, int64_t first_bad)
+{
+    const tool_spec *to = &s->to;
+    int64_t idx[SPEC_MAX_DIMS], rest = first_bad;
+    for (int k = to->ndims - 1; k >= 0; k--) {
+        int64_t e = to->extent[k] ? to->extent[k] : 1;
+        idx[k] = rest % e;
+        rest /= e;
+    }
+    fprintf(stderr, "redist: verify: %lld of %lld elements wrong; the first at global index (",
+            (long long)wrong, (long long)spec_elements(&s->from));
+    for (int k = 0; k < to->ndims; k++)
+        fprintf(stderr, "%s%lld", k ? "," : "", (long long)idx[k]);
+    fprintf(stderr, ")\n");
+}
+
+/* Checks the destination (with --verify) and prints the times: TOOL_FAILED if any element is
+   wrong. */
+static int report(const run_state *s)
+{
+    double gbps = s->tm.tmed > 0 ? array_bytes(s) / s->tm.tmed / 1e9 : 0;
     int64_t wrong = 0, first_bad = INT64_MAX;
-    if (a.verify) {
-        int64_t my_first, my_wrong = tool_verify(&to, rank, a.pair.type, dst, &my_first);
-        MPI_Allreduce(&my_wrong, &wrong, 1, MPI_INT64_T, MPI_SUM, comm);
-        MPI_Allreduce(&my_first, &first_bad, 1, MPI_INT64_T, MPI_MIN, comm);
+    if (s->a.verify)
+        wrong = tool_verify_all(&s->to, s->rank, s->a.pair.type, s->data.dst, s->comm, &first_bad);
+    if (s->rank == 0) {
+        if (s->a.quiet)
+            print_quiet(s, gbps, wrong);
+        else
+            print_times(s, gbps, wrong);
         if (wrong)
-            status = TOOL_FAILED;
+            print_first_wrong(s, wrong, first_bad);
     }
+    return wrong ? TOOL_FAILED : TOOL_OK;
+}
 
-    if (rank == 0 && a.quiet) {
-        printf("algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e "
-               "tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
-               "max_bytes_per_rank=%lld predicted_seconds=%.6e",
-               chosen ? chosen : a.pair.algorithm, n1, n2, plan_seconds, tm.tmin, tm.tmed, tm.tavg,
-               tm.tmax, gbps, st.steps, (long long)mx[0], (long long)mx[1], predicted);
-        if (a.verify)
-            printf(" wrong=%lld", (long long)wrong);
-        printf("\n");
-    } else if (rank == 0) {
-        printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed)\n",
-               tool_fmt_seconds(b1, sizeof b1, tm.tmin), tool_fmt_seconds(b2, sizeof b2, tm.tmed),
-               tool_fmt_seconds(b3, sizeof b3, tm.tavg), tool_fmt_seconds(b4, sizeof b4, tm.tmax),
-               gbps);
-        if (a.verify && !wrong)
-            printf("  verified   all %lld elements correct\n", (long long)elements);
-    }
-    if (rank == 0 && wrong) {
-        int64_t idx[SPEC_MAX_DIMS], rest = first_bad;
-        for (int k = to.ndims - 1; k >= 0; k--) {
-            int64_t e = to.extent[k] ? to.extent[k] : 1;
-            idx[k] = rest % e;
-            rest /= e;
-        }
-        fprintf(stderr, "redist: verify: %lld of %lld elements wrong; the first at global index (",
-                (long long)wrong, (long long)elements);
-        for (int k = 0; k < to.ndims; k++)
-            fprintf(stderr, "%s%lld", k ? "," : "", (long long)idx[k]);
-        fprintf(stderr, ")\n");
-    }
+static void run_free(run_state *s)
+{
+    if (s->plan)
+        redist_plan_free(&s->plan);
+    tool_layouts_free(&s->src_layout, &s->dst_layout);
+    if (s->type != MPI_DATATYPE_NULL && s->a.pair.type == TOOL_DOUBLE3)
+        MPI_Type_free(&s->type);
+    tool_arrays_free(&s->data);
+    spec_free(&s->from);
+    spec_free(&s->to);
+}
 
-done:
-    if (plan)
-        redist_plan_free(&plan);
-    if (src_layout)
-        redist_layout_free(&src_layout);
-    if (dst_layout)
-        redist_layout_free(&dst_layout);
-    if (a.pair.type == TOOL_DOUBLE3)
-        MPI_Type_free(&type);
-    free(src);
-    free(dst);
-    spec_free(&from);
-    spec_free(&to);
+int tool_run(int argc, char **argv)
+{
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.comm = MPI_COMM_WORLD;
+    s.type = MPI_DATATYPE_NULL;
+    MPI_Comm_rank(s.comm, &s.rank);
+    MPI_Comm_size(s.comm, &s.size);
+
+    int status = tool_parse_args(argc, argv, "run", &s.a.pair, run_option, &s.a, s.rank == 0);
+    if (status == TOOL_OK)
+        status = parse_specs(&s);
+    if (status == TOOL_OK) {
+        s.type = tool_mpi_type(s.a.pair.type);
+        status = make_data(&s);
+    }
+    if (status == TOOL_OK)
+        status = make_plan(&s);
+    if (status == TOOL_OK)
+        status = warm_up(&s);
+    if (status == TOOL_OK && s.rank == 0 && !s.a.quiet)
+        print_header(&s);
+    if (status == TOOL_OK)
+        status = run_trials(&s);
+    if (status == TOOL_OK)
+        status = report(&s);
+    run_free(&s);
     return status;
 }

@@ -100,7 +100,35 @@ static int parse_dims(const char *key, const char *value, int64_t minimum, int64
     return n;
 }
 
-/* ranks: items separated by ':', each a rank or an inclusive range a-b (a > b counts down). */
+/* One item of ranks=, the len characters at p: a rank, or an inclusive range a-b (a > b
+   counts down). */
+static int parse_rank_item(const char *p, size_t len, int64_t *a, int64_t *b, char *err,
+                           size_t errlen)
+{
+    char buf[128];
+    if (len == 0 || len >= sizeof buf)
+        return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%.*s'",
+                    (int)(len < 64 ? len : 64), p);
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    char *dash = strchr(buf, '-');
+    if (dash) {
+        *dash = '\0';
+        if (spec_parse_count(buf, a) != 0 || spec_parse_count(dash + 1, b) != 0) {
+            *dash = '-';
+            return fail(err, errlen, "ranks: expected a range a-b of ranks, got '%s'", buf);
+        }
+    } else if (spec_parse_count(buf, a) == 0) {
+        *b = *a;
+    } else {
+        return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%s'", buf);
+    }
+    if (*a > INT32_MAX - 1 || *b > INT32_MAX - 1)
+        return fail(err, errlen, "ranks: rank too large in '%.*s'", (int)len, p);
+    return 0;
+}
+
+/* ranks: items separated by ':'. */
 static int parse_ranks(const char *value, int **out, int *count, char *err, size_t errlen)
 {
     int64_t total = 0;
@@ -110,34 +138,12 @@ static int parse_ranks(const char *value, int **out, int *count, char *err, size
         const char *p = value;
         int64_t k = 0;
         for (;;) {
-            char buf[128];
             const char *end = strchr(p, ':');
             size_t len = end ? (size_t)(end - p) : strlen(p);
-            if (len == 0 || len >= sizeof buf) {
-                free(ranks);
-                return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%.*s'",
-                            (int)(len < 64 ? len : 64), p);
-            }
-            memcpy(buf, p, len);
-            buf[len] = '\0';
-            char *dash = strchr(buf, '-');
             int64_t a, b;
-            if (dash) {
-                *dash = '\0';
-                if (spec_parse_count(buf, &a) != 0 || spec_parse_count(dash + 1, &b) != 0) {
-                    *dash = '-';
-                    free(ranks);
-                    return fail(err, errlen, "ranks: expected a range a-b of ranks, got '%s'", buf);
-                }
-            } else if (spec_parse_count(buf, &a) == 0) {
-                b = a;
-            } else {
+            if (parse_rank_item(p, len, &a, &b, err, errlen) != 0) {
                 free(ranks);
-                return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%s'", buf);
-            }
-            if (a > INT32_MAX - 1 || b > INT32_MAX - 1) {
-                free(ranks);
-                return fail(err, errlen, "ranks: rank too large in '%.*s'", (int)len, p);
+                return -1;
             }
             int64_t step = a <= b ? 1 : -1, n = (a <= b ? b - a : a - b) + 1;
             if (pass == 0) {
@@ -187,174 +193,235 @@ static int check_distinct(const int *ranks, int n, char *err, size_t errlen)
     return 0;
 }
 
+/* The raw key=value texts of one spec and what the steps below learn on the way. */
+enum { K_N, K_BLOCK, K_PROCS, K_GRID, K_FIRST, K_RANKS, K_ORDER, K_COUNT };
+static const char *const spec_keys[K_COUNT] = {"n",     "block", "procs", "grid",
+                                               "first", "ranks", "order"};
+typedef struct spec_fields {
+    const char *value[K_COUNT]; /* NULL: not given */
+    int default_procs;
+    int64_t procs; /* 0 until known */
+    int nranks;    /* entries of ranks= */
+} spec_fields;
+
+static int find_key(const char *key)
+{
+    for (int i = 0; i < K_COUNT; i++)
+        if (strcmp(key, spec_keys[i]) == 0)
+            return i;
+    return strcmp(key, "N") == 0 ? K_N : -1;
+}
+
+/* Cuts the copy of the text into items and records each key's value (pointing into it). */
+static int split_items(char *copy, spec_fields *f, char *err, size_t errlen)
+{
+    for (char *item = copy; item;) {
+        char *next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(item, '=');
+        if (!*item)
+            return fail(err, errlen, "empty item (a stray comma?)");
+        if (!eq)
+            return fail(err, errlen, "'%s': expected key=value (keys: %s)", item, SPEC_KEYS);
+        *eq = '\0';
+        int k = find_key(item);
+        if (k < 0)
+            return fail(err, errlen, "unknown key '%s' (keys: %s)", item, SPEC_KEYS);
+        if (f->value[k])
+            return fail(err, errlen, "%s given twice", spec_keys[k]);
+        if (!eq[1])
+            return fail(err, errlen, "%s: empty value", spec_keys[k]);
+        f->value[k] = eq + 1;
+        item = next;
+    }
+    return 0;
+}
+
+static int parse_extents(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    if (!f->value[K_N])
+        return fail(err, errlen, "missing n (the extents, e.g. n=1000 or n=4000x4000)");
+    int nd = parse_dims("n", f->value[K_N], 0, REDIST_MAX_EXTENT, spec->extent, err, errlen);
+    spec->ndims = nd;
+    if (nd < 0)
+        return -1;
+    int64_t total = 1;
+    for (int k = 0; k < nd; k++) {
+        int64_t e = spec->extent[k] > 0 ? spec->extent[k] : 1; /* as the library counts */
+        if (mul_overflows(total, e) || total * e > REDIST_MAX_EXTENT)
+            return fail(err, errlen, "n: the array has more than 2^62 elements");
+        total *= e;
+    }
+    return 0;
+}
+
+static int parse_block(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    int64_t v[SPEC_MAX_DIMS];
+    int nd = spec->ndims, n;
+    if (!f->value[K_BLOCK]) {
+        for (int k = 0; k < nd; k++)
+            spec->block[k] = 1;
+        return 0;
+    }
+    if ((n = parse_dims("block", f->value[K_BLOCK], 1, INT64_MAX, v, err, errlen)) < 0)
+        return -1;
+    if (n != 1 && n != nd)
+        return fail(err, errlen, "block has %d dimensions but n has %d", n, nd);
+    for (int k = 0; k < nd; k++)
+        spec->block[k] = v[n == 1 ? 0 : k];
+    return 0;
+}
+
+static int parse_procs(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    const char *value = f->value[K_PROCS];
+    (void)spec;
+    if (!value)
+        return 0;
+    if (spec_parse_count(value, &f->procs) != 0 || f->procs < 1)
+        return fail(err, errlen, "procs: expected a positive integer, got '%s'", value);
+    if (f->procs > INT32_MAX)
+        return fail(err, errlen, "procs: %s is too large", value);
+    return 0;
+}
+
+static int parse_rank_list(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    if (!f->value[K_RANKS])
+        return 0;
+    return parse_ranks(f->value[K_RANKS], &spec->ranks, &f->nranks, err, errlen);
+}
+
+/* grid= as given, which must agree with procs=. */
+static int parse_grid_value(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    int64_t v[SPEC_MAX_DIMS], p = 1;
+    const char *value = f->value[K_GRID];
+    int nd = spec->ndims, n = parse_dims("grid", value, 1, INT32_MAX, v, err, errlen);
+    if (n < 0)
+        return -1;
+    if (n != nd)
+        return fail(err, errlen, "grid has %d dimension%s but n has %d", n, n == 1 ? "" : "s", nd);
+    for (int k = 0; k < nd; k++) {
+        spec->grid[k] = (int)v[k];
+        p *= v[k];
+        if (p > INT32_MAX)
+            return fail(err, errlen, "grid: %s has too many processes", value);
+    }
+    int rc = 0;
+    if (f->procs && f->procs != p)
+        rc = fail(err, errlen, "procs=%lld but grid=%s has %lld processes", (long long)f->procs,
+                  value, (long long)p);
+    f->procs = p;
+    return rc;
+}
+
+/* Without grid=, the processes (procs=, else as many as ranks=, else the caller's default)
+   line up along the first dimension. */
+static int parse_grid(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (f->value[K_GRID]) {
+        rc = parse_grid_value(spec, f, err, errlen);
+    } else {
+        if (!f->procs)
+            f->procs = f->value[K_RANKS] ? f->nranks : f->default_procs;
+        if (f->procs < 1)
+            rc = fail(err, errlen, "missing procs, grid or ranks (how many processes hold it)") -
+                 1; /* -2: the caller may retry with a default */
+        for (int k = 0; k < spec->ndims; k++)
+            spec->grid[k] = k == 0 ? (int)f->procs : 1;
+    }
+    spec->nprocs = (int)f->procs;
+    return rc;
+}
+
+static int parse_first(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    int64_t v[SPEC_MAX_DIMS];
+    int nd = spec->ndims, n;
+    if (!f->value[K_FIRST])
+        return 0;
+    if ((n = parse_dims("first", f->value[K_FIRST], 0, INT32_MAX, v, err, errlen)) < 0)
+        return -1;
+    if (n != 1 && n != nd)
+        return fail(err, errlen, "first has %d dimensions but n has %d", n, nd);
+    for (int k = 0; k < nd; k++) {
+        spec->first[k] = (int)v[n == 1 ? 0 : k];
+        if (spec->first[k] >= spec->grid[k])
+            return fail(err, errlen,
+                        "first: coordinate %d must be below the grid extent %d (dimension %d)",
+                        spec->first[k], spec->grid[k], k);
+    }
+    return 0;
+}
+
+/* ranks= must name each process of the grid once; without it, rank i is process i. */
+static int check_rank_list(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    if (f->value[K_RANKS]) {
+        if (f->nranks != spec->nprocs)
+            return fail(err, errlen, "ranks lists %d rank%s but the grid has %d processes",
+                        f->nranks, f->nranks == 1 ? "" : "s", spec->nprocs);
+        return check_distinct(spec->ranks, f->nranks, err, errlen);
+    }
+    spec->ranks = malloc((size_t)spec->nprocs * sizeof *spec->ranks);
+    if (!spec->ranks)
+        return fail(err, errlen, "out of memory");
+    for (int i = 0; i < spec->nprocs; i++)
+        spec->ranks[i] = i;
+    return 0;
+}
+
+static int parse_order(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    const char *o = f->value[K_ORDER];
+    if (!o)
+        return 0;
+    if (!strcmp(o, "row") || !strcmp(o, "r") || !strcmp(o, "row-major") || !strcmp(o, "C"))
+        spec->order = REDIST_ROW_MAJOR;
+    else if (!strcmp(o, "col") || !strcmp(o, "c") || !strcmp(o, "column") ||
+             !strcmp(o, "col-major") || !strcmp(o, "column-major") || !strcmp(o, "F"))
+        spec->order = REDIST_COL_MAJOR;
+    else
+        return fail(err, errlen, "order: expected row or col, got '%s'", o);
+    return 0;
+}
+
+static void set_max_rank(tool_spec *spec)
+{
+    spec->max_rank = 0;
+    for (int i = 0; i < spec->nprocs; i++)
+        if (spec->ranks[i] > spec->max_rank)
+            spec->max_rank = spec->ranks[i];
+}
+
+/* The steps in order: later ones rely on what earlier ones set (the grid needs procs and
+   ranks, first needs the grid), and the first failure is the one reported. */
+typedef int (*spec_step)(tool_spec *spec, spec_fields *f, char *err, size_t errlen);
+static const spec_step spec_steps[] = {parse_extents, parse_block, parse_procs,     parse_rank_list,
+                                       parse_grid,    parse_first, check_rank_list, parse_order};
+
 int spec_parse(const char *text, int default_procs, tool_spec *spec, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
     spec->order = REDIST_ROW_MAJOR;
     if (!text || !*text)
         return fail(err, errlen, "empty spec (expected e.g. n=1000000,block=4,procs=8)");
-
-    const char *keys[] = {"n", "block", "procs", "grid", "first", "ranks", "order"};
-    enum { K_N, K_BLOCK, K_PROCS, K_GRID, K_FIRST, K_RANKS, K_ORDER, K_COUNT };
-    char *value[K_COUNT] = {0};
     char *copy = malloc(strlen(text) + 1);
     if (!copy)
         return fail(err, errlen, "out of memory");
     strcpy(copy, text);
-
-    int rc = 0;
-    for (char *item = copy; item && !rc;) {
-        char *next = strchr(item, ',');
-        if (next)
-            *next++ = '\0';
-        char *eq = strchr(item, '=');
-        if (!*item) {
-            rc = fail(err, errlen, "empty item (a stray comma?)");
-            break;
-        }
-        if (!eq) {
-            rc = fail(err, errlen, "'%s': expected key=value (keys: %s)", item, SPEC_KEYS);
-            break;
-        }
-        *eq = '\0';
-        int k = -1;
-        for (int i = 0; i < K_COUNT; i++)
-            if (strcmp(item, keys[i]) == 0)
-                k = i;
-        if (strcmp(item, "N") == 0)
-            k = K_N;
-        if (k < 0)
-            rc = fail(err, errlen, "unknown key '%s' (keys: %s)", item, SPEC_KEYS);
-        else if (value[k])
-            rc = fail(err, errlen, "%s given twice", keys[k]);
-        else if (!eq[1])
-            rc = fail(err, errlen, "%s: empty value", keys[k]);
-        else
-            value[k] = eq + 1;
-        item = next;
-    }
-
-    int64_t v[SPEC_MAX_DIMS];
-    int nd = 0, n;
-    int64_t procs = 0;
-    if (!rc && !value[K_N])
-        rc = fail(err, errlen, "missing n (the extents, e.g. n=1000 or n=4000x4000)");
-    if (!rc) {
-        nd = parse_dims("n", value[K_N], 0, REDIST_MAX_EXTENT, spec->extent, err, errlen);
-        rc = nd < 0 ? -1 : 0;
-        spec->ndims = nd;
-    }
-    if (!rc) {
-        int64_t total = 1;
-        for (int k = 0; k < nd && !rc; k++) {
-            int64_t e = spec->extent[k] > 0 ? spec->extent[k] : 1; /* as the library counts */
-            if (mul_overflows(total, e) || total * e > REDIST_MAX_EXTENT)
-                rc = fail(err, errlen, "n: the array has more than 2^62 elements");
-            else
-                total *= e;
-        }
-    }
-    if (!rc) {
-        if (!value[K_BLOCK]) {
-            for (int k = 0; k < nd; k++)
-                spec->block[k] = 1;
-        } else if ((n = parse_dims("block", value[K_BLOCK], 1, INT64_MAX, v, err, errlen)) < 0) {
-            rc = -1;
-        } else if (n != 1 && n != nd) {
-            rc = fail(err, errlen, "block has %d dimensions but n has %d", n, nd);
-        } else {
-            for (int k = 0; k < nd; k++)
-                spec->block[k] = v[n == 1 ? 0 : k];
-        }
-    }
-    if (!rc && value[K_PROCS]) {
-        if (spec_parse_count(value[K_PROCS], &procs) != 0 || procs < 1)
-            rc = fail(err, errlen, "procs: expected a positive integer, got '%s'", value[K_PROCS]);
-        else if (procs > INT32_MAX)
-            rc = fail(err, errlen, "procs: %s is too large", value[K_PROCS]);
-    }
-    int *ranks = NULL, nranks = 0;
-    if (!rc && value[K_RANKS])
-        rc = parse_ranks(value[K_RANKS], &ranks, &nranks, err, errlen);
-    spec->ranks = ranks;
-    if (!rc && value[K_GRID]) {
-        if ((n = parse_dims("grid", value[K_GRID], 1, INT32_MAX, v, err, errlen)) < 0) {
-            rc = -1;
-        } else if (n != nd) {
-            rc =
-                fail(err, errlen, "grid has %d dimension%s but n has %d", n, n == 1 ? "" : "s", nd);
-        } else {
-            int64_t p = 1;
-            for (int k = 0; k < nd; k++) {
-                spec->grid[k] = (int)v[k];
-                p *= v[k];
-                if (p > INT32_MAX) {
-                    rc = fail(err, errlen, "grid: %s has too many processes", value[K_GRID]);
-                    break;
-                }
-            }
-            if (!rc && procs && procs != p)
-                rc = fail(err, errlen, "procs=%lld but grid=%s has %lld processes",
-                          (long long)procs, value[K_GRID], (long long)p);
-            procs = p;
-        }
-    } else if (!rc) {
-        if (!procs)
-            procs = value[K_RANKS] ? nranks : default_procs;
-        if (procs < 1)
-            rc = fail(err, errlen, "missing procs, grid or ranks (how many processes hold it)") -
-                 1; /* -2: the caller may retry with a default */
-        for (int k = 0; k < nd; k++)
-            spec->grid[k] = k == 0 ? (int)procs : 1;
-    }
-    spec->nprocs = (int)procs;
-    if (!rc && value[K_FIRST]) {
-        if ((n = parse_dims("first", value[K_FIRST], 0, INT32_MAX, v, err, errlen)) < 0) {
-            rc = -1;
-        } else if (n != 1 && n != nd) {
-            rc = fail(err, errlen, "first has %d dimensions but n has %d", n, nd);
-        } else {
-            for (int k = 0; k < nd && !rc; k++) {
-                spec->first[k] = (int)v[n == 1 ? 0 : k];
-                if (spec->first[k] >= spec->grid[k])
-                    rc = fail(err, errlen,
-                              "first: coordinate %d must be below the grid extent %d "
-                              "(dimension %d)",
-                              spec->first[k], spec->grid[k], k);
-            }
-        }
-    }
-    if (!rc && value[K_RANKS]) {
-        if (nranks != spec->nprocs)
-            rc = fail(err, errlen, "ranks lists %d rank%s but the grid has %d processes", nranks,
-                      nranks == 1 ? "" : "s", spec->nprocs);
-        else
-            rc = check_distinct(ranks, nranks, err, errlen);
-    }
-    if (!rc && !value[K_RANKS]) {
-        spec->ranks = malloc((size_t)spec->nprocs * sizeof *spec->ranks);
-        if (!spec->ranks)
-            rc = fail(err, errlen, "out of memory");
-        else
-            for (int i = 0; i < spec->nprocs; i++)
-                spec->ranks[i] = i;
-    }
-    if (!rc && value[K_ORDER]) {
-        const char *o = value[K_ORDER];
-        if (!strcmp(o, "row") || !strcmp(o, "r") || !strcmp(o, "row-major") || !strcmp(o, "C"))
-            spec->order = REDIST_ROW_MAJOR;
-        else if (!strcmp(o, "col") || !strcmp(o, "c") || !strcmp(o, "column") ||
-                 !strcmp(o, "col-major") || !strcmp(o, "column-major") || !strcmp(o, "F"))
-            spec->order = REDIST_COL_MAJOR;
-        else
-            rc = fail(err, errlen, "order: expected row or col, got '%s'", o);
-    }
-    if (!rc) {
-        spec->max_rank = 0;
-        for (int i = 0; i < spec->nprocs; i++)
-            if (spec->ranks[i] > spec->max_rank)
-                spec->max_rank = spec->ranks[i];
-    }
+    spec_fields f;
+    memset(&f, 0, sizeof f);
+    f.default_procs = default_procs;
+    int rc = split_items(copy, &f, err, errlen);
+    for (size_t i = 0; !rc && i < sizeof spec_steps / sizeof spec_steps[0]; i++)
+        rc = spec_steps[i](spec, &f, err, errlen);
+    if (!rc)
+        set_max_rank(spec);
     free(copy);
     return rc;
 }

@@ -60,6 +60,65 @@ int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type,
 /* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
 const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
 
+/* Runs the argument loop of `run` and `explain`: the shared options (tool_pair_option), then
+   the command's own through `option`, which returns as tool_opt_value does (1 taken, 0 not
+   its option, -1 value missing) or TOOL_OPT_REPORTED after printing why a value is bad.
+   Returns TOOL_OK, or TOOL_USAGE once rank0 has printed the reason. */
+enum { TOOL_OPT_REPORTED = -2 };
+typedef int (*tool_option_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
+int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
+                    tool_option_fn option, void *ctx, int rank0);
+
+/* ---- Messages and agreement -------------------------------------------------------------- */
+/* "redist: <message>" on stderr where rank0 is set; returns status, so that a failing step
+   can `return tool_error(...)`. */
+int tool_error(int rank0, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Collective: the worst (largest) TOOL_* status of all ranks. */
+int tool_agree_status(int status, MPI_Comm comm);
+/* Collective: the worst (most negative) REDIST_* code of all ranks. */
+int tool_agree_code(int code, MPI_Comm comm);
+
+/* ---- A spec pair's layouts and local arrays ---------------------------------------------- */
+/* The library layouts of both specs: a REDIST_* code (this rank's verdict only). Whatever was
+   created is left in *src and *dst for tool_layouts_free, which takes NULLs. */
+int tool_layouts(const tool_spec *from, const tool_spec *to, redist_layout *src,
+                 redist_layout *dst);
+void tool_layouts_free(redist_layout *src, redist_layout *dst);
+
+typedef struct tool_arrays {
+    void *src, *dst;
+    int64_t nsrc, ndst; /* local elements of this rank */
+    size_t el;          /* bytes per element */
+} tool_arrays;
+/* Collective: allocates this rank's source and destination arrays of the pair and fills the
+   source (tool_fill). 0, or -1 on every rank when any rank is out of memory (then nothing is
+   left allocated). */
+int tool_arrays_alloc(tool_arrays *a, const tool_spec *from, const tool_spec *to, tool_type type,
+                      int rank, MPI_Comm comm);
+/* Fills the destination with a byte pattern, so that elements a plan never writes show up
+   as wrong. */
+void tool_arrays_poison(tool_arrays *a);
+void tool_arrays_free(tool_arrays *a);
+/* Collective: the number of wrong destination elements over all ranks; with first_bad, also
+   the smallest wrong global row-major index (INT64_MAX if none). */
+int64_t tool_verify_all(const tool_spec *to, int rank, tool_type type, const void *dst,
+                        MPI_Comm comm, int64_t *first_bad);
+
+/* ---- A plan's statistics over all ranks -------------------------------------------------- */
+typedef struct tool_plan_summary {
+    int steps;                       /* the most any rank takes */
+    int64_t max_messages, max_bytes; /* the most one rank sends */
+    int64_t total_messages, total_bytes, total_copied;
+    double predicted; /* the slowest rank's predicted seconds */
+    int transport;    /* this rank's REDIST_TRANSPORT_* */
+} tool_plan_summary;
+/* Collective over comm. */
+void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out);
+
 /* ---- Formatting -------------------------------------------------------------------------- */
 const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */
 const char *tool_fmt_seconds(char *buf, size_t len, double seconds); /* "3.21 ms" */
@@ -85,6 +144,8 @@ typedef struct tool_timing {
    library's code (the same on every rank). */
 int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n1, int n2,
                    int progress, tool_timing *out);
+/* Sets out's Tmin/Tmed/Tavg/Tmax from the n > 0 trial times T (which it sorts). */
+void tool_timing_summarise(double *T, int n, tool_timing *out);
 
 /* Sub-commands. */
 int tool_demo(int argc, char **argv);
