@@ -192,11 +192,11 @@ static int64_t check(const grid_spec *g, const piece *pc, const double *a, int r
             for (int64_t k = 0; k < len; k++, v += step)
                 if (col[li0 + k] != v) {
                     if (bad == 0)
-                        fprintf(stderr,
-                                "rank %d: %s: element (%lld, %lld) at local (%lld, %lld) is "
-                                "%.17g, expected %.17g\n",
-                                rank, method, (long long)(gr0 + k), (long long)gc,
-                                (long long)(li0 + k), (long long)lj, col[li0 + k], v);
+                        fprintf(
+                            stderr,
+                            "rank %d: %s: element (%lld, %lld) at local (%lld, %lld) is %.17g, expected %.17g\n",
+                            rank, method, (long long)(gr0 + k), (long long)gc, (long long)(li0 + k),
+                            (long long)lj, col[li0 + k], v);
                     bad++;
                 }
         }
@@ -676,11 +676,11 @@ static int check_shape(redist_layout l, const piece *pc, int rank, const char *w
     int64_t shape[2] = {-1, -1};
     int rc = redist_layout_local_shape(l, rank, shape);
     if (rc != REDIST_SUCCESS || shape[0] != pc->lr || shape[1] != pc->lc) {
-        fprintf(stderr,
-                "rank %d: %s layout: redist local shape %lld x %lld (%s) differs from the "
-                "ScaLAPACK (numroc) shape %lld x %lld\n",
-                rank, which, (long long)shape[0], (long long)shape[1],
-                rc ? redist_error_name(rc) : "ok", (long long)pc->lr, (long long)pc->lc);
+        fprintf(
+            stderr,
+            "rank %d: %s layout: redist local shape %lld x %lld (%s) differs from the ScaLAPACK (numroc) shape %lld x %lld\n",
+            rank, which, (long long)shape[0], (long long)shape[1],
+            rc ? redist_error_name(rc) : "ok", (long long)pc->lr, (long long)pc->lc);
         return -1;
     }
     return 0;
@@ -809,9 +809,9 @@ static int run_case(const case_spec *cs, const options *o, int rank, int nprocs,
             measure(x, run_pdgemr2d, &p, o->timing.reps_pdgemr2d, &o->timing, gd, &pd, dst);
         } else {
             if (rank == 0)
-                printf("FAIL: %s: ScaLAPACK's local shapes or grids differ from redist's "
-                       "(see stderr)\n",
-                       cs->name);
+                printf(
+                    "FAIL: %s: ScaLAPACK's local shapes or grids differ from redist's (see stderr)\n",
+                    cs->name);
             snprintf(x->note, sizeof x->note, "shape mismatch");
             x->failed = 1;
         }
@@ -883,8 +883,8 @@ int main(int argc, char **argv)
         if (o.timing.budget > 0)
             printf(", budget %.1f s per method (at least %d reps)", o.timing.budget, MIN_REPS);
         printf("%s\n", REDIST_HAVE_SCALAPACK ? "" : "; built without ScaLAPACK");
-        printf("times are the slowest rank's per repetition; GB/s = array bytes / Tmed; "
-               "/a2aw and /memcpy are Tmed ratios\n");
+        printf(
+            "times are the slowest rank's per repetition; GB/s = array bytes / Tmed; /a2aw and /memcpy are Tmed ratios\n");
     }
     case_spec cases[NCASES];
     make_cases(cases, o.n, o.len1d);

@@ -112,9 +112,9 @@ int main(int argc, char **argv)
     if (out)
         fprintf(out, "P,N,K,method,steps,tmin_s,predicted_s\n");
     if (rank == 0) {
-        printf("bench_paper000: cyclic(1) -> cyclic(K) of %lld doubles (%.2f MB) on %d ranks; "
-               "Tmin of %d x %d (paper 000 Fig. 13)\n",
-               (long long)n, n * 8e-6, P, n1, n2);
+        printf(
+            "bench_paper000: cyclic(1) -> cyclic(K) of %lld doubles (%.2f MB) on %d ranks; Tmin of %d x %d (paper 000 Fig. 13)\n",
+            (long long)n, n * 8e-6, P, n1, n2);
         printf("%3s", "K");
         for (int m = 0; m < NMETHODS; m++)
             printf(" %15s", methods[m].label);

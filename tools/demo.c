@@ -124,8 +124,8 @@ static int print_paper_tables(int rank)
     if (rank == 0) {
         tool_tables t;
         char why[256];
-        printf("1. Paper 000 (Lim, Bhat, Prasanna), section 3.1: cyclic(2) -> cyclic(6) of N = 48 "
-               "elements on P = 4\n");
+        printf(
+            "1. Paper 000 (Lim, Bhat, Prasanna), section 3.1: cyclic(2) -> cyclic(6) of N = 48 elements on P = 4\n");
         if (tables_compute(&c.from, &c.to, &t, why, sizeof why) == 0) {
             tables_print(stdout, &t, "   ", 0);
             tables_free(&t);
@@ -188,12 +188,12 @@ static int paper_try(demo_case *c, const char *name, int rank, MPI_Comm comm, wr
 static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
 {
     if (rank == 0)
-        printf("   Run on %d rank%s through every algorithm, all 48 elements checked each "
-               "time%s:\n",
-               P, P == 1 ? "" : "s",
-               P < 4      ? " (fewer than 4 ranks were started)"
-               : size > 4 ? " (the other ranks take part holding nothing)"
-                          : "");
+        printf(
+            "   Run on %d rank%s through every algorithm, all 48 elements checked each time%s:\n",
+            P, P == 1 ? "" : "s",
+            P < 4      ? " (fewer than 4 ranks were started)"
+            : size > 4 ? " (the other ranks take part holding nothing)"
+                       : "");
     wrap ok = {"     correct:", 0, 0}, na = {"     not applicable:", 0, 0};
     int status = TOOL_OK, count = redist_algorithm_count();
     for (int i = 0; i < count; i++)
@@ -426,12 +426,12 @@ static int time_all(demo_case *c, demo_row *rows, int count, int rank, MPI_Comm 
 static void print_timed_header(int r, int c)
 {
     char b[32];
-    printf("\n2. %dx%d doubles (%s), column-major: %dx%d blocks on a %dx%d grid -> %dx%d "
-           "blocks on %dx%d\n",
-           DEMO_N, DEMO_N, tool_fmt_bytes(b, sizeof b, DEMO_BYTES), DEMO_BLOCK_FROM,
-           DEMO_BLOCK_FROM, r, c, DEMO_BLOCK_TO, DEMO_BLOCK_TO, c, r);
-    printf("   Times per execute: per trial the slowest rank's average, over n1 trials "
-           "(paper 000, Fig. 13).\n");
+    printf(
+        "\n2. %dx%d doubles (%s), column-major: %dx%d blocks on a %dx%d grid -> %dx%d blocks on %dx%d\n",
+        DEMO_N, DEMO_N, tool_fmt_bytes(b, sizeof b, DEMO_BYTES), DEMO_BLOCK_FROM, DEMO_BLOCK_FROM,
+        r, c, DEMO_BLOCK_TO, DEMO_BLOCK_TO, c, r);
+    printf(
+        "   Times per execute: per trial the slowest rank's average, over n1 trials (paper 000, Fig. 13).\n");
     printf("   %-20s %9s %9s %9s %9s %7s %6s %6s %8s\n", "algorithm", "Tmin", "Tmed", "Tavg",
            "Tmax", "GB/s", "steps", "msgs", "T/a2aw");
     fflush(stdout);

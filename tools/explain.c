@@ -117,13 +117,12 @@ typedef struct explain_row {
 
 static void json_explanation(FILE *f, const redist__explanation *e)
 {
-    fprintf(f,
-            "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, "
-            "\"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", "
-            "\"predicted_seconds\": ",
-            e->steps, (long long)e->max_messages_per_rank, (long long)e->max_bytes_per_rank,
-            (long long)e->total_messages, (long long)e->total_bytes,
-            e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
+    fprintf(
+        f,
+        "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", \"predicted_seconds\": ",
+        e->steps, (long long)e->max_messages_per_rank, (long long)e->max_bytes_per_rank,
+        (long long)e->total_messages, (long long)e->total_bytes,
+        e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
     json_double(f, e->predicted_seconds);
 }
 
@@ -202,15 +201,13 @@ static void json_rows(FILE *f, const explain_row *rows, int count)
 
 static void json_pattern(FILE *f, const pattern_summary *pat)
 {
-    fprintf(f,
-            "{\"max_messages_sent\": %lld, \"max_bytes_sent\": %lld, "
-            "\"max_messages_received\": %lld, \"max_bytes_received\": %lld, "
-            "\"max_peers\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, "
-            "\"bytes_copied\": %lld}",
-            (long long)pat->max_sent_messages, (long long)pat->max_sent_bytes,
-            (long long)pat->max_received_messages, (long long)pat->max_received_bytes,
-            (long long)pat->max_peers, (long long)pat->total_messages, (long long)pat->total_bytes,
-            (long long)pat->bytes_copied);
+    fprintf(
+        f,
+        "{\"max_messages_sent\": %lld, \"max_bytes_sent\": %lld, \"max_messages_received\": %lld, \"max_bytes_received\": %lld, \"max_peers\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"bytes_copied\": %lld}",
+        (long long)pat->max_sent_messages, (long long)pat->max_sent_bytes,
+        (long long)pat->max_received_messages, (long long)pat->max_received_bytes,
+        (long long)pat->max_peers, (long long)pat->total_messages, (long long)pat->total_bytes,
+        (long long)pat->bytes_copied);
 }
 
 static void print_json(const explain_state *s)
@@ -223,10 +220,10 @@ static void print_json(const explain_state *s)
     json_spec(f, a->pair.from, &s->from);
     fputs(", \"to\": ", f);
     json_spec(f, a->pair.to, &s->to);
-    fprintf(f,
-            ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, "
-            "\"array_bytes\": ",
-            s->procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
+    fprintf(
+        f,
+        ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, \"array_bytes\": ",
+        s->procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
     fprintf(f, "%lld", (long long)(n * el)); /* < 2^63: tool_specs_check */
     fputs(", \"requested\": ", f);
     json_string(f, a->pair.algorithm);
@@ -265,13 +262,13 @@ static void print_text_pattern(const explain_state *s)
     printf("  from     %s\n", text);
     spec_format(&s->to, text, sizeof text);
     printf("  to       %s\n", text);
-    printf("  pattern  per rank at most %lld message%s (%s) sent and %lld (%s) received, %lld "
-           "peer%s;\n",
-           (long long)pat->max_sent_messages, pat->max_sent_messages == 1 ? "" : "s",
-           tool_fmt_bytes(b[0], sizeof b[0], (double)pat->max_sent_bytes),
-           (long long)pat->max_received_messages,
-           tool_fmt_bytes(b[1], sizeof b[1], (double)pat->max_received_bytes),
-           (long long)pat->max_peers, pat->max_peers == 1 ? "" : "s");
+    printf(
+        "  pattern  per rank at most %lld message%s (%s) sent and %lld (%s) received, %lld peer%s;\n",
+        (long long)pat->max_sent_messages, pat->max_sent_messages == 1 ? "" : "s",
+        tool_fmt_bytes(b[0], sizeof b[0], (double)pat->max_sent_bytes),
+        (long long)pat->max_received_messages,
+        tool_fmt_bytes(b[1], sizeof b[1], (double)pat->max_received_bytes),
+        (long long)pat->max_peers, pat->max_peers == 1 ? "" : "s");
     printf("           %lld messages and %s cross between ranks, %s stay on their rank\n",
            (long long)pat->total_messages,
            tool_fmt_bytes(b[0], sizeof b[0], (double)pat->total_bytes),

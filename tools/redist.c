@@ -435,10 +435,10 @@ int main(int argc, char **argv)
         run = tool_simulate, needs_mpi = 0;
     if (!run) {
         if (tool_env_is_rank0())
-            fprintf(stderr,
-                    "redist: unknown command '%s' (commands: demo, run, explain, simulate, "
-                    "bench, calibrate; see redist --help)\n",
-                    command);
+            fprintf(
+                stderr,
+                "redist: unknown command '%s' (commands: demo, run, explain, simulate, bench, calibrate; see redist --help)\n",
+                command);
         return TOOL_USAGE;
     }
     if (tool_wants_help(sub_argc, sub_argv))

@@ -359,10 +359,10 @@ static int parse_specs(run_state *s)
         if (spec_parse(text[k], size, spec[k], err, sizeof err) != 0)
             return tool_error(rank0, TOOL_USAGE, "%s: %s", name[k], err);
         if (spec[k]->max_rank >= size)
-            return tool_error(rank0, TOOL_USAGE,
-                              "%s: uses rank %d but only %d MPI process%s running "
-                              "(start more with mpirun -n, or give ranks=)",
-                              name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
+            return tool_error(
+                rank0, TOOL_USAGE,
+                "%s: uses rank %d but only %d MPI process%s running (start more with mpirun -n, or give ranks=)",
+                name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
     }
     if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
         return tool_error(rank0, TOOL_USAGE, "%s", err);
@@ -385,11 +385,10 @@ static int make_data(run_state *s)
     redist_layout_local_size(s->src_layout, rank, &lib_src);
     redist_layout_local_size(s->dst_layout, rank, &lib_dst);
     if (tool_agree_status(lib_src != nsrc || lib_dst != ndst, s->comm))
-        return tool_error(rank == 0, TOOL_FAILED,
-                          "the library's local sizes disagree with the layout formulas "
-                          "(rank %d: %lld/%lld source, %lld/%lld destination elements)",
-                          rank, (long long)lib_src, (long long)nsrc, (long long)lib_dst,
-                          (long long)ndst);
+        return tool_error(
+            rank == 0, TOOL_FAILED,
+            "the library's local sizes disagree with the layout formulas (rank %d: %lld/%lld source, %lld/%lld destination elements)",
+            rank, (long long)lib_src, (long long)nsrc, (long long)lib_dst, (long long)ndst);
     if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
         return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
     tool_arrays_poison(&s->data);
@@ -471,11 +470,11 @@ static void print_header(const run_state *s)
         printf("  algorithm  %s (chosen by auto), messages as %s\n", chosen ? chosen : "?", how);
     else
         printf("  algorithm  %s, messages as %s\n", chosen ? chosen : s->a.pair.algorithm, how);
-    printf("  plan       created in %s (slowest rank); %d step%s, at most %lld message%s "
-           "and %s sent per rank\n",
-           tool_fmt_seconds(b1, sizeof b1, s->plan_seconds), p->steps, p->steps == 1 ? "" : "s",
-           (long long)p->max_messages, p->max_messages == 1 ? "" : "s",
-           tool_fmt_bytes(b2, sizeof b2, (double)p->max_bytes));
+    printf(
+        "  plan       created in %s (slowest rank); %d step%s, at most %lld message%s and %s sent per rank\n",
+        tool_fmt_seconds(b1, sizeof b1, s->plan_seconds), p->steps, p->steps == 1 ? "" : "s",
+        (long long)p->max_messages, p->max_messages == 1 ? "" : "s",
+        tool_fmt_bytes(b2, sizeof b2, (double)p->max_bytes));
     printf("             %lld messages and %s sent in all, %s copied locally; predicted %s\n",
            (long long)p->total_messages, tool_fmt_bytes(b3, sizeof b3, (double)p->total_bytes),
            tool_fmt_bytes(b4, sizeof b4, (double)p->total_copied),
@@ -504,12 +503,12 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
 {
     const tool_timing *tm = &s->tm;
     const char *chosen = redist_plan_algorithm(s->plan);
-    printf("algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e "
-           "tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
-           "max_bytes_per_rank=%lld predicted_seconds=%.6e",
-           chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
-           tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
-           (long long)s->sum.max_bytes, s->sum.predicted);
+    printf(
+        "algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
+        "max_bytes_per_rank=%lld predicted_seconds=%.6e",
+        chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
+        tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
+        (long long)s->sum.max_bytes, s->sum.predicted);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
     printf("\n");

@@ -128,10 +128,10 @@ static int parse(int argc, char **argv, sim_args *a)
     if (a->d > L && a->text[O_D] == options[O_D].def)
         a->d = L; /* the default d = 2 where there are fewer shift steps */
     else if (a->d > L)
-        return bad(a, O_D,
-                   "'auto' or an integer in [0, L = %d] (L = ceil(log2 K') + ceil(log2 G) for "
-                   "K = %lld, P = %lld; d = L is the indirect schedule)",
-                   L, (long long)a->K, (long long)a->P);
+        return bad(
+            a, O_D,
+            "'auto' or an integer in [0, L = %d] (L = ceil(log2 K') + ceil(log2 G) for K = %lld, P = %lld; d = L is the indirect schedule)",
+            L, (long long)a->K, (long long)a->P);
     return TOOL_OK;
 }
 
@@ -181,9 +181,9 @@ int tool_simulate(int argc, char **argv)
     int status = parse(argc, argv, &a);
     if (status != TOOL_OK)
         return status;
-    printf("redist simulate: cyclic(x) -> cyclic(%lldx) on P = %lld, elements of %g bytes, "
-           "GDM model (paper 000, Corollary 2)\n",
-           (long long)a.K, (long long)a.P, a.b);
+    printf(
+        "redist simulate: cyclic(x) -> cyclic(%lldx) on P = %lld, elements of %g bytes, GDM model (paper 000, Corollary 2)\n",
+        (long long)a.K, (long long)a.P, a.b);
     if (print_table(&a) != TOOL_OK) {
         fprintf(stderr, "redist simulate: the model rejected these arguments\n");
         return TOOL_FAILED;

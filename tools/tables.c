@@ -183,29 +183,22 @@ typedef struct side_titles {
 } side_titles;
 
 static const side_titles send_titles[2] = {
-    {"S': S with each column reordered by D_s, S'(i, j) = S(D_s(i, j), j): the blocks step i "
-     "sends (Fig. 7, 11)",
+    {"S': S with each column reordered by D_s, S'(i, j) = S(D_s(i, j), j): the blocks step i sends (Fig. 7, 11)",
      "P_s: P in generalized circulant form (Theorem 2, Eq. 12; ",
      "), P_s(i, j) = P(D_s(i, j), j); row i is step i of direct",
      "D_s: send data location table (Eq. 13): step i sends p_j's row D_s(i, j) of S", 1},
-    {"S' of R_x: R with each column reordered by D_s, S'(i, j) = R(D_s(i, j), j): the blocks "
-     "step i delivers",
-     "P_s of R_x: source processor table, row i the inverse of row i of P_r (p_j receives its "
-     "step i block from p_{P_s(i, j)})",
+    {"S' of R_x: R with each column reordered by D_s, S'(i, j) = R(D_s(i, j), j): the blocks step i delivers",
+     "P_s of R_x: source processor table, row i the inverse of row i of P_r (p_j receives its step i block from p_{P_s(i, j)})",
      "",
-     "D_s of R_x: receive data location table (the row of R where each entry of S' lands: "
-     "S'(i, j) = R(D_s(i, j), j))",
+     "D_s of R_x: receive data location table (the row of R where each entry of S' lands: S'(i, j) = R(D_s(i, j), j))",
      0},
 };
 
 static const side_titles receive_titles[2] = {
-    {"R': R with each column reordered by D_r, R'(i, j) = R(D_r(i, j), j) = S'(i, P_r(i, j)): "
-     "the blocks step i delivers",
-     "P_r: source processor table, row i the inverse of row i of P_s (p_j receives its step i "
-     "block from p_{P_r(i, j)})",
+    {"R': R with each column reordered by D_r, R'(i, j) = R(D_r(i, j), j) = S'(i, P_r(i, j)): the blocks step i delivers",
+     "P_r: source processor table, row i the inverse of row i of P_s (p_j receives its step i block from p_{P_r(i, j)})",
      "", "D_r: receive data location table (the row of R where each entry of R' lands)", 0},
-    {"R' of R_x: S with each column reordered by D_r, R'(i, j) = S(D_r(i, j), j): the blocks "
-     "step i sends",
+    {"R' of R_x: S with each column reordered by D_r, R'(i, j) = S(D_r(i, j), j): the blocks step i sends",
      "P_r of R_x: the dual's destination processor table, P_r(i, j) = P(D_r(i, j), j) (",
      "); row i is step i of direct",
      "D_r of R_x: send data location table (the row of S each entry of R' comes from)", 1},
@@ -245,18 +238,17 @@ static void print_notes(FILE *f, const tool_tables *t, const char *indent, int f
 {
     long long x = (long long)t->x;
     fprintf(f,
-            "%s%s: x = %lld, K = %d, P = %d; a superblock is P*K = %d blocks of %lld "
-            "element%s.\n",
+            "%s%s: x = %lld, K = %d, P = %d; a superblock is P*K = %d blocks of %lld element%s.\n",
             indent, t->dual ? "cyclic(Kx) -> cyclic(x)" : "cyclic(x) -> cyclic(Kx)", x, t->K, t->P,
             t->P * t->K, x, x == 1 ? "" : "s");
     if (t->dual)
-        fprintf(f,
-                "%sThe dual of R_%lld(%d, %d): its tables with the roles of S and R swapped (S "
-                "column-major, R row-major)%s\n",
-                indent, x, t->K, t->P,
-                t->have_ps ? ", the schedule run backwards: in step i, p_j sends its row "
-                             "D_r(i, j) to p_{P_r(i, j)}, which stores it at row D_s(i, P_r(i, j))."
-                           : ".");
+        fprintf(
+            f,
+            "%sThe dual of R_%lld(%d, %d): its tables with the roles of S and R swapped (S column-major, R row-major)%s\n",
+            indent, x, t->K, t->P,
+            t->have_ps
+                ? ", the schedule run backwards: in step i, p_j sends its row D_r(i, j) to p_{P_r(i, j)}, which stores it at row D_s(i, P_r(i, j))."
+                : ".");
     else if (t->have_ps)
         fprintf(f, "%sR_%lld(%d, %d): in step i of direct, p_j sends its row D_s(i, j) %s\n",
                 indent, x, t->K, t->P,
@@ -266,10 +258,9 @@ static void print_notes(FILE *f, const tool_tables *t, const char *indent, int f
         fprintf(f, "%s(p_c is grid coordinate (c + %d) mod %d: first = %d on both sides)\n", indent,
                 t->first, t->P, t->first);
     if (t->ranks_differ)
-        fprintf(f,
-                "%s(p_j is grid coordinate j; --from and --to map coordinates to different "
-                "ranks)\n",
-                indent);
+        fprintf(
+            f, "%s(p_j is grid coordinate j; --from and --to map coordinates to different ranks)\n",
+            indent);
 }
 
 void tables_print(FILE *f, const tool_tables *t, const char *indent, int full)
@@ -283,17 +274,15 @@ void tables_print(FILE *f, const tool_tables *t, const char *indent, int full)
     }
     char title[160];
     snprintf(title, sizeof title,
-             "S: initial distribution table, cyclic(%lld) (global block "
-             "indices, %s order)",
+             "S: initial distribution table, cyclic(%lld) (global block indices, %s order)",
              t->dual ? kx : x, t->dual ? "column-major" : "row-major");
     print_table(f, t, indent, title, t->S, t->S);
     snprintf(title, sizeof title, "R: final distribution table, cyclic(%lld) (%s order)",
              t->dual ? x : kx, t->dual ? "row-major" : "column-major");
     print_table(f, t, indent, title, t->R, t->R);
     print_table(f, t, indent,
-                "P: destination processor table (the processor each block of S "
-                "goes to)",
-                t->Pt, t->S);
+                "P: destination processor table (the processor each block of S goes to)", t->Pt,
+                t->S);
     if (!t->have_ps) {
         fprintf(f, "%s(K > P: all-to-all; P_s, D_s, P_r, D_r are for K <= P)\n", indent);
         return;
@@ -335,11 +324,11 @@ static void json_named_table(FILE *f, const tool_tables *t, const char *key, con
 
 void tables_print_json(FILE *f, const tool_tables *t)
 {
-    fprintf(f,
-            "{\"x\": %lld, \"K\": %d, \"procs\": %d, \"dual\": %s, \"first\": %d, \"G\": %lld, "
-            "\"K_prime\": %lld, \"P_prime\": %lld, \"n\": %lld, \"m\": %lld, \"S\": ",
-            (long long)t->x, t->K, t->P, t->dual ? "true" : "false", t->first, (long long)t->rx.G,
-            (long long)t->rx.Kp, (long long)t->rx.Pp, (long long)t->rx.n, (long long)t->rx.m);
+    fprintf(
+        f,
+        "{\"x\": %lld, \"K\": %d, \"procs\": %d, \"dual\": %s, \"first\": %d, \"G\": %lld, \"K_prime\": %lld, \"P_prime\": %lld, \"n\": %lld, \"m\": %lld, \"S\": ",
+        (long long)t->x, t->K, t->P, t->dual ? "true" : "false", t->first, (long long)t->rx.G,
+        (long long)t->rx.Kp, (long long)t->rx.Pp, (long long)t->rx.n, (long long)t->rx.m);
     json_table(f, t, t->S, t->S);
     json_named_table(f, t, "R", t->R, t->R);
     json_named_table(f, t, "P", t->Pt, t->S);

@@ -183,8 +183,8 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
 {
     (void)m;
     traffic(c, opt, &out[0], &out[1]);
-    out[2] = c->t.comm_size * out[0];
-    out[3] = c->t.comm_size * out[1];
+    out[2] = redist__mul_sat(c->t.comm_size, out[0]); /* every rank pads: P^2 s can exceed */
+    out[3] = redist__mul_sat(c->t.comm_size, out[1]); /* 2^63 for huge P */
     return REDIST_SUCCESS;
 }
 

@@ -28,9 +28,7 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
         if (a == NULL)
             return redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
     } else if (a->applicable(&c) != REDIST_SUCCESS) {
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "'%s' cannot perform this "
-                            "redistribution",
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot perform this redistribution",
                             name);
     }
     memset(out, 0, sizeof *out);

@@ -16,18 +16,14 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
     *p = redist__log2_exact(size);
     if (*p < 0)
         return redist__fail(REDIST_ERR_ARG,
-                            "bmmc: the communicator has %d ranks, not a power "
-                            "of two",
-                            size);
+                            "bmmc: the communicator has %d ranks, not a power of two", size);
     if (n < *p)
         return redist__fail(REDIST_ERR_ARG, "bmmc: n = %d is less than lg P = %d (N < P)", n, *p);
     const char *name = opt && opt->algorithm ? opt->algorithm : "auto";
     if (strcmp(name, "auto") != 0 && strcmp(name, "bmmc") != 0)
         return redist__algorithm_by_name(name) != NULL
                    ? redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                  "'%s' cannot perform a BMMC "
-                                  "permutation",
-                                  name)
+                                  "'%s' cannot perform a BMMC permutation", name)
                    : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
     int err = redist__check_options(opt, size);
     if (err != REDIST_SUCCESS)

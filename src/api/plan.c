@@ -92,15 +92,14 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     if (strcmp(name, "auto") != 0 && redist__algorithm_by_name(name) == NULL)
         return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
     if (!redist__same_global_shape(src, dst))
-        return redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays "
-                                            "(ndims or extents differ)");
+        return redist__fail(REDIST_ERR_ARG,
+                            "src and dst describe different arrays (ndims or extents differ)");
     int err = redist__check_options(opt, size);
     if (err != REDIST_SUCCESS)
         return err;
     if (src->max_rank >= size || dst->max_rank >= size)
         return redist__fail(REDIST_ERR_ARG,
-                            "%s layout uses rank %d but the communicator has "
-                            "%d ranks",
+                            "%s layout uses rank %d but the communicator has %d ranks",
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
     err = redist__element_size(type, elsize);
@@ -234,9 +233,7 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     const redist__algorithm *a = redist__algorithm_by_name(name);
     if (a->applicable(&p->pair) != REDIST_SUCCESS)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot perform this "
-                            "redistribution",
-                            name);
+                            "algorithm '%s' cannot perform this redistribution", name);
     p->algo = a;
     return REDIST_SUCCESS;
 }

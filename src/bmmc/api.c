@@ -108,9 +108,8 @@ static int check_layout(const char *fn, int n, int p, int f, const uint64_t colu
     int err = check_out(fn, n, columns);
     if (err == REDIST_SUCCESS && (p < 0 || p > n || f < 0 || f > n - p))
         err = redist__fail(REDIST_ERR_ARG,
-                           "%s: need 0 <= p <= n and 0 <= f <= n - p (n = %d, "
-                           "p = %d, f = %d)",
-                           fn, n, p, f);
+                           "%s: need 0 <= p <= n and 0 <= f <= n - p (n = %d, p = %d, f = %d)", fn,
+                           n, p, f);
     return err;
 }
 

@@ -127,8 +127,8 @@ static int factor(redist__bmmc_plan *b)
         return redist__fail(REDIST_ERR_ARG, "redist__bmmc_plan_init: T R S is singular");
     cut_pieces(b);
     if (redist__gf2_inverse(b->p, b->delta, b->delta_inv) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_ARG, "redist__bmmc_plan_init: trailing submatrix of V "
-                                            "is singular");
+        return redist__fail(REDIST_ERR_ARG,
+                            "redist__bmmc_plan_init: trailing submatrix of V is singular");
     return REDIST_SUCCESS;
 }
 

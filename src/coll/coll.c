@@ -96,10 +96,10 @@ int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, s
     /* p blocks, the most any buffer or workspace holds, stay below 2^62 bytes: no size the
        operations compute can overflow. */
     if (err == REDIST_SUCCESS && count > REDIST_MAX_EXTENT / (int64_t)*elsize / p)
-        err = redist__fail(REDIST_ERR_ARG,
-                           "count = %lld blocks of %zu-byte elements for %d ranks make 2^62 "
-                           "bytes or more",
-                           (long long)count, *elsize, p);
+        err = redist__fail(
+            REDIST_ERR_ARG,
+            "count = %lld blocks of %zu-byte elements for %d ranks make 2^62 bytes or more",
+            (long long)count, *elsize, p);
     return err;
 }
 

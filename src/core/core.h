@@ -44,6 +44,9 @@ int redist__log2_exact(int64_t v);
 enum { REDIST__MAX_PRIME_FACTORS = 63 };
 int redist__prime_factors(int64_t K, int64_t f[REDIST__MAX_PRIME_FACTORS]);
 
+/* a * b for a, b >= 0, or INT64_MAX if that does not fit. */
+int64_t redist__mul_sat(int64_t a, int64_t b);
+
 /* Element-count limit of one MPI call's count argument. */
 #define REDIST__MAX_INT_COUNT ((int64_t)2147483647)
 /* Messages are sent in chunks of at most this many bytes. */

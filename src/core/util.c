@@ -1,6 +1,8 @@
 /* Hashing and integer helpers shared by every layer (core.h). */
 #include "core/core.h"
 
+#include <stdint.h>
+
 uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *c = p;
@@ -50,6 +52,11 @@ int redist__prime_factors(int64_t K, int64_t f[REDIST__MAX_PRIME_FACTORS])
     if (K > 1)
         f[n++] = K;
     return n;
+}
+
+int64_t redist__mul_sat(int64_t a, int64_t b)
+{
+    return a != 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
 }
 
 int64_t redist__chunks(int64_t bytes)

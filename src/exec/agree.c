@@ -123,10 +123,10 @@ int redist__element_size(MPI_Datatype type, size_t *elsize)
     if (size <= 0)
         return redist__fail(REDIST_ERR_ARG, "type has size %d; elements must have data", size);
     if (lb != 0 || true_lb != 0 || (MPI_Aint)size != extent || extent != true_extent)
-        return redist__fail(REDIST_ERR_UNSUPPORTED,
-                            "type is not contiguous (size %d, extent %ld, lower bound %ld): "
-                            "only contiguous element types are supported",
-                            size, (long)extent, (long)lb);
+        return redist__fail(
+            REDIST_ERR_UNSUPPORTED,
+            "type is not contiguous (size %d, extent %ld, lower bound %ld): only contiguous element types are supported",
+            size, (long)extent, (long)lb);
     *elsize = (size_t)size;
     return REDIST_SUCCESS;
 }

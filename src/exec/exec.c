@@ -22,10 +22,10 @@ static int ranges_overlap(const void *a, int64_t na, const void *b, int64_t nb)
 static int check_sentinel(const void *buf, const char *name)
 {
     if (buf == MPI_IN_PLACE)
-        return redist__fail(REDIST_ERR_ARG,
-                            "%s is MPI_IN_PLACE: redistribution needs separate "
-                            "source and destination arrays",
-                            name);
+        return redist__fail(
+            REDIST_ERR_ARG,
+            "%s is MPI_IN_PLACE: redistribution needs separate source and destination arrays",
+            name);
     return REDIST_SUCCESS;
 }
 
@@ -38,14 +38,11 @@ static int check_buffers(redist_plan p, const void *src, void *dst)
     if (err != REDIST_SUCCESS)
         return err;
     if (src == NULL && p->src_count > 0)
-        return redist__fail(REDIST_ERR_ARG,
-                            "src is NULL but this rank holds %lld source "
-                            "elements",
+        return redist__fail(REDIST_ERR_ARG, "src is NULL but this rank holds %lld source elements",
                             (long long)p->src_count);
     if (dst == NULL && p->dst_count > 0)
         return redist__fail(REDIST_ERR_ARG,
-                            "dst is NULL but this rank holds %lld destination "
-                            "elements",
+                            "dst is NULL but this rank holds %lld destination elements",
                             (long long)p->dst_count);
     if (ranges_overlap(src, sb, dst, db))
         return redist__fail(REDIST_ERR_ARG, "src and dst overlap");

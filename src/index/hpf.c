@@ -59,10 +59,10 @@ int redist_hpf_check(const redist_hpf_dist *d)
         break;
     default: /* BLOCK(m): [TCR96] §2, a valid block(m) needs m P >= N */
         if (d->m != 0 && d->m < ceil_div(d->n, d->P))
-            return redist__fail(REDIST_ERR_ARG,
-                                "hpf: BLOCK(m = %lld) over P = %d cannot hold n = %lld "
-                                "(needs m*P >= n)",
-                                (long long)d->m, d->P, (long long)d->n);
+            return redist__fail(
+                REDIST_ERR_ARG,
+                "hpf: BLOCK(m = %lld) over P = %d cannot hold n = %lld (needs m*P >= n)",
+                (long long)d->m, d->P, (long long)d->n);
         break;
     }
     return REDIST_SUCCESS;

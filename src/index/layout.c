@@ -157,9 +157,7 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
                                             : "grid");
     if (order != REDIST_ROW_MAJOR && order != REDIST_COL_MAJOR)
         return redist__fail(REDIST_ERR_ARG,
-                            "order = %d must be REDIST_ROW_MAJOR or "
-                            "REDIST_COL_MAJOR",
-                            order);
+                            "order = %d must be REDIST_ROW_MAJOR or REDIST_COL_MAJOR", order);
     *nprocs = 1;
     int64_t elements = 1; /* product of the nonzero extents */
     for (int k = 0; k < ndims; k++) {
@@ -221,8 +219,7 @@ static int check_ranks(struct redist_layout_s *l)
         int a = l->by_rank[i - 1], b = l->by_rank[i];
         if (l->ranks[a] == l->ranks[b])
             return redist__fail(REDIST_ERR_ARG,
-                                "ranks[%d] and ranks[%d] are both %d: ranks "
-                                "must be distinct",
+                                "ranks[%d] and ranks[%d] are both %d: ranks must be distinct",
                                 a < b ? a : b, a < b ? b : a, l->ranks[a]);
     }
     return REDIST_SUCCESS;

@@ -110,11 +110,11 @@ static int check_pattern_size(const struct redist_layout_s *a, const struct redi
     double limit = redist__memory_limit();
     if (bytes <= limit)
         return REDIST_SUCCESS;
-    return redist__fail(REDIST_ERR_NOMEM,
-                        "the pattern along dimension %d would take up to %.3g GB for one rank "
-                        "(block %lld -> %lld over %lld elements); this machine has %.3g GB",
-                        k, bytes / 1e9, (long long)a->block[k], (long long)b->block[k],
-                        (long long)window, limit / 1e9);
+    return redist__fail(
+        REDIST_ERR_NOMEM,
+        "the pattern along dimension %d would take up to %.3g GB for one rank (block %lld -> %lld over %lld elements); this machine has %.3g GB",
+        k, bytes / 1e9, (long long)a->block[k], (long long)b->block[k], (long long)window,
+        limit / 1e9);
 }
 
 typedef struct segment_list {

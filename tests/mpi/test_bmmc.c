@@ -138,8 +138,7 @@ static void run(int n, int f, const uint64_t a[], uint64_t c, int method, int ra
     }
     if (st.messages_sent != st.steps && st.messages_sent != st.steps - 1) {
         errs++;
-        printf("[%d] %s: %lld messages for %d rounds (Lemma 3: one per round but the self "
-               "round)\n",
+        printf("[%d] %s: %lld messages for %d rounds (Lemma 3: one per round but the self round)\n",
                rank, what, (long long)st.messages_sent, st.steps);
     }
     free(src);

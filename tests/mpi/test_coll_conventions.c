@@ -781,11 +781,10 @@ static void mismatch(int op, const char *field, int64_t n_last, int root_last, c
 {
     int last = rank == size - 1;
     char what[192];
-    snprintf(what, sizeof what,
-             "%s mismatch of %s (last rank: count %lld, root %d, %s, shift %d; others: count 37, "
-             "root 0, %s, shift 1), p %d",
-             opname[op], field, (long long)n_last, root_last, nm(alg_last), shift_last, nm(alg),
-             size);
+    snprintf(
+        what, sizeof what,
+        "%s mismatch of %s (last rank: count %lld, root %d, %s, shift %d; others: count 37, root 0, %s, shift 1), p %d",
+        opname[op], field, (long long)n_last, root_last, nm(alg_last), shift_last, nm(alg), size);
     bufs b = bufs_new(op, 0);
     int rc = call(op, b.s, b.r, last ? n_last : 37, last ? root_last : 0, last ? shift_last : 1,
                   last ? alg_last : alg);

@@ -489,8 +489,8 @@ static void test_cases(void)
     case_t cases[] = {
         /* Item 1's hang: 2017 elements cyclic(7) -> cyclic(572) on the last rank alone, row
            order on one side and column order on the other; the others pass NULL, NULL. */
-        {"the all-on-one-rank hang: n=2017 cyclic(7) row -> cyclic(572) col, all on the last rank", 2017,
-         on_rank(7, last, REDIST_ROW_MAJOR), on_rank(572, last, REDIST_COL_MAJOR), 0},
+        {"the all-on-one-rank hang: n=2017 cyclic(7) row -> cyclic(572) col, all on the last rank",
+         2017, on_rank(7, last, REDIST_ROW_MAJOR), on_rank(572, last, REDIST_COL_MAJOR), 0},
         /* The same with the source on rank 0 only: NULL for the empty side everywhere. */
         {"n=2017 cyclic(7) on rank 0 -> cyclic(572) on the last rank", 2017,
          on_rank(7, 0, REDIST_ROW_MAJOR), on_rank(572, last, REDIST_COL_MAJOR), 0},

@@ -2,8 +2,8 @@
  * of the communicator, for every K in 1..12, every algorithm, N a multiple of the
  * superblock, not a multiple, and smaller than one superblock, first coordinate 0 or not.
  * Every element is checked against its global index; the destination starts as a sentinel.
- * For the table case (K <= P) the direct schedule must take at most K steps ([LBP96] Theorem 3 (i)).
- * Hybrid runs with every degree d = 0..5; alternate algorithms go through start/test; the
+ * For the table case (K <= P) the direct schedule must take at most K steps ([LBP96] Theorem 3
+ * (i)). Hybrid runs with every degree d = 0..5; alternate algorithms go through start/test; the
  * bytes and messages sent and received balance over all ranks (relays included). Then the
  * general cyclic(x) -> cyclic(y), neither block dividing the other (x, y in 2..6).
  */

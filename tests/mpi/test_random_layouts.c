@@ -543,14 +543,13 @@ static int run_case(const case_t *cs, int case_serial)
         for (int k = 0; k < cs->ndims && same; k++)
             same = lshape[k] == want[k];
         if (!same)
-            FAIL(&cx,
-                 "redist_layout_local_shape(%s, %d) rc %d: [%lld,%lld,%lld], expected "
-                 "[%lld,%lld,%lld]",
-                 s ? "dst" : "src", me, rc, (long long)lshape[0],
-                 (long long)(cs->ndims > 1 ? lshape[1] : 0),
-                 (long long)(cs->ndims > 2 ? lshape[2] : 0), (long long)want[0],
-                 (long long)(cs->ndims > 1 ? want[1] : 0),
-                 (long long)(cs->ndims > 2 ? want[2] : 0));
+            FAIL(
+                &cx,
+                "redist_layout_local_shape(%s, %d) rc %d: [%lld,%lld,%lld], expected [%lld,%lld,%lld]",
+                s ? "dst" : "src", me, rc, (long long)lshape[0],
+                (long long)(cs->ndims > 1 ? lshape[1] : 0),
+                (long long)(cs->ndims > 2 ? lshape[2] : 0), (long long)want[0],
+                (long long)(cs->ndims > 1 ? want[1] : 0), (long long)(cs->ndims > 2 ? want[2] : 0));
         rc = redist_layout_local_size(lays[s], me, &lcount);
         if (rc != REDIST_SUCCESS || lcount != (s ? ndst : nsrc))
             FAIL(&cx, "redist_layout_local_size(%s, %d) rc %d count %lld, expected %lld",
@@ -631,10 +630,10 @@ static int run_case(const case_t *cs, int case_serial)
         comm = MPI_COMM_WORLD; /* same process set; used only for the test's own reductions */
         if (mn != mx) {
             /* A plan that exists on some ranks only cannot be freed collectively: leak it. */
-            FAIL(&cx,
-                 "redist_plan_create returned different codes on different ranks (min %d, max %d; "
-                 "here %d)",
-                 mn, mx, rc);
+            FAIL(
+                &cx,
+                "redist_plan_create returned different codes on different ranks (min %d, max %d; here %d)",
+                mn, mx, rc);
             continue;
         }
         if (rc == REDIST_ERR_NOT_APPLICABLE && !always_applicable(alg)) {

@@ -433,9 +433,9 @@ int main(void)
             }
         }
     }
-    printf("%ld cases (%ld with 0 < rank(λ) < min(p, n-p)); %ld processors with a self round, "
-           "%ld of them not in round 0\n",
-           cases, partial_rank, self_rounds_seen, self_not_first);
+    printf(
+        "%ld cases (%ld with 0 < rank(λ) < min(p, n-p)); %ld processors with a self round, %ld of them not in round 0\n",
+        cases, partial_rank, self_rounds_seen, self_not_first);
     CHECK(partial_rank > 1000, "too few cases with a partial rank(λ)");
     free(w.data), free(w.temp), free(w.out), free(w.stage), free(cnt);
     if (failures) {

@@ -157,12 +157,11 @@ static void check_send_side(const redist__rx *rx, const tables *t)
                     int64_t v = t->Ps[(i1 * G + r) * P + j1 * G + c];
                     int64_t shifted = t->Ps[r * P + mod(j1 - i1, Pp) * G + c];
                     int64_t circ = t->Ps[(i1 * G) * P + j1 * G + mod(c - r, G)];
-                    CHECK(v == shifted && v == circ,
-                          "R_x(%lld, %lld): P_s(%lld, %lld) = %lld is not generalized circulant "
-                          "(%lld, %lld)",
-                          (long long)K, (long long)P, (long long)(i1 * G + r),
-                          (long long)(j1 * G + c), (long long)v, (long long)shifted,
-                          (long long)circ);
+                    CHECK(
+                        v == shifted && v == circ,
+                        "R_x(%lld, %lld): P_s(%lld, %lld) = %lld is not generalized circulant (%lld, %lld)",
+                        (long long)K, (long long)P, (long long)(i1 * G + r),
+                        (long long)(j1 * G + c), (long long)v, (long long)shifted, (long long)circ);
                 }
 }
 
@@ -231,11 +230,11 @@ static void check_delivery(const redist__rx *rx, const tables *t)
                 int64_t slot = c >= 0 && c < P ? recvrow[i * P + c] : -1;
                 ok = c >= 0 && c < P && !recv_in_step[c] && row >= 0 && row < K && slot >= 0 &&
                      slot < K && got[slot * P + c] < 0;
-                CHECK(ok,
-                      "R_x(%lld, %lld)%s: step %lld, processor %lld -> %lld (row %lld -> %lld) "
-                      "is out of range, contended or overwrites a block",
-                      (long long)K, (long long)P, dual ? " dual" : "", (long long)i, (long long)j,
-                      (long long)c, (long long)row, (long long)slot);
+                CHECK(
+                    ok,
+                    "R_x(%lld, %lld)%s: step %lld, processor %lld -> %lld (row %lld -> %lld) is out of range, contended or overwrites a block",
+                    (long long)K, (long long)P, dual ? " dual" : "", (long long)i, (long long)j,
+                    (long long)c, (long long)row, (long long)slot);
                 if (ok) {
                     recv_in_step[c] = 1;
                     got[slot * P + c] = from[row * P + j];
@@ -276,11 +275,11 @@ static void check_incremental(const redist__rx *rx, const tables *closed)
                   "R_x(%lld, %lld): redist__rx_tables %s(%lld, %lld) = %lld, closed form %lld",
                   (long long)rx->K, (long long)rx->P, names[k], (long long)(c / rx->P),
                   (long long)(c % rx->P), (long long)have[k][c], (long long)want[k][c]);
-            CHECK(alone[k][c] == want[k][c],
-                  "R_x(%lld, %lld): redist__rx_tables (only %s) (%lld, %lld) = %lld, closed "
-                  "form %lld",
-                  (long long)rx->K, (long long)rx->P, names[k], (long long)(c / rx->P),
-                  (long long)(c % rx->P), (long long)alone[k][c], (long long)want[k][c]);
+            CHECK(
+                alone[k][c] == want[k][c],
+                "R_x(%lld, %lld): redist__rx_tables (only %s) (%lld, %lld) = %lld, closed form %lld",
+                (long long)rx->K, (long long)rx->P, names[k], (long long)(c / rx->P),
+                (long long)(c % rx->P), (long long)alone[k][c], (long long)want[k][c]);
         }
     }
 }

@@ -25,8 +25,8 @@
  * The closed-form step counts (redist__rowsched_indirect_steps, _hybrid_steps) equal the
  * builders' nsteps for every 1 <= K <= P <= 64 and d <= max_degree + 2.
  */
-#include "redist.h"
 #include "index/rowsched.h"
+#include "redist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,9 +404,9 @@ static void test_closed_form_steps(void)
     redist__rx_init(6, 9, &rx);
     CHECK(redist__rowsched_hybrid_steps(&rx, -1) == -1, "hybrid_steps d < 0");
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    printf("closed-form step counts equal the schedules' in %ld cases (K <= P <= 64, d <= L + 2); "
-           "%.2f s\n",
-           compared, secs);
+    printf(
+        "closed-form step counts equal the schedules' in %ld cases (K <= P <= 64, d <= L + 2); %.2f s\n",
+        compared, secs);
     CHECK(secs < 5.0, "closed-form step count check took %.2f s", secs);
 }
 
@@ -445,11 +445,11 @@ int main(void)
         for (int64_t K = 1; K <= big[b]; K++, pairs++)
             test_pair(K, big[b]);
     print_table();
-    printf("%ld (K, P) pairs; hybrid (d >= 1) over Theorem 3 (iii)'s d + ceil(K/2^d) in %ld of "
-           "%ld cases (K' and G not powers of two), worst +%lld at K=%lld P=%lld d=%lld; "
-           "%.2f s\n",
-           pairs, theorem3_misses, hybrid_cases, (long long)worst_excess, (long long)worst_K,
-           (long long)worst_P, (long long)worst_d, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    printf(
+        "%ld (K, P) pairs; hybrid (d >= 1) over Theorem 3 (iii)'s d + ceil(K/2^d) in %ld of %ld cases (K' and G not powers of two), worst +%lld at K=%lld P=%lld d=%lld; "
+        "%.2f s\n",
+        pairs, theorem3_misses, hybrid_cases, (long long)worst_excess, (long long)worst_K,
+        (long long)worst_P, (long long)worst_d, (double)(clock() - t0) / CLOCKS_PER_SEC);
     if (failures) {
         printf(" Found %ld errors\n", failures);
         return 1;
