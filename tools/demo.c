@@ -111,7 +111,7 @@ static void demo_case_free(demo_case *c)
     spec_free(&c->to);
 }
 
-/* ---- Part 1: paper 000, section 3.1 ------------------------------------------------------ */
+/* ---- Part 1: [LBP96] §3.1 ------------------------------------------------------ */
 
 /* The paper's tables for its own example, which has P = 4 however many ranks run. */
 static int print_paper_tables(int rank)

@@ -1,4 +1,4 @@
-/* redist: the command-line tool (design.md section 5, docs/tool.md).
+/* redist: the command-line tool (docs/tool.md).
  *
  *   redist [demo]                      a short tour, under mpirun
  *   redist run --from SPEC --to SPEC   one redistribution with real data, timed, verified

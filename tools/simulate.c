@@ -1,4 +1,4 @@
-/* redist simulate: paper 000's GDM model for cyclic(x) -> cyclic(Kx) on P processors, for
+/* redist simulate: [LBP96]'s GDM model for cyclic(x) -> cyclic(Kx) on P processors, for
  * any P, K and N, without MPI (src/simulate.c). Prints each schedule's predicted time over a
  * range of array sizes, the size where direct overtakes indirect, and how that crossover
  * moves with the ratio T_d / tau_d (Fig. 20's four machines). */

@@ -1,4 +1,4 @@
-/* The tables of Lim, Bhat and Prasanna (paper 000, sections 3-4) for a 1-D cyclic(x) ->
+/* The tables of Lim, Bhat and Prasanna ([LBP96] §3-4) for a 1-D cyclic(x) ->
  * cyclic(Kx) redistribution over P processors, R_x(K, P), or its dual cyclic(Kx) -> cyclic(x):
  *
  *   S   initial distribution table: K x P, column j lists the global block indices (blocks of

@@ -132,7 +132,7 @@ void tool_fill(const tool_spec *spec, int rank, tool_type type, void *local);
 int64_t tool_verify(const tool_spec *spec, int rank, tool_type type, const void *local,
                     int64_t *first_bad);
 
-/* ---- Timing (paper 000, Fig. 13) ---------------------------------------------------------
+/* ---- Timing ([LBP96] Fig. 13) ---------------------------------------------------------
    For each of n1 trials: barrier, time n2 consecutive executes on this rank, take the average;
    the trial's time is the slowest rank's average (MPI_Allreduce MAX). Tmin/Tmed/Tavg/Tmax
    summarise the n1 trial times. */

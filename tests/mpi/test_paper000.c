@@ -17,12 +17,6 @@
 
 static int errs;
 
-static int64_t global_of(int64_t l, int64_t b, int P, int f, int c)
-{
-    int64_t rel = ((c - f) % P + P) % P;
-    return (l / b) * b * P + rel * b + l % b;
-}
-
 static double value_of(int64_t g)
 {
     return (double)g * 3.0 + 1.0;
@@ -62,7 +56,7 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
     redist_layout_local_size(dst, rank, &nd);
     double *a = malloc((size_t)(ns + 1) * sizeof *a), *b = malloc((size_t)(nd + 1) * sizeof *b);
     for (int64_t l = 0; l < ns; l++)
-        a[l] = value_of(global_of(l, x, P, first, rank));
+        a[l] = value_of(mtest_global_of(l, x, P, first, rank));
     /* K of the table case; 0 for cyclic(x) -> cyclic(y) with neither dividing the other
        (the two-phase route through cyclic(lcm(x, y))), where no step bound is checked. */
     int64_t K = (x % y == 0 || y % x == 0) ? (x < y ? y / x : x / y) : 0;
@@ -107,7 +101,7 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
         }
         int64_t bad = 0;
         for (int64_t l = 0; l < nd; l++)
-            bad += b[l] != value_of(global_of(l, y, P, first, rank));
+            bad += b[l] != value_of(mtest_global_of(l, y, P, first, rank));
         redist_stats st;
         redist_plan_stats(plan, &st);
         if (rc != REDIST_SUCCESS || bad) {

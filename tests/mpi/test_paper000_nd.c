@@ -13,13 +13,6 @@
 
 static int errs;
 
-/* Global index along dimension k of local index l at coordinate c. */
-static int64_t global_of(int64_t l, int64_t b, int P, int f, int c)
-{
-    int64_t rel = ((c - f) % P + P) % P;
-    return (l / b) * b * P + rel * b + l % b;
-}
-
 /* Fills (or checks) a local array: value = linear global index, row-major global order. */
 static int64_t walk(redist_layout l, int nd, const int64_t *n, const int64_t *block,
                     const int *grid, const int *first, int order, int rank, double *a, int check)
@@ -43,7 +36,7 @@ static int64_t walk(redist_layout l, int nd, const int64_t *n, const int64_t *bl
                 rem /= shape[k];
             }
         for (int k = 0; k < nd; k++)
-            g = g * n[k] + global_of(li[k], block[k], grid[k], first[k], coords[k]);
+            g = g * n[k] + mtest_global_of(li[k], block[k], grid[k], first[k], coords[k]);
         if (check)
             bad += a[idx] != (double)g;
         else

@@ -14,12 +14,6 @@
 
 static int errs;
 
-static int64_t global_of(int64_t l, int64_t b, int P, int f, int c)
-{
-    int64_t rel = ((c - f) % P + P) % P;
-    return (l / b) * b * P + rel * b + l % b;
-}
-
 static double value_of(int64_t g)
 {
     return (double)g * 3.0 + 1.0;
@@ -38,7 +32,7 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
     redist_layout_local_size(dst, rank, &nd);
     double *a = malloc((size_t)(ns + 1) * sizeof *a), *b = malloc((size_t)(nd + 1) * sizeof *b);
     for (int64_t l = 0; l < ns; l++)
-        a[l] = value_of(global_of(l, x, P, first, rank));
+        a[l] = value_of(mtest_global_of(l, x, P, first, rank));
     for (int i = 0; i < 5; i++)
         for (int sync = 0; sync < 2; sync++) {
             redist_options opt;
@@ -68,7 +62,7 @@ static void run_case(int64_t n, int64_t x, int64_t y, int first, int rank, int P
             }
             int64_t bad = 0;
             for (int64_t l = 0; l < nd; l++)
-                bad += b[l] != value_of(global_of(l, y, P, first, rank));
+                bad += b[l] != value_of(mtest_global_of(l, y, P, first, rank));
             if (rc != REDIST_SUCCESS || bad) {
                 errs++;
                 printf("[%d] n=%lld x=%lld y=%lld first=%d %s sync=%d: rc %d, %lld wrong\n", rank,

@@ -4,6 +4,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c)
+{
+    int64_t rel = ((c - first) % P + P) % P; /* c's place after the first block's owner */
+    return (l / b) * b * P + rel * b + l % b;
+}
+
 void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...)
 {
     va_list ap;
