@@ -2,7 +2,8 @@
  * only list of them: registry.c) and what is decided from it: auto's choice, transports,
  * predictions, the algorithms' options. Each algorithm is one file under src/algo/ (bmmc:
  * src/bmmc/perform.c) defining one redist__algorithm (exec.h); adding one is that file, one
- * line in registry.c and its entry in docs/algorithms.md.
+ * line in registry.c's list and its entry in docs/algorithms.md. Code that needs one by
+ * name uses redist__algorithm_by_name.
  */
 #ifndef REDIST_ALGO_H
 #define REDIST_ALGO_H
@@ -47,19 +48,5 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
                               redist_layout to, const redist_options *opt, int local_err,
                               redist_plan *child);
 
-extern const redist__algorithm redist__algo_direct_async;
-extern const redist__algorithm redist__algo_direct;
-extern const redist__algorithm redist__algo_alltoallv;
-extern const redist__algorithm redist__algo_alltoallw;
-extern const redist__algorithm redist__algo_indirect;
-extern const redist__algorithm redist__algo_hybrid;
-extern const redist__algorithm redist__algo_alltoall_padded;
-extern const redist__algorithm redist__algo_multiphase;
-extern const redist__algorithm redist__algo_general;
-extern const redist__algorithm redist__algo_ky_to_y;
-extern const redist__algorithm redist__algo_x_to_kx;
-extern const redist__algorithm redist__algo_gcd;
-extern const redist__algorithm redist__algo_lcm;
-extern const redist__algorithm redist__algo_bmmc;
 
 #endif

@@ -5,22 +5,31 @@
 
 #include <string.h>
 
-static const redist__algorithm *const table[] = {
-    &redist__algo_direct_async,
-    &redist__algo_direct,
-    &redist__algo_alltoallv,
-    &redist__algo_alltoallw,
-    &redist__algo_indirect,
-    &redist__algo_hybrid,
-    &redist__algo_alltoall_padded,
-    &redist__algo_multiphase,
-    &redist__algo_general,
-    &redist__algo_ky_to_y,
-    &redist__algo_x_to_kx,
-    &redist__algo_gcd,
-    &redist__algo_lcm,
-    &redist__algo_bmmc,
-};
+/* One line per algorithm, in the order of redist_algorithm_name (ties in auto go to the
+   earlier): X(v) names the redist__algorithm redist__algo_v its file defines. */
+#define REDIST__ALGORITHMS(X)                                                                      \
+    X(direct_async)                                                                                \
+    X(direct)                                                                                      \
+    X(alltoallv)                                                                                   \
+    X(alltoallw)                                                                                   \
+    X(indirect)                                                                                    \
+    X(hybrid)                                                                                      \
+    X(alltoall_padded)                                                                             \
+    X(multiphase)                                                                                  \
+    X(general)                                                                                     \
+    X(ky_to_y)                                                                                     \
+    X(x_to_kx)                                                                                     \
+    X(gcd)                                                                                         \
+    X(lcm)                                                                                         \
+    X(bmmc)
+
+#define REDIST__DECLARE(v) extern const redist__algorithm redist__algo_##v;
+REDIST__ALGORITHMS(REDIST__DECLARE)
+#undef REDIST__DECLARE
+
+#define REDIST__ENTRY(v) &redist__algo_##v,
+static const redist__algorithm *const table[] = {REDIST__ALGORITHMS(REDIST__ENTRY)};
+#undef REDIST__ENTRY
 #define NALGOS ((int)(sizeof table / sizeof table[0]))
 
 int redist__algorithms(const redist__algorithm *const **out)

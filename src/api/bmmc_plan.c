@@ -79,7 +79,7 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         pl->rank = rank;
         pl->size = size;
         pl->elsize = elsize;
-        pl->algo = &redist__algo_bmmc;
+        pl->algo = redist__algorithm_by_name("bmmc");
         pl->machine = redist__machine_default();
         pl->check_arguments = opt == NULL || opt->check_arguments;
         pl->check_req = MPI_REQUEST_NULL;
