@@ -120,11 +120,11 @@ static int allreduce_rsag(const void *src, void *dst, int64_t count, size_t es, 
 static double cost_hc(int p, double m, double ts, double tw)
 {
     int fold = (p & (p - 1)) ? 2 : 0;
-    return (redist__coll_ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
+    return (redist__ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
 }
 static double cost_rb(int p, double m, double ts, double tw)
 {
-    return 2.0 * redist__coll_ceil_log2(p) * (ts + tw * m);
+    return 2.0 * redist__ceil_log2(p) * (ts + tw * m);
 }
 static double cost_rsag(int p, double m, double ts, double tw)
 {

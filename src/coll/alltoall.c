@@ -146,7 +146,7 @@ static int run_hypercube(const a2a *a)
 
 static double cost_hypercube(int p, double m, double ts, double tw)
 {
-    return (ts + tw * m * p / 2.0) * redist__coll_ceil_log2(p);
+    return (ts + tw * m * p / 2.0) * redist__ceil_log2(p);
 }
 
 static int run_pairwise(const a2a *a)

@@ -123,17 +123,17 @@ static int bcast_tree(void *buf, int64_t count, size_t es, int root, int rank, i
 
 static double cost_tree(int p, double m, double ts, double tw)
 {
-    return redist__coll_ceil_log2(p) * (ts + tw * m);
+    return redist__ceil_log2(p) * (ts + tw * m);
 }
 static double cost_mesh(int p, double m, double ts, double tw)
 {
     int rows, cols;
     redist__coll_mesh(p, &rows, &cols);
-    return (redist__coll_ceil_log2(rows) + redist__coll_ceil_log2(cols)) * (ts + tw * m);
+    return (redist__ceil_log2(rows) + redist__ceil_log2(cols)) * (ts + tw * m);
 }
 static double cost_sag(int p, double m, double ts, double tw)
 {
-    return (redist__coll_ceil_log2(p) + p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
+    return (redist__ceil_log2(p) + p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
 static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};

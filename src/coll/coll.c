@@ -237,14 +237,6 @@ int redist__coll_always(int p)
     return REDIST_SUCCESS;
 }
 
-int redist__coll_ceil_log2(int p)
-{
-    int l = 0;
-    while ((1 << l) < p)
-        l++;
-    return l;
-}
-
 int redist__coll_power_of_two(int p)
 {
     return (p & (p - 1)) == 0 ? REDIST_SUCCESS
@@ -266,7 +258,7 @@ static double cost_mesh(int p, double m, double ts, double tw)
 
 static double cost_log_steps(int p, double m, double ts, double tw)
 {
-    return ts * redist__coll_ceil_log2(p) + tw * m * (p - 1);
+    return ts * redist__ceil_log2(p) + tw * m * (p - 1);
 }
 
 const redist__coll_algo redist__coll_ring_all = {"ring", redist__coll_always, cost_ring};

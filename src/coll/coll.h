@@ -64,8 +64,6 @@ int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const 
 
 /* applicable() for algorithms that work for every p. */
 int redist__coll_always(int p);
-/* ceil(log2 p). */
-int redist__coll_ceil_log2(int p);
 /* applicable() for hypercube algorithms that need p a power of two. */
 int redist__coll_power_of_two(int p);
 

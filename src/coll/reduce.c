@@ -199,7 +199,7 @@ static int64_t rsg_ws(int64_t count, size_t es, int rel, int rank, int p)
 
 static double cost_tree(int p, double m, double ts, double tw)
 {
-    return redist__coll_ceil_log2(p) * (ts + tw * m);
+    return redist__ceil_log2(p) * (ts + tw * m);
 }
 static double cost_ring(int p, double m, double ts, double tw)
 {

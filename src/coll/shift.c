@@ -115,7 +115,7 @@ static int run_hypercube(sh *s)
 
 static double cost_hypercube(int p, double m, double ts, double tw)
 {
-    int d = redist__coll_ceil_log2(p);
+    int d = redist__ceil_log2(p);
     return (ts + tw * m) * (d > 0 ? 2 * d - 1 : 0);
 }
 
