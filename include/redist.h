@@ -145,6 +145,17 @@ const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
                        MPI_Comm comm, const redist_options *opt, redist_plan *plan);
 
+/* Two groups joined by an intercommunicator (separate data-parallel tasks or programs,
+   [SD96]). The source layout's ranks are ranks of the source group, the destination layout's
+   ranks are ranks of the destination group. Every rank of both groups calls it; is_source
+   says which side the caller is on (1 in one group, 0 in the other). Errors are returned on
+   every rank of both groups alike. Execute with (src, NULL) on the source side and
+   (NULL, dst) on the other. The plan runs over the groups merged (source first), so error
+   details number destination ranks after the source group's. */
+int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype type,
+                             MPI_Comm intercomm, int is_source, const redist_options *opt,
+                             redist_plan *plan);
+
 /* BMMC permutation (collective; [Cor97]). comm size P = 2^p, N = 2^n >= P elements, N/P per
    rank. The element at global index x sits on rank (x >> f) & (P-1), at local offset
    (x & ((1<<f)-1)) | ((x >> (f+p)) << f). It moves to global index y = A x xor complement

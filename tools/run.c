@@ -26,6 +26,9 @@ const char tool_run_help[] =
     "  --repeat n1xn2     n1 trials of n2 consecutive executes each (paper 000, Fig. 13);\n"
     "  --repeat R         R trials of 1 execute; default: chosen from a warm-up run\n"
     "  --verify           check every destination element; exit 1 if any is wrong\n"
+    "  --inter            two groups joined by an intercommunicator: the first P_src MPI\n"
+    "                     processes (--from must name them: procs, grid or ranks) send, the\n"
+    "                     others receive; --to's ranks count within the receiving group\n"
     "  --quiet            print one key=value line instead of the report\n"
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
@@ -287,6 +290,7 @@ typedef struct run_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int n1, n2;          /* 0: chosen from the warm-up */
     int verify, quiet;
+    int inter; /* --inter: source and destination groups joined by an intercommunicator */
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -295,7 +299,9 @@ typedef struct run_state {
     int rank, size;
     run_args a;
     tool_spec from, to;
-    MPI_Datatype type; /* MPI_DATATYPE_NULL until the arguments are good */
+    int p_src;                 /* --inter: the source group is world ranks 0 .. p_src - 1 */
+    MPI_Comm group, intercomm; /* --inter: this rank's group and the intercommunicator */
+    MPI_Datatype type;         /* MPI_DATATYPE_NULL until the arguments are good */
     redist_layout src_layout, dst_layout;
     tool_arrays data;
     redist_plan plan;
@@ -342,14 +348,51 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->verify = 1;
     else if (!strcmp(argv[*i], "--quiet") || !strcmp(argv[*i], "-q"))
         a->quiet = 1;
+    else if (!strcmp(argv[*i], "--inter"))
+        a->inter = 1;
     else
         return 0;
     return 1;
 }
 
+/* --inter: --from names the source group (world ranks 0 .. p_src - 1), --to is parsed over
+   the rest and its ranks moved past the source group's, so that both specs number world
+   ranks (the data is made and checked that way); the plan gets the group numbering back. */
+static int parse_inter_specs(run_state *s)
+{
+    char err[256];
+    int rank0 = s->rank == 0, rc = spec_parse(s->a.pair.from, 0, &s->from, err, sizeof err);
+    if (rc == -2)
+        return tool_error(
+            rank0, TOOL_USAGE,
+            "--from: with --inter it must name the source group's processes (procs, grid or ranks)");
+    if (rc != 0)
+        return tool_error(rank0, TOOL_USAGE, "--from: %s", err);
+    s->p_src = s->from.max_rank + 1;
+    if (s->p_src >= s->size)
+        return tool_error(
+            rank0, TOOL_USAGE,
+            "--inter: the source group takes %d of the %d MPI processes; none are left to receive",
+            s->p_src, s->size);
+    if (spec_parse(s->a.pair.to, s->size - s->p_src, &s->to, err, sizeof err) != 0)
+        return tool_error(rank0, TOOL_USAGE, "--to: %s", err);
+    if (s->to.max_rank >= s->size - s->p_src)
+        return tool_error(rank0, TOOL_USAGE,
+                          "--to: uses rank %d but the receiving group has %d processes",
+                          s->to.max_rank, s->size - s->p_src);
+    for (int i = 0; i < s->to.nprocs; i++)
+        s->to.ranks[i] += s->p_src;
+    s->to.max_rank += s->p_src;
+    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+        return tool_error(rank0, TOOL_USAGE, "%s", err);
+    return TOOL_OK;
+}
+
 /* Parses both specs; the same verdict on every rank. */
 static int parse_specs(run_state *s)
 {
+    if (s->a.inter)
+        return parse_inter_specs(s);
     char err[256];
     const char *name[2] = {"--from", "--to"};
     const char *text[2] = {s->a.pair.from, s->a.pair.to};
@@ -395,6 +438,29 @@ static int make_data(run_state *s)
     return TOOL_OK;
 }
 
+/* --inter: the two groups, joined; the destination layout in its group's numbering. */
+static int plan_inter(run_state *s, const redist_options *opt)
+{
+    int is_source = s->rank < s->p_src;
+    MPI_Comm_split(s->comm, is_source, s->rank, &s->group);
+    MPI_Intercomm_create(s->group, 0, s->comm, is_source ? s->p_src : 0, 1, &s->intercomm);
+    redist_layout dst = NULL;
+    const tool_spec *to = &s->to;
+    int *ranks = malloc((size_t)to->nprocs * sizeof *ranks);
+    int rc = ranks != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (int i = 0; ranks != NULL && i < to->nprocs; i++)
+        ranks[i] = to->ranks[i] - s->p_src;
+    if (rc == REDIST_SUCCESS)
+        rc = redist_layout_create(to->ndims, to->extent, to->block, to->grid, to->first, ranks,
+                                  to->order, &dst);
+    free(ranks);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_plan_create_inter(s->src_layout, dst, s->type, s->intercomm, is_source, opt,
+                                      &s->plan);
+    redist_layout_free(&dst);
+    return rc;
+}
+
 /* The plan, its creation timed on the slowest rank, and its statistics. */
 static int make_plan(run_state *s)
 {
@@ -404,7 +470,9 @@ static int make_plan(run_state *s)
     opt.algorithm = s->a.pair.algorithm;
     MPI_Barrier(s->comm);
     double t0 = MPI_Wtime();
-    int rc = redist_plan_create(s->src_layout, s->dst_layout, s->type, s->comm, &opt, &s->plan);
+    int rc = s->a.inter ? plan_inter(s, &opt)
+                        : redist_plan_create(s->src_layout, s->dst_layout, s->type, s->comm, &opt,
+                                             &s->plan);
     double mine = MPI_Wtime() - t0;
     MPI_Allreduce(&mine, &s->plan_seconds, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     rc = tool_agree_code(rc, s->comm);
@@ -572,6 +640,10 @@ static void run_free(run_state *s)
     tool_arrays_free(&s->data);
     spec_free(&s->from);
     spec_free(&s->to);
+    if (s->intercomm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->intercomm);
+    if (s->group != MPI_COMM_NULL)
+        MPI_Comm_free(&s->group);
 }
 
 int tool_run(int argc, char **argv)
@@ -580,6 +652,7 @@ int tool_run(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.comm = MPI_COMM_WORLD;
     s.type = MPI_DATATYPE_NULL;
+    s.group = s.intercomm = MPI_COMM_NULL;
     MPI_Comm_rank(s.comm, &s.rank);
     MPI_Comm_size(s.comm, &s.size);
 

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The three ways programs meet (examples/): one MPMD launch, a program that spawns its
+# partner, and two jobs launched separately that meet through a port (with ompi-server as
+# their common name server). Each run checks every element on the receiving side and exits
+# non-zero on a wrong element or a library error.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${BUILD_DIR:?}" "${MPIEXEC:?}"
+ex="$BUILD_DIR/examples"
+# Processes of different jobs (spawned, connected) reach each other over TCP only.
+flags="${MPIEXEC_PREFLAGS/self,vader/self,vader,tcp}"
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$CLI_OUT" "$CLI_ERR"; [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null' EXIT
+
+# expect_verified NAME: the last run exited 0 and every receiving rank reported 0 wrong.
+expect_verified() {
+    if [[ "$CLI_STATUS" != 0 ]]; then fail "$1: exit $CLI_STATUS"
+    elif ! grep -q "0 wrong" "$CLI_OUT" || grep -Eq " [1-9][0-9]* wrong" "$CLI_OUT"; then
+        fail "$1: not every element verified"
+    else echo "ok: $1"; fi
+}
+
+# shellcheck disable=SC2086
+run_cmd 120 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 2 "$ex/mpmd" producer : -n 3 "$ex/mpmd" consumer
+expect_verified "MPMD, 2 producers -> 3 consumers"
+# shellcheck disable=SC2086
+run_cmd 120 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 3 "$ex/mpmd" producer : -n 1 "$ex/mpmd" consumer
+expect_verified "MPMD, 3 producers -> 1 consumer"
+
+# shellcheck disable=SC2086
+run_cmd 120 "$MPIEXEC" $flags -n 2 "$ex/spawn" 3
+expect_verified "spawn, 2 parents -> 3 children"
+
+if command -v ompi-server >/dev/null; then
+    ompi-server --no-daemonize -r "$work/uri.txt" >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 100); do [[ -s "$work/uri.txt" ]] && break; sleep 0.1; done
+    # shellcheck disable=SC2086
+    timeout -k 5 120 "$MPIEXEC" $flags --ompi-server "file:$work/uri.txt" -n 2 "$ex/meet" server \
+        "$work/port.txt" >"$work/srv.out" 2>&1 &
+    srv=$!
+    # shellcheck disable=SC2086
+    run_cmd 120 "$MPIEXEC" $flags --ompi-server "file:$work/uri.txt" -n 3 "$ex/meet" client \
+        "$work/port.txt"
+    expect_verified "two jobs meet through a port, 2 -> 3"
+    srv_status=0
+    wait "$srv" || srv_status=$?
+    if [[ $srv_status != 0 ]]; then fail "the server job exited $srv_status: $(head -c 400 "$work/srv.out")"
+    else echo "ok: the server job"; fi
+else
+    fail "ompi-server not found (Open MPI's name server, in openmpi-bin)"
+fi
+finish
