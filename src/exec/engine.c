@@ -72,6 +72,11 @@ int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[])
     return post(p, 0, i, reqs);
 }
 
+int redist__post_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
+{
+    return post(p, 1, i, reqs);
+}
+
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
 {
     const redist__msg *m = &p->send.msgs[i];

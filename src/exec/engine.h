@@ -11,6 +11,9 @@ int64_t redist__msg_requests(const struct redist_plan_s *p, int is_send, int i);
 int64_t redist__side_requests(const struct redist_plan_s *p, int is_send);
 /* Post receive message i; returns the number of requests written, or an error (< 0). */
 int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[]);
+/* Send message i as it stands in the send buffer (the algorithm packed it); returns requests
+   written, or an error. */
+int redist__post_send(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* Pack (unless dry) and send message i; returns requests written, or an error. */
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* For send message i to a node peer: post the receive of its acknowledgement (returns 1);

@@ -61,7 +61,7 @@ static int64_t walk(redist_layout l, const side *s, int rank, double *a, int che
 /* The algorithms that must apply to a pair on disjoint process sets (docs/algorithms.md). */
 static int must_apply(const char *name)
 {
-    static const char *const same_set_only[] = {"general", "ky-to-y",    "x-to-kx", "gcd",
+    static const char *const same_set_only[] = {"ky-to-y", "x-to-kx",    "gcd",
                                                 "lcm",     "multiphase", "bmmc"};
     for (size_t i = 0; i < sizeof same_set_only / sizeof *same_set_only; i++)
         if (!strcmp(name, same_set_only[i]))

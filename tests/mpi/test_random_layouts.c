@@ -367,7 +367,8 @@ static void check_src_intact(ctx_t *cx, const unsigned char *src, const int64_t 
 /* Algorithms the header names; they must handle every pair (never NOT_APPLICABLE). */
 static int always_applicable(const char *name)
 {
-    static const char *names[] = {"auto", "direct-async", "direct", "alltoallv", "alltoallw"};
+    static const char *names[] = {"auto",      "direct-async", "direct",
+                                  "alltoallv", "alltoallw",    "general"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -378,7 +379,8 @@ static int always_applicable(const char *name)
 static int direct_traffic(const char *name)
 {
     return strcmp(name, "direct") == 0 || strcmp(name, "direct-async") == 0 ||
-           strcmp(name, "alltoallv") == 0 || strcmp(name, "alltoallw") == 0;
+           strcmp(name, "alltoallv") == 0 || strcmp(name, "alltoallw") == 0 ||
+           strcmp(name, "general") == 0;
 }
 
 typedef struct {

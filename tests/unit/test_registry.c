@@ -310,7 +310,8 @@ static void check_bmmc(void)
     free_pair(ls);
 }
 
-/* A pair on different process sets: only the general-purpose algorithms apply. */
+/* A pair on different process sets: the general-purpose algorithms (general among them) apply,
+   the same-set ones do not. */
 static void check_other_sets(void)
 {
     int64_t n = 777, x = 5, y = 3;
@@ -320,11 +321,12 @@ static void check_other_sets(void)
     redist_layout_create(1, &n, &y, &g2, NULL, r2, REDIST_ROW_MAJOR, &ls[1]);
     redist__case c;
     CHECK(redist__pair_case(ls[0], ls[1], 5, 8, &c, NULL, NULL) == 0, "pair case");
-    static const char *const only_same_set[] = {"general", "ky-to-y",    "x-to-kx", "gcd",
+    static const char *const only_same_set[] = {"ky-to-y", "x-to-kx",    "gcd",
                                                 "lcm",     "multiphase", "bmmc"};
     for (size_t i = 0; i < sizeof only_same_set / sizeof *only_same_set; i++)
         CHECK(algo(only_same_set[i])->applicable(&c) == REDIST_ERR_NOT_APPLICABLE,
               "%s applies to disjoint sets", only_same_set[i]);
+    CHECK(algo("general")->applicable(&c) == REDIST_SUCCESS, "general refuses disjoint sets");
     check_formulas(&c, "2 ranks -> 3 other ranks");
     check_auto(&c, "2 ranks -> 3 other ranks");
     free_pair(ls);
