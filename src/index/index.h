@@ -76,6 +76,16 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
                                int k, int side, int coord, redist__dim_pattern *out);
 void redist__dim_pattern_free(redist__dim_pattern *p);
 
+/* Regular sections (sections.c, [SD96] §4): along dimension k, layout l gives each coordinate
+   one contiguous interval of the global indices (one block per coordinate, or one
+   coordinate). When src or dst is such a layout along k, redist__dim_pattern_create builds
+   the dimension's pattern with redist__dim_sections_create: at most three run groups per
+   peer, in time O(peers) whatever the extent. */
+int redist__interval_dim(const struct redist_layout_s *l, int k);
+int redist__dim_sections_create(const struct redist_layout_s *src,
+                                const struct redist_layout_s *dst, int k, int side, int coord,
+                                redist__dim_pattern *out);
+
 /* One level of a message: a dimension's run groups with the local strides (in elements)
    of that dimension in the source and destination arrays. Levels go from the slowest to
    the fastest dimension of the source's storage order; the message buffer holds the

@@ -9,6 +9,10 @@
  * of run groups (offset, length, count) computed from the blocks of one period: plan time and
  * memory grow with blocks per period, never with the number of elements.
  *
+ * A dimension along which either layout gives each coordinate one contiguous interval (one
+ * block per coordinate: the period would be the whole extent) takes [SD96]'s regular
+ * sections instead (sections.c): at most three run groups per peer.
+ *
  * N-D messages are Cartesian products of per-dimension run groups ([TCR96] §2: dimension
  * by dimension). A message's elements are ordered by the nesting of the source storage order
  * (slowest dimension outside), run group by run group, replica by replica; sender and
@@ -230,6 +234,8 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
 int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                                int k, int side, int coord, redist__dim_pattern *out)
 {
+    if (redist__interval_dim(src, k) || redist__interval_dim(dst, k))
+        return redist__dim_sections_create(src, dst, k, side, coord, out);
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
     int64_t period = dim_period(src, dst, k);

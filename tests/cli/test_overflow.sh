@@ -118,14 +118,22 @@ expect_nomem() {
     elif ! grep -q "$dim" "$CLI_ERR"; then fail "stderr does not name '$dim': $*"
     else echo "ok: out of memory, $dim, in $ms ms: $*"; fi
 }
-expect_nomem "dimension 0" "${EXPLAIN[@]}" --from n=2^62,block=9223372036854775807 \
-    --to n=2^62,block=3 --procs 2 --type char
 expect_nomem "dimension 0" "${EXPLAIN[@]}" --from n=2^62,block=2^40,procs=4 \
     --to n=2^62,block=3 --type char
-expect_nomem "dimension 0" "${EXPLAIN[@]}" --from n=2^62,block=2^62,procs=4 \
-    --to n=2^62,block=3 --type char
-expect_nomem "dimension 1" "${EXPLAIN[@]}" --from n=4x2^60,block=1x9223372036854775807,grid=2x2 \
-    --to n=4x2^60,block=2x7,grid=2x2 --type char
+
+# ---- One block per process against cyclic: regular sections, planned at once. --------------
+for args in "--from n=2^62,block=9223372036854775807 --to n=2^62,block=3 --procs 2" \
+    "--from n=2^62,block=2^62,procs=4 --to n=2^62,block=3" \
+    "--from n=2^62,block=1,procs=3 --to n=2^62,block=2^60,procs=4"; do
+    # shellcheck disable=SC2086
+    expect_fast_ok 10 "${EXPLAIN[@]}" $args --type char --json
+    json_check 'd["pattern"]["total_bytes"] + d["pattern"]["bytes_copied"] == 2**62' \
+        "sections: 2^62 bytes in all: $args"
+done
+expect_fast_ok 10 "${EXPLAIN[@]}" --from n=4x2^60,block=1x9223372036854775807,grid=2x2 \
+    --to n=4x2^60,block=2x7,grid=2x2 --type char --json
+json_check 'd["pattern"]["total_bytes"] + d["pattern"]["bytes_copied"] == 2**62' \
+    "sections: 4 x 2^60 bytes in all"
 
 # ---- Under MPI: block 5e18 on 2 ranks runs and verifies. ----------------------------------
 if [[ -n "${MPIEXEC:-}" ]]; then

@@ -294,6 +294,68 @@ static void period_replication(void)
           (long long)counts[0], (long long)counts[1]);
 }
 
+/* Interval dimensions (one block per coordinate, or one coordinate) take [SD96]'s regular
+   sections: every pair of Block <-> Cyclic with every first coordinate, the interval on either
+   side, and blocks larger than the extent. */
+static void interval_sections(void)
+{
+    int ranks_rev[6];
+    for (int i = 0; i < 6; i++)
+        ranks_rev[i] = 5 - i;
+    for (int64_t n = 1; n <= 31; n += 3)
+        for (int p = 1; p <= 5; p++)
+            for (int64_t extra = 0; extra <= 2; extra++) {
+                int64_t b = (n + p - 1) / p + extra * n; /* one block per coordinate */
+                for (int f = 0; f < p; f++) {
+                    redist_layout a = make1(n, b, p, f, NULL);
+                    for (int64_t b2 = 1; b2 <= 7; b2 += 2)
+                        for (int p2 = 1; p2 <= 5; p2++) {
+                            redist_layout c = make1(n, b2, p2, (int)((n + f) % p2), ranks_rev);
+                            CHECK(redist__interval_dim(a, 0), "n %lld b %lld p %d: interval",
+                                  (long long)n, (long long)b, p);
+                            check_pattern(a, c, 6);
+                            check_pattern(c, a, 6);
+                            redist_layout_free(&c);
+                        }
+                    redist_layout_free(&a);
+                }
+            }
+    redist_layout a = make1(10, 3, 4, 0, NULL); /* 3 * 4 >= 10: one block each */
+    redist_layout c = make1(10, 2, 4, 0, NULL);
+    CHECK(redist__interval_dim(a, 0) && !redist__interval_dim(c, 0), "interval_dim");
+    redist_layout_free(&a);
+    redist_layout_free(&c);
+}
+
+/* Block(K) <-> Cyclic(1): the regular sections store a fixed number of run groups, not one
+   per element, and plan in time independent of n (here up to 2^60, blocks up to 2^62). */
+static void sections_independent_of_extent(void)
+{
+    int64_t sizes[3] = {1000000, 1000000000000LL, 1LL << 60}, runs[3][2];
+    int ranks[3] = {4, 5, 6};
+    for (int i = 0; i < 3; i++) {
+        int64_t n = sizes[i];
+        redist_layout blk = make1(n, i == 2 ? (int64_t)1 << 62 : (n + 3) / 4, 4, 1, NULL);
+        redist_layout cyc = make1(n, 1, 3, 2, ranks);
+        for (int dir = 0; dir < 2; dir++) {
+            redist_layout s = dir ? cyc : blk, d = dir ? blk : cyc;
+            int rank = dir ? 5 : 1; /* a rank of the source */
+            redist__side side;
+            CHECK(redist__side_create(s, d, REDIST__SIDE_SRC, rank, &side) == 0, "side");
+            runs[i][dir] = redist__side_runs(&side);
+            int64_t expect = 0;
+            redist_layout_local_size(s, rank, &expect);
+            CHECK(side.total_elems == expect, "n %lld: rank %d sends %lld of its %lld elements",
+                  (long long)n, rank, (long long)side.total_elems, (long long)expect);
+            CHECK(runs[i][dir] <= 9, "n %lld: %lld run groups", (long long)n,
+                  (long long)runs[i][dir]);
+            redist__side_free(&side);
+        }
+        redist_layout_free(&blk);
+        redist_layout_free(&cyc);
+    }
+}
+
 static void local_extent_matches_numroc(void)
 {
     /* ScaLAPACK's NUMROC for n = 6000, nb = 36 on 2 processes: 3012 and 2988. */
@@ -309,6 +371,8 @@ int main(void)
     exhaustive_1d();
     random_nd();
     period_replication();
+    interval_sections();
+    sections_independent_of_extent();
     if (failures) {
         printf(" Found %ld errors\n", failures);
         return 1;

@@ -1,0 +1,208 @@
+/* Regular sections ([SD96] §4, Fig. 1) for a dimension along which one layout gives each
+ * coordinate a single contiguous interval of the global indices: one block per coordinate
+ * (b P >= n: Block(K) in [SD96]'s terms, its n = 0) or one coordinate (P = 1).
+ *
+ * The periodic pattern (pattern.c) repeats every L = lcm(b P, b' P') elements; a Block(K)
+ * layout has L >= n, so its period is the whole extent and its run groups grow with the
+ * number of the other side's blocks in the interval (Block -> Cyclic(1): one run per
+ * element). [SD96] instead fixes the block index n (or n') to zero in equation (2) and
+ * enumerates I(p, p') as a regular section first : last : stride: the other layout's blocks
+ * of coordinate p' inside p's interval, every P' K' global elements (Fig. 1, rows 2-3; rows
+ * 1 and 2-3 with both sides blocks give a single run). That is at most three run groups per
+ * pair (a clipped first block, the full blocks as one group of `count` replicas, a clipped
+ * last block), computed from the distribution parameters in constant time per pair: plan
+ * time O(peers), whatever n.
+ *
+ * The runs of a pair list its indices in increasing global order, and both ends of a pair
+ * compute the same list (the choice of builder depends on the two layouts only), so sender
+ * and receiver agree on the message layout.
+ */
+#include "index/index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int redist__interval_dim(const struct redist_layout_s *l, int k)
+{
+    int64_t n = l->extent[k], P = l->grid[k];
+    return n > 0 && (P == 1 || l->block[k] >= n / P + (n % P != 0));
+}
+
+/* The interval layout A and the other layout B of a section pair; a coordinate of each. */
+typedef struct pair_geometry {
+    const struct redist_layout_s *A, *B;
+    int k, a_is_src;
+} pair_geometry;
+
+/* Coordinate a's interval [*lo, *hi) of A (empty when lo >= hi). */
+static void interval_of(const pair_geometry *g, int a, int64_t *lo, int64_t *hi)
+{
+    const struct redist_layout_s *A = g->A;
+    int64_t n = A->extent[g->k], P = A->grid[g->k], b = A->block[g->k];
+    if (P == 1) {
+        *lo = 0;
+        *hi = n;
+        return;
+    }
+    int64_t r = ((int64_t)a - A->first[g->k] + P) % P;
+    *lo = r > 0 && b > n / r ? n : r * b; /* r * b > n: the coordinate holds nothing */
+    *hi = n - *lo < b ? n : *lo + b;
+}
+
+/* The blocks t0 .. t1 (t-th block of coordinate d: global block j = j_d + t P_B) of B's
+   coordinate d that meet [lo, hi); returns 0 if none. */
+static int blocks_meeting(const pair_geometry *g, int d, int64_t lo, int64_t hi, int64_t *t0,
+                          int64_t *t1)
+{
+    const struct redist_layout_s *B = g->B;
+    int64_t bb = B->block[g->k], pb = B->grid[g->k];
+    int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
+    if (lo >= hi)
+        return 0;
+    int64_t jlo = lo / bb, jhi = (hi - 1) / bb;
+    *t0 = jlo <= jd ? 0 : (jlo - jd + pb - 1) / pb;
+    if (jhi < jd)
+        return 0;
+    *t1 = (jhi - jd) / pb;
+    return *t0 <= *t1;
+}
+
+/* Appends run (a_off on A, b_off on B) in the pattern's (src, dst) orientation. */
+static void add_run(const pair_geometry *g, redist__run *runs, int64_t *n, int64_t a_off,
+                    int64_t b_off, int64_t len, int64_t count)
+{
+    if (len <= 0 || count <= 0)
+        return;
+    runs[(*n)++] = g->a_is_src ? (redist__run){a_off, b_off, len, count}
+                               : (redist__run){b_off, a_off, len, count};
+}
+
+/* The runs of pair (A coordinate a, B coordinate d): at most three. Returns the elements. */
+static int64_t pair_runs(const pair_geometry *g, int a, int d, redist__run *runs, int64_t *nruns)
+{
+    const struct redist_layout_s *B = g->B;
+    int64_t bb = B->block[g->k], pb = B->grid[g->k];
+    int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
+    int64_t lo, hi, t0, t1, elems = 0;
+    *nruns = 0;
+    interval_of(g, a, &lo, &hi);
+    if (!blocks_meeting(g, d, lo, hi, &t0, &t1))
+        return 0;
+    for (int64_t t = t0; t <= t1;) {
+        int64_t s = (jd + t * pb) * bb; /* block start: < hi <= n, no overflow */
+        int64_t e = hi - s < bb ? hi : s + bb, from = s < lo ? lo : s;
+        int full = from == s && e == s + bb;
+        /* Full blocks after this one, up to the last (which may be clipped at hi). */
+        int64_t count = 1;
+        if (full) {
+            int64_t last = t1;
+            int64_t last_s = (jd + last * pb) * bb;
+            if (hi - last_s < bb)
+                last--; /* the last block is clipped */
+            count = last >= t ? last - t + 1 : 1;
+        }
+        add_run(g, runs, nruns, from - lo, t * bb + (from - s), e - from, count);
+        elems += (e - from) * count;
+        t += count;
+    }
+    return elems;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Candidate peers of A coordinate a: the B coordinates owning blocks in a's interval. */
+static int peers_of_a(const pair_geometry *g, int a, int *out)
+{
+    const struct redist_layout_s *B = g->B;
+    int64_t bb = B->block[g->k], pb = B->grid[g->k], lo, hi;
+    interval_of(g, a, &lo, &hi);
+    if (lo >= hi)
+        return 0;
+    int64_t jlo = lo / bb, jhi = (hi - 1) / bb, nblocks = jhi - jlo + 1;
+    int n = 0;
+    for (int64_t j = jlo; j < jlo + (nblocks < pb ? nblocks : pb); j++)
+        out[n++] = (int)((j + B->first[g->k]) % pb);
+    return n;
+}
+
+/* Candidate peers of B coordinate d: the A coordinates whose interval meets a block of d.
+   Walks d's blocks when that is cheaper than testing every A coordinate. */
+static int peers_of_b(const pair_geometry *g, int d, int *out)
+{
+    const struct redist_layout_s *A = g->A, *B = g->B;
+    int64_t pa = A->grid[g->k], ba = A->block[g->k], n = A->extent[g->k];
+    int64_t bb = B->block[g->k], pb = B->grid[g->k];
+    int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
+    if (pa == 1)
+        return (out[0] = 0, 1);
+    int64_t nblocks = (n - 1) / bb + 1, mine = jd < nblocks ? (nblocks - 1 - jd) / pb + 1 : 0;
+    int cnt = 0;
+    if ((double)mine * ((double)(bb / ba) + 2.0) < (double)pa) {
+        int64_t prev = -1;
+        for (int64_t t = 0; t < mine; t++) {
+            int64_t s = (jd + t * pb) * bb, e = n - s < bb ? n : s + bb;
+            for (int64_t r = s / ba; r <= (e - 1) / ba && r < pa; r++)
+                if (r != prev)
+                    out[cnt++] = (int)((r + A->first[g->k]) % pa), prev = r;
+        }
+        return cnt;
+    }
+    for (int64_t c = 0; c < pa; c++) {
+        int64_t lo, hi, t0, t1;
+        interval_of(g, (int)c, &lo, &hi);
+        if (blocks_meeting(g, d, lo, hi, &t0, &t1))
+            out[cnt++] = (int)c;
+    }
+    return cnt;
+}
+
+int redist__dim_sections_create(const struct redist_layout_s *src,
+                                const struct redist_layout_s *dst, int k, int side, int coord,
+                                redist__dim_pattern *out)
+{
+    pair_geometry g = {src, dst, k, 1};
+    if (!redist__interval_dim(src, k))
+        g = (pair_geometry){dst, src, k, 0};
+    int mine_is_a = (side == REDIST__SIDE_SRC) == g.a_is_src;
+    const struct redist_layout_s *other = mine_is_a ? g.B : g.A;
+    int64_t pb = g.B->grid[k], bb = g.B->block[k], n = src->extent[k];
+    int64_t a_period = bb <= n / pb ? pb * bb : 0; /* 0: no block of B recurs in an interval */
+    memset(out, 0, sizeof *out);
+    out->src_period = g.a_is_src ? a_period : bb;
+    out->dst_period = g.a_is_src ? bb : a_period;
+    int *peers = malloc((size_t)other->grid[k] * sizeof *peers);
+    out->peer = malloc((size_t)other->grid[k] * sizeof *out->peer);
+    out->elems = malloc((size_t)other->grid[k] * sizeof *out->elems);
+    out->first_run = malloc(((size_t)other->grid[k] + 1) * sizeof *out->first_run);
+    out->runs = malloc((3 * (size_t)other->grid[k] + 1) * sizeof *out->runs);
+    if (!peers || !out->peer || !out->elems || !out->first_run || !out->runs) {
+        free(peers);
+        free(out->peer);
+        free(out->elems);
+        free(out->first_run);
+        free(out->runs);
+        memset(out, 0, sizeof *out);
+        return redist__fail(REDIST_ERR_NOMEM, "sections of dimension %d", k);
+    }
+    int np = mine_is_a ? peers_of_a(&g, coord, peers) : peers_of_b(&g, coord, peers);
+    qsort(peers, (size_t)np, sizeof *peers, compare_int);
+    int64_t nruns = 0;
+    for (int i = 0; i < np; i++) {
+        int64_t added = 0;
+        int64_t elems = mine_is_a ? pair_runs(&g, coord, peers[i], out->runs + nruns, &added)
+                                  : pair_runs(&g, peers[i], coord, out->runs + nruns, &added);
+        if (elems == 0)
+            continue;
+        out->peer[out->npeers] = peers[i];
+        out->elems[out->npeers] = elems;
+        out->first_run[out->npeers++] = nruns;
+        nruns += added;
+    }
+    out->first_run[out->npeers] = nruns;
+    free(peers);
+    return REDIST_SUCCESS;
+}
