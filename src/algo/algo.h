@@ -33,6 +33,14 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
 double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m,
                                      int transport);
 
+/* direct-async's engine (direct_async.c), shared by [SD96]'s section algorithms
+   (sections.c): buffers and requests; post every receive, then pack and send the messages
+   starting with message `first` (in rotation), copy the self part; unpack on arrival. */
+int redist__direct_async_setup(struct redist_plan_s *p);
+int redist__direct_async_start_from(struct redist_plan_s *p, int first);
+int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__direct_async_destroy(struct redist_plan_s *p);
+
 /* Every algorithm's options: checked (the first error), and fingerprinted for the
    agreement (every option field once). NULL options are the defaults. */
 int redist__check_algorithm_options(const redist_options *opt, int comm_size);
@@ -47,6 +55,5 @@ void redist__fingerprint_algorithm_options(redist__fingerprints *fp, const redis
 int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout from,
                               redist_layout to, const redist_options *opt, int local_err,
                               redist_plan *child);
-
 
 #endif

@@ -9,6 +9,7 @@
  *   or datatype pieces, bytes).
  * Buffers: the whole send and receive volume, allocated at plan time.
  */
+#include "algo/algo.h"
 #include "exec/engine.h"
 
 #include <stdlib.h>
@@ -24,7 +25,7 @@ typedef struct state {
     int recvs_left; /* receive messages not yet unpacked */
 } state;
 
-static void destroy(struct redist_plan_s *p)
+void redist__direct_async_destroy(struct redist_plan_s *p)
 {
     state *s = p->algo_state;
     if (s == NULL)
@@ -37,7 +38,7 @@ static void destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
-static int setup(struct redist_plan_s *p)
+int redist__direct_async_setup(struct redist_plan_s *p)
 {
     state *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -61,6 +62,11 @@ static int setup(struct redist_plan_s *p)
 
 static int start(struct redist_plan_s *p)
 {
+    return redist__direct_async_start_from(p, 0);
+}
+
+int redist__direct_async_start_from(struct redist_plan_s *p, int first)
+{
     state *s = p->algo_state;
     int k = 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
@@ -80,8 +86,8 @@ static int start(struct redist_plan_s *p)
             return n;
         s->nacks += n;
     }
-    for (int i = 0; i < p->send.nmsgs; i++) {
-        int n = redist__pack_and_send(p, i, s->reqs + k);
+    for (int j = 0; j < p->send.nmsgs; j++) {
+        int n = redist__pack_and_send(p, (first + j) % p->send.nmsgs, s->reqs + k);
         if (n < 0)
             return n;
         k += n;
@@ -105,7 +111,7 @@ static int unpack_arrivals(struct redist_plan_s *p, state *s, int count)
     return REDIST_SUCCESS;
 }
 
-static int progress(struct redist_plan_s *p, int blocking, int *done)
+int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     state *s = p->algo_state;
     while (s->recvs_left > 0) {
@@ -156,10 +162,10 @@ const redist__algorithm redist__algo_direct_async = {
     .steps = redist__one_step,
     .predict = predict,
     .transports = REDIST__T_PACK | REDIST__T_DATATYPE,
-    .setup = setup,
+    .setup = redist__direct_async_setup,
     .start = start,
-    .progress = progress,
-    .destroy = destroy,
+    .progress = redist__direct_async_progress,
+    .destroy = redist__direct_async_destroy,
     .uses_shm = 1,
     .packs = 1,
 };

@@ -21,7 +21,12 @@
     X(x_to_kx)                                                                                     \
     X(gcd)                                                                                         \
     X(lcm)                                                                                         \
-    X(bmmc)
+    X(bmmc)                                                                                        \
+    X(block_to_block)                                                                              \
+    X(block_to_cyclic)                                                                             \
+    X(cyclic_to_block)                                                                             \
+    X(tk_to_k)                                                                                     \
+    X(k_to_tk)
 
 #define REDIST__DECLARE(v) extern const redist__algorithm redist__algo_##v;
 REDIST__ALGORITHMS(REDIST__DECLARE)

@@ -151,11 +151,26 @@ typedef struct redist__shape {
                         else 0 */
     int table;       /* [LBP96]'s table case R_x(K, P) or its dual, dimension by dimension */
     redist__table_case tc;
-    int64_t lcm; /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
-    int bpc;     /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
+    int64_t lcm;       /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
+    unsigned sections; /* the [SD96] §4 cases (REDIST__SD_* bits) every dimension is in */
+    int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;
 } redist__shape;
+/* [SD96] Fig. 1's cases, per dimension: Block(K) -> Block(K') (both sides one interval per
+   coordinate), Block(K) -> Cyclic(K') (the source), Cyclic(K) -> Block(K') (the destination),
+   Cyclic(TK') -> Cyclic(K') (source block a multiple of the destination's), Cyclic(K) ->
+   Cyclic(TK). A dimension of extent 0 is in every case. */
+enum {
+    REDIST__SD_BLOCK_BLOCK = 1,
+    REDIST__SD_BLOCK_CYCLIC = 2,
+    REDIST__SD_CYCLIC_BLOCK = 4,
+    REDIST__SD_TK_K = 8,
+    REDIST__SD_K_TK = 16
+};
+/* The REDIST__SD_* cases that hold along every dimension (sections.c). */
+unsigned redist__sections_cases(const struct redist_layout_s *src,
+                                const struct redist_layout_s *dst);
 /* Classifies a pair of layouts of the same array. */
 void redist__shape_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                       redist__shape *out);

@@ -28,6 +28,24 @@ int redist__interval_dim(const struct redist_layout_s *l, int k)
     return n > 0 && (P == 1 || l->block[k] >= n / P + (n % P != 0));
 }
 
+unsigned redist__sections_cases(const struct redist_layout_s *src,
+                                const struct redist_layout_s *dst)
+{
+    unsigned all = REDIST__SD_BLOCK_BLOCK | REDIST__SD_BLOCK_CYCLIC | REDIST__SD_CYCLIC_BLOCK |
+                   REDIST__SD_TK_K | REDIST__SD_K_TK;
+    for (int k = 0; k < src->ndims; k++) {
+        if (src->extent[k] == 0)
+            continue;
+        int is = redist__interval_dim(src, k), id = redist__interval_dim(dst, k);
+        int64_t x = src->block[k], y = dst->block[k];
+        unsigned here = (is && id ? REDIST__SD_BLOCK_BLOCK : 0u) |
+                        (is ? REDIST__SD_BLOCK_CYCLIC : 0u) | (id ? REDIST__SD_CYCLIC_BLOCK : 0u) |
+                        (x % y == 0 ? REDIST__SD_TK_K : 0u) | (y % x == 0 ? REDIST__SD_K_TK : 0u);
+        all &= here;
+    }
+    return all;
+}
+
 /* The interval layout A and the other layout B of a section pair; a coordinate of each. */
 typedef struct pair_geometry {
     const struct redist_layout_s *A, *B;

@@ -62,5 +62,6 @@ void redist__shape_of(const struct redist_layout_s *src, const struct redist_lay
     out->ratio_K = redist__ratio_detect(src, dst, &dual);
     out->table = redist__table_detect(src, dst, &out->tc);
     out->lcm = out->table ? 0 : redist__lcm_detect(src, dst);
+    out->sections = redist__sections_cases(src, dst);
     out->bpc = redist__bpc_detect(src, dst, &out->bpc_n, &out->bpc_p, &out->bpc_f1, &out->bpc_f2);
 }

@@ -154,18 +154,20 @@ typedef struct {
     int one_pointer; /* a rank with data on one side only passes that array as src and dst */
 } case_t;
 
-/* The algorithms the header names (and "auto") handle every redistribution; "general" every
-   1-D pair on the same ranks, grid and first coordinate (docs/algorithms.md). The others
-   may answer NOT_APPLICABLE (on every rank alike). */
+/* The algorithms the header names (and "auto") and "general" handle every redistribution,
+   [SD96]'s section algorithms those of their case (docs/algorithms.md). The others may
+   answer NOT_APPLICABLE (on every rank alike). */
 static int must_apply(const char *alg, const case_t *cs)
 {
     static const char *names[] = {"auto", "direct-async", "direct", "alltoallv", "alltoallw"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(alg, names[i]) == 0)
             return 1;
-    int same_line = cs->src.nranks == cs->dst.nranks &&
-                    memcmp(cs->src.ranks, cs->dst.ranks, sizeof(int) * (size_t)cs->src.nranks) == 0;
-    return strcmp(alg, "general") == 0 && same_line;
+    int sections = mtest_sections_apply(alg, 1, &cs->n, &cs->src.block, &cs->src.nranks,
+                                        &cs->dst.block, &cs->dst.nranks);
+    if (sections >= 0)
+        return sections;
+    return strcmp(alg, "general") == 0;
 }
 
 static side_t on_rank(int64_t block, int r, int order)

@@ -59,8 +59,11 @@ static int64_t walk(redist_layout l, const side *s, int rank, double *a, int che
 }
 
 /* The algorithms that must apply to a pair on disjoint process sets (docs/algorithms.md). */
-static int must_apply(const char *name)
+static int must_apply(const char *name, const side *s, const side *d)
 {
+    int sections = mtest_sections_apply(name, s->nd, s->n, s->block, s->grid, d->block, d->grid);
+    if (sections >= 0)
+        return sections;
     static const char *const same_set_only[] = {"ky-to-y", "x-to-kx",    "gcd",
                                                 "lcm",     "multiphase", "bmmc"};
     for (size_t i = 0; i < sizeof same_set_only / sizeof *same_set_only; i++)
@@ -110,14 +113,14 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
         redist_plan plan = NULL;
         int rc = agreed(redist_plan_create_inter(ls, ld, MPI_DOUBLE, inter, is_source, &opt, &plan),
                         what);
-        if (rc == REDIST_ERR_NOT_APPLICABLE && !must_apply(name))
+        if (rc == REDIST_ERR_NOT_APPLICABLE && !must_apply(name, s, d))
             continue;
         if (rc != REDIST_SUCCESS) {
             fail(what, "plan_create_inter: %s (%s)", redist_strerror(rc),
                  redist_last_error_detail());
             continue;
         }
-        if (!must_apply(name))
+        if (!must_apply(name, s, d))
             fail(what, "applies to disjoint sets");
         for (int pass = 0; pass < 2; pass++) {
             for (int64_t k = 0; k < nd; k++)

@@ -32,6 +32,9 @@ static int power_of_two(int64_t v)
    library: a forced algorithm that should apply and refuses is a failure, not a skip. */
 static int must_apply(const char *name, int64_t n, int64_t x, int64_t y, int P, int first)
 {
+    int sections = mtest_sections_apply(name, 1, &n, &x, &P, &y, &P);
+    if (sections >= 0)
+        return sections;
     int ratio = x % y == 0 || y % x == 0;
     if (!strcmp(name, "multiphase"))
         return ratio;

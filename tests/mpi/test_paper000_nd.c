@@ -46,11 +46,16 @@ static int64_t walk(redist_layout l, int nd, const int64_t *n, const int64_t *bl
 }
 
 /* The algorithms that must apply to a table case dimension by dimension (N-D, one dimension
-   changing, K <= its grid): all but the 1-D ones ([TCR96]'s other four, multiphase, bmmc),
-   which must not (general applies to every pair). Worked out here; a forced algorithm that should
-   apply and refuses is a failure. */
-static int must_apply(const char *name)
+   changing, K <= its grid): [SD96]'s section algorithms where their case holds
+   (mtest_sections_apply), and all the others but the 1-D ones ([TCR96]'s other four, multiphase,
+   bmmc), which must not (general applies to every pair). Worked out here; a forced algorithm that
+   should apply and refuses is a failure. */
+static int must_apply(const char *name, int nd, const int64_t *n, const int64_t *bs,
+                      const int64_t *bd, const int *grid)
 {
+    int sections = mtest_sections_apply(name, nd, n, bs, grid, bd, grid);
+    if (sections >= 0)
+        return sections;
     static const char *const one_d[] = {"ky-to-y", "x-to-kx", "gcd", "lcm", "multiphase", "bmmc"};
     for (size_t i = 0; i < sizeof one_d / sizeof *one_d; i++)
         if (!strcmp(name, one_d[i]))
@@ -78,7 +83,7 @@ static void run(int nd, const int64_t *n, const int *grid, const int *first, int
         opt.algorithm = redist_algorithm_name(i);
         redist_plan plan = NULL;
         int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
-        int must = must_apply(opt.algorithm);
+        int must = must_apply(opt.algorithm, nd, n, bs, bd, grid);
         if (rc == REDIST_ERR_NOT_APPLICABLE && !must)
             continue;
         if (rc != REDIST_ERR_NOT_APPLICABLE && !must) {

@@ -638,6 +638,16 @@ static int run_case(const case_t *cs, int case_serial)
                 mn, mx, rc);
             continue;
         }
+        int sections = mtest_sections_apply(alg, cs->ndims, cs->extent, cs->src.block, cs->src.grid,
+                                            cs->dst.block, cs->dst.grid);
+        if (sections >= 0 && sections != (rc != REDIST_ERR_NOT_APPLICABLE)) {
+            FAIL(&cx, "%s %s, but its case %s", alg,
+                 rc == REDIST_ERR_NOT_APPLICABLE ? "refused" : "applied",
+                 sections ? "holds" : "does not hold");
+            if (plan != NULL)
+                redist_plan_free(&plan);
+            continue;
+        }
         if (rc == REDIST_ERR_NOT_APPLICABLE && !always_applicable(alg)) {
             plans_skipped++;
             if (plan != NULL)

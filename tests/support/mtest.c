@@ -3,11 +3,39 @@
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c)
 {
     int64_t rel = ((c - first) % P + P) % P; /* c's place after the first block's owner */
     return (l / b) * b * P + rel * b + l % b;
+}
+
+static int is_block(int64_t n, int64_t b, int P)
+{
+    return P == 1 || b >= (n + P - 1) / P;
+}
+
+int mtest_sections_apply(const char *name, int nd, const int64_t n[], const int64_t xb[],
+                         const int xg[], const int64_t yb[], const int yg[])
+{
+    static const char *const names[] = {"block-to-block", "block-to-cyclic", "cyclic-to-block",
+                                        "tk-to-k", "k-to-tk"};
+    int which = -1;
+    for (int i = 0; i < 5; i++)
+        if (strcmp(name, names[i]) == 0)
+            which = i;
+    if (which < 0)
+        return -1;
+    for (int k = 0; k < nd; k++) {
+        if (n[k] == 0)
+            continue;
+        int bs = is_block(n[k], xb[k], xg[k]), bd = is_block(n[k], yb[k], yg[k]);
+        int ok[5] = {bs && bd, bs, bd, xb[k] % yb[k] == 0, yb[k] % xb[k] == 0};
+        if (!ok[which])
+            return 0;
+    }
+    return 1;
 }
 
 void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...)

@@ -13,6 +13,13 @@ int mtest_finalize(int errs);
    coordinates with global block 0 on coordinate `first`. */
 int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c);
 
+/* [SD96]'s section algorithms (docs/algorithms.md), worked out here independently of the
+   library: -1 if `name` is not one of them, else 1 if it must apply to the pair (nd
+   dimensions of extents n, source blocks xb on grid xg, destination yb on yg), 0 if it
+   must not. Block along a dimension: one block per process (b P >= n) or one process. */
+int mtest_sections_apply(const char *name, int nd, const int64_t n[], const int64_t xb[],
+                         const int xg[], const int64_t yb[], const int yg[]);
+
 /* Prints "[rank R] what: <fmt ...>" and a newline on stdout (flushed) and counts one error in
  *errs. rank is the caller's MPI_COMM_WORLD rank (calls before MPI_Init pass 0). */
 #if defined(__GNUC__)
