@@ -1,19 +1,24 @@
 /* gcd: [TCR96]'s GCD method (§5.2, Fig. 8): cyclic(x) -> cyclic(m) with KY_TO_Y, then
  * cyclic(m) -> cyclic(y) with X_TO_KX, m = gcd(x, y). Two phases (phases.c); the
  * intermediate block m is the smallest of the three, so its index work is the finest (m = 1
- * is as fine as the general method). 1-D pairs on the same ranks only.
+ * is as fine as the general method). Any blocks, N-D dimension by dimension, on the same
+ * ranks, grid and first coordinates.
  */
 #include "algo/p001.h"
 
 static int setup(struct redist_plan_s *p)
 {
-    int64_t m = redist__gcd64(p->src->block[0], p->dst->block[0]);
-    return redist__p001_two_phases(p, m, "ky-to-y", "x-to-kx");
+    return redist__p001_two_phases(p, 0, "ky-to-y", "x-to-kx");
+}
+
+static int applicable(const redist__case *c)
+{
+    return c->s.p001 & REDIST__P001_SAME_GRID ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 const redist__algorithm redist__algo_gcd = {
     .name = "gcd",
-    .applicable = redist__p001_applicable,
+    .applicable = applicable,
     .steps = redist__p001_two_steps,
     .predict = redist__p001_predict_two_phases,
     .transports = REDIST__T_PACK,

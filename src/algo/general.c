@@ -22,7 +22,7 @@
  */
 #include "algo/algo.h"
 #include "algo/p001.h"
-#include "exec/engine.h"
+#include "algo/packets.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +38,9 @@ typedef struct walk {
 } walk;
 
 typedef struct state {
-    walk out, in;  /* the source side's walk (to destination ranks) and the receiving one */
-    int64_t *fill; /* [send msgs] elements packed so far */
-    int64_t *read; /* [recv msgs] elements read so far */
-    char *selfbuf; /* the self packet */
-    int64_t self_fill, self_read;
-    MPI_Request *reqs; /* receive chunks [0, nrecv), then send chunks */
-    int *msg_of_req;   /* receive message of each receive request */
-    int *chunks_left;  /* per receive message */
-    int nrecv, nreqs, recvs_left, self_done, unpacked;
+    redist__packets pk;
+    walk out, in; /* the source side's walk (to destination ranks) and the receiving one */
+    int only;     /* unpacking: the one slot to place, or every slot (-2) */
 } state;
 
 static void free_walk(walk *w)
@@ -67,12 +61,7 @@ static void destroy(struct redist_plan_s *p)
         return;
     free_walk(&s->out);
     free_walk(&s->in);
-    free(s->fill);
-    free(s->read);
-    free(s->selfbuf);
-    free(s->reqs);
-    free(s->msg_of_req);
-    free(s->chunks_left);
+    redist__packets_free(&s->pk);
     free(s);
     p->algo_state = NULL;
 }
@@ -111,10 +100,10 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
     return REDIST_SUCCESS;
 }
 
-/* Calls visit(ctx, offset, rank) for every local element in lexicographic order of its local
-   indices: its offset in the local array and the other layout's rank that owns it. */
-typedef void (*visit_fn)(void *ctx, int64_t offset, int rank);
-static void walk_elements(walk *w, visit_fn visit, void *ctx)
+/* Calls visit(p, s, offset, rank) for every local element in lexicographic order of its
+   local indices: its offset in the local array and the other layout's rank that owns it. */
+typedef void (*visit_fn)(struct redist_plan_s *p, state *s, int64_t offset, int rank);
+static void walk_elements(struct redist_plan_s *p, state *s, walk *w, visit_fn visit)
 {
     int d = w->ndims;
     int64_t count = w->in_layout;
@@ -128,63 +117,48 @@ static void walk_elements(walk *w, visit_fn visit, void *ctx)
             offset += w->idx[k] * w->stride[k];
             w->coords[k] = w->other[k][w->idx[k]];
         }
-        visit(ctx, offset, w->peer->ranks[redist__layout_position_of(w->peer, w->coords)]);
+        visit(p, s, offset, w->peer->ranks[redist__layout_position_of(w->peer, w->coords)]);
         for (int k = d - 1; k >= 0 && ++w->idx[k] == w->shape[k]; k--) /* last index fastest */
             w->idx[k] = 0;
     }
 }
 
-/* The message with `peer` on a side (sorted by peer), or -1. */
-static int msg_of(const redist__side *side, int peer)
+static void pack_one(struct redist_plan_s *p, state *s, int64_t offset, int rank)
 {
-    int lo = 0, hi = side->nmsgs - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (side->msgs[mid].peer == peer)
-            return mid;
-        if (side->msgs[mid].peer < peer)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    int slot = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(&p->send, rank);
+    memcpy(redist__packet_append(&s->pk, slot, p->elsize), p->cur_src + offset * (int64_t)p->elsize,
+           p->elsize);
 }
 
-typedef struct copy_ctx {
-    struct redist_plan_s *p;
-    state *s;
-    int only; /* unpacking: the one sender to place (-2: every sender) */
-} copy_ctx;
-
-static void pack_one(void *vctx, int64_t offset, int rank)
+static void unpack_one(struct redist_plan_s *p, state *s, int64_t offset, int rank)
 {
-    copy_ctx *c = vctx;
-    struct redist_plan_s *p = c->p;
-    size_t es = p->elsize;
-    const char *from = p->cur_src + offset * (int64_t)es;
-    if (rank == p->rank) {
-        memcpy(c->s->selfbuf + c->s->self_fill++ * (int64_t)es, from, es);
+    int slot = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(&p->recv, rank);
+    if (s->only != -2 && slot != s->only)
         return;
-    }
-    int i = msg_of(&p->send, rank);
-    memcpy(p->sendbuf + (p->send.msgs[i].offset + c->s->fill[i]++) * (int64_t)es, from, es);
+    memcpy(p->cur_dst + offset * (int64_t)p->elsize, redist__packet_next(&s->pk, slot, p->elsize),
+           p->elsize);
 }
 
-static void unpack_one(void *vctx, int64_t offset, int rank)
+static void pack(struct redist_plan_s *p, void *algo)
 {
-    copy_ctx *c = vctx;
-    struct redist_plan_s *p = c->p;
-    if (c->only != -2 && rank != c->only)
-        return;
-    size_t es = p->elsize;
-    char *to = p->cur_dst + offset * (int64_t)es;
-    if (rank == p->rank) {
-        memcpy(to, c->s->selfbuf + c->s->self_read++ * (int64_t)es, es);
-        return;
-    }
-    int i = msg_of(&p->recv, rank);
-    memcpy(to, p->recvbuf + (p->recv.msgs[i].offset + c->s->read[i]++) * (int64_t)es, es);
+    state *s = algo;
+    walk_elements(p, s, &s->out, pack_one);
 }
+
+/* The asynchronous method: the whole local array scanned for one sender's elements. */
+static void place_one(struct redist_plan_s *p, void *algo, int slot)
+{
+    state *s = algo;
+    s->only = slot;
+    walk_elements(p, s, &s->in, unpack_one);
+}
+
+static void place_all(struct redist_plan_s *p, void *algo)
+{
+    place_one(p, algo, -2);
+}
+
+static const redist__packet_ops ops = {pack, place_one, place_all};
 
 static int setup(struct redist_plan_s *p)
 {
@@ -195,108 +169,20 @@ static int setup(struct redist_plan_s *p)
     int err = make_walk(p->src, p->dst, p->rank, &s->out);
     if (err == REDIST_SUCCESS)
         err = make_walk(p->dst, p->src, p->rank, &s->in);
-    int64_t nrecv = redist__side_requests(p, 0), nsend = redist__side_requests(p, 1);
-    int64_t self = p->self ? p->self->nelems : 0;
-    s->fill = calloc((size_t)p->send.nmsgs + 1, sizeof *s->fill);
-    s->read = calloc((size_t)p->recv.nmsgs + 1, sizeof *s->read);
-    s->reqs = malloc((size_t)(nrecv + nsend + 1) * sizeof *s->reqs);
-    s->msg_of_req = malloc((size_t)(nrecv + 1) * sizeof *s->msg_of_req);
-    s->chunks_left = malloc((size_t)p->recv.nmsgs * sizeof(int) + 1);
-    s->selfbuf = redist__plan_buffer(p, (size_t)self * p->elsize + 1);
-    if (!s->fill || !s->read || !s->reqs || !s->msg_of_req || !s->chunks_left || !s->selfbuf)
-        return err != REDIST_SUCCESS ? err : REDIST_ERR_NOMEM;
-    return err;
+    int err2 = redist__packets_setup(p, &s->pk, &ops, s);
+    return err != REDIST_SUCCESS ? err : err2;
 }
 
 static int start(struct redist_plan_s *p)
 {
     state *s = p->algo_state;
-    memset(s->fill, 0, (size_t)p->send.nmsgs * sizeof *s->fill);
-    memset(s->read, 0, (size_t)p->recv.nmsgs * sizeof *s->read);
-    s->self_fill = s->self_read = 0;
-    s->nreqs = 0;
-    for (int i = 0; i < p->recv.nmsgs; i++) {
-        int n = redist__post_recv(p, i, s->reqs + s->nreqs);
-        if (n < 0)
-            return n;
-        for (int c = 0; c < n; c++)
-            s->msg_of_req[s->nreqs + c] = i;
-        s->chunks_left[i] = n;
-        s->nreqs += n;
-    }
-    s->nrecv = s->nreqs;
-    s->recvs_left = p->recv.nmsgs;
-    if (!p->dry) {
-        copy_ctx c = {p, s, -2};
-        walk_elements(&s->out, pack_one, &c);
-    }
-    for (int i = 0; i < p->send.nmsgs; i++) {
-        int n = redist__post_send(p, i, s->reqs + s->nreqs);
-        if (n < 0)
-            return n;
-        s->nreqs += n;
-    }
-    s->self_done = s->unpacked = 0;
-    return REDIST_SUCCESS;
-}
-
-/* Places every element from one sender (rank), or with rank -2 from every sender. */
-static void place(struct redist_plan_s *p, state *s, int rank)
-{
-    if (p->dry)
-        return;
-    copy_ctx c = {p, s, rank};
-    walk_elements(&s->in, unpack_one, &c);
-}
-
-static int receive(struct redist_plan_s *p, state *s, int blocking)
-{
-    if (p->opt.synchronous_receive) { /* every packet first, then one scan */
-        int all = 1;
-        int rc = blocking ? MPI_Waitall(s->nrecv, s->reqs, MPI_STATUSES_IGNORE)
-                          : MPI_Testall(s->nrecv, s->reqs, &all, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "general: waiting for packets failed");
-        if (all && !s->unpacked)
-            place(p, s, -2);
-        s->unpacked = all;
-        s->recvs_left = all ? 0 : s->recvs_left;
-        return REDIST_SUCCESS;
-    }
-    if (!s->self_done && p->self != NULL) /* the self packet is here already */
-        place(p, s, p->rank);
-    s->self_done = 1;
-    while (s->recvs_left > 0) {
-        int idx = MPI_UNDEFINED, flag = 1;
-        int rc = blocking ? MPI_Waitany(s->nrecv, s->reqs, &idx, MPI_STATUS_IGNORE)
-                          : MPI_Testany(s->nrecv, s->reqs, &idx, &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "general: waiting for a packet failed");
-        if (!flag || idx == MPI_UNDEFINED)
-            return REDIST_SUCCESS;
-        int i = s->msg_of_req[idx];
-        if (--s->chunks_left[i] == 0) {
-            place(p, s, p->recv.msgs[i].peer);
-            s->recvs_left--;
-        }
-    }
-    return REDIST_SUCCESS;
+    return redist__packets_start(p, &s->pk);
 }
 
 static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
     state *s = p->algo_state;
-    *done = 0;
-    int err = receive(p, s, blocking);
-    if (err != REDIST_SUCCESS || s->recvs_left > 0)
-        return err;
-    int sent = 1, n = s->nreqs - s->nrecv;
-    int rc = blocking ? MPI_Waitall(n, s->reqs + s->nrecv, MPI_STATUSES_IGNORE)
-                      : MPI_Testall(n, s->reqs + s->nrecv, &sent, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "general: waiting for sends failed");
-    *done = sent;
-    return REDIST_SUCCESS;
+    return redist__packets_progress(p, &s->pk, blocking, done);
 }
 
 static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,

@@ -1,82 +1,26 @@
-/* ky-to-y: [TCR96]'s KY_TO_Y algorithm (§3, Fig. 2) for cyclic(x) -> cyclic(y), x = k y.
+/* ky-to-y: [TCR96]'s KY_TO_Y algorithm (§3, Fig. 2) for cyclic(x) -> cyclic(y), x = k y,
+ * and N-D arrays dimension by dimension (§2) where every dimension's source block is a
+ * multiple of its destination block, on the same ranks, grid and first coordinates.
  *
- * Send: processor p sends sub-block i of every local block of size x to (p_d + i) mod P,
- * p_d = (k p) mod P: the sequence of k destinations is computed once and reused. Receive,
- * when k <= P and P mod k = 0: local block i of size y comes from
- * (p/k + (i mod k) (P/k)) mod P, again a stored sequence of k processors; synchronous
- * (all packets, then one scan) or asynchronous (each packet placed on arrival, its blocks
- * with stride x), the plan option synchronous_receive. Otherwise the source of each block is
- * computed as ((i P + p)/k) mod P and the synchronous method is used, as in the paper.
- * Index work is per block of y, not per element. One step.
+ * Send: processor p sends sub-block i (size y) of every local block of size x to
+ * (k p + i) mod P: a sequence of k destinations computed once and reused. Receive: local
+ * block i of size y comes from ((i P + p) / k) mod P, which repeats every k blocks (the
+ * paper's stored sequence p/k + (i mod k)(P/k) when P mod k = 0; tabulated here for any k,
+ * so both receive methods always apply). Synchronous (all packets, then one scan) or
+ * asynchronous (each packet placed on arrival, its blocks with stride x), the plan option
+ * synchronous_receive. Index work is per block of y (per box of pieces in N-D, p001.h), not
+ * per element. One step.
  */
 #include "algo/p001.h"
 
-typedef redist__p001_ratio state;
-
 static int applicable(const redist__case *c)
 {
-    return c->s.same_line && c->s.x % c->s.y == 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.p001 & REDIST__P001_KY ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
-
-static void pack(struct redist_plan_s *p);
-static void unpack_all(struct redist_plan_s *p, redist__p001 *t);
-static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q);
 
 static int setup(struct redist_plan_s *p)
 {
-    int err = redist__p001_ratio_setup(p, pack, unpack_one, unpack_all);
-    state *s = p->algo_state;
-    if (s != NULL) /* no stored sequence: the synchronous method, as in the paper */
-        s->st.sync |= !s->stored;
-    return err;
-}
-
-static void pack(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    redist__p001 *t = &s->st;
-    int64_t es = (int64_t)p->elsize;
-    for (int64_t at = 0; at < p->src_count; at += t->x) /* each local block of size x */
-        for (int64_t i = 0; i < s->k && at + i * t->y < p->src_count; i++) {
-            int64_t from = at + i * t->y,
-                    len = p->src_count - from < t->y ? p->src_count - from : t->y;
-            redist__p001_append(t, redist__ky_dest(s->k, t->P, t->me, i), p->cur_src + from * es,
-                                len, p->elsize);
-        }
-}
-
-/* Source of local block i (size y). */
-static int64_t source(const state *s, int64_t i)
-{
-    const redist__p001 *t = &s->st;
-    if (s->stored)
-        return redist__ky_source_stored(s->k, t->P, t->me, i);
-    return redist__ky_source(s->k, t->P, t->me, i);
-}
-
-static void unpack_all(struct redist_plan_s *p, redist__p001 *t)
-{
-    state *s = p->algo_state;
-    int64_t es = (int64_t)p->elsize;
-    for (int64_t i = 0; i * t->y < p->dst_count; i++) {
-        int64_t at = i * t->y, len = p->dst_count - at < t->y ? p->dst_count - at : t->y;
-        redist__p001_read(t, source(s, i), p->cur_dst + at * es, len, p->elsize);
-    }
-}
-
-/* The asynchronous method: the packet from q fills blocks i0, i0 + k, ... (stride x). */
-static void unpack_one(struct redist_plan_s *p, redist__p001 *t, int64_t q)
-{
-    state *s = p->algo_state;
-    int64_t es = (int64_t)p->elsize;
-    for (int64_t i0 = 0; i0 < s->k; i0++) {
-        if (source(s, i0) != q)
-            continue;
-        for (int64_t at = i0 * t->y; at < p->dst_count; at += t->x) {
-            int64_t len = p->dst_count - at < t->y ? p->dst_count - at : t->y;
-            redist__p001_read(t, q, p->cur_dst + at * es, len, p->elsize);
-        }
-    }
+    return redist__p001_ratio_setup(p, redist__ky_dest, redist__ky_source);
 }
 
 const redist__algorithm redist__algo_ky_to_y = {
@@ -88,8 +32,8 @@ const redist__algorithm redist__algo_ky_to_y = {
     .check_options = redist__p001_check_options,
     .fingerprint_options = redist__p001_fingerprint_options,
     .setup = setup,
-    .start = redist__p001_start,
-    .progress = redist__p001_algo_progress,
-    .destroy = redist__p001_destroy,
+    .start = redist__p001_ratio_start,
+    .progress = redist__p001_ratio_progress,
+    .destroy = redist__p001_ratio_destroy,
     .packs = 1,
 };

@@ -1,19 +1,24 @@
 /* lcm: [TCR96]'s LCM method (§5.3, Fig. 8): cyclic(x) -> cyclic(m) with X_TO_KX, then
  * cyclic(m) -> cyclic(y) with KY_TO_Y, m = lcm(x, y). Two phases (phases.c); the
  * intermediate block is the largest of the three, so the index work is the coarsest (the
- * paper finds it always beats GCD). 1-D pairs on the same ranks only.
+ * paper finds it always beats GCD). Any blocks whose lcm fits in 64 bits, N-D dimension by
+ * dimension, on the same ranks, grid and first coordinates.
  */
 #include "algo/p001.h"
 
 static int setup(struct redist_plan_s *p)
 {
-    int64_t x = p->src->block[0], y = p->dst->block[0];
-    return redist__p001_two_phases(p, x / redist__gcd64(x, y) * y, "x-to-kx", "ky-to-y");
+    return redist__p001_two_phases(p, 1, "x-to-kx", "ky-to-y");
+}
+
+static int applicable(const redist__case *c)
+{
+    return c->s.p001 & REDIST__P001_LCM ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 const redist__algorithm redist__algo_lcm = {
     .name = "lcm",
-    .applicable = redist__p001_applicable,
+    .applicable = applicable,
     .steps = redist__p001_two_steps,
     .predict = redist__p001_predict_two_phases,
     .transports = REDIST__T_PACK,

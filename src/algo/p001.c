@@ -1,15 +1,11 @@
 /* Shared machinery of [TCR96]'s algorithms (p001.h). */
 #include "algo/p001.h"
 #include "algo/algo.h"
+#include "algo/packets.h"
 #include "algo/phases.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int redist__p001_applicable(const redist__case *c)
-{
-    return c->s.same_line ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
-}
 
 int redist__p001_check_options(const redist_options *opt, int comm_size)
 {
@@ -48,230 +44,344 @@ double redist__p001_predict_ratio(const redist__case *c, const redist__machine *
     return redist__predict_all_in_flight(c, m, transport);
 }
 
-void redist__p001_free(redist__p001 *st)
+/* ---- ky-to-y and x-to-kx: boxes of pieces ---------------------------------------------- */
+
+/* One side's local array along one dimension, cut into pieces of min(x, y) elements. */
+typedef struct cut_dim {
+    int64_t shape, stride;     /* local extent, storage stride (elements) */
+    int64_t piece, npieces, K; /* piece length, pieces, ratio */
+    int64_t nres;              /* min(K, npieces): the residues i mod K that occur */
+    int *res_peer;             /* [nres] the paper processor of residue r (the sequence) */
+    int64_t *by_peer;          /* [nres] residues grouped by peer, increasing within one */
+    int64_t *peer_start;       /* [P + 1] */
+    int64_t *all, *match;      /* [npieces] 0 .. npieces - 1; scratch for one peer's pieces */
+    int *coord;                /* [npieces] the grid coordinate of each piece's peer */
+} cut_dim;
+
+/* One side of this rank: its dimensions and the packet slot of the peer at each grid
+   position (REDIST__SELF_SLOT, a message index, or NO_SLOT). */
+typedef struct cut {
+    int in_layout;
+    cut_dim *dims;
+    int *slot_of_pos;
+} cut;
+enum { NO_SLOT = -2 };
+
+typedef struct ratio_state {
+    redist__packets pk; /* first: p->algo_state points at the whole */
+    int d;
+    int *nest;                /* dimensions, slowest first in the source's storage order */
+    int *P, *first;           /* the common grid */
+    cut out, in;              /* the source side (sending) and the destination side (receiving) */
+    int64_t *mult;            /* [d] row-major grid position = sum of coordinate * mult */
+    int64_t *idx, *at;        /* scratch: the current box (piece index per dimension), odometer */
+    int64_t **lists, *counts; /* scratch: the pieces walked along each dimension */
+} ratio_state;
+
+static void free_cut(cut *c, int d)
 {
-    free(st->out);
-    free(st->in);
-    free(st->out_len);
-    free(st->in_len);
-    free(st->out_fill);
-    free(st->in_read);
-    free(st->selfbuf);
-    free(st->reqs);
-    free(st->req_peer);
-    memset(st, 0, sizeof *st);
+    for (int k = 0; c->dims != NULL && k < d; k++) {
+        cut_dim *D = &c->dims[k];
+        free(D->res_peer);
+        free(D->by_peer);
+        free(D->peer_start);
+        free(D->all);
+        free(D->match);
+        free(D->coord);
+    }
+    free(c->dims);
+    free(c->slot_of_pos);
 }
 
-static const redist__msg *msg_to(const redist__side *side, int rank)
+void redist__p001_ratio_destroy(struct redist_plan_s *p)
 {
-    for (int i = 0; i < side->nmsgs; i++)
-        if (side->msgs[i].peer == rank)
-            return &side->msgs[i];
-    return NULL;
+    ratio_state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    free_cut(&s->out, s->d);
+    free_cut(&s->in, s->d);
+    redist__packets_free(&s->pk);
+    free(s->nest);
+    free(s->P);
+    free(s->first);
+    free(s->idx);
+    free(s->at);
+    free(s->mult);
+    free(s->lists);
+    free(s->counts);
+    free(s);
+    p->algo_state = NULL;
 }
 
-int redist__p001_setup(struct redist_plan_s *p, redist__p001 *st)
+/* Dimension k of a side: pieces, the sequence, residues grouped by peer. */
+static int cut_dimension(cut_dim *D, int64_t shape, int64_t stride, int64_t x, int64_t y, int64_t P,
+                         int64_t first, int64_t me, redist__p001_seq_fn seq)
 {
-    const struct redist_layout_s *src = p->src;
-    int64_t P = src->grid[0];
-    st->P = P;
-    st->x = src->block[0];
-    st->y = p->dst->block[0];
-    st->n = src->extent[0];
-    st->first = src->first[0];
-    int pos = redist__layout_position(src, p->rank);
-    st->me = pos < 0 ? -1 : ((pos - st->first) % P + P) % P;
-    size_t np = (size_t)P;
-    st->out = calloc(np, sizeof *st->out);
-    st->in = calloc(np, sizeof *st->in);
-    st->out_len = calloc(np, sizeof *st->out_len);
-    st->in_len = calloc(np, sizeof *st->in_len);
-    st->out_fill = calloc(np, sizeof *st->out_fill);
-    st->in_read = calloc(np, sizeof *st->in_read);
-    st->reqs = malloc((2 * np + 1) * sizeof *st->reqs);
-    st->req_peer = malloc((np + 1) * sizeof *st->req_peer);
-    if (!st->out || !st->in || !st->out_len || !st->in_len || !st->out_fill || !st->in_read ||
-        !st->reqs || !st->req_peer)
+    D->shape = shape;
+    D->stride = stride;
+    D->piece = x < y ? x : y;
+    D->K = (x < y ? y : x) / D->piece;
+    D->npieces = shape / D->piece + (shape % D->piece != 0);
+    D->nres = D->K < D->npieces ? D->K : D->npieces;
+    size_t nr = (size_t)D->nres + 1, np = (size_t)D->npieces + 1;
+    D->res_peer = malloc(nr * sizeof *D->res_peer);
+    D->by_peer = malloc(nr * sizeof *D->by_peer);
+    D->peer_start = calloc((size_t)P + 1, sizeof *D->peer_start);
+    D->all = malloc(np * sizeof *D->all);
+    D->match = malloc(np * sizeof *D->match);
+    D->coord = malloc(np * sizeof *D->coord);
+    if (!D->res_peer || !D->by_peer || !D->peer_start || !D->all || !D->match || !D->coord)
         return REDIST_ERR_NOMEM;
-    if (st->me < 0)
-        return REDIST_SUCCESS;
-    int64_t self = p->self ? p->self->nelems : 0;
-    st->selfbuf = redist__plan_buffer(p, (size_t)self * p->elsize + 1);
-    if (st->selfbuf == NULL)
-        return REDIST_ERR_NOMEM;
-    for (int64_t q = 0; q < P; q++) {
-        int rank = src->ranks[(q + st->first) % P];
-        if (rank == p->rank) {
-            st->out[q] = st->in[q] = st->selfbuf;
-            st->out_len[q] = st->in_len[q] = self;
-            continue;
-        }
-        const redist__msg *s = msg_to(&p->send, rank), *r = msg_to(&p->recv, rank);
-        st->out[q] = s ? p->sendbuf + s->offset * (int64_t)p->elsize : NULL;
-        st->out_len[q] = s ? s->nelems : 0;
-        st->in[q] = r ? p->recvbuf + r->offset * (int64_t)p->elsize : NULL;
-        st->in_len[q] = r ? r->nelems : 0;
+    for (int64_t r = 0; r < D->nres; r++) {
+        D->res_peer[r] = (int)seq(D->K, P, me, r);
+        D->peer_start[D->res_peer[r] + 1]++;
+    }
+    for (int64_t q = 0; q < P; q++)
+        D->peer_start[q + 1] += D->peer_start[q];
+    for (int64_t r = 0; r < D->nres; r++) /* counting sort; r increasing within a peer */
+        D->by_peer[D->peer_start[D->res_peer[r]]++] = r;
+    for (int64_t q = P; q > 0; q--) /* back to the starts */
+        D->peer_start[q] = D->peer_start[q - 1];
+    D->peer_start[0] = 0;
+    for (int64_t i = 0, r = 0; i < D->npieces; i++, r = r + 1 == D->K ? 0 : r + 1) {
+        D->all[i] = i;
+        D->coord[i] = (int)((D->res_peer[r] + first) % P);
     }
     return REDIST_SUCCESS;
 }
 
-int redist__p001_create(struct redist_plan_s *p, size_t size, void (*pack)(struct redist_plan_s *),
-                        redist__p001_unpack_fn unpack_one,
-                        void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
+/* This rank's side `mine` (source: sending, with send_seq; destination: receiving). */
+static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist_layout_s *mine,
+                    const redist__side *side, redist__p001_seq_fn seq, cut *c)
 {
-    redist__p001 *st = calloc(1, size);
-    if (st == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = st;
-    st->pack = pack;
-    st->unpack_one = unpack_one;
-    st->unpack_all = unpack_all;
-    st->sync = p->opt.synchronous_receive;
-    return redist__p001_setup(p, st);
-}
-
-int redist__p001_ratio_setup(struct redist_plan_s *p, void (*pack)(struct redist_plan_s *),
-                             redist__p001_unpack_fn unpack_one,
-                             void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
-{
-    int err = redist__p001_create(p, sizeof(redist__p001_ratio), pack, unpack_one, unpack_all);
-    redist__p001_ratio *s = p->algo_state;
-    if (s != NULL) {
-        s->k = s->st.x > s->st.y ? s->st.x / s->st.y : s->st.y / s->st.x;
-        s->stored = s->k <= s->st.P && s->st.P % s->k == 0;
+    int d = s->d, pos = redist__layout_position(mine, p->rank);
+    c->dims = calloc((size_t)d, sizeof *c->dims);
+    c->slot_of_pos = malloc((size_t)mine->nprocs * sizeof *c->slot_of_pos);
+    int *coords = malloc((size_t)d * sizeof *coords);
+    int64_t *shape = malloc((size_t)d * sizeof *shape),
+            *stride = malloc((size_t)d * sizeof *stride);
+    int err =
+        c->dims && c->slot_of_pos && coords && shape && stride ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    c->in_layout = pos >= 0;
+    if (err == REDIST_SUCCESS && c->in_layout) {
+        for (int q = 0; q < mine->nprocs; q++) {
+            int rank = mine->ranks[q];
+            c->slot_of_pos[q] = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(side, rank);
+            if (c->slot_of_pos[q] < 0 && rank != p->rank)
+                c->slot_of_pos[q] = NO_SLOT;
+        }
+        redist__layout_coords_of(mine, pos, coords);
+        for (int k = 0; k < d; k++)
+            shape[k] = redist__local_extent(mine, k, coords[k]);
+        redist__local_strides(mine, shape, stride);
+        for (int k = 0; k < d && err == REDIST_SUCCESS; k++) {
+            int64_t me = ((int64_t)coords[k] - s->first[k] + s->P[k]) % s->P[k];
+            err = cut_dimension(&c->dims[k], shape[k], stride[k], p->src->block[k],
+                                p->dst->block[k], s->P[k], s->first[k], me, seq);
+        }
     }
+    free(coords);
+    free(shape);
+    free(stride);
     return err;
 }
 
-int redist__p001_post_receives(struct redist_plan_s *p, redist__p001 *st)
+/* Copies box idx between the local array (arr) and the packet (pkt) along nest level l;
+   returns the packet position after it. */
+static char *copy_box(const ratio_state *s, const cut *c, int l, char *arr, char *pkt,
+                      int to_packet, size_t es)
 {
-    st->nrecv = st->nsend = 0;
-    for (int64_t q = 0; q < st->P; q++) {
-        st->out_fill[q] = st->in_read[q] = 0;
-        if (st->me < 0 || q == st->me || st->in_len[q] == 0)
-            continue;
-        int64_t bytes = st->in_len[q] * (int64_t)p->elsize;
-        if (bytes > REDIST__MAX_INT_COUNT)
-            return redist__fail(REDIST_ERR_UNSUPPORTED, "paper 001 packets above 2 GiB");
-        int rank = p->src->ranks[(q + st->first) % st->P];
-        if (MPI_Irecv(st->in[q], (int)bytes, MPI_BYTE, rank, REDIST__TAG_P001, p->comm,
-                      &st->reqs[st->nrecv]) != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "MPI_Irecv failed");
-        st->req_peer[st->nrecv++] = q;
+    const cut_dim *D = &c->dims[s->nest[l]];
+    int64_t lo = s->idx[s->nest[l]] * D->piece;
+    int64_t n = D->shape - lo < D->piece ? D->shape - lo : D->piece;
+    char *a = arr + lo * D->stride * (int64_t)es;
+    if (l < s->d - 1) {
+        for (int64_t i = 0; i < n; i++)
+            pkt = copy_box(s, c, l + 1, a + i * D->stride * (int64_t)es, pkt, to_packet, es);
+        return pkt;
     }
-    st->recvs_left = st->nrecv;
-    st->self_done = st->unpacked = 0;
-    return REDIST_SUCCESS;
-}
-
-int redist__p001_post_sends(struct redist_plan_s *p, redist__p001 *st)
-{
-    for (int64_t q = 0; st->me >= 0 && q < st->P; q++) {
-        if (q == st->me || st->out_len[q] == 0)
-            continue;
-        int rank = p->src->ranks[(q + st->first) % st->P];
-        int bytes = (int)(st->out_len[q] * (int64_t)p->elsize);
-        if (MPI_Isend(st->out[q], bytes, MPI_BYTE, rank, REDIST__TAG_P001, p->comm,
-                      &st->reqs[st->nrecv + st->nsend++]) != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "MPI_Isend failed");
+    if (D->stride == 1) { /* one run */
+        memcpy(to_packet ? pkt : a, to_packet ? a : pkt, (size_t)n * es);
+        return pkt + n * (int64_t)es;
     }
-    return REDIST_SUCCESS;
+    for (int64_t i = 0; i < n; i++, pkt += es) /* storage orders differ: a strided run */
+        memcpy(to_packet ? pkt : a + i * D->stride * (int64_t)es,
+               to_packet ? a + i * D->stride * (int64_t)es : pkt, es);
+    return pkt;
 }
 
-void redist__p001_append(redist__p001 *st, int64_t q, const char *src, int64_t len, size_t es)
+/* The length of piece i of D. */
+static int64_t piece_len(const cut_dim *D, int64_t i)
 {
-    memcpy(st->out[q] + st->out_fill[q] * (int64_t)es, src, (size_t)len * es);
-    st->out_fill[q] += len;
+    int64_t lo = i * D->piece;
+    return D->shape - lo < D->piece ? D->shape - lo : D->piece;
 }
 
-void redist__p001_read(redist__p001 *st, int64_t q, char *dst, int64_t len, size_t es)
+/* Moves every box whose pieces are in s->lists (lexicographic in nest order) to the packets
+   of their peers (pack) or from them (unpack); slot >= REDIST__SELF_SLOT: all from that one.
+   The innermost nest level is the tight loop: one run per box in 1-D. */
+static void move_boxes(struct redist_plan_s *p, ratio_state *s, const cut *c, int pack, int slot)
 {
-    memcpy(dst, st->in[q] + st->in_read[q] * (int64_t)es, (size_t)len * es);
-    st->in_read[q] += len;
-}
-
-int redist__p001_progress(struct redist_plan_s *p, redist__p001 *st, int blocking, int *done,
-                          redist__p001_unpack_fn unpack_one,
-                          void (*unpack_all)(struct redist_plan_s *, redist__p001 *))
-{
-    *done = 0;
-    if (st->me < 0) {
-        *done = 1;
-        return REDIST_SUCCESS;
+    int d = s->d, L = d - 1, ki = s->nest[L];
+    for (int k = 0; k < d; k++) {
+        if (s->counts[k] == 0)
+            return;
+        s->at[k] = 0;
     }
-    if (st->sync) { /* the synchronous method: every packet first, then one scan */
-        int all = 1;
-        int rc = blocking ? MPI_Waitall(st->nrecv, st->reqs, MPI_STATUSES_IGNORE)
-                          : MPI_Testall(st->nrecv, st->reqs, &all, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "waiting for packets failed");
-        if (!all)
-            return REDIST_SUCCESS;
-        if (!st->unpacked && !p->dry)
-            unpack_all(p, st);
-        st->unpacked = 1;
-        st->recvs_left = 0;
-    } else { /* the asynchronous method: place each packet as it arrives */
-        if (!st->self_done && !p->dry)
-            unpack_one(p, st, st->me); /* the self packet is here already */
-        st->self_done = 1;
-        while (st->recvs_left > 0) {
-            int idx = MPI_UNDEFINED, flag = 1;
-            int rc = blocking ? MPI_Waitany(st->nrecv, st->reqs, &idx, MPI_STATUS_IGNORE)
-                              : MPI_Testany(st->nrecv, st->reqs, &idx, &flag, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS)
-                return redist__fail(REDIST_ERR_MPI, "waiting for a packet failed");
-            if (!flag || idx == MPI_UNDEFINED)
-                return REDIST_SUCCESS;
-            if (!p->dry)
-                unpack_one(p, st, st->req_peer[idx]);
-            st->recvs_left--;
+    const cut_dim *I = &c->dims[ki];
+    size_t es = p->elsize;
+    char *arr = pack ? (char *)p->cur_src : p->cur_dst;
+    for (;;) {
+        int64_t outer = 1, pos = 0;
+        for (int l = 0; l < L; l++) { /* the box's pieces along the outer levels */
+            int k = s->nest[l];
+            int64_t i = s->lists[k][s->at[k]];
+            s->idx[k] = i;
+            outer *= piece_len(&c->dims[k], i);
+            pos += c->dims[k].coord[i] * s->mult[k];
         }
+        for (int64_t j = 0; j < s->counts[ki]; j++) {
+            int64_t i = s->lists[ki][j], n = piece_len(I, i);
+            int to =
+                slot >= REDIST__SELF_SLOT ? slot : c->slot_of_pos[pos + I->coord[i] * s->mult[ki]];
+            if (to == NO_SLOT)
+                continue;
+            size_t bytes = (size_t)(outer * n) * es;
+            char *pkt = pack ? redist__packet_append(&s->pk, to, bytes)
+                             : (char *)redist__packet_next(&s->pk, to, bytes);
+            if (L == 0 && I->stride == 1) { /* 1-D: the box is one run */
+                char *a = arr + i * I->piece * (int64_t)es;
+                memcpy(pack ? pkt : a, pack ? a : pkt, bytes);
+                continue;
+            }
+            s->idx[ki] = i;
+            copy_box(s, c, 0, arr, pkt, pack, es);
+        }
+        int l = L - 1;
+        for (; l >= 0; l--) { /* the next outer box: the last outer level fastest */
+            int k = s->nest[l];
+            if (++s->at[k] < s->counts[k])
+                break;
+            s->at[k] = 0;
+        }
+        if (l < 0)
+            return;
     }
-    int sent = 1;
-    int rc = blocking ? MPI_Waitall(st->nsend, st->reqs + st->nrecv, MPI_STATUSES_IGNORE)
-                      : MPI_Testall(st->nsend, st->reqs + st->nrecv, &sent, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "waiting for sends failed");
-    *done = sent;
-    return REDIST_SUCCESS;
 }
 
-int redist__p001_start(struct redist_plan_s *p)
+static void use_all_pieces(ratio_state *s, const cut *c)
 {
-    redist__p001 *st = p->algo_state;
-    int err = redist__p001_post_receives(p, st);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if (!p->dry && st->me >= 0)
-        st->pack(p);
-    return redist__p001_post_sends(p, st);
+    for (int k = 0; k < s->d; k++) {
+        s->lists[k] = c->dims[k].all;
+        s->counts[k] = c->dims[k].npieces;
+    }
 }
 
-int redist__p001_algo_progress(struct redist_plan_s *p, int blocking, int *done)
+/* Every box of one side: packed to (pack) or unpacked from its peer's packet. */
+static void move_all(struct redist_plan_s *p, ratio_state *s, int pack)
 {
-    redist__p001 *st = p->algo_state;
-    return redist__p001_progress(p, st, blocking, done, st->unpack_one, st->unpack_all);
-}
-
-void redist__p001_destroy(struct redist_plan_s *p)
-{
-    redist__p001 *st = p->algo_state; /* the first member of the algorithm's state */
-    if (st == NULL)
+    cut *c = pack ? &s->out : &s->in;
+    if (!c->in_layout)
         return;
-    redist__p001_free(st);
-    free(st);
-    p->algo_state = NULL;
+    use_all_pieces(s, c);
+    move_boxes(p, s, c, pack, NO_SLOT);
+}
+
+static void pack_all(struct redist_plan_s *p, void *algo)
+{
+    move_all(p, algo, 1);
+}
+
+static void unpack_all(struct redist_plan_s *p, void *algo)
+{
+    move_all(p, algo, 0);
+}
+
+/* The asynchronous method: along each dimension the pieces from the sender's processor,
+   residues r of its sequence repeated every K pieces (the paper's strided blocks). */
+static void unpack_one(struct redist_plan_s *p, void *algo, int slot)
+{
+    ratio_state *s = algo;
+    if (!s->in.in_layout)
+        return;
+    int rank = slot == REDIST__SELF_SLOT ? p->rank : p->recv.msgs[slot].peer;
+    int pos = redist__layout_position(p->src, rank);
+    for (int k = s->d - 1; k >= 0; k--) { /* the sender's paper processor along k */
+        cut_dim *D = &s->in.dims[k];
+        int64_t q = ((int64_t)(pos % s->P[k]) - s->first[k] + s->P[k]) % s->P[k];
+        pos /= s->P[k];
+        int64_t n = 0, from = D->peer_start[q], to = D->peer_start[q + 1];
+        for (int64_t base = 0; from < to && base < D->npieces; base += D->K)
+            for (int64_t r = from; r < to && base + D->by_peer[r] < D->npieces; r++)
+                D->match[n++] = base + D->by_peer[r];
+        s->lists[k] = D->match;
+        s->counts[k] = n;
+    }
+    move_boxes(p, s, &s->in, 0, slot);
+}
+
+static const redist__packet_ops ratio_ops = {pack_all, unpack_one, unpack_all};
+
+int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_seq,
+                             redist__p001_seq_fn recv_seq)
+{
+    ratio_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    int d = s->d = p->src->ndims;
+    s->nest = malloc((size_t)d * sizeof *s->nest);
+    s->P = malloc((size_t)d * sizeof *s->P);
+    s->first = malloc((size_t)d * sizeof *s->first);
+    s->idx = calloc((size_t)d, sizeof *s->idx);
+    s->at = calloc((size_t)d, sizeof *s->at);
+    s->mult = calloc((size_t)d, sizeof *s->mult);
+    s->lists = calloc((size_t)d, sizeof *s->lists);
+    s->counts = calloc((size_t)d, sizeof *s->counts);
+    if (!s->nest || !s->P || !s->first || !s->idx || !s->at || !s->mult || !s->lists || !s->counts)
+        return REDIST_ERR_NOMEM;
+    for (int k = 0; k < d; k++) {
+        s->nest[k] = p->src->order == REDIST_ROW_MAJOR ? k : d - 1 - k;
+        s->P[k] = p->src->grid[k];
+        s->first[k] = p->src->first[k];
+    }
+    for (int k = d - 1, m = 1; k >= 0; m *= s->P[k], k--)
+        s->mult[k] = m;
+    int err = make_cut(p, s, p->src, &p->send, send_seq, &s->out);
+    if (err == REDIST_SUCCESS)
+        err = make_cut(p, s, p->dst, &p->recv, recv_seq, &s->in);
+    int err2 = redist__packets_setup(p, &s->pk, &ratio_ops, s);
+    return err != REDIST_SUCCESS ? err : err2;
+}
+
+int redist__p001_ratio_start(struct redist_plan_s *p)
+{
+    ratio_state *s = p->algo_state;
+    return redist__packets_start(p, &s->pk);
+}
+
+int redist__p001_ratio_progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    ratio_state *s = p->algo_state;
+    return redist__packets_progress(p, &s->pk, blocking, done);
 }
 
 /* ---- gcd and lcm: two phases through cyclic(m) ---------------------------------------- */
 
-int redist__p001_two_phases(struct redist_plan_s *p, int64_t m, const char *first,
+int redist__p001_two_phases(struct redist_plan_s *p, int use_lcm, const char *first,
                             const char *second)
 {
+    int d = p->src->ndims;
+    int64_t *m = malloc((size_t)d * sizeof *m);
     redist_layout mid[1] = {NULL};
-    redist_layout_create(1, p->src->extent, &m, p->src->grid, p->src->first, p->src->ranks,
-                         p->src->order, &mid[0]);
+    for (int k = 0; m != NULL && k < d; k++) {
+        int64_t x = p->src->block[k], y = p->dst->block[k], g = redist__gcd64(x, y);
+        m[k] = use_lcm ? x / g * y : g; /* the lcm fits: the rule checked (shape.c) */
+    }
+    if (m != NULL)
+        redist_layout_create(d, p->src->extent, m, p->src->grid, p->src->first, p->src->ranks,
+                             p->src->order, &mid[0]);
+    free(m);
     const char *names[2] = {first, second};
     redist__phases *ph = NULL;
     int err = redist__phases_create(p, 2, mid, names, -1, p->opt.synchronous_receive, &ph);

@@ -152,11 +152,18 @@ typedef struct redist__shape {
     int table;       /* [LBP96]'s table case R_x(K, P) or its dual, dimension by dimension */
     redist__table_case tc;
     int64_t lcm;       /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
+    unsigned p001;     /* [TCR96]'s N-D rules (REDIST__P001_* bits) */
     unsigned sections; /* the [SD96] §4 cases (REDIST__SD_* bits) every dimension is in */
     int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;
 } redist__shape;
+/* [TCR96]'s setting, N-D ("each dimension separately", §2): the same ranks, grid and first
+   coordinate along every dimension (SAME_GRID), and along every dimension the source block a
+   multiple of the destination block (KY: ky-to-y), or the converse (XK: x-to-kx), or their
+   lcm below 2^63 (LCM). */
+enum { REDIST__P001_SAME_GRID = 1, REDIST__P001_KY = 2, REDIST__P001_XK = 4, REDIST__P001_LCM = 8 };
+unsigned redist__p001_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst);
 /* [SD96] Fig. 1's cases, per dimension: Block(K) -> Block(K') (both sides one interval per
    coordinate), Block(K) -> Cyclic(K') (the source), Cyclic(K) -> Block(K') (the destination),
    Cyclic(TK') -> Cyclic(K') (source block a multiple of the destination's), Cyclic(K) ->
