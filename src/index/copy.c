@@ -116,3 +116,88 @@ void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsiz
 {
     walk(m, src, 0, dst, 0, elsize);
 }
+
+/* ---- resumable walks ------------------------------------------------------------------ */
+
+void redist__cursor_init(redist__cursor *c, const redist__msg *m, int64_t *scratch)
+{
+    int L = m->nlevels;
+    c->m = m;
+    c->run = scratch;
+    c->rep = scratch + L;
+    c->at = scratch + 2 * L;
+    for (int l = 0; l < 3 * L; l++)
+        scratch[l] = 0;
+    c->done = 0;
+}
+
+/* Advances level l by one index (the levels below wrapped around); returns 0 past the end. */
+static int cursor_step(redist__cursor *c, int l)
+{
+    for (; l >= 0; l--) {
+        const redist__level *L = &c->m->levels[l];
+        const redist__run *r = &L->runs[c->run[l]];
+        if (++c->at[l] < r->len)
+            return 1;
+        c->at[l] = 0;
+        if (++c->rep[l] < r->count)
+            return 1;
+        c->rep[l] = 0;
+        if (++c->run[l] < L->nruns)
+            return 1;
+        c->run[l] = 0;
+    }
+    return 0;
+}
+
+/* Moves up to max elements between the array (structured side: src offsets and strides if
+   is_src, else dst's) and the contiguous buffer. */
+static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, int to_buf,
+                           int64_t max, size_t es)
+{
+    const redist__msg *m = c->m;
+    int64_t moved = 0, left = m->nelems - c->done;
+    if (max > left)
+        max = left;
+    int last = m->nlevels - 1;
+    while (moved < max) {
+        int64_t off = 0; /* element offset of the current position in the array */
+        for (int l = 0; l <= last; l++) {
+            const redist__level *L = &m->levels[l];
+            const redist__run *r = &L->runs[c->run[l]];
+            int64_t idx = (is_src ? r->src_off + c->rep[l] * L->src_period
+                                  : r->dst_off + c->rep[l] * L->dst_period) +
+                          c->at[l];
+            off += idx * (is_src ? L->src_stride : L->dst_stride);
+        }
+        const redist__level *L = &m->levels[last];
+        const redist__run *r = &L->runs[c->run[last]];
+        int64_t n = r->len - c->at[last], stride = is_src ? L->src_stride : L->dst_stride;
+        if (n > max - moved)
+            n = max - moved;
+        char *a = arr + off * (int64_t)es, *b = buf + moved * (int64_t)es;
+        if (stride == 1)
+            memcpy(to_buf ? b : a, to_buf ? a : b, (size_t)n * es);
+        else
+            for (int64_t i = 0; i < n; i++)
+                memcpy(to_buf ? b + i * (int64_t)es : a + i * stride * (int64_t)es,
+                       to_buf ? a + i * stride * (int64_t)es : b + i * (int64_t)es, es);
+        moved += n;
+        c->at[last] += n - 1; /* the step below moves past the last one */
+        cursor_step(c, last);
+    }
+    c->done += moved;
+    return moved;
+}
+
+int64_t redist__cursor_pack(redist__cursor *c, const char *src, char *buf, int64_t max,
+                            size_t elsize)
+{
+    return cursor_move(c, (char *)src, 1, buf, 1, max, elsize);
+}
+
+int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int64_t max,
+                              size_t elsize)
+{
+    return cursor_move(c, dst, 0, (char *)buf, 0, max, elsize);
+}

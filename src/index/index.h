@@ -140,6 +140,22 @@ void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t els
 /* Copies a message straight from the source array to the destination array (self part). */
 void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize);
 
+/* A resumable walk through a message's elements in buffer order (bounded mode: chunk i + 1
+   packed while chunk i travels). Initialise with redist__cursor_init (levels: scratch of
+   3 * m->nlevels entries, owned by the caller); each call moves up to max elements. */
+typedef struct redist__cursor {
+    const redist__msg *m;
+    int64_t *run, *rep, *at; /* per level: run group, replica, element within the run */
+    int64_t done;            /* elements moved so far */
+} redist__cursor;
+void redist__cursor_init(redist__cursor *c, const redist__msg *m, int64_t *scratch);
+/* Packs the next min(max, rest) elements of the message from src into buf; returns them. */
+int64_t redist__cursor_pack(redist__cursor *c, const char *src, char *buf, int64_t max,
+                            size_t elsize);
+/* Unpacks the next min(max, rest) elements from buf into dst; returns them. */
+int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int64_t max,
+                              size_t elsize);
+
 /* ---- the shape of a pair (shape.c) ----------------------------------------------------- */
 /* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'
    rules (applicability, step counts, costs) read it; it is the same on every rank. */
