@@ -41,15 +41,15 @@ typedef struct redist_plan_s *redist_plan;
 
 /* Error codes. Codes are only ever appended; redist_strerror and redist_error_name are
    generated from this one list. */
-#define REDIST_ERRNO_MAP(X)                                                                \
-    X(ARG, -1, "invalid argument")                                                         \
-    X(NOMEM, -2, "out of memory")                                                          \
-    X(MPI, -3, "an MPI call failed")                                                       \
-    X(NOT_APPLICABLE, -4, "the algorithm cannot perform this redistribution")              \
-    X(UNKNOWN_ALGORITHM, -5, "unknown algorithm name")                                     \
-    X(MISMATCH, -6, "ranks passed different arguments to a collective call")               \
-    X(UNSUPPORTED, -7, "not supported by this version of redist")                          \
-    X(BUSY, -8, "the plan has a nonblocking execution in progress")                        \
+#define REDIST_ERRNO_MAP(X)                                                                        \
+    X(ARG, -1, "invalid argument")                                                                 \
+    X(NOMEM, -2, "out of memory")                                                                  \
+    X(MPI, -3, "an MPI call failed")                                                               \
+    X(NOT_APPLICABLE, -4, "the algorithm cannot perform this redistribution")                      \
+    X(UNKNOWN_ALGORITHM, -5, "unknown algorithm name")                                             \
+    X(MISMATCH, -6, "ranks passed different arguments to a collective call")                       \
+    X(UNSUPPORTED, -7, "not supported by this version of redist")                                  \
+    X(BUSY, -8, "the plan has a nonblocking execution in progress")                                \
     X(STATE, -9, "no nonblocking execution is in progress")
 
 #define REDIST_SUCCESS 0
@@ -90,9 +90,8 @@ enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DA
    row-major (last dimension fastest) or column-major (first fastest) as `order` says.
    Each extent, and the product of the nonzero extents, is at most REDIST_MAX_EXTENT (blocks
    may be anything up to INT64_MAX). On failure *layout is set to NULL. */
-int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[],
-                         const int grid[], const int first[], const int ranks[], int order,
-                         redist_layout *layout);
+int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[], const int grid[],
+                         const int first[], const int ranks[], int order, redist_layout *layout);
 /* Local extents of `rank`'s piece along each dimension, as ScaLAPACK's NUMROC gives them:
    all 0 if rank is not in the layout; a member whose piece is empty has some extent 0. */
 int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[]);
@@ -109,17 +108,17 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[]);
 
 /* ---- Plans ---------------------------------------------------------------------------- */
 typedef struct redist_options {
-    const char *algorithm; /* NULL or "auto": chosen by the cost model; else a name below */
-    int check_arguments;   /* execute: agree on buffer-argument errors across ranks (default 1) */
-    int shared_memory;     /* point-to-point algorithms: ranks of one node exchange through an
-                              MPI-3 shared-memory window, one copy fewer (default 1) */
-    int transport;         /* direct-async and direct: REDIST_TRANSPORT_AUTO (default: the
-                              model decides), _PACK (we pack runs) or _DATATYPE (derived
-                              datatypes over the user's arrays; MPI moves the data) */
-    int hybrid_degree;     /* hybrid: the degree of indirection d (default -1: the model
-                              chooses) */
-    int bmmc_method;       /* bmmc: 0 = MPI_Sendrecv_replace per round ([Cor97], default),
-                              1 = MPI_Sendrecv into a second buffer, 2 = one MPI_Alltoallv */
+    const char *algorithm;   /* NULL or "auto": chosen by the cost model; else a name below */
+    int check_arguments;     /* execute: agree on buffer-argument errors across ranks (default 1) */
+    int shared_memory;       /* point-to-point algorithms: ranks of one node exchange through an
+                                MPI-3 shared-memory window, one copy fewer (default 1) */
+    int transport;           /* direct-async and direct: REDIST_TRANSPORT_AUTO (default: the
+                                model decides), _PACK (we pack runs) or _DATATYPE (derived
+                                datatypes over the user's arrays; MPI moves the data) */
+    int hybrid_degree;       /* hybrid: the degree of indirection d (default -1: the model
+                                chooses) */
+    int bmmc_method;         /* bmmc: 0 = MPI_Sendrecv_replace per round ([Cor97], default),
+                                1 = MPI_Sendrecv into a second buffer, 2 = one MPI_Alltoallv */
     int synchronous_receive; /* general, ky-to-y, x-to-kx, gcd, lcm: 1 = [TCR96]'s
                                 synchronous method (every packet, then one scan), 0 = the
                                 asynchronous method (each packet placed on arrival; default) */
@@ -128,6 +127,13 @@ typedef struct redist_options {
                                        "mesh", "hypercube" or "pairwise" = [GGKK03]'s
                                        all-to-all (redist_alltoall) on point-to-point
                                        messages, run inside redist_wait/redist_test */
+    int64_t max_buffer_bytes;       /* bounded mode: 0 (default) = the default mode, pack buffers
+                                       for a whole execute (redist_stats.buffer_bytes); > 0 = at
+                                       most this many bytes of buffers per rank, the data moving
+                                       in chunks, each packed while the previous one travels
+                                       (direct-async and [SD96]'s section algorithms; auto picks
+                                       among them, other forced algorithms are NOT_APPLICABLE).
+                                       At least two elements of the type. */
 } redist_options;
 void redist_options_init(redist_options *opt);
 
@@ -142,8 +148,8 @@ const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
    rank. Any error is returned on every rank alike (no rank hangs). type must be a
    committed datatype whose data is contiguous (size == extent, lower bound 0); other
    derived types return REDIST_ERR_UNSUPPORTED. */
-int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type,
-                       MPI_Comm comm, const redist_options *opt, redist_plan *plan);
+int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
+                       const redist_options *opt, redist_plan *plan);
 
 /* Two groups joined by an intercommunicator (separate data-parallel tasks or programs,
    [SD96]). The source layout's ranks are ranks of the source group, the destination layout's
@@ -182,23 +188,28 @@ int redist_test(redist_plan plan, int *done); /* progresses; done=1 when complet
 int redist_wait(redist_plan plan);
 
 typedef struct redist_stats {
-    int steps;                /* communication steps (rounds) of one execute */
-    int64_t messages_sent;    /* messages this rank sends to other ranks per execute */
-    int64_t bytes_sent;       /* bytes this rank sends to other ranks per execute */
-    double predicted_seconds; /* the cost model's prediction for one execute */
-    int64_t messages_received;/* messages this rank receives per execute */
-    int64_t bytes_received;   /* bytes this rank receives per execute */
-    int64_t bytes_copied;     /* bytes this rank copies locally (its self part) */
+    int steps;                     /* communication steps (rounds) of one execute */
+    int64_t messages_sent;         /* messages this rank sends to other ranks per execute */
+    int64_t bytes_sent;            /* bytes this rank sends to other ranks per execute */
+    double predicted_seconds;      /* the cost model's prediction for one execute */
+    int64_t messages_received;     /* messages this rank receives per execute */
+    int64_t bytes_received;        /* bytes this rank receives per execute */
+    int64_t bytes_copied;          /* bytes this rank copies locally (its self part) */
     int64_t max_messages_per_rank; /* maximum over ranks of messages_sent */
     int64_t max_bytes_per_rank;    /* maximum over ranks of bytes_sent */
-    int64_t runs_per_period;  /* 1-D run groups this rank's plan stores (plan size) */
-    int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE: how messages move */
-    int shared_memory;        /* 1: messages between ranks of a node go through an MPI-3
-                                 shared-memory window (0 when /dev/shm has no room for it) */
+    int64_t runs_per_period;       /* 1-D run groups this rank's plan stores (plan size) */
+    int transport;                 /* REDIST_TRANSPORT_PACK or _DATATYPE: how messages move */
+    int shared_memory;             /* 1: messages between ranks of a node go through an MPI-3
+                                      shared-memory window (0 when /dev/shm has no room for it) */
+    int bounded;                   /* 1: bounded mode, asked for (max_buffer_bytes) or taken
+                                      because the default mode's buffers would not fit */
+    int64_t buffer_bytes;          /* the temporary buffers this rank's plan holds for executes
+                                      (pack buffers, chunk slots, intermediate arrays, phases):
+                                      the extra memory of an execute beyond src and dst */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
-const char *redist_plan_algorithm(redist_plan plan);         /* the name chosen */
-int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
+const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */
+int redist_plan_free(redist_plan *plan);                      /* collective; sets *plan = NULL */
 
 /* ---- Basic communication operations ([GGKK03]; src/coll/) --------------
    MPI semantics (count is per block; sendbuf/recvbuf as in MPI_Bcast ... MPI_Alltoall;
@@ -216,24 +227,24 @@ int redist_plan_free(redist_plan *plan); /* collective; sets *plan = NULL */
 #ifndef REDIST_NO_MPI
 int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                  const char *algorithm);
-int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                  MPI_Op op, int root, MPI_Comm comm, const char *algorithm);
+int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                  int root, MPI_Comm comm, const char *algorithm);
 int redist_allreduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, const char *algorithm);
-int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                MPI_Op op, MPI_Comm comm, const char *algorithm);
-int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                   int root, MPI_Comm comm, const char *algorithm);
-int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                  int root, MPI_Comm comm, const char *algorithm);
+int redist_scan(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, const char *algorithm);
+int redist_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                   MPI_Comm comm, const char *algorithm);
+int redist_gather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                  MPI_Comm comm, const char *algorithm);
 int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                      MPI_Comm comm, const char *algorithm);
-int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count,
-                          MPI_Datatype type, MPI_Op op, MPI_Comm comm, const char *algorithm);
+int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, const char *algorithm);
 int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
                     MPI_Comm comm, const char *algorithm);
-int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type,
-                 int shift, MPI_Comm comm, const char *algorithm);
+int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int shift,
+                 MPI_Comm comm, const char *algorithm);
 #endif
 
 /* Local, no MPI. The i-th algorithm of an operation ("bcast", ..., "shift"), NULL past the

@@ -22,14 +22,17 @@ const char tool_explain_help[] =
     "                           procs, grid or ranks\n"
     "  --type T                 char, int, double (default) or double3 (24 bytes)\n"
     "  --algorithm A            headline this algorithm instead of auto's choice\n"
+    "  --max-buffer B           bounded mode: at most B bytes of buffers per rank (e.g. 1M,\n"
+    "                           2^20); the algorithms that cannot run bounded say so\n"
     "  --tables                 for a 1-D cyclic(x) -> cyclic(Kx) pair (or the dual) on the\n"
     "                           same P: paper 000's tables S, R, P (and S', P_s, D_s, R',\n"
     "                           P_r, D_r when K <= P)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
-    "total_messages, total_bytes, predicted_seconds (for the headline algorithm), procs, type,\n"
-    "element_bytes, elements, array_bytes, from, to, pattern, algorithms[], tables.\n";
+    "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
+    "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
+    "memory, algorithms[], tables.\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
@@ -119,10 +122,11 @@ static void json_explanation(FILE *f, const redist__explanation *e)
 {
     fprintf(
         f,
-        "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", \"predicted_seconds\": ",
+        "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", \"bounded\": %s, \"buffer_bytes\": %lld, \"predicted_seconds\": ",
         e->steps, (long long)e->max_messages_per_rank, (long long)e->max_bytes_per_rank,
         (long long)e->total_messages, (long long)e->total_bytes,
-        e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
+        e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack",
+        e->bounded ? "true" : "false", (long long)e->buffer_bytes);
     json_double(f, e->predicted_seconds);
 }
 
@@ -233,6 +237,11 @@ static void print_json(const explain_state *s)
     json_explanation(f, &head->e);
     fputs(", \"pattern\": ", f);
     json_pattern(f, &s->pat);
+    fprintf(
+        f,
+        ", \"memory\": {\"default_bytes\": %lld, \"bounded_bytes\": %lld, \"chunk_bytes\": %lld}",
+        (long long)head->e.default_bytes, (long long)(head->e.bounded ? head->e.buffer_bytes : 0),
+        (long long)head->e.chunk_bytes);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
     if (a->tables) {
@@ -273,6 +282,24 @@ static void print_text_pattern(const explain_state *s)
            (long long)pat->total_messages,
            tool_fmt_bytes(b[0], sizeof b[0], (double)pat->total_bytes),
            tool_fmt_bytes(b[1], sizeof b[1], (double)pat->bytes_copied));
+}
+
+/* The memory of an execute beyond src and dst, in each mode. */
+static void print_text_memory(const explain_state *s)
+{
+    char b[3][64];
+    const redist__explanation *e = &s->head->e;
+    tool_fmt_bytes(b[0], sizeof b[0], (double)e->default_bytes);
+    if (e->bounded)
+        printf("  memory   per rank: %s of pack buffers in the default mode; bounded mode%s: %s "
+               "(chunks of %s)\n",
+               b[0], s->a.pair.max_buffer ? "" : " (the default's would not fit)",
+               tool_fmt_bytes(b[1], sizeof b[1], (double)e->buffer_bytes),
+               tool_fmt_bytes(b[2], sizeof b[2], (double)e->chunk_bytes));
+    else
+        printf("  memory   per rank: %s of pack buffers (default mode; --max-buffer B bounds it "
+               "to B)\n",
+               b[0]);
 }
 
 static void print_text_head(const explain_state *s)
@@ -319,6 +346,7 @@ static void print_text(const explain_state *s)
 {
     print_text_pattern(s);
     print_text_head(s);
+    print_text_memory(s);
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
     for (int i = 0; i < s->count; i++)
@@ -397,7 +425,8 @@ static int explain_algorithms(explain_state *s)
     for (int i = 0; i < s->count; i++) {
         explain_row *r = &s->rows[i];
         r->name = redist_algorithm_name(i);
-        r->rc = redist__explain(s->src, s->dst, s->procs, el, r->name, &r->e);
+        r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
+                                        &r->e);
         if (!strcmp(r->name, s->a.pair.algorithm))
             s->head = r;
     }

@@ -108,6 +108,9 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--type", &v)) > 0 &&
              tool_type_parse(v, &o->type) != 0)
         snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'", v);
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--max-buffer", &v)) > 0 &&
+             (spec_parse_count(v, &o->max_buffer) != 0 || o->max_buffer < 0))
+        snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'", v);
     return m;
 }
 
@@ -253,9 +256,11 @@ void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out
     memset(&st, 0, sizeof st);
     redist_plan_stats(plan, &st);
     int64_t sums[3] = {st.messages_sent, st.bytes_sent, st.bytes_copied}, tot[3];
-    int64_t maxes[2] = {st.messages_sent, st.bytes_sent}, mx[2];
+    int64_t maxes[3] = {st.messages_sent, st.bytes_sent, st.buffer_bytes}, mx[3];
     MPI_Allreduce(sums, tot, 3, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(maxes, mx, 2, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(maxes, mx, 3, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(&st.bounded, &out->bounded, 1, MPI_INT, MPI_MAX, comm);
+    out->max_buffer_bytes = mx[2];
     MPI_Allreduce(&st.predicted_seconds, &out->predicted, 1, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(&st.steps, &out->steps, 1, MPI_INT, MPI_MAX, comm);
     out->max_messages = mx[0];

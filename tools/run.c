@@ -29,6 +29,8 @@ const char tool_run_help[] =
     "  --inter            two groups joined by an intercommunicator: the first P_src MPI\n"
     "                     processes (--from must name them: procs, grid or ranks) send, the\n"
     "                     others receive; --to's ranks count within the receiving group\n"
+    "  --max-buffer B     bounded mode: at most B bytes of buffers per rank (e.g. 1M, 2^20),\n"
+    "                     the data moving in chunks (redist_options.max_buffer_bytes)\n"
     "  --quiet            print one key=value line instead of the report\n"
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
@@ -468,6 +470,7 @@ static int make_plan(run_state *s)
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = s->a.pair.algorithm;
+    opt.max_buffer_bytes = s->a.pair.max_buffer;
     MPI_Barrier(s->comm);
     double t0 = MPI_Wtime();
     int rc = s->a.inter ? plan_inter(s, &opt)
@@ -547,6 +550,9 @@ static void print_header(const run_state *s)
            (long long)p->total_messages, tool_fmt_bytes(b3, sizeof b3, (double)p->total_bytes),
            tool_fmt_bytes(b4, sizeof b4, (double)p->total_copied),
            tool_fmt_seconds(b1, sizeof b1, p->predicted));
+    printf("  memory     %s of buffers per rank at most, %s\n",
+           tool_fmt_bytes(b1, sizeof b1, (double)p->max_buffer_bytes),
+           p->bounded ? "bounded mode (chunks)" : "default mode");
     printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
            "             per trial the slowest rank's average (paper 000, Fig. 13)\n",
            s->n1, s->n1 == 1 ? "" : "s", s->n2, s->n2 == 1 ? "" : "s", s->a.n1 ? "" : " (auto)",
@@ -577,6 +583,7 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
         chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
         tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
         (long long)s->sum.max_bytes, s->sum.predicted);
+    printf(" bounded=%d buffer_bytes=%lld", s->sum.bounded, (long long)s->sum.max_buffer_bytes);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
     printf("\n");

@@ -44,10 +44,12 @@ void tool_algorithm_list(char *buf, size_t len);
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
+    int64_t max_buffer; /* --max-buffer: bounded mode's bytes per rank (0: default mode) */
 } tool_pair_opts;
 void tool_pair_init(tool_pair_opts *o); /* type double, algorithm "auto" */
-/* Like tool_opt_value for those four options: 1 (taken), 0 (another argument) or -1 (value
-   missing). A bad --type writes its message into msg (else msg is ""). */
+/* Like tool_opt_value for those five options (--from, --to, --algorithm, --type,
+   --max-buffer): 1 (taken), 0 (another argument) or -1 (value missing). A bad --type or
+   --max-buffer writes its message into msg (else msg is ""). */
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len);
 /* After the arguments of command `cmd`: 0, or -1 with the message (--from or --to missing,
    unknown algorithm) in msg. */
@@ -113,8 +115,10 @@ typedef struct tool_plan_summary {
     int steps;                       /* the most any rank takes */
     int64_t max_messages, max_bytes; /* the most one rank sends */
     int64_t total_messages, total_bytes, total_copied;
-    double predicted; /* the slowest rank's predicted seconds */
-    int transport;    /* this rank's REDIST_TRANSPORT_* */
+    double predicted;         /* the slowest rank's predicted seconds */
+    int transport;            /* this rank's REDIST_TRANSPORT_* */
+    int bounded;              /* bounded mode (redist_stats.bounded) */
+    int64_t max_buffer_bytes; /* the most buffer bytes one rank's plan holds */
 } tool_plan_summary;
 /* Collective over comm. */
 void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out);

@@ -23,7 +23,7 @@ int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt);
 /* The "auto" rule: the applicable algorithm with the smallest prediction (ties: the earlier
-   entry), or NULL. */
+   entry), or NULL; with opt->max_buffer_bytes > 0 only among those that run bounded. */
 const redist__algorithm *redist__choose(const redist__case *c, const redist__machine *m,
                                         const redist_options *opt);
 
@@ -35,11 +35,25 @@ double redist__predict_all_in_flight(const redist__case *c, const redist__machin
 
 /* direct-async's engine (direct_async.c), shared by [SD96]'s section algorithms
    (sections.c): buffers and requests; post every receive, then pack and send the messages
-   starting with message `first` (in rotation), copy the self part; unpack on arrival. */
+   starting with message `first` (in rotation), copy the self part; unpack on arrival. In
+   bounded mode (p->bounded) they run the strip engine (engine.h). */
 int redist__direct_async_setup(struct redist_plan_s *p);
 int redist__direct_async_start_from(struct redist_plan_s *p, int first);
 int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__direct_async_destroy(struct redist_plan_s *p);
+/* Its cost: all messages in flight, or the strip engine's with opt->max_buffer_bytes > 0. */
+double redist__direct_async_predict(const redist__case *c, const redist__machine *m,
+                                    const redist_options *opt, int transport);
+
+/* Memory of a's execute per rank (the most any rank holds): the default mode's pack
+   buffers, the send and receive volume (0 with the datatype transport or for an algorithm
+   that does not pack). Relays and phases hold more: see their stats. */
+int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algorithm *a,
+                                     int transport);
+/* The bound a plan takes by itself when its default pack buffers would not fit in this
+   machine's memory (redist__memory_limit): min(64 MiB, memory / 16); 0 when they fit or a
+   does not pack with `transport`. */
+int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport);
 
 /* Every algorithm's options: checked (the first error), and fingerprinted for the
    agreement (every option field once). NULL options are the defaults. */

@@ -7,7 +7,8 @@
  * one the smaller per-message cost of messages that overlap, M = max(m_s, m_r):
  *   T_d + (M - 1) t_msg + the moves of the transport (redist__cost_moves: self part, packing
  *   or datatype pieces, bytes).
- * Buffers: the whole send and receive volume, allocated at plan time.
+ * Buffers: the whole send and receive volume, allocated at plan time; in bounded mode
+ * (max_buffer_bytes, or buffers that would not fit) the strip engine runs instead (strip.c).
  */
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -27,6 +28,10 @@ typedef struct state {
 
 void redist__direct_async_destroy(struct redist_plan_s *p)
 {
+    if (p->bounded) {
+        redist__strip_destroy(p);
+        return;
+    }
     state *s = p->algo_state;
     if (s == NULL)
         return;
@@ -40,6 +45,8 @@ void redist__direct_async_destroy(struct redist_plan_s *p)
 
 int redist__direct_async_setup(struct redist_plan_s *p)
 {
+    if (p->bounded)
+        return redist__strip_setup(p);
     state *s = calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
@@ -67,6 +74,8 @@ static int start(struct redist_plan_s *p)
 
 int redist__direct_async_start_from(struct redist_plan_s *p, int first)
 {
+    if (p->bounded) /* the shift schedule's order, whatever `first` */
+        return redist__strip_start(p);
     state *s = p->algo_state;
     int k = 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
@@ -113,6 +122,8 @@ static int unpack_arrivals(struct redist_plan_s *p, state *s, int count)
 
 int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *done)
 {
+    if (p->bounded)
+        return redist__strip_progress(p, blocking, done);
     state *s = p->algo_state;
     while (s->recvs_left > 0) {
         int count = 0, rc;
@@ -149,10 +160,11 @@ double redist__predict_all_in_flight(const redist__case *c, const redist__machin
            (msgs > 0 ? m->startup + m->per_message * (msgs - 1) : 0);
 }
 
-static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                      int transport)
+double redist__direct_async_predict(const redist__case *c, const redist__machine *m,
+                                    const redist_options *opt, int transport)
 {
-    (void)opt;
+    if (opt->max_buffer_bytes > 0)
+        return redist__strip_predict(c, m, opt->max_buffer_bytes);
     return redist__predict_all_in_flight(c, m, transport);
 }
 
@@ -160,7 +172,7 @@ const redist__algorithm redist__algo_direct_async = {
     .name = "direct-async",
     .applicable = redist__always_applicable,
     .steps = redist__one_step,
-    .predict = predict,
+    .predict = redist__direct_async_predict,
     .transports = REDIST__T_PACK | REDIST__T_DATATYPE,
     .setup = redist__direct_async_setup,
     .start = start,
@@ -168,4 +180,5 @@ const redist__algorithm redist__algo_direct_async = {
     .destroy = redist__direct_async_destroy,
     .uses_shm = 1,
     .packs = 1,
+    .bounded = 1,
 };

@@ -3,11 +3,47 @@
  * prediction from the registry, with the default machine. */
 #include "algo/explain.h"
 #include "algo/algo.h"
+#include "exec/engine.h"
 
 #include <string.h>
 
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out)
+{
+    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, out);
+}
+
+/* The mode the plan would run in, as plan.c decides it: bounded if asked, or if the default
+   mode's buffers would not fit (auto then choosing among the algorithms that run bounded). */
+static void choose_mode(const redist__case *c, const redist__machine *m, redist_options *opt,
+                        const redist__algorithm **a, int auto_chosen, redist__explanation *out)
+{
+    out->transport = redist__choose_transport(*a, c, m, opt, REDIST_TRANSPORT_AUTO);
+    out->default_bytes = redist__default_buffer_bytes(c, *a, out->transport);
+    int64_t bound = opt->max_buffer_bytes;
+    if (bound == 0 && (bound = redist__fallback_bound(c, *a, out->transport)) > 0) {
+        redist_options o = *opt;
+        o.max_buffer_bytes = bound;
+        if (auto_chosen && !(*a)->bounded)
+            *a = redist__choose(c, m, &o);
+        if (!(*a)->bounded)
+            bound = 0; /* the datatype transport, or NOMEM: plan.c says which */
+        else
+            opt->max_buffer_bytes = bound;
+    }
+    if (bound > 0) {
+        out->bounded = 1;
+        out->transport = REDIST_TRANSPORT_PACK;
+        out->chunk_bytes = redist__strip_chunk_elems(bound, c->t.elsize) * (int64_t)c->t.elsize;
+        out->buffer_bytes = out->default_bytes < bound ? out->default_bytes : bound;
+    } else {
+        out->buffer_bytes = out->default_bytes;
+    }
+}
+
+int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                            const char *algorithm, int64_t max_buffer_bytes,
+                            redist__explanation *out)
 {
     if (out == NULL)
         return redist__fail(REDIST_ERR_ARG, "explain: NULL output");
@@ -23,6 +59,8 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
     const redist__machine *m = redist__machine_default();
     redist_options opt;
     redist_options_init(&opt);
+    opt.max_buffer_bytes = max_buffer_bytes;
+    int auto_chosen = a == NULL;
     if (a == NULL) {
         a = redist__choose(&c, m, &opt);
         if (a == NULL)
@@ -30,12 +68,15 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
     } else if (a->applicable(&c) != REDIST_SUCCESS) {
         return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot perform this redistribution",
                             name);
+    } else if (max_buffer_bytes > 0 && !a->bounded) {
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot bound its buffers", name);
     }
     memset(out, 0, sizeof *out);
+    choose_mode(&c, m, &opt, &a, auto_chosen, out);
     out->chosen = a->name;
-    out->steps = a->steps(&c, m, &opt);
-    out->transport = redist__choose_transport(a, &c, m, &opt, REDIST_TRANSPORT_AUTO);
-    out->predicted_seconds = a->predict(&c, m, &opt, out->transport);
+    out->steps = out->bounded ? c.t.shift_steps : a->steps(&c, m, &opt);
+    out->predicted_seconds = out->bounded ? redist__strip_predict(&c, m, opt.max_buffer_bytes)
+                                          : a->predict(&c, m, &opt, out->transport);
     out->total_messages = total_messages;
     out->total_bytes = total_bytes;
     out->max_messages_per_rank = c.t.max_sent_messages;

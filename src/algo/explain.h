@@ -18,9 +18,17 @@ typedef struct redist__explanation {
     int64_t total_messages;
     int64_t total_bytes;
     double predicted_seconds;
-    int transport; /* REDIST_TRANSPORT_PACK or _DATATYPE */
+    int transport;         /* REDIST_TRANSPORT_PACK or _DATATYPE */
+    int bounded;           /* bounded mode: asked for, or taken because the buffers would not fit */
+    int64_t buffer_bytes;  /* the most pack-buffer bytes a rank holds in this mode */
+    int64_t default_bytes; /* the default mode's (bounded or not): send + receive volume */
+    int64_t chunk_bytes;   /* bounded mode: bytes per chunk */
 } redist__explanation;
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out);
+/* The same with options.max_buffer_bytes = max_buffer_bytes (0: the default mode). */
+int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                            const char *algorithm, int64_t max_buffer_bytes,
+                            redist__explanation *out);
 
 #endif

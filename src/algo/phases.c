@@ -108,5 +108,6 @@ void redist__phases_stats(const redist__phases *ph, redist_stats *st)
         st->bytes_sent += s.bytes_sent;
         st->bytes_received += s.bytes_received;
         st->bytes_copied += s.bytes_copied;
+        st->buffer_bytes += s.buffer_bytes;
     }
 }

@@ -67,6 +67,8 @@ const redist__algorithm *redist__algorithm_by_name(const char *name)
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
                              const redist__machine *m, const redist_options *opt, int requested)
 {
+    if (opt->max_buffer_bytes > 0 && a->bounded) /* bounded mode packs chunks */
+        return REDIST_TRANSPORT_PACK;
     int can_pack = (a->transports & REDIST__T_PACK) != 0;
     int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
                        c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
@@ -92,7 +94,8 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
     const redist__algorithm *best = NULL;
     double best_time = 0;
     for (int i = 0; i < NALGOS; i++) {
-        if (table[i]->applicable(c) != REDIST_SUCCESS)
+        if (table[i]->applicable(c) != REDIST_SUCCESS ||
+            (opt->max_buffer_bytes > 0 && !table[i]->bounded))
             continue;
         double t = redist__predict(table[i], c, m, opt);
         if (best == NULL || t < best_time) {
@@ -129,4 +132,23 @@ void redist__fingerprint_algorithm_options(redist__fingerprints *fp, const redis
         if (table[i]->fingerprint_options != NULL && !seen)
             table[i]->fingerprint_options(fp, o);
     }
+}
+
+int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algorithm *a,
+                                     int transport)
+{
+    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    return c->t.max_packed * (int64_t)c->t.elsize;
+}
+
+int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport)
+{
+    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    double need = 2.0 * (double)c->t.max_buffer * (double)c->t.elsize, mem = redist__memory_limit();
+    if (need <= mem)
+        return 0;
+    int64_t bound = (int64_t)(mem / 16), most = (int64_t)64 << 20;
+    return bound < most ? bound : most;
 }

@@ -21,6 +21,8 @@
  * destination p * m / P of its m peers and goes round, so that the sources do not all start
  * with the same destination. Cost: that of direct-async (all messages in flight):
  *   T_d + (M - 1) t_msg + the moves of the transport.
+ * In bounded mode (max_buffer_bytes) the strip engine runs them: chunk i + 1 packed while
+ * chunk i travels, through at most the bound of buffers, the paper's strip mining.
  */
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -30,13 +32,6 @@ static int start(struct redist_plan_s *p)
     int pos = redist__layout_position(p->src, p->rank), m = p->send.nmsgs;
     int first = pos < 0 || m == 0 ? 0 : (int)((int64_t)pos * m / p->src->nprocs);
     return redist__direct_async_start_from(p, first);
-}
-
-static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                      int transport)
-{
-    (void)opt;
-    return redist__predict_all_in_flight(c, m, transport);
 }
 
 #define SECTIONS_RULE(fn, bit)                                                                     \
@@ -56,7 +51,7 @@ SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
         .name = algo_name,                                                                         \
         .applicable = rule,                                                                        \
         .steps = redist__one_step,                                                                 \
-        .predict = predict,                                                                        \
+        .predict = redist__direct_async_predict,                                                   \
         .transports = REDIST__T_PACK | REDIST__T_DATATYPE,                                         \
         .setup = redist__direct_async_setup,                                                       \
         .start = start,                                                                            \
@@ -64,6 +59,7 @@ SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
         .destroy = redist__direct_async_destroy,                                                   \
         .uses_shm = 1,                                                                             \
         .packs = 1,                                                                                \
+        .bounded = 1,                                                                              \
     }
 SECTIONS_ALGORITHM(redist__algo_block_to_block, "block-to-block", block_block);
 SECTIONS_ALGORITHM(redist__algo_block_to_cyclic, "block-to-cyclic", block_cyclic);

@@ -18,6 +18,7 @@
  * arguments come from a plan whose arguments were agreed.
  */
 #include "api/api.h"
+#include "exec/engine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,13 @@ int redist__check_options(const redist_options *opt, int comm_size)
     if (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_ARG, "transport = %d is not a REDIST_TRANSPORT_* value",
                             opt->transport);
+    if (opt->max_buffer_bytes < 0)
+        return redist__fail(REDIST_ERR_ARG, "max_buffer_bytes = %lld is negative",
+                            (long long)opt->max_buffer_bytes);
+    if (opt->max_buffer_bytes > 0 && opt->transport == REDIST_TRANSPORT_DATATYPE)
+        return redist__fail(REDIST_ERR_ARG,
+                            "max_buffer_bytes (bounded mode, packed chunks) and transport = "
+                            "REDIST_TRANSPORT_DATATYPE exclude each other");
     return redist__check_algorithm_options(opt, comm_size);
 }
 
@@ -60,6 +68,7 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fp_add(fp, "options.check_arguments", &o->check_arguments, sizeof(int));
     redist__fp_add(fp, "options.shared_memory", &o->shared_memory, sizeof(int));
     redist__fp_add(fp, "options.transport", &o->transport, sizeof(int));
+    redist__fp_add(fp, "options.max_buffer_bytes", &o->max_buffer_bytes, sizeof(int64_t));
     redist__fingerprint_algorithm_options(fp, o);
 }
 
@@ -176,7 +185,7 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
         int err = side_types(p, &p->send, 0, &p->send_types);
         return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, &p->recv_types);
     }
-    if (!p->algo->packs)
+    if (!p->algo->packs || p->bounded) /* bounded mode: the strip engine's slots */
         return REDIST_SUCCESS;
     if (!shm)
         p->sendbuf = redist__plan_buffer(p, (size_t)p->send.total_elems * p->elsize + 1);
@@ -234,7 +243,25 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     if (a->applicable(&p->pair) != REDIST_SUCCESS)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot perform this redistribution", name);
+    if (p->opt.max_buffer_bytes > 0 && !a->bounded)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
+                            "direct-async and the section algorithms can",
+                            name);
     p->algo = a;
+    return REDIST_SUCCESS;
+}
+
+/* Bounded mode with `bound` bytes per rank: at least two elements (one chunk each way). */
+static int set_bounded(struct redist_plan_s *p, int64_t bound)
+{
+    if (bound < 2 * (int64_t)p->elsize)
+        return redist__fail(REDIST_ERR_ARG,
+                            "max_buffer_bytes = %lld is less than two elements of %zu bytes",
+                            (long long)bound, p->elsize);
+    p->bounded = 1;
+    p->bound = bound;
+    p->transport = REDIST_TRANSPORT_PACK;
     return REDIST_SUCCESS;
 }
 
@@ -265,6 +292,13 @@ static int fill_stats(struct redist_plan_s *p)
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;
+    s->bounded = p->bounded;
+    s->buffer_bytes =
+        (int64_t)p->buffer_bytes + (p->shm != NULL ? p->send.total_elems * (int64_t)p->elsize : 0);
+    if (p->bounded) { /* one peer at a time in the shift schedule's order */
+        s->steps = p->pair.t.shift_steps;
+        s->predicted_seconds = redist__strip_predict(&p->pair, p->machine, p->bound);
+    }
     if (p->algo->local_stats == NULL)
         return REDIST_SUCCESS;
     /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
@@ -273,24 +307,39 @@ static int fill_stats(struct redist_plan_s *p)
     return redist__stats_maxima(p);
 }
 
-/* Pack buffers larger than this machine's memory could never be filled: the datatype
-   transport needs none, so it is taken where the algorithm has it and the user did not ask
-   for packing; otherwise every rank returns REDIST_ERR_NOMEM. */
-static int fit_buffers_in_memory(struct redist_plan_s *p)
+/* Pack buffers larger than this machine's memory could never be filled. Bounded mode needs
+   only its chunk slots, so an algorithm that runs bounded takes it (auto re-chooses among
+   those that do: direct-async always applies); another forced algorithm takes the datatype
+   transport where it has it and the user did not ask for packing; otherwise every rank
+   returns REDIST_ERR_NOMEM. The memory is each rank's own: the ranks agree. */
+static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
 {
-    if (p->transport != REDIST_TRANSPORT_PACK || !p->algo->packs)
-        return REDIST_SUCCESS;
-    double need = 2.0 * (double)p->pair.t.max_buffer * (double)p->elsize;
-    int fits = need <= redist__memory_limit(), all = 0;
-    if (MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+    int64_t bound = redist__fallback_bound(&p->pair, p->algo, p->transport), most = 0;
+    if (MPI_Allreduce(&bound, &most, 1, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
-    if (all)
+    if (most == 0)
         return REDIST_SUCCESS;
+    if (strcmp(name, "auto") == 0 && !p->algo->bounded) {
+        redist_options o = p->opt;
+        o.max_buffer_bytes = most;
+        p->algo = redist__choose(&p->pair, p->machine, &o);
+    }
+    if (p->algo->bounded) {
+        int64_t least = 0; /* the smallest bound any rank would take */
+        bound = bound > 0 ? bound : most;
+        if (MPI_Allreduce(&bound, &least, 1, MPI_INT64_T, MPI_MIN, p->comm) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+        if (least < 2 * (int64_t)p->elsize)
+            return redist__fail(REDIST_ERR_NOMEM, "not even bounded mode fits in %.3g bytes",
+                                redist__memory_limit());
+        return set_bounded(p, least);
+    }
     if ((p->algo->transports & REDIST__T_DATATYPE) && p->opt.transport == REDIST_TRANSPORT_AUTO &&
         p->pair.t.max_run_value <= REDIST__MAX_INT_COUNT) {
         p->transport = REDIST_TRANSPORT_DATATYPE;
         return REDIST_SUCCESS;
     }
+    double need = 2.0 * (double)p->pair.t.max_buffer * (double)p->elsize;
     return redist__fail(REDIST_ERR_NOMEM,
                         "%s needs pack buffers of up to %.3g GB per rank; this machine has %.3g GB",
                         p->algo->name, need / 1e9, redist__memory_limit() / 1e9);
@@ -307,10 +356,12 @@ static int setup(struct redist_plan_s *p, const char *name)
         return err;
     p->transport =
         redist__choose_transport(p->algo, &p->pair, p->machine, &p->opt, p->opt.transport);
-    err = fit_buffers_in_memory(p);
+    err = p->opt.max_buffer_bytes > 0 ? set_bounded(p, p->opt.max_buffer_bytes)
+                                      : fit_buffers_in_memory(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    int shm = p->algo->uses_shm && p->opt.shared_memory && p->transport == REDIST_TRANSPORT_PACK;
+    int shm = p->algo->uses_shm && p->opt.shared_memory && !p->bounded &&
+              p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
         err = redist__agree(p->comm, p->rank, redist__shm_setup(p), NULL);
     if (err == REDIST_SUCCESS)

@@ -27,4 +27,17 @@ void redist__copy_self(struct redist_plan_s *p);
 /* Waits for (blocking) or tests one request; *done = 1 when it is complete. */
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what);
 
+/* Bounded mode (strip.c): the pattern's messages in chunks of redist__strip_chunk_elems
+   elements through at most p->bound bytes of slots per rank, packed while earlier chunks
+   travel, in the shift schedule's order (deadlock-free); the self part copied directly. The
+   run functions of every algorithm that has the `bounded` flag when p->bounded is set. */
+int64_t redist__strip_chunk_elems(int64_t bound, size_t elsize);
+int redist__strip_setup(struct redist_plan_s *p);
+int redist__strip_start(struct redist_plan_s *p);
+int redist__strip_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__strip_destroy(struct redist_plan_s *p);
+/* One execute in bounded mode: the moves of the pack transport, a start-up per message (one
+   peer at a time) and a message cost per chunk. */
+double redist__strip_predict(const redist__case *c, const redist__machine *m, int64_t bound);
+
 #endif

@@ -52,6 +52,7 @@ typedef struct redist__algorithm {
     int uses_shm;          /* its point-to-point messages may use the shared-memory transport */
     int dry_needs_buffers; /* a dry execution still needs arrays of the right size */
     int packs;             /* it packs into the plan's send and receive buffers */
+    int bounded;           /* it runs in bounded mode (strip.c) when the plan is bounded */
 } redist__algorithm;
 
 /* Rules shared by several algorithms. */
@@ -75,10 +76,12 @@ struct redist_plan_s {
     redist_layout src, dst;       /* private copies */
     int64_t src_count, dst_count; /* local elements */
     redist__side send, recv;
-    redist__msg *self;              /* the part this rank sends to itself, or NULL */
-    int send_msg_of_self;           /* index of the self message in send.msgs, or -1 */
-    char *sendbuf, *recvbuf;        /* pack / unpack buffers, allocated at plan time */
-    double buffer_bytes;            /* data buffers allocated so far (redist__plan_buffer) */
+    redist__msg *self;       /* the part this rank sends to itself, or NULL */
+    int send_msg_of_self;    /* index of the self message in send.msgs, or -1 */
+    char *sendbuf, *recvbuf; /* pack / unpack buffers, allocated at plan time */
+    double buffer_bytes;     /* data buffers allocated so far (redist__plan_buffer) */
+    int bounded;             /* bounded mode: chunks through at most `bound` bytes */
+    int64_t bound;
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
     redist_options opt;             /* the options (alltoall_algorithm: opt_strings) */

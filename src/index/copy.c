@@ -150,8 +150,47 @@ static int cursor_step(redist__cursor *c, int l)
     return 0;
 }
 
+/* Element offset in the array of the current position's levels 0 .. last - 1. */
+static int64_t outer_offset(const redist__cursor *c, int is_src)
+{
+    int64_t off = 0;
+    for (int l = 0; l < c->m->nlevels - 1; l++) {
+        const redist__level *L = &c->m->levels[l];
+        const redist__run *r = &L->runs[c->run[l]];
+        int64_t idx = (is_src ? r->src_off + c->rep[l] * L->src_period
+                              : r->dst_off + c->rep[l] * L->dst_period) +
+                      c->at[l];
+        off += idx * (is_src ? L->src_stride : L->dst_stride);
+    }
+    return off;
+}
+
+/* count runs of n elements, run j at a + j * step (array, element units) and at b + j * n
+   (buffer); elements stride apart in the array. */
+static void move_runs(char *a, int64_t step, int64_t stride, char *b, int64_t n, int64_t count,
+                      int to_buf, size_t es)
+{
+    int64_t bytes = n * (int64_t)es, astep = step * (int64_t)es;
+    if (stride == 1 && count > 1) { /* copy_runs: fixed-size moves for 4, 8, 16 bytes */
+        if (to_buf)
+            copy_runs(b, bytes, a, astep, (size_t)bytes, count);
+        else
+            copy_runs(a, astep, b, bytes, (size_t)bytes, count);
+        return;
+    }
+    if (stride == 1) {
+        memcpy(to_buf ? b : a, to_buf ? a : b, (size_t)bytes);
+        return;
+    }
+    for (int64_t j = 0; j < count; j++, a += astep) /* storage orders differ */
+        for (int64_t i = 0; i < n; i++, b += es)
+            memcpy(to_buf ? b : a + i * stride * (int64_t)es,
+                   to_buf ? a + i * stride * (int64_t)es : b, es);
+}
+
 /* Moves up to max elements between the array (structured side: src offsets and strides if
-   is_src, else dst's) and the contiguous buffer. */
+   is_src, else dst's) and the contiguous buffer: whole replicas of a run group in one loop,
+   the outer levels' offset recomputed only when they move. */
 static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, int to_buf,
                            int64_t max, size_t es)
 {
@@ -160,31 +199,35 @@ static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, 
     if (max > left)
         max = left;
     int last = m->nlevels - 1;
+    const redist__level *L = &m->levels[last];
+    int64_t stride = is_src ? L->src_stride : L->dst_stride;
+    int64_t period = is_src ? L->src_period : L->dst_period;
+    int64_t outer = max > 0 ? outer_offset(c, is_src) : 0;
     while (moved < max) {
-        int64_t off = 0; /* element offset of the current position in the array */
-        for (int l = 0; l <= last; l++) {
-            const redist__level *L = &m->levels[l];
-            const redist__run *r = &L->runs[c->run[l]];
-            int64_t idx = (is_src ? r->src_off + c->rep[l] * L->src_period
-                                  : r->dst_off + c->rep[l] * L->dst_period) +
-                          c->at[l];
-            off += idx * (is_src ? L->src_stride : L->dst_stride);
-        }
-        const redist__level *L = &m->levels[last];
         const redist__run *r = &L->runs[c->run[last]];
-        int64_t n = r->len - c->at[last], stride = is_src ? L->src_stride : L->dst_stride;
-        if (n > max - moved)
-            n = max - moved;
-        char *a = arr + off * (int64_t)es, *b = buf + moved * (int64_t)es;
-        if (stride == 1)
-            memcpy(to_buf ? b : a, to_buf ? a : b, (size_t)n * es);
-        else
-            for (int64_t i = 0; i < n; i++)
-                memcpy(to_buf ? b + i * (int64_t)es : a + i * stride * (int64_t)es,
-                       to_buf ? a + i * stride * (int64_t)es : b + i * (int64_t)es, es);
-        moved += n;
-        c->at[last] += n - 1; /* the step below moves past the last one */
-        cursor_step(c, last);
+        int64_t first = (is_src ? r->src_off : r->dst_off) + c->rep[last] * period + c->at[last];
+        char *a = arr + (outer + first * stride) * (int64_t)es, *b = buf + moved * (int64_t)es;
+        int64_t room = max - moved, n = r->len - c->at[last];
+        if (c->at[last] > 0 || n > room) { /* a part of one run */
+            n = n < room ? n : room;
+            move_runs(a, 0, stride, b, n, 1, to_buf, es);
+            moved += n;
+            if ((c->at[last] += n) < r->len)
+                break; /* max reached inside the run */
+            c->at[last] = r->len - 1;
+        } else { /* whole replicas */
+            int64_t k = r->count - c->rep[last], fit = room / r->len;
+            k = k < fit ? k : fit;
+            move_runs(a, period * stride, stride, b, r->len, k, to_buf, es);
+            moved += k * r->len;
+            c->rep[last] += k - 1;
+            c->at[last] = r->len - 1;
+        }
+        int l = last; /* past the last element moved; a carry moves the outer levels */
+        if (!cursor_step(c, l))
+            break;
+        if (c->run[last] == 0 && c->rep[last] == 0 && c->at[last] == 0 && last > 0)
+            outer = outer_offset(c, is_src);
     }
     c->done += moved;
     return moved;

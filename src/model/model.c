@@ -95,6 +95,7 @@ void redist__traffic_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_SENT_MESSAGES] = send->nmsgs;
     vals[REDIST__S_SENT_BYTES] = send->total_elems * es;
     vals[REDIST__S_PIECES] = max64(side_pieces(send, 0), side_pieces(recv, 1));
+    vals[REDIST__S_PACKED] = send->total_elems + recv->total_elems;
 }
 
 void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[])
@@ -119,6 +120,7 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     s->max_sent_messages = vals[REDIST__S_SENT_MESSAGES];
     s->max_sent_bytes = vals[REDIST__S_SENT_BYTES];
     s->max_pieces = vals[REDIST__S_PIECES];
+    s->max_packed = vals[REDIST__S_PACKED];
     for (int k = 1; flags != NULL && k < size; k++)
         s->shift_steps += flags[k] != 0;
 }

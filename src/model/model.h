@@ -35,6 +35,7 @@ typedef struct redist__traffic {
     int64_t max_local_bytes;   /* max over ranks of max(src, dst) local bytes */
     int64_t max_count;         /* max elements of one message (MPI int limits) */
     int64_t max_buffer;        /* max elements of one rank's pack buffer */
+    int64_t max_packed;        /* max over ranks of send + receive pack-buffer elements */
     int64_t max_run_value;     /* largest run length or count */
     int64_t max_sent_messages; /* max over ranks of messages sent */
     int64_t max_sent_bytes;    /* max over ranks of bytes sent */
@@ -55,6 +56,7 @@ enum {
     REDIST__S_SENT_MESSAGES, /* messages sent */
     REDIST__S_SENT_BYTES,    /* bytes sent */
     REDIST__S_PIECES,        /* max(contiguous pieces sent, pieces received) */
+    REDIST__S_PACKED,        /* send + receive pack-buffer elements */
     REDIST__S_NVALS
 };
 void redist__traffic_local(const redist__side *send, const redist__side *recv,

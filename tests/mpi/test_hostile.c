@@ -771,7 +771,7 @@ static redist_stats stats_of(redist_plan plan)
 
 /* Creates the item 8 plan, checks its stats (-1: not checked), executes it, frees it. */
 static void memory_case(const char *what, const char *alg, int transport, int want_transport,
-                        int want_shm)
+                        int want_shm, int want_bounded)
 {
     const int64_t n = 100000;
     case_t cs = {what, n, on_all(3, 0, REDIST_ROW_MAJOR), on_all(5, 0, REDIST_ROW_MAJOR), 0};
@@ -785,6 +785,8 @@ static void memory_case(const char *what, const char *alg, int transport, int wa
         fail(what, "stats.shared_memory = %d, expected %d", st.shared_memory, want_shm);
     if (want_transport >= 0 && st.transport != want_transport)
         fail(what, "stats.transport = %d, expected %d", st.transport, want_transport);
+    if (want_bounded >= 0 && st.bounded != want_bounded)
+        fail(what, "stats.bounded = %d, expected %d", st.bounded, want_bounded);
     bufs_t B = make_bufs(&cs);
     run_checked(plan, &B, 30, VIA_EXECUTE, what);
     run_checked(plan, &B, 31, VIA_TEST, what);
@@ -793,8 +795,9 @@ static void memory_case(const char *what, const char *alg, int transport, int wa
 }
 
 /* Item 8: a shared-memory window that would not fit falls back to MPI messages; pack buffers
-   that would not fit fall back to the datatype transport, or give NOMEM if packing is
-   forced. The limits are read at plan creation (src/sysmem.c). */
+   that would not fit take bounded mode (chunks through a few slots) where the algorithm runs
+   bounded, else the datatype transport, or NOMEM if packing is forced. The limits are read at
+   plan creation (src/core/sysmem.c). */
 static void test_memory_fallbacks(void)
 {
     step(1, "memory fallbacks");
@@ -807,20 +810,26 @@ static void test_memory_fallbacks(void)
     int one_node = all_ranks(node_size == size); /* then a window is expected */
     setenv("REDIST_SHM_LIMIT", "1000", 1);
     memory_case("REDIST_SHM_LIMIT=1000: direct-async, pack", "direct-async", REDIST_TRANSPORT_PACK,
-                REDIST_TRANSPORT_PACK, multi ? 0 : -1);
+                REDIST_TRANSPORT_PACK, multi ? 0 : -1, 0);
     unsetenv("REDIST_SHM_LIMIT");
     memory_case("no REDIST_SHM_LIMIT: direct-async, pack", "direct-async", REDIST_TRANSPORT_PACK,
-                REDIST_TRANSPORT_PACK, multi && one_node ? 1 : -1);
+                REDIST_TRANSPORT_PACK, multi && one_node ? 1 : -1, 0);
 
     setenv("REDIST_MEMORY_LIMIT", "100000", 1);
     memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, transport auto", "direct-async",
-                REDIST_TRANSPORT_AUTO, multi ? REDIST_TRANSPORT_DATATYPE : -1, -1);
+                REDIST_TRANSPORT_AUTO, REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+    memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, pack", "direct-async",
+                REDIST_TRANSPORT_PACK, REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+    memory_case("REDIST_MEMORY_LIMIT=100000: auto", NULL, REDIST_TRANSPORT_AUTO,
+                REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+    memory_case("REDIST_MEMORY_LIMIT=100000: direct, transport auto", "direct",
+                REDIST_TRANSPORT_AUTO, multi ? REDIST_TRANSPORT_DATATYPE : -1, -1, 0);
     redist_plan plan = NULL;
-    int rc = plan_3_to_5(100000, "direct-async", REDIST_TRANSPORT_PACK, &plan);
-    expect("REDIST_MEMORY_LIMIT=100000: direct-async, pack", rc,
+    int rc = plan_3_to_5(100000, "direct", REDIST_TRANSPORT_PACK, &plan);
+    expect("REDIST_MEMORY_LIMIT=100000: direct, pack", rc,
            multi ? REDIST_ERR_NOMEM : REDIST_SUCCESS);
     if (rc != REDIST_SUCCESS && plan != NULL)
-        fail("REDIST_MEMORY_LIMIT=100000: direct-async, pack", "failed but *plan is not NULL");
+        fail("REDIST_MEMORY_LIMIT=100000: direct, pack", "failed but *plan is not NULL");
     if (all_ranks(rc == REDIST_SUCCESS))
         redist_plan_free(&plan);
     unsetenv("REDIST_MEMORY_LIMIT");
@@ -875,15 +884,16 @@ static void test_huge_plan(void)
         fail(what, "failed but *plan is not NULL");
     if (all_ranks(rc == REDIST_SUCCESS)) {
         redist_stats st = stats_of(plan);
-        if (cannot_fit && st.transport != REDIST_TRANSPORT_DATATYPE)
-            fail(what, "succeeded with transport %d, not the datatype transport", st.transport);
+        if (cannot_fit && !st.bounded)
+            fail(what, "succeeded in the default mode, not bounded");
+        if (st.buffer_bytes > ((int64_t)64 << 20))
+            fail(what, "holds %lld bytes of buffers", (long long)st.buffer_bytes);
         redist_plan_free(&plan);
     }
 
-    rc = plan_3_to_5(n, "direct-async", REDIST_TRANSPORT_PACK, &plan);
-    snprintf(what, sizeof what,
-             "%.3g doubles, direct-async, pack (%.3g GB per rank, %.3g GB of memory)", (double)n,
-             need / 1e9, phys / 1e9);
+    rc = plan_3_to_5(n, "direct", REDIST_TRANSPORT_PACK, &plan);
+    snprintf(what, sizeof what, "%.3g doubles, direct, pack (%.3g GB per rank, %.3g GB of memory)",
+             (double)n, need / 1e9, phys / 1e9);
     if (cannot_fit)
         expect(what, rc, REDIST_ERR_NOMEM);
     else

@@ -110,14 +110,7 @@ static int64_t walk_nd(redist_layout l, int nd, const int64_t *n, const int64_t 
         return 0;
     redist_layout_local_shape(l, rank, shape);
     for (int64_t i = 0; i < count; i++) {
-        int64_t li[3], rem = i, g = 0;
-        for (int j = 0; j < nd; j++) { /* the fastest dimension first */
-            int k = order == REDIST_ROW_MAJOR ? nd - 1 - j : j;
-            li[k] = rem % shape[k];
-            rem /= shape[k];
-        }
-        for (int k = 0; k < nd; k++)
-            g = g * n[k] + mtest_global_of(li[k], b[k], grid[k], first[k], coords[k]);
+        int64_t g = mtest_global_linear(nd, n, b, grid, first, order, shape, coords, i);
         if (check)
             bad += a[i] != value_of(g);
         else

@@ -93,14 +93,6 @@ static int64_t walk(redist_layout l, int nd, const int64_t *n, const side *s, do
     return bad;
 }
 
-static int all_equal(int v)
-{
-    int mn, mx;
-    MPI_Allreduce(&v, &mn, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&v, &mx, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return mn == mx;
-}
-
 static void run_algorithm(const char *name, int nd, const int64_t *n, const side *s, const side *d,
                           redist_layout ls, redist_layout ld, const char *label)
 {
@@ -118,7 +110,7 @@ static void run_algorithm(const char *name, int nd, const int64_t *n, const side
     redist_plan plan = NULL;
     int rc = redist_plan_create(ls, ld, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
     int must = mtest_sections_apply(name, nd, n, s->block, s->grid, d->block, d->grid);
-    if (!all_equal(rc))
+    if (!mtest_all_same(rc))
         fail(what, "different codes on different ranks");
     else if (must >= 0 && must != (rc != REDIST_ERR_NOT_APPLICABLE))
         fail(what, "%s, but its case %s", rc == REDIST_ERR_NOT_APPLICABLE ? "refused" : "applied",

@@ -11,6 +11,30 @@ int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c)
     return (l / b) * b * P + rel * b + l % b;
 }
 
+int64_t mtest_global_linear(int nd, const int64_t n[], const int64_t block[], const int grid[],
+                            const int first[], int order, const int64_t shape[], const int coords[],
+                            int64_t i)
+{
+    int64_t g = 0, rem = i;
+    int64_t li[16];
+    for (int j = 0; j < nd; j++) {           /* the fastest dimension first */
+        int k = order == 0 ? nd - 1 - j : j; /* REDIST_ROW_MAJOR is 0 */
+        li[k] = rem % shape[k];
+        rem /= shape[k];
+    }
+    for (int k = 0; k < nd; k++)
+        g = g * n[k] + mtest_global_of(li[k], block[k], grid[k], first ? first[k] : 0, coords[k]);
+    return g;
+}
+
+int mtest_all_same(int v)
+{
+    int mn, mx;
+    MPI_Allreduce(&v, &mn, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &mx, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return mn == mx;
+}
+
 static int is_block(int64_t n, int64_t b, int P)
 {
     return P == 1 || b >= (n + P - 1) / P;

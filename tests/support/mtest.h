@@ -13,6 +13,16 @@ int mtest_finalize(int errs);
    coordinates with global block 0 on coordinate `first`. */
 int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c);
 
+/* The global row-major index of local element i (linear, in storage order `order`) of the
+   coordinate `coords` of a layout (nd dimensions, extents n, blocks, grid, first), whose
+   local shape is `shape`; from mtest_global_of, independently of the library. */
+int64_t mtest_global_linear(int nd, const int64_t n[], const int64_t block[], const int grid[],
+                            const int first[], int order, const int64_t shape[], const int coords[],
+                            int64_t i);
+
+/* 1 if v is the same on every rank of MPI_COMM_WORLD (collective). */
+int mtest_all_same(int v);
+
 /* [SD96]'s section algorithms (docs/algorithms.md), worked out here independently of the
    library: -1 if `name` is not one of them, else 1 if it must apply to the pair (nd
    dimensions of extents n, source blocks xb on grid xg, destination yb on yg), 0 if it

@@ -1,0 +1,318 @@
+/* Bounded mode (redist_options.max_buffer_bytes; src/exec/strip.c): the data moves in chunks
+ * through at most the bound of buffers per rank.
+ *
+ * For 1-D and 2-D pairs (cyclic -> cyclic on all ranks, Block -> Cyclic onto other ranks,
+ * a transposed grid with the storage order changing, an element type of 24 bytes), with
+ * bounds from two elements to 1 MiB and the algorithms that run bounded (auto, direct-async,
+ * and a section algorithm where its case holds): every element checked, through execute and
+ * through start / test with work in between; the plan says bounded, packs, uses no shared
+ * window, and holds at most the bound (redist_stats.buffer_bytes, and the heap growth that
+ * plan creation causes, measured with mallinfo2, against the default mode's). Plans whose
+ * default buffers would not fit (REDIST_MEMORY_LIMIT) take bounded mode by themselves.
+ * Errors, agreed on every rank: a bound below two elements, a negative bound, the datatype
+ * transport with a bound, and a forced algorithm that cannot bound its buffers.
+ */
+#include "redist.h"
+#include "support/mtest.h"
+
+#include <malloc.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int errs, rank, size;
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
+
+typedef struct side {
+    int nd;
+    int64_t block[2];
+    int grid[2], first[2], ranks[16], order;
+} side;
+
+typedef struct pair {
+    const char *name;
+    int64_t n[2];
+    side src, dst;
+    MPI_Datatype type;
+    int es;            /* bytes per element (doubles per element times 8) */
+    const char *algo;  /* a section algorithm that applies, or NULL */
+    int64_t bounds[4]; /* the bounds to run (0: none) */
+} pair;
+
+static redist_layout make(const pair *c, const side *s)
+{
+    redist_layout l = NULL;
+    if (redist_layout_create(s->nd, c->n, s->block, s->grid, s->first, s->ranks, s->order, &l))
+        fail(c->name, "layout: %s", redist_last_error_detail());
+    return l;
+}
+
+/* Fills (check = 0) or checks this rank's local array: the element at global row-major index
+   g holds the doubles g, g + 0.5, ... (es / 8 of them). Returns the wrong elements. */
+static int64_t walk(redist_layout l, const pair *c, const side *s, double *a, int check)
+{
+    int64_t count = 0, shape[2] = {1, 1}, bad = 0;
+    int coords[2] = {0, 0}, per = c->es / 8;
+    redist_layout_local_size(l, rank, &count);
+    if (count == 0 || redist_layout_coords(l, rank, coords) != 1)
+        return 0;
+    redist_layout_local_shape(l, rank, shape);
+    for (int64_t i = 0; i < count; i++) {
+        int64_t g = mtest_global_linear(s->nd, c->n, s->block, s->grid, s->first, s->order, shape,
+                                        coords, i);
+        for (int v = 0; v < per; v++) {
+            double want = (double)g + 0.5 * v;
+            if (check)
+                bad += a[i * per + v] != want;
+            else
+                a[i * per + v] = want;
+        }
+    }
+    return bad;
+}
+
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static redist_plan plan_of(const pair *c, redist_layout ls, redist_layout ld, const char *algo,
+                           int64_t bound, int transport, int *rc_out, size_t *heap_growth)
+{
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = algo;
+    opt.max_buffer_bytes = bound;
+    opt.transport = transport;
+    opt.shared_memory = 0; /* every buffer on this process's heap, where mallinfo2 sees it */
+    redist_plan plan = NULL;
+    size_t before = heap_in_use();
+    int rc = redist_plan_create(ls, ld, c->type, MPI_COMM_WORLD, &opt, &plan);
+    size_t after = heap_in_use();
+    if (heap_growth != NULL)
+        *heap_growth = after > before ? after - before : 0;
+    if (!mtest_all_same(rc))
+        fail(c->name, "%s bound %lld: different codes on different ranks", algo ? algo : "auto",
+             (long long)bound);
+    *rc_out = rc;
+    return plan;
+}
+
+/* Runs plan twice (execute; start, test with work between, wait) and checks every element. */
+static void run_checked(const pair *c, redist_plan plan, redist_layout ls, redist_layout ld,
+                        const char *what)
+{
+    int64_t ns = 0, nd = 0;
+    redist_layout_local_size(ls, rank, &ns);
+    redist_layout_local_size(ld, rank, &nd);
+    int per = c->es / 8;
+    double *a = ns ? malloc((size_t)(ns * per) * sizeof *a) : NULL;
+    double *b = nd ? malloc((size_t)(nd * per) * sizeof *b) : NULL;
+    walk(ls, c, &c->src, a, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t i = 0; i < nd * per; i++)
+            b[i] = -1;
+        int rc;
+        if (pass == 0) {
+            rc = redist_execute(plan, a, b);
+        } else {
+            rc = redist_start(plan, a, b);
+            volatile double work = 0;
+            int done = 0;
+            for (int t = 0; rc == REDIST_SUCCESS && !done && t < 1000; t++) {
+                for (int w = 0; w < 2000; w++) /* the user's computation */
+                    work += w * 0.5;
+                rc = redist_test(plan, &done);
+            }
+            if (rc == REDIST_SUCCESS && !done)
+                rc = redist_wait(plan);
+        }
+        int64_t bad = rc == REDIST_SUCCESS ? walk(ld, c, &c->dst, b, 1) : -1;
+        if (rc != REDIST_SUCCESS || bad)
+            fail(what, "%s: rc %d, %lld elements wrong", pass ? "start/test" : "execute", rc,
+                 (long long)bad);
+    }
+    free(a);
+    free(b);
+}
+
+static void check_stats(redist_plan plan, int64_t bound, const char *what)
+{
+    redist_stats st;
+    redist_plan_stats(plan, &st);
+    if (!st.bounded)
+        fail(what, "stats.bounded = 0");
+    if (st.buffer_bytes > bound)
+        fail(what, "holds %lld bytes of buffers, bound %lld", (long long)st.buffer_bytes,
+             (long long)bound);
+    if (st.transport != REDIST_TRANSPORT_PACK || st.shared_memory)
+        fail(what, "transport %d, shared memory %d", st.transport, st.shared_memory);
+}
+
+static void run_pair(const pair *c)
+{
+    redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
+    if (ls == NULL || ld == NULL)
+        return;
+    int rc;
+    size_t grow_default = 0, grow_bounded = 0;
+    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, &rc, &grow_default);
+    redist_stats def;
+    memset(&def, 0, sizeof def);
+    if (rc == REDIST_SUCCESS)
+        redist_plan_stats(plan, &def);
+    if (rc == REDIST_SUCCESS) {
+        redist_stats st;
+        redist_plan_stats(plan, &st);
+        if (st.bounded)
+            fail(c->name, "the default mode says bounded");
+        run_checked(c, plan, ls, ld, c->name);
+        redist_plan_free(&plan);
+    } else {
+        fail(c->name, "default plan: %s", redist_strerror(rc));
+    }
+    const int64_t *bounds = c->bounds;
+    const char *algos[] = {NULL, "direct-async", c->algo};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 4; b++) {
+            if ((a == 2 && c->algo == NULL) || bounds[b] == 0)
+                continue;
+            char what[200];
+            snprintf(what, sizeof what, "%s, %s, bound %lld", c->name, algos[a] ? algos[a] : "auto",
+                     (long long)bounds[b]);
+            plan =
+                plan_of(c, ls, ld, algos[a], bounds[b], REDIST_TRANSPORT_AUTO, &rc, &grow_bounded);
+            if (rc != REDIST_SUCCESS) {
+                fail(what, "plan: %s (%s)", redist_strerror(rc), redist_last_error_detail());
+                continue;
+            }
+            check_stats(plan, bounds[b], what);
+            /* The plan's own heap: its buffers (at most the bound) and its run lists. */
+            if (bounds[b] == 1 << 20 && grow_bounded > (size_t)bounds[b] + (1u << 20))
+                fail(what, "plan creation grew the heap by %zu bytes", grow_bounded);
+            run_checked(c, plan, ls, ld, what);
+            redist_plan_free(&plan);
+        }
+    /* The measurement sees buffers: the default mode's (without a shared window, so on the
+       heap) make the heap grow by at least its buffer bytes. */
+    if (def.buffer_bytes > 0 && !def.shared_memory && grow_default < (size_t)def.buffer_bytes)
+        fail(c->name, "default plan: heap grew by %zu bytes, its buffers are %lld", grow_default,
+             (long long)def.buffer_bytes);
+    if (rank == 0)
+        printf("%s: heap growth at plan creation: default %zu bytes (buffers %lld), last bounded "
+               "plan %zu\n",
+               c->name, grow_default, (long long)def.buffer_bytes, grow_bounded);
+    redist_layout_free(&ls);
+    redist_layout_free(&ld);
+}
+
+static void expect_error(const pair *c, const char *algo, int64_t bound, int transport, int want,
+                         const char *what)
+{
+    redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
+    int rc;
+    redist_plan plan = plan_of(c, ls, ld, algo, bound, transport, &rc, NULL);
+    if (rc != want)
+        fail(what, "returned %s, expected %s", redist_error_name(rc), redist_error_name(want));
+    if (plan != NULL) {
+        fail(what, "*plan set on failure");
+        if (rc == REDIST_SUCCESS)
+            redist_plan_free(&plan);
+    }
+    redist_layout_free(&ls);
+    redist_layout_free(&ld);
+}
+
+/* REDIST_MEMORY_LIMIT below the default mode's buffers: bounded mode by itself. */
+static void fallback(const pair *c)
+{
+    char limit[32];
+    snprintf(limit, sizeof limit, "%d", 200000);
+    setenv("REDIST_MEMORY_LIMIT", limit, 1);
+    redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
+    int rc;
+    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_AUTO, &rc, NULL);
+    if (rc == REDIST_SUCCESS) {
+        redist_stats st;
+        redist_plan_stats(plan, &st);
+        int moves = st.max_bytes_per_rank > 0;
+        if (moves && (!st.bounded || st.buffer_bytes > 200000 / 16))
+            fail("memory limit 200000", "bounded %d, %lld bytes of buffers", st.bounded,
+                 (long long)st.buffer_bytes);
+        run_checked(c, plan, ls, ld, "memory limit 200000");
+        redist_plan_free(&plan);
+    } else {
+        fail("memory limit 200000", "plan: %s", redist_strerror(rc));
+    }
+    unsetenv("REDIST_MEMORY_LIMIT");
+    redist_layout_free(&ls);
+    redist_layout_free(&ld);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Datatype triple;
+    MPI_Type_contiguous(3, MPI_DOUBLE, &triple);
+    MPI_Type_commit(&triple);
+
+    pair cyc = {.name = "1-D cyclic(3) -> cyclic(5), all ranks",
+                .n = {2000003, 1},
+                .type = MPI_DOUBLE,
+                .es = 8,
+                .bounds = {4096, 1 << 20, 0, 0}};
+    cyc.src = (side){.nd = 1, .block = {3, 1}, .grid = {size, 1}, .order = REDIST_ROW_MAJOR};
+    cyc.dst = (side){.nd = 1, .block = {5, 1}, .grid = {size, 1}, .first = {size - 1, 0}};
+    for (int i = 0; i < size; i++)
+        cyc.src.ranks[i] = i, cyc.dst.ranks[i] = size - 1 - i;
+
+    /* Block on the first half of the ranks -> cyclic(2) on the others (or the same rank). */
+    int half = size > 1 ? size / 2 : 1, other = size > 1 ? size - half : 1;
+    pair blk = {.name = "1-D Block -> Cyclic(2), other ranks",
+                .n = {20011, 1},
+                .type = triple,
+                .es = 24,
+                .algo = "block-to-cyclic",
+                .bounds = {48, 1000, 65536, 1 << 20}};
+    blk.src = (side){.nd = 1, .block = {(20011 + half - 1) / half, 1}, .grid = {half, 1}};
+    blk.dst = (side){.nd = 1, .block = {2, 1}, .grid = {other, 1}};
+    for (int i = 0; i < half; i++)
+        blk.src.ranks[i] = i;
+    for (int i = 0; i < other; i++)
+        blk.dst.ranks[i] = size > 1 ? half + i : 0;
+
+    /* 2-D, column-major on an r x c grid -> row-major on c x r, ranks reversed. */
+    int r = 1;
+    while ((r + 1) * (r + 1) <= size && size % (r + 1) == 0)
+        r++;
+    int cols = size / r;
+    pair twod = {.name = "2-D 36x36 col-major -> 50x50 row-major, transposed grid",
+                 .n = {201, 157},
+                 .type = MPI_DOUBLE,
+                 .es = 8,
+                 .bounds = {16, 1000, 65536, 1 << 20}};
+    twod.src = (side){.nd = 2, .block = {36, 36}, .grid = {r, cols}, .order = REDIST_COL_MAJOR};
+    twod.dst = (side){.nd = 2, .block = {50, 50}, .grid = {cols, r}, .order = REDIST_ROW_MAJOR};
+    for (int i = 0; i < size; i++)
+        twod.src.ranks[i] = i, twod.dst.ranks[i] = size - 1 - i;
+
+    run_pair(&cyc);
+    run_pair(&blk);
+    run_pair(&twod);
+    fallback(&blk);
+
+    expect_error(&cyc, NULL, 15, REDIST_TRANSPORT_AUTO, REDIST_ERR_ARG, "bound below 2 elements");
+    expect_error(&cyc, NULL, -1, REDIST_TRANSPORT_AUTO, REDIST_ERR_ARG, "negative bound");
+    expect_error(&cyc, "direct-async", 4096, REDIST_TRANSPORT_DATATYPE, REDIST_ERR_ARG,
+                 "bound with the datatype transport");
+    expect_error(&cyc, "alltoallv", 4096, REDIST_TRANSPORT_AUTO, REDIST_ERR_NOT_APPLICABLE,
+                 "alltoallv with a bound");
+    expect_error(&cyc, "general", 4096, REDIST_TRANSPORT_AUTO, REDIST_ERR_NOT_APPLICABLE,
+                 "general with a bound");
+    MPI_Type_free(&triple);
+    return mtest_finalize(errs);
+}
