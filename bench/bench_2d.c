@@ -453,7 +453,8 @@ static void usage(FILE *f)
             "  --size     global n of the n x n 2-D cases (default 6000)\n"
             "  --len1d    length of the 1d case (default 4194304 = 2^22)\n"
             "  --methods  only these: memcpy, memcpy-local, pdgemr2d, redist algorithm names, or\n"
-            "             direct-async/pack, direct-async/pack-noshm, direct-async/datatype\n"
+            "             direct-async/pack, direct-async/pack-noshm, direct-async/datatype,\n"
+            "             auto/bounded-1MiB (auto in bounded mode, 1 MiB per rank)\n"
             "  --csv      write one row per (case, method) to FILE\n",
             MIN_REPS, MIN_REPS, MIN_REPS);
 }
@@ -737,13 +738,16 @@ static int run_case(const case_spec *cs, const options *o, int rank, int nprocs,
     }
 
     /* Every algorithm with default options, then direct-async with each transport forced
-       (labels "direct-async/pack", "/pack-noshm", "/datatype"). */
-    static const char *const variants[] = {"/pack", "/pack-noshm", "/datatype"};
+       (labels "direct-async/pack", "/pack-noshm", "/datatype"), then auto in bounded mode
+       at 1 MiB per rank ("auto/bounded-1MiB"). */
+    static const char *const variants[] = {"/pack", "/pack-noshm", "/datatype", "/bounded-1MiB"};
     int nalgs = redist_algorithm_count();
-    for (int i = 0; i < nalgs + 3 && nr < MAX_METHODS - 1; i++) {
-        const char *name = i < nalgs ? redist_algorithm_name(i) : "direct-async";
+    for (int i = 0; i < nalgs + 4 && nr < MAX_METHODS - 1; i++) {
+        const char *name = i < nalgs       ? redist_algorithm_name(i)
+                           : i < nalgs + 3 ? "direct-async"
+                                           : "auto";
         char label[40];
-        snprintf(label, sizeof label, "%.24s%.12s", name ? name : "",
+        snprintf(label, sizeof label, "%.24s%.15s", name ? name : "",
                  i < nalgs ? "" : variants[i - nalgs]);
         if (!name || !in_list(o->methods, label))
             continue;
@@ -753,10 +757,12 @@ static int run_case(const case_spec *cs, const options *o, int rank, int nprocs,
         redist_options opt;
         redist_options_init(&opt);
         opt.algorithm = name;
-        if (i >= nalgs) {
+        if (i >= nalgs && i < nalgs + 3) {
             opt.transport = i - nalgs == 2 ? REDIST_TRANSPORT_DATATYPE : REDIST_TRANSPORT_PACK;
             opt.shared_memory = i - nalgs != 1;
         }
+        if (i == nalgs + 3)
+            opt.max_buffer_bytes = (int64_t)1 << 20;
         redist_plan plan = NULL;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();

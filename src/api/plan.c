@@ -293,8 +293,7 @@ static int fill_stats(struct redist_plan_s *p)
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;
     s->bounded = p->bounded;
-    s->buffer_bytes =
-        (int64_t)p->buffer_bytes + (p->shm != NULL ? p->send.total_elems * (int64_t)p->elsize : 0);
+    s->buffer_bytes = (int64_t)p->buffer_bytes + (p->shm != NULL ? p->shm_bytes : 0);
     if (p->bounded) { /* one peer at a time in the shift schedule's order */
         s->steps = p->pair.t.shift_steps;
         s->predicted_seconds = redist__strip_predict(&p->pair, p->machine, p->bound);
@@ -360,10 +359,13 @@ static int setup(struct redist_plan_s *p, const char *name)
                                       : fit_buffers_in_memory(p, name);
     if (err != REDIST_SUCCESS)
         return err;
-    int shm = p->algo->uses_shm && p->opt.shared_memory && !p->bounded &&
-              p->transport == REDIST_TRANSPORT_PACK;
+    int shm = p->algo->uses_shm && p->opt.shared_memory && p->transport == REDIST_TRANSPORT_PACK;
     if (shm) /* collective: every rank has the same algorithm */
-        err = redist__agree(p->comm, p->rank, redist__shm_setup(p), NULL);
+        err = redist__agree(
+            p->comm, p->rank,
+            redist__shm_setup(p, p->bounded ? redist__strip_send_bytes(p)
+                                            : p->send.total_elems * (int64_t)p->elsize + 1),
+            NULL);
     if (err == REDIST_SUCCESS)
         err = allocate_buffers(p, p->shm != NULL);
     if (err == REDIST_SUCCESS)

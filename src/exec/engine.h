@@ -33,6 +33,8 @@ int redist__progress_request(MPI_Request *req, int blocking, int *done, const ch
    run functions of every algorithm that has the `bounded` flag when p->bounded is set. */
 int64_t redist__strip_chunk_elems(int64_t bound, size_t elsize);
 int redist__strip_setup(struct redist_plan_s *p);
+/* The bytes of the send slots, for the shared window that holds them (shm.c). */
+int64_t redist__strip_send_bytes(const struct redist_plan_s *p);
 int redist__strip_start(struct redist_plan_s *p);
 int redist__strip_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__strip_destroy(struct redist_plan_s *p);

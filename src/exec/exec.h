@@ -107,13 +107,16 @@ struct redist_plan_s {
 
     /* Shared-memory transport (shm.c), NULL when messages all go through MPI. */
     struct redist__shm *shm;
+    int64_t shm_bytes;            /* this rank's part of the window */
+    int shm_one_node;             /* every rank of the plan shares the window's node */
     int *send_local, *recv_local; /* per message: the peer shares our node's memory */
     const char **recv_at;         /* per receive message on the node: its packed data */
 };
 
 typedef struct redist__shm redist__shm;
-/* Collective over the plan's communicator. Replaces the send buffer by a shared window. */
-int redist__shm_setup(struct redist_plan_s *plan);
+/* Collective over the plan's communicator. Replaces the send buffer by a shared window of
+   window_bytes on this rank (the send volume, or bounded mode's send slots). */
+int redist__shm_setup(struct redist_plan_s *plan, int64_t window_bytes);
 void redist__shm_free(struct redist_plan_s *plan);
 /* Memory barrier for the window (MPI_Win_sync) around notifications. */
 void redist__shm_sync(struct redist_plan_s *plan);

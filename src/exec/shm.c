@@ -9,7 +9,8 @@
  * the MPI-3 "separate" model recipe: a passive-target epoch (MPI_Win_lock_all) for the
  * plan's life, MPI_Win_sync on both sides around each notification.
  *
- * Messages to ranks on other nodes still go through MPI from the same buffer.
+ * Messages to ranks on other nodes still go through MPI from the same buffer. In bounded
+ * mode the window holds the strip engine's send slots instead (strip.c).
  */
 #include "exec/exec.h"
 
@@ -67,9 +68,15 @@ static int *node_ranks(MPI_Comm comm, MPI_Comm node, int size)
     return out;
 }
 
-/* Each sender tells each receiver where its message sits in the sender's window. */
+/* Each sender tells each receiver where its message sits in the sender's window (bounded
+   mode: 0, the chunks' offsets travel with each chunk). */
 static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
 {
+    if (p->bounded) {
+        for (int r = 0; r < p->size; r++)
+            theirs[r] = 0;
+        return REDIST_SUCCESS;
+    }
     int64_t *mine = malloc((size_t)p->size * sizeof *mine);
     if (mine == NULL)
         return REDIST_ERR_NOMEM;
@@ -124,7 +131,7 @@ static int segments_fit(struct redist_plan_s *p, MPI_Comm node, MPI_Aint bytes)
    of memory still takes part), so that a failure anywhere is an error everywhere, never a
    hang. Where a node's segment would not fit, every rank returns REDIST_SUCCESS with no
    window (p->shm NULL): messages then go through MPI. */
-int redist__shm_setup(struct redist_plan_s *p)
+int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
 {
     redist__shm *s = calloc(1, sizeof *s);
     int64_t *offs = malloc((size_t)p->size * sizeof *offs);
@@ -133,12 +140,13 @@ int redist__shm_setup(struct redist_plan_s *p)
     MPI_Comm node = MPI_COMM_NULL;
     MPI_Win win = MPI_WIN_NULL;
     char *base = NULL;
+    MPI_Aint bytes = 0;
     int rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc == MPI_SUCCESS) {
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "alloc_shared_noncontig", "true");
-        MPI_Aint bytes = (MPI_Aint)(p->send.total_elems * (int64_t)p->elsize) + 1;
+        bytes = (MPI_Aint)window_bytes;
         if (!segments_fit(p, node, bytes)) {
             MPI_Info_free(&info);
             MPI_Comm_free(&node);
@@ -160,12 +168,19 @@ int redist__shm_setup(struct redist_plan_s *p)
     int all = 0;
     if (MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
         all = REDIST_ERR_MPI;
+    int node_size = 0, whole = 0; /* every rank of the plan on this node */
+    MPI_Comm_size(node, &node_size);
+    node_size = node_size == p->size;
+    if (MPI_Allreduce(&node_size, &whole, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        all = REDIST_ERR_MPI;
     if (all == REDIST_SUCCESS) {
+        p->shm_one_node = whole;
         s->node = node;
         s->win = win;
         s->base = base;
         p->shm = s;
         p->sendbuf = base;
+        p->shm_bytes = (int64_t)bytes;
         err = exchange_offsets(p, offs);
         if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, node, p->size)) == NULL)
             err = REDIST_ERR_NOMEM;

@@ -816,12 +816,13 @@ static void test_memory_fallbacks(void)
                 REDIST_TRANSPORT_PACK, multi && one_node ? 1 : -1, 0);
 
     setenv("REDIST_MEMORY_LIMIT", "100000", 1);
+    int bounded_shm = multi && one_node ? 1 : -1; /* bounded mode's slots in the window */
     memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, transport auto", "direct-async",
-                REDIST_TRANSPORT_AUTO, REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+                REDIST_TRANSPORT_AUTO, REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
     memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, pack", "direct-async",
-                REDIST_TRANSPORT_PACK, REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+                REDIST_TRANSPORT_PACK, REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
     memory_case("REDIST_MEMORY_LIMIT=100000: auto", NULL, REDIST_TRANSPORT_AUTO,
-                REDIST_TRANSPORT_PACK, multi ? 0 : -1, multi ? 1 : -1);
+                REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
     memory_case("REDIST_MEMORY_LIMIT=100000: direct, transport auto", "direct",
                 REDIST_TRANSPORT_AUTO, multi ? REDIST_TRANSPORT_DATATYPE : -1, -1, 0);
     redist_plan plan = NULL;
