@@ -214,6 +214,18 @@ static void json_pattern(FILE *f, const pattern_summary *pat)
         (long long)pat->bytes_copied);
 }
 
+static void json_machine(FILE *f)
+{
+    redist__machine m;
+    char source[512];
+    redist__machine_current(&m, source, sizeof source);
+    fputs(", \"machine\": {\"source\": ", f);
+    json_string(f, source);
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
+        fprintf(f, ", \"%s\": %.17g", redist__machine_params()[i].key, redist__machine_get(&m, i));
+    fprintf(f, ", \"shared_node\": %d}", m.shared_node);
+}
+
 static void print_json(const explain_state *s)
 {
     FILE *f = stdout;
@@ -242,6 +254,7 @@ static void print_json(const explain_state *s)
         ", \"memory\": {\"default_bytes\": %lld, \"bounded_bytes\": %lld, \"chunk_bytes\": %lld}",
         (long long)head->e.default_bytes, (long long)(head->e.bounded ? head->e.buffer_bytes : 0),
         (long long)head->e.chunk_bytes);
+    json_machine(f);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
     if (a->tables) {
@@ -285,6 +298,15 @@ static void print_text_pattern(const explain_state *s)
 }
 
 /* The memory of an execute beyond src and dst, in each mode. */
+/* Where the model's parameters come from (the machine file, the environment, the defaults). */
+static void print_text_machine(void)
+{
+    redist__machine m;
+    char source[512];
+    redist__machine_current(&m, source, sizeof source);
+    printf("  model    parameters from %s\n", source);
+}
+
 static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
@@ -346,6 +368,7 @@ static void print_text(const explain_state *s)
 {
     print_text_pattern(s);
     print_text_head(s);
+    print_text_machine();
     print_text_memory(s);
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");

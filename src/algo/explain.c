@@ -1,6 +1,6 @@
 /* What a plan would do, computed without MPI for any communicator size (explain.h): the
  * pair's case as a plan would agree on it (model/pair.c), then the algorithm's own rules and
- * prediction from the registry, with the default machine. */
+ * prediction from the registry, with this process's machine (model/machine.c). */
 #include "algo/explain.h"
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -56,7 +56,10 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     int err = redist__pair_case(src, dst, comm_size, elsize, &c, &total_messages, &total_bytes);
     if (err != REDIST_SUCCESS)
         return err;
-    const redist__machine *m = redist__machine_default();
+    redist__machine machine;
+    char source[256];
+    redist__machine_current(&machine, source, sizeof source);
+    const redist__machine *m = &machine;
     redist_options opt;
     redist_options_init(&opt);
     opt.max_buffer_bytes = max_buffer_bytes;

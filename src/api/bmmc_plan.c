@@ -80,7 +80,9 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         pl->size = size;
         pl->elsize = elsize;
         pl->algo = redist__algorithm_by_name("bmmc");
-        pl->machine = redist__machine_default();
+        char source[256];
+        redist__machine_current(&pl->machine_agreed, source, sizeof source);
+        pl->machine = &pl->machine_agreed; /* for its prediction only: bmmc has no choice */
         pl->check_arguments = opt == NULL || opt->check_arguments;
         pl->check_req = MPI_REQUEST_NULL;
         pl->src_count = pl->dst_count = redist__bmmc_local_count(&bp);

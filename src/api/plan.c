@@ -194,18 +194,41 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 1 };
+
+/* The machine's parameters as int64 values whose maximum over ranks is the largest value of
+   each (a double >= 0 orders as its bit pattern does), and back. */
+static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++) {
+        double x = redist__machine_get(m, i);
+        memcpy(&v[i], &x, sizeof x);
+    }
+    v[REDIST__MACHINE_NPARAMS] = m->shared_node;
+}
+
+static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
+        memcpy((char *)m + redist__machine_params()[i].offset, &v[i], sizeof(double));
+    m->shared_node = (int)v[REDIST__MACHINE_NPARAMS];
+}
+
 /* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
-   pair's shape. */
+   pair's shape; the same allreduce agrees on the machine's parameters (each the largest any
+   rank read: ranks with different machine files or environments still choose alike). */
 static int agree_on_case(struct redist_plan_s *p, int err)
 {
-    int64_t v[REDIST__S_NVALS + 1] = {0};
+    int64_t v[CASE_VALS + MACHINE_VALS] = {0};
     v[0] = -(int64_t)err;
     if (err == REDIST_SUCCESS)
         redist__traffic_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
                               v + 1);
-    if (MPI_Allreduce(MPI_IN_PLACE, v, REDIST__S_NVALS + 1, MPI_INT64_T, MPI_MAX, p->comm) !=
+    machine_to_values(&p->machine_agreed, v + CASE_VALS);
+    if (MPI_Allreduce(MPI_IN_PLACE, v, CASE_VALS + MACHINE_VALS, MPI_INT64_T, MPI_MAX, p->comm) !=
         MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    machine_from_values(v + CASE_VALS, &p->machine_agreed);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
         if (err != -(int)v[0])
             redist__fail((int)-v[0], "another rank failed to build its messages");
@@ -387,7 +410,9 @@ static int create_agreed(struct redist_plan_s *p, redist_layout src, redist_layo
     p->elsize = elsize;
     p->src = src; /* replaced by private copies in build_messages */
     p->dst = dst;
-    p->machine = redist__machine_default();
+    char source[256];
+    redist__machine_current(&p->machine_agreed, source, sizeof source);
+    p->machine = &p->machine_agreed;
     p->check_req = MPI_REQUEST_NULL;
     int err = redist__keep_options(opt, &p->opt, &p->opt_strings);
     p->check_arguments = p->opt.check_arguments;

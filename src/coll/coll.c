@@ -56,6 +56,10 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
     redist__fp_add(fp, "count (bytes per block)", &bytes, sizeof bytes);
     redist__fp_add(fp, "root", &root, sizeof root);
     redist__fp_add_string(fp, "algorithm", algorithm != NULL ? algorithm : "auto");
+    /* auto's choice reads them: ranks with different machine files would choose apart. */
+    double model[2] = {redist__coll_ts(), redist__coll_tw()};
+    redist__fp_add(fp, "cost-model parameters (machine file or REDIST_MACHINE_*)", model,
+                   sizeof model);
 }
 
 int redist__coll_no_in_place(const void *buf, const char *name)
@@ -140,11 +144,11 @@ int redist__coll_pick(const redist__coll_algo *const table[], int n, const char 
 
 double redist__coll_ts(void)
 {
-    return redist__machine_default()->startup;
+    return redist__machine_once()->startup;
 }
 double redist__coll_tw(void)
 {
-    return redist__machine_default()->per_byte;
+    return redist__machine_once()->per_byte;
 }
 
 int redist__coll_reduce_local(const void *in, void *inout, int64_t count, MPI_Datatype t, MPI_Op op)

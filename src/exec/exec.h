@@ -84,6 +84,7 @@ struct redist_plan_s {
     int64_t bound;
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
+    redist__machine machine_agreed; /* this process's, then agreed at plan time (plan.c) */
     redist_options opt;             /* the options (alltoall_algorithm: opt_strings) */
     char *opt_strings;              /* owned copies of the options' strings */
     redist_stats stats;

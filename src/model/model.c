@@ -5,8 +5,8 @@
  * overlap, so only the first pays T_d and each further one a small per-message cost; a synchronised
  * step (direct, indirect, hybrid, multiphase) pays T_d. Parameters default to figures measured here
  * (bench_paper000 over shared memory, 8 ranks on 2 cores: about 6 us per synchronised step, 0.5 us
- * per further message in flight); `redist calibrate`, which would measure them on each machine, is
- * not implemented yet.
+ * per further message in flight); `redist calibrate` measures them on each machine (machine.c
+ * reads its file).
  *
  * Also the traffic the model works on: global maxima of per-rank quantities. Each
  * algorithm's own cost is stated and computed in its file (src/algo/).
@@ -14,20 +14,6 @@
 #include "model/model.h"
 
 #include <string.h>
-
-static const redist__machine default_machine = {
-    .startup = 6.0e-6,            /* T_d: a synchronised step, 8 ranks on 2 cores, shm */
-    .per_message = 0.5e-6,        /* further messages posted at once overlap */
-    .per_byte = 1.0 / 8.0e9,      /* tau_d: single-copy transfers run at memcpy speed */
-    .copy_per_byte = 1.0 / 8.0e9, /* memcpy of large arrays, one rank of four on 2 cores */
-    .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
-    .shared_node = 1,             /* the ranks share one node (no calibration yet) */
-};
-
-const redist__machine *redist__machine_default(void)
-{
-    return &default_machine;
-}
 
 static int64_t max64(int64_t a, int64_t b)
 {

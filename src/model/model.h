@@ -9,20 +9,45 @@
 
 #include "index/index.h"
 
-/* ---- the machine (model.c) --------------------------------------------------------------- */
-/* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates. */
+/* ---- the machine (machine.c) ------------------------------------------------------------- */
+/* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates, in seconds. */
 typedef struct redist__machine {
-    double startup;       /* T_d: seconds per synchronised step (or a first message) */
-    double per_message;   /* seconds per further message in flight at the same time */
-    double per_byte;      /* tau_d: seconds per byte that crosses between ranks */
-    double copy_per_byte; /* seconds per byte of local copy, pack or unpack */
-    double per_piece;     /* seconds per contiguous piece MPI's datatype engine handles */
-    int shared_node;      /* 1: packed messages move through shared memory (one node), so a
-                             packed byte costs its two copies only; 0: it also crosses the
-                             network at per_byte */
+    double startup;         /* T_d: seconds per synchronised step (or a first message) */
+    double per_message;     /* seconds per further message in flight at the same time */
+    double per_byte;        /* tau_d: seconds per byte that crosses between ranks */
+    double copy_per_byte;   /* seconds per byte of local copy, pack or unpack */
+    double copy_per_run;    /* seconds per run packed or unpacked, beyond its bytes */
+    double per_piece;       /* seconds per contiguous piece MPI's datatype engine handles */
+    double remote_startup;  /* between nodes (0: not measured) */
+    double remote_per_byte; /* between nodes (0: not measured) */
+    int shared_node;        /* 1: packed messages move through shared memory (one node), so a
+                               packed byte costs its two copies only; 0: it also crosses the
+                               network at per_byte */
 } redist__machine;
-/* The documented defaults (model.c states where they come from). */
+/* The documented defaults (machine.c states where they come from). */
 const redist__machine *redist__machine_default(void);
+
+/* The double parameters by name, for the machine file and the environment. */
+enum { REDIST__MACHINE_NPARAMS = 8 };
+typedef struct redist__machine_param {
+    const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
+    size_t offset;    /* of the double in redist__machine */
+    const char *what; /* one line for the file and the tools */
+} redist__machine_param;
+const redist__machine_param *redist__machine_params(void); /* [REDIST__MACHINE_NPARAMS] */
+double redist__machine_get(const redist__machine *m, int i);
+/* Reads `key = value` lines over *m (only on success); returns -1 with why on a bad line. */
+int redist__machine_parse(const char *text, redist__machine *m, char *why, size_t why_len);
+/* Writes the machine as a machine file's lines; -1 if buf is too short. */
+int redist__machine_format(const redist__machine *m, char *buf, size_t len);
+/* The machine file's path (REDIST_MACHINE_FILE, XDG cache, ~/.cache); -1 if none. */
+int redist__machine_file_path(char *buf, size_t len);
+/* This process's parameters: the defaults, the machine file over them, the environment's
+   REDIST_MACHINE_<KEY> over that; source says which ("defaults (...)", the path, "+ VAR"). */
+void redist__machine_current(redist__machine *m, char *source, size_t len);
+/* redist__machine_current as it was at this thread's first call (the basic operations: no
+   file system access per call). */
+const redist__machine *redist__machine_once(void);
 
 /* ---- traffic (model.c) ------------------------------------------------------------------- */
 /* The global quantities of a redistribution, the same on every rank. */

@@ -1,0 +1,261 @@
+/* The machine's parameters for the cost model: the documented defaults, a machine file that
+ * `redist calibrate` writes, and environment variables that override single parameters.
+ * No MPI: plans agree on the values (plan.c: every rank uses the largest value any rank
+ * has, in the allreduce that already carries the traffic), and the tools read them here.
+ *
+ * The file: REDIST_MACHINE_FILE if set, else $XDG_CACHE_HOME/redist/machine, else
+ * $HOME/.cache/redist/machine. Text, one `key = value` per line, `#` comments, keys as in
+ * the table below; keys it does not know are ignored (a newer file), a malformed line makes
+ * the whole file ignored (the defaults, and the reason in redist__machine_source). Then
+ * REDIST_MACHINE_<KEY> (e.g. REDIST_MACHINE_STARTUP=5e-6) replaces one parameter.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "model/model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Measured here (bench_paper000 over shared memory, 8 ranks on 2 cores): about 6 us per
+   synchronised step, 0.5 us per further message in flight, memcpy speed for bytes. */
+static const redist__machine default_machine = {
+    .startup = 6.0e-6,            /* T_d: a synchronised step, 8 ranks on 2 cores, shm */
+    .per_message = 0.5e-6,        /* further messages posted at once overlap */
+    .per_byte = 1.0 / 8.0e9,      /* tau_d: single-copy transfers run at memcpy speed */
+    .copy_per_byte = 1.0 / 8.0e9, /* memcpy of large arrays, one rank of four on 2 cores */
+    .copy_per_run = 0.0,          /* packing charged by bytes only, until calibrated */
+    .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
+    .remote_startup = 0.0,        /* 0: no second node measured */
+    .remote_per_byte = 0.0,
+    .shared_node = 1, /* the ranks share one node */
+};
+
+const redist__machine *redist__machine_default(void)
+{
+    return &default_machine;
+}
+
+#define P(field, what)                                                                             \
+    {                                                                                              \
+#field, offsetof(redist__machine, field), what                                             \
+    }
+static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
+    P(startup, "T_d: seconds per synchronised step, or the first message in flight"),
+    P(per_message, "seconds per further message in flight at the same time"),
+    P(per_byte, "tau_d: seconds per byte between ranks (of one node)"),
+    P(copy_per_byte, "seconds per byte of local copy, pack or unpack (long runs)"),
+    P(copy_per_run, "seconds per run packed or unpacked, beyond its bytes"),
+    P(per_piece, "seconds per contiguous piece MPI's datatype engine moves"),
+    P(remote_startup, "start-up between ranks of different nodes (0: not measured)"),
+    P(remote_per_byte, "seconds per byte between nodes (0: not measured)"),
+};
+#undef P
+
+const redist__machine_param *redist__machine_params(void)
+{
+    return params;
+}
+
+static double *param_ref(redist__machine *m, int i)
+{
+    return (double *)((char *)m + params[i].offset);
+}
+
+double redist__machine_get(const redist__machine *m, int i)
+{
+    return *(const double *)((const char *)m + params[i].offset);
+}
+
+static int param_index(const char *key, size_t len)
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
+        if (strlen(params[i].key) == len && strncmp(params[i].key, key, len) == 0)
+            return i;
+    return -1;
+}
+
+/* A finite value >= 0 (seconds), else -1. */
+static double parse_seconds(const char *s, const char **end)
+{
+    char *e = NULL;
+    errno = 0;
+    double x = strtod(s, &e);
+    *end = e;
+    return errno == 0 && e != s && x >= 0 && x < 1e6 ? x : -1;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r')
+        s++;
+    return s;
+}
+
+/* One line: blank, a comment, or key = value [# comment]. */
+static int parse_line(const char *line, redist__machine *m, char *why, size_t why_len)
+{
+    const char *s = skip_space(line);
+    if (*s == '\0' || *s == '\n' || *s == '#')
+        return 0;
+    const char *key = s;
+    while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+    size_t klen = (size_t)(s - key);
+    s = skip_space(s);
+    if (klen == 0 || *s != '=') {
+        snprintf(why, why_len, "expected key = value");
+        return -1;
+    }
+    const char *end;
+    double x = parse_seconds(skip_space(s + 1), &end);
+    end = skip_space(end);
+    if (x < 0 || (*end != '\0' && *end != '\n' && *end != '#')) {
+        snprintf(why, why_len, "'%.*s' needs a number of seconds >= 0", (int)klen, key);
+        return -1;
+    }
+    int i = param_index(key, klen);
+    if (i >= 0)
+        *param_ref(m, i) = x;
+    else if (klen == strlen("shared_node") && strncmp(key, "shared_node", klen) == 0)
+        m->shared_node = x != 0;
+    return 0; /* unknown keys: a newer file's, ignored */
+}
+
+int redist__machine_parse(const char *text, redist__machine *m, char *why, size_t why_len)
+{
+    redist__machine out = *m;
+    int lineno = 1;
+    for (const char *line = text; line != NULL && *line != '\0'; lineno++) {
+        char reason[96];
+        if (parse_line(line, &out, reason, sizeof reason) != 0) {
+            snprintf(why, why_len, "line %d: %s", lineno, reason);
+            return -1;
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    *m = out;
+    return 0;
+}
+
+int redist__machine_format(const redist__machine *m, char *buf, size_t len)
+{
+    size_t at = 0;
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%-16s = %-23.17g # %s\n", params[i].key,
+                               redist__machine_get(m, i), params[i].what); /* exact */
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at,
+                               "%-16s = %-23d # 1: the ranks calibrated share one node\n",
+                               "shared_node", m->shared_node);
+    return at < len ? 0 : -1;
+}
+
+int redist__machine_file_path(char *buf, size_t len)
+{
+    const char *forced = getenv("REDIST_MACHINE_FILE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (forced != NULL && *forced != '\0')
+        n = snprintf(buf, len, "%s", forced);
+    else if (xdg != NULL && *xdg == '/')
+        n = snprintf(buf, len, "%s/redist/machine", xdg);
+    else if (home != NULL && *home != '\0')
+        n = snprintf(buf, len, "%s/.cache/redist/machine", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The file's parameters, re-read when its path, size or modification time changes. */
+typedef struct file_cache {
+    char path[1024];
+    off_t size;
+    struct timespec mtime;
+    int valid;
+    redist__machine m;
+    char source[1400];
+} file_cache;
+static _Thread_local file_cache cache;
+
+static void load_file(file_cache *c, const char *path, const struct stat *st)
+{
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->size = st->st_size;
+    c->mtime = st->st_mtim;
+    c->valid = 1;
+    c->m = default_machine;
+    char *text = NULL;
+    FILE *f = st->st_size < (1 << 20) ? fopen(path, "r") : NULL;
+    if (f != NULL && (text = calloc((size_t)st->st_size + 1, 1)) != NULL &&
+        fread(text, 1, (size_t)st->st_size, f) == (size_t)st->st_size) {
+        char why[160];
+        if (redist__machine_parse(text, &c->m, why, sizeof why) == 0)
+            snprintf(c->source, sizeof c->source, "%s", path);
+        else
+            snprintf(c->source, sizeof c->source, "defaults (%s ignored: %s)", path, why);
+    } else {
+        snprintf(c->source, sizeof c->source, "defaults (%s unreadable)", path);
+    }
+    free(text);
+    if (f != NULL)
+        fclose(f);
+}
+
+static void apply_environment(redist__machine *m, char *source, size_t len)
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++) {
+        char name[64], upper[32];
+        size_t k = 0;
+        for (; params[i].key[k] != '\0' && k + 1 < sizeof upper; k++)
+            upper[k] = (char)toupper((unsigned char)params[i].key[k]);
+        upper[k] = '\0';
+        snprintf(name, sizeof name, "REDIST_MACHINE_%s", upper);
+        const char *v = getenv(name), *end;
+        if (v == NULL || *v == '\0')
+            continue;
+        double x = parse_seconds(v, &end);
+        size_t at = strlen(source);
+        if (x >= 0 && *skip_space(end) == '\0') {
+            *param_ref(m, i) = x;
+            snprintf(source + at, len - at, " + %s", name);
+        } else {
+            snprintf(source + at, len - at, " (%s ignored: not a number >= 0)", name);
+        }
+    }
+}
+
+void redist__machine_current(redist__machine *m, char *source, size_t len)
+{
+    char path[1024];
+    struct stat st;
+    *m = default_machine;
+    if (redist__machine_file_path(path, sizeof path) != 0) {
+        snprintf(source, len, "defaults (no machine file: neither HOME nor REDIST_MACHINE_FILE)");
+    } else if (stat(path, &st) != 0) {
+        snprintf(source, len, "defaults (no machine file %s)", path);
+    } else {
+        if (!cache.valid || strcmp(cache.path, path) != 0 || cache.size != st.st_size ||
+            cache.mtime.tv_sec != st.st_mtim.tv_sec || cache.mtime.tv_nsec != st.st_mtim.tv_nsec)
+            load_file(&cache, path, &st);
+        *m = cache.m;
+        snprintf(source, len, "%s", cache.source);
+    }
+    apply_environment(m, source, len);
+}
+
+const redist__machine *redist__machine_once(void)
+{
+    static _Thread_local redist__machine once;
+    static _Thread_local int loaded;
+    if (!loaded) {
+        char source[256];
+        redist__machine_current(&once, source, sizeof source);
+        loaded = 1;
+    }
+    return &once;
+}

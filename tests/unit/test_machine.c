@@ -1,0 +1,155 @@
+/* The machine file (src/model/machine.c), no MPI: parsing (comments, unknown keys ignored,
+ * shared_node, every malformed line refused with its line number and nothing changed),
+ * format -> parse round trip, the file's path (REDIST_MACHINE_FILE over $XDG_CACHE_HOME over
+ * $HOME/.cache), redist__machine_current (the defaults without a file; a file's values; a
+ * rewritten file re-read; a malformed file ignored and said so) and the environment's
+ * REDIST_MACHINE_<KEY> over the file (a malformed value ignored and said so).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/check.h"
+
+static int same_machine(const redist__machine *a, const redist__machine *b)
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
+        if (redist__machine_get(a, i) != redist__machine_get(b, i))
+            return 0;
+    return a->shared_node == b->shared_node;
+}
+
+static void test_parse(void)
+{
+    redist__machine m = *redist__machine_default();
+    char why[160] = "";
+    const char *text = "# a comment\n\n  startup = 2.5e-6   # T_d\nper_byte=1e-10\n"
+                       "future_key = 3\nshared_node = 0\ncopy_per_run = 4e-9";
+    CHECK(redist__machine_parse(text, &m, why, sizeof why) == 0, "valid text refused: %s", why);
+    CHECK(m.startup == 2.5e-6 && m.per_byte == 1e-10 && m.copy_per_run == 4e-9,
+          "values not read: %g %g %g", m.startup, m.per_byte, m.copy_per_run);
+    CHECK(m.shared_node == 0, "shared_node not read");
+    CHECK(m.per_message == redist__machine_default()->per_message, "an absent key changed");
+
+    const char *bad[] = {"startup = -1\n",      "startup 3\n",     "startup = 1e-6 junk\n",
+                         "per_byte = \n",       "= 4\n",           "startup = nan\n",
+                         "ok=1\nstartup = x\n", "per_byte = 1e9\n"};
+    const int bad_line[] = {1, 1, 1, 1, 1, 1, 2, 1};
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+        redist__machine before = *redist__machine_default(), n = before;
+        why[0] = '\0';
+        CHECK(redist__machine_parse(bad[i], &n, why, sizeof why) == -1, "accepted '%s'", bad[i]);
+        CHECK(same_machine(&n, &before), "a refused text changed the machine: '%s'", bad[i]);
+        char want[16];
+        snprintf(want, sizeof want, "line %d", bad_line[i]);
+        CHECK(strstr(why, want) != NULL, "'%s': reason '%s' lacks '%s'", bad[i], why, want);
+    }
+}
+
+static void test_round_trip(void)
+{
+    redist__machine m = *redist__machine_default(), back = *redist__machine_default();
+    m.startup = 1.234567e-5;
+    m.remote_per_byte = 8.5e-11;
+    m.shared_node = 0;
+    char buf[4096], why[160] = "";
+    CHECK(redist__machine_format(&m, buf, sizeof buf) == 0, "format failed");
+    CHECK(redist__machine_parse(buf, &back, why, sizeof why) == 0, "own output refused: %s", why);
+    CHECK(same_machine(&m, &back), "format -> parse changed the machine:\n%s", buf);
+    CHECK(redist__machine_format(&m, buf, 20) == -1, "a short buffer not reported");
+}
+
+static void test_path(void)
+{
+    char path[1024];
+    setenv("HOME", "/home/someone", 1);
+    unsetenv("XDG_CACHE_HOME");
+    unsetenv("REDIST_MACHINE_FILE");
+    CHECK(redist__machine_file_path(path, sizeof path) == 0 &&
+              !strcmp(path, "/home/someone/.cache/redist/machine"),
+          "HOME path: %s", path);
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    CHECK(redist__machine_file_path(path, sizeof path) == 0 && !strcmp(path, "/xdg/redist/machine"),
+          "XDG path: %s", path);
+    setenv("XDG_CACHE_HOME", "relative", 1); /* the spec: relative paths are ignored */
+    CHECK(redist__machine_file_path(path, sizeof path) == 0 &&
+              !strcmp(path, "/home/someone/.cache/redist/machine"),
+          "relative XDG not ignored: %s", path);
+    setenv("REDIST_MACHINE_FILE", "/tmp/m.txt", 1);
+    CHECK(redist__machine_file_path(path, sizeof path) == 0 && !strcmp(path, "/tmp/m.txt"),
+          "REDIST_MACHINE_FILE: %s", path);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_current(void)
+{
+    char path[] = "/tmp/redist_test_machine_XXXXXX", source[512];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0)
+        return;
+    close(fd);
+    unlink(path);
+    setenv("REDIST_MACHINE_FILE", path, 1);
+    redist__machine m;
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(same_machine(&m, redist__machine_default()), "no file: not the defaults");
+    CHECK(strstr(source, "defaults") != NULL, "no file: source '%s'", source);
+
+    write_file(path, "startup = 7e-6\n");
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.startup == 7e-6, "file not read: startup %g", m.startup);
+    CHECK(!strcmp(source, path), "source '%s' is not the file", source);
+
+    write_file(path, "startup = 9.5e-6\nper_byte = 2e-10\n"); /* another size: re-read */
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.startup == 9.5e-6 && m.per_byte == 2e-10, "rewritten file not re-read: %g %g",
+          m.startup, m.per_byte);
+
+    setenv("REDIST_MACHINE_STARTUP", "3e-6", 1);
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.startup == 3e-6 && m.per_byte == 2e-10, "environment not over the file: %g %g",
+          m.startup, m.per_byte);
+    CHECK(strstr(source, "REDIST_MACHINE_STARTUP") != NULL, "source '%s' lacks the variable",
+          source);
+    setenv("REDIST_MACHINE_STARTUP", "fast", 1);
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.startup == 9.5e-6, "a malformed variable was used: %g", m.startup);
+    CHECK(strstr(source, "ignored") != NULL, "malformed variable not said: '%s'", source);
+    unsetenv("REDIST_MACHINE_STARTUP");
+
+    write_file(path, "startup = 1e-6\nper_byte = oops\n");
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(same_machine(&m, redist__machine_default()), "a malformed file was used");
+    CHECK(strstr(source, "ignored") && strstr(source, "line 2"), "malformed file: source '%s'",
+          source);
+    unlink(path);
+    unsetenv("REDIST_MACHINE_FILE");
+}
+
+int main(void)
+{
+    test_parse();
+    test_round_trip();
+    test_path();
+    test_current();
+    if (failures) {
+        printf("test_machine: %ld failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_machine: all checks passed\n");
+    return 0;
+}
