@@ -57,8 +57,7 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     if (err != REDIST_SUCCESS)
         return err;
     redist__machine machine;
-    char source[256];
-    redist__machine_current(&machine, source, sizeof source);
+    redist__machine_current(&machine, NULL, 0);
     const redist__machine *m = &machine;
     redist_options opt;
     redist_options_init(&opt);

@@ -26,14 +26,6 @@ static int setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_ky_to_y = {
     .name = "ky-to-y",
     .applicable = applicable,
-    .steps = redist__one_step,
-    .predict = redist__p001_predict_ratio,
-    .transports = REDIST__T_PACK,
-    .check_options = redist__p001_check_options,
-    .fingerprint_options = redist__p001_fingerprint_options,
     .setup = setup,
-    .start = redist__p001_ratio_start,
-    .progress = redist__p001_ratio_progress,
-    .destroy = redist__p001_ratio_destroy,
-    .packs = 1,
+    REDIST__P001_RATIO_HOOKS,
 };

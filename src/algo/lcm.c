@@ -19,15 +19,6 @@ static int applicable(const redist__case *c)
 const redist__algorithm redist__algo_lcm = {
     .name = "lcm",
     .applicable = applicable,
-    .steps = redist__p001_two_steps,
-    .predict = redist__p001_predict_two_phases,
-    .transports = REDIST__T_PACK,
-    .check_options = redist__p001_check_options,
-    .fingerprint_options = redist__p001_fingerprint_options,
     .setup = setup,
-    .start = redist__p001_phases_start,
-    .progress = redist__p001_phases_progress,
-    .destroy = redist__p001_phases_destroy,
-    .local_stats = redist__p001_phases_stats,
-    .dry_needs_buffers = 1,
+    REDIST__P001_PHASES_HOOKS,
 };

@@ -43,6 +43,12 @@ int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_s
 int redist__p001_ratio_start(struct redist_plan_s *p);
 int redist__p001_ratio_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__p001_ratio_destroy(struct redist_plan_s *p);
+/* The hooks ky-to-y and x-to-kx share (their files add name, applicable and setup). */
+#define REDIST__P001_RATIO_HOOKS                                                                   \
+    .steps = redist__one_step, .predict = redist__p001_predict_ratio,                              \
+    .transports = REDIST__T_PACK, .check_options = redist__p001_check_options,                     \
+    .fingerprint_options = redist__p001_fingerprint_options, .start = redist__p001_ratio_start,    \
+    .progress = redist__p001_ratio_progress, .destroy = redist__p001_ratio_destroy, .packs = 1
 
 /* gcd and lcm: two phases through cyclic(m_k) along every dimension k, m_k = gcd or lcm of
    the two blocks (phases.c), with the named algorithms. */
@@ -52,5 +58,12 @@ int redist__p001_phases_start(struct redist_plan_s *p);
 int redist__p001_phases_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__p001_phases_destroy(struct redist_plan_s *p);
 void redist__p001_phases_stats(const struct redist_plan_s *p, redist_stats *st);
+/* The hooks gcd and lcm share (their files add name, applicable and setup). */
+#define REDIST__P001_PHASES_HOOKS                                                                  \
+    .steps = redist__p001_two_steps, .predict = redist__p001_predict_two_phases,                   \
+    .transports = REDIST__T_PACK, .check_options = redist__p001_check_options,                     \
+    .fingerprint_options = redist__p001_fingerprint_options, .start = redist__p001_phases_start,   \
+    .progress = redist__p001_phases_progress, .destroy = redist__p001_phases_destroy,              \
+    .local_stats = redist__p001_phases_stats, .dry_needs_buffers = 1
 
 #endif

@@ -80,8 +80,7 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         pl->size = size;
         pl->elsize = elsize;
         pl->algo = redist__algorithm_by_name("bmmc");
-        char source[256];
-        redist__machine_current(&pl->machine_agreed, source, sizeof source);
+        redist__machine_current(&pl->machine_agreed, NULL, 0);
         pl->machine = &pl->machine_agreed; /* for its prediction only: bmmc has no choice */
         pl->check_arguments = opt == NULL || opt->check_arguments;
         pl->check_req = MPI_REQUEST_NULL;

@@ -410,8 +410,7 @@ static int create_agreed(struct redist_plan_s *p, redist_layout src, redist_layo
     p->elsize = elsize;
     p->src = src; /* replaced by private copies in build_messages */
     p->dst = dst;
-    char source[256];
-    redist__machine_current(&p->machine_agreed, source, sizeof source);
+    redist__machine_current(&p->machine_agreed, NULL, 0);
     p->machine = &p->machine_agreed;
     p->check_req = MPI_REQUEST_NULL;
     int err = redist__keep_options(opt, &p->opt, &p->opt_strings);

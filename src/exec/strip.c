@@ -304,11 +304,11 @@ static int unpack_arrived(struct redist_plan_s *p, strip *s, int *moved)
     return REDIST_SUCCESS;
 }
 
-/* *free: the slot's send and, for a node peer, its acknowledgement have completed. */
-static int slot_is_free(MPI_Request *send, MPI_Request *ack, int *free)
+/* *is_free: the slot's send and, for a node peer, its acknowledgement have completed. */
+static int slot_is_free(MPI_Request *send, MPI_Request *ack, int *is_free)
 {
     MPI_Request both[2] = {*send, *ack};
-    if (MPI_Testall(2, both, free, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    if (MPI_Testall(2, both, is_free, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "send completion failed");
     *send = both[0], *ack = both[1];
     return REDIST_SUCCESS;

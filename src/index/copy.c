@@ -57,9 +57,8 @@ static void walk_innermost(walker *w, const redist__level *L, int64_t ao, int64_
         int64_t nbytes = run->len * (int64_t)es;
         const char *a = w->a_stream ? w->a : w->a + ao + run->src_off * a_elem;
         char *b = w->b_stream ? w->b : w->b + bo + run->dst_off * b_elem;
-        /* A run repeated once has no step, and its period may be a block near INT64_MAX. */
-        int64_t astep = w->a_stream || run->count == 1 ? nbytes : L->src_period * a_elem;
-        int64_t bstep = w->b_stream || run->count == 1 ? nbytes : L->dst_period * b_elem;
+        int64_t astep = w->a_stream ? nbytes : L->src_period * a_elem;
+        int64_t bstep = w->b_stream ? nbytes : L->dst_period * b_elem;
         if (a_elem == (int64_t)es && b_elem == (int64_t)es) {
             copy_runs(b, bstep, a, astep, (size_t)nbytes, run->count);
         } else { /* storage orders differ: element by element */

@@ -385,6 +385,17 @@ typedef struct side_work {
     int64_t *my_shape, *peer_shape, *src_stride, *dst_stride;
 } side_work;
 
+/* A level's period as the message uses it: 0 when no run of the peer repeats, since then no
+   offset ever adds it (and a block near INT64_MAX would overflow the byte steps computed from
+   it, in the copy walker and the datatypes alike). */
+static int64_t used_period(const redist__run *runs, int64_t nruns, int64_t period)
+{
+    for (int64_t r = 0; r < nruns; r++)
+        if (runs[r].count > 1)
+            return period;
+    return 0;
+}
+
 static int build_msg(const struct redist_layout_s *src, const struct redist_layout_s *dst, int side,
                      const redist__side *s, side_work *w, redist__msg *m)
 {
@@ -406,10 +417,14 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
     for (int l = 0; l < d; l++) {
         int k = level_dim(src, l);
         const redist__dim_pattern *p = &s->dims[k];
-        int64_t first = p->first_run[w->idx[k]];
-        m->levels[l] = (redist__level){p->runs + first,  p->first_run[w->idx[k] + 1] - first,
-                                       p->src_period,    p->dst_period,
-                                       w->src_stride[k], w->dst_stride[k]};
+        int64_t first = p->first_run[w->idx[k]], n = p->first_run[w->idx[k] + 1] - first;
+        const redist__run *runs = p->runs + first;
+        m->levels[l] = (redist__level){runs,
+                                       n,
+                                       used_period(runs, n, p->src_period),
+                                       used_period(runs, n, p->dst_period),
+                                       w->src_stride[k],
+                                       w->dst_stride[k]};
         m->nelems *= p->elems[w->idx[k]];
     }
     return merge_contiguous_levels(m);

@@ -231,7 +231,9 @@ static void apply_environment(redist__machine *m, char *source, size_t len)
 
 void redist__machine_current(redist__machine *m, char *source, size_t len)
 {
-    char path[1024];
+    char path[1024], unused[8];
+    if (source == NULL) /* the caller does not want to know */
+        source = unused, len = sizeof unused;
     struct stat st;
     *m = default_machine;
     if (redist__machine_file_path(path, sizeof path) != 0) {
@@ -253,8 +255,7 @@ const redist__machine *redist__machine_once(void)
     static _Thread_local redist__machine once;
     static _Thread_local int loaded;
     if (!loaded) {
-        char source[256];
-        redist__machine_current(&once, source, sizeof source);
+        redist__machine_current(&once, NULL, 0);
         loaded = 1;
     }
     return &once;

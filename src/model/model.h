@@ -43,7 +43,8 @@ int redist__machine_format(const redist__machine *m, char *buf, size_t len);
 /* The machine file's path (REDIST_MACHINE_FILE, XDG cache, ~/.cache); -1 if none. */
 int redist__machine_file_path(char *buf, size_t len);
 /* This process's parameters: the defaults, the machine file over them, the environment's
-   REDIST_MACHINE_<KEY> over that; source says which ("defaults (...)", the path, "+ VAR"). */
+   REDIST_MACHINE_<KEY> over that; source (may be NULL) says which ("defaults (...)", the path,
+   "+ VAR"). */
 void redist__machine_current(redist__machine *m, char *source, size_t len);
 /* redist__machine_current as it was at this thread's first call (the basic operations: no
    file system access per call). */
