@@ -3,7 +3,10 @@
  * algorithm of each plus "auto", against the MPI library's own collective, and measured
  * against the slides' predicted time with t_s and t_w calibrated in the same run.
  *
- *   mpirun -np P build/bench_coll [--reps 20]
+ *   mpirun -np P build/bench_coll [--reps 20] [--unchecked] [--small]
+ *
+ * --unchecked: redist_coll_set_checking(MPI_COMM_WORLD, 0) first (no per-call argument
+ * agreement); --small: 1 double per block only.
  *
  * Peers: MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Scatter, MPI_Gather,
  * MPI_Allgather, MPI_Reduce_scatter_block, MPI_Alltoall, and for shift by q an MPI_Sendrecv
@@ -243,13 +246,24 @@ int main(int argc, char **argv)
     model md = {.reps = 20};
     MPI_Comm_rank(WORLD, &b.rank);
     MPI_Comm_size(WORLD, &b.p);
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (!strcmp(argv[i], "--reps"))
+    int unchecked = 0, sizes = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             md.reps = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
+            i++;
+        } else if (!strcmp(argv[i], "--unchecked")) {
+            unchecked = 1;
+        } else if (!strcmp(argv[i], "--small")) {
+            sizes = 1;
+        }
+    }
+    if (unchecked && redist_coll_set_checking(WORLD, 0) != REDIST_SUCCESS)
+        MPI_Abort(WORLD, 1); /* a benchmark, not the library */
     calibrate(b.rank, b.p, &md);
     if (b.rank == 0)
-        printf("bench_coll: %d ranks; calibrated t_s = %.2f us, t_w = %.3f ns/byte\n", b.p,
-               md.ts * 1e6, md.tw * 1e9);
+        printf("bench_coll: %d ranks; calibrated t_s = %.2f us, t_w = %.3f ns/byte; argument "
+               "agreement %s\n",
+               b.p, md.ts * 1e6, md.tw * 1e9, unchecked ? "off" : "on");
     const int64_t counts[] = {1, 1 << 16};
     size_t most = (size_t)b.p * (size_t)counts[1];
     b.in = calloc(most, sizeof *b.in);
@@ -260,7 +274,7 @@ int main(int argc, char **argv)
         b.q = ops[o].shift < 0 ? b.p / 2 : 1;
         if (ops[o].shift < 0 && b.q <= 1)
             continue; /* q = p/2 would repeat q = 1 */
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < sizes; s++) {
             b.n = counts[s];
             bench_case(&ops[o], &b, &md);
         }

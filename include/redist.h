@@ -245,6 +245,14 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
                     MPI_Comm comm, const char *algorithm);
 int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int shift,
                  MPI_Comm comm, const char *algorithm);
+/* Collective over comm: on = 0 turns the per-call argument agreement of the operations above
+   off for comm (1, the default, turns it back on). The agreement is one allreduce per call;
+   at a few bytes per block it is most of an operation's time. Off, every call checks its
+   own arguments only: a bad argument is returned on the ranks that pass it, and arguments
+   that differ between ranks are undefined behaviour, as in MPI (a rank may wait for ever).
+   Every rank must pass the same `on` (REDIST_ERR_MISMATCH otherwise: this call is always
+   agreed); REDIST_ERR_ARG for on not 0 or 1. */
+int redist_coll_set_checking(MPI_Comm comm, int on);
 #endif
 
 /* Local, no MPI. The i-th algorithm of an operation ("bcast", ..., "shift"), NULL past the

@@ -3,6 +3,7 @@
 #include "tables.h"
 #include "tool.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,7 +340,8 @@ static void print_text_head(const explain_state *s)
                tool_fmt_seconds(b, sizeof b, head->e.predicted_seconds));
 }
 
-static void print_text_row(const explain_row *r)
+/* chosen: the algorithm the head row (auto or the forced one) runs, marked in its own row. */
+static void print_text_row(const explain_row *r, const char *chosen, int is_head)
 {
     char b[3][64], name[80];
     const char *how =
@@ -356,12 +358,13 @@ static void print_text_row(const explain_row *r)
         printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
         return;
     }
-    printf("  %-27s %6d %10lld %12s %11lld %12s %10s\n", name, r->e.steps,
+    printf("  %-27s %6d %10lld %12s %11lld %12s %10s%s\n", name, r->e.steps,
            (long long)r->e.max_messages_per_rank,
            tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
            (long long)r->e.total_messages,
            tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
-           tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds));
+           tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds),
+           !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
 }
 
 static void print_text(const explain_state *s)
@@ -372,8 +375,9 @@ static void print_text(const explain_state *s)
     print_text_memory(s);
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
+    const char *chosen = s->head->e.chosen ? s->head->e.chosen : s->head->name;
     for (int i = 0; i < s->count; i++)
-        print_text_row(&s->rows[i]);
+        print_text_row(&s->rows[i], chosen, &s->rows[i] == s->head);
     if (s->a.tables) {
         printf("\n");
         if (s->tp)
@@ -469,10 +473,23 @@ static void explain_free(explain_state *s)
     spec_free(&s->to);
 }
 
+/* explain builds and frees every member rank's messages in turn (tens of thousands of large
+   allocations at P = 65536): keep the freed memory in the process instead of returning it to
+   the kernel each time (the page faults and brk calls were half of the time). */
+static void keep_freed_memory(void)
+{
+#if defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD) && defined(M_TOP_PAD)
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
+}
+
 int tool_explain(int argc, char **argv)
 {
     explain_state s;
     memset(&s, 0, sizeof s);
+    keep_freed_memory();
     s.rank0 = tool_env_is_rank0();
     int status = tool_parse_args(argc, argv, "explain", &s.a.pair, explain_option, &s.a, s.rank0);
     if (status == TOOL_OK)

@@ -156,7 +156,10 @@ int tool_demo(int argc, char **argv);
 int tool_run(int argc, char **argv);
 int tool_explain(int argc, char **argv);
 int tool_simulate(int argc, char **argv);
+int tool_calibrate(int argc, char **argv);
+int tool_bench(int argc, char **argv);
 
-extern const char tool_demo_help[], tool_run_help[], tool_explain_help[], tool_simulate_help[];
+extern const char tool_demo_help[], tool_run_help[], tool_explain_help[], tool_simulate_help[],
+    tool_calibrate_help[], tool_bench_help[];
 
 #endif

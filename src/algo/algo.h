@@ -28,10 +28,14 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
                                         const redist_options *opt);
 
 /* Cost rules more than one algorithm follows. All messages posted at once (direct-async;
-   [TCR96]'s ky-to-y and x-to-kx): T_d for the first, t_msg for each further one, plus the
-   transport's moves (direct_async.c). */
-double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m,
-                                     int transport);
+   [TCR96]'s ky-to-y and x-to-kx): T_d for the first, t_msg for each further one, times
+   `trips`, plus the transport's moves (direct_async.c). */
+double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m, int transport,
+                                     double trips);
+/* Message trips per message of an algorithm that uses the shared-memory transport: 2 where it
+   applies (packed messages on one node: a notification, then an acknowledgement before the
+   buffer is reused; exec/shm.c), else 1. */
+double redist__shm_trips(const redist__machine *m, const redist_options *opt, int transport);
 
 /* direct-async's engine (direct_async.c), shared by [SD96]'s section algorithms
    (sections.c): buffers and requests; post every receive, then pack and send the messages

@@ -10,7 +10,8 @@
  * point-to-point messages over the plan's communicator. That exchange is blocking: start
  * packs, the exchange and the unpacking run in the first redist_test/redist_wait.
  *
- * Cost: the self part, a pack and an unpack copy of every byte, and the exchange:
+ * Cost: the self part, a pack and an unpack copy of every byte and run, and the exchange
+ * (through MPI: tau_d is redist__fresh_per_byte, data just packed):
  *   MPI_Ialltoall, every message in flight: T_d + (P - 1) t_msg + (P - 1) s tau_d;
  *   [GGKK03]'s algorithm a: its formula with t_s = T_d and t_w = tau_d
  *   (redist__coll_alltoall_cost), plus one local copy of the P padded blocks that its
@@ -69,12 +70,16 @@ static double predict(const redist__case *c, const redist__machine *m, const red
                       int transport)
 {
     (void)transport;
-    double slot = (double)slot_bytes(c), copies = m->copy_per_byte * (double)c->t.max_copy_bytes +
-                                                  2.0 * m->copy_per_byte * (double)c->t.max_bytes;
+    const redist__traffic *t = &c->t; /* packs and unpacks the pattern's runs, as direct does */
+    double slot = (double)slot_bytes(c),
+           copies = m->copy_per_byte * (double)t->max_copy_bytes +
+                    m->copy_per_run * (double)(t->max_self_runs + t->max_runs) +
+                    2.0 * m->copy_per_byte * (double)t->max_bytes;
     int P = c->t.comm_size, a = exchange_algorithm(c, opt);
     if (a < 0)
-        return copies + m->startup + m->per_message * (P - 1) + m->per_byte * slot * (P - 1);
-    return copies + redist__coll_alltoall_cost(a, P, slot, m->startup, m->per_byte) +
+        return copies + m->startup + m->per_message * (P - 1) +
+               redist__fresh_per_byte(m) * slot * (P - 1);
+    return copies + redist__coll_alltoall_cost(a, P, slot, m->startup, redist__fresh_per_byte(m)) +
            m->copy_per_byte * slot * P;
 }
 

@@ -3,9 +3,9 @@
  * the plan's type, unpack everything. The self part is copied directly, not sent.
  * One collective step; its cost is whatever the MPI library's algorithm costs. Modelled as
  * Open MPI's default, which touches every peer, on top of our packing:
- *   T_d + (P - 1) t_msg + B tau_d + the moves of the packing transport (redist__cost_moves),
- * B the most bytes a rank sends or receives. Counts and displacements must fit in int:
- * NOT_APPLICABLE otherwise.
+ *   T_d + (P - 1) t_msg + the moves of the packing transport (redist__cost_moves: packing,
+ *   unpacking and MPI's B tau_d, B the most bytes a rank sends or receives). Counts and
+ * displacements must fit in int: NOT_APPLICABLE otherwise.
  */
 #include "exec/engine.h"
 
@@ -38,8 +38,7 @@ static double predict(const redist__case *c, const redist__machine *m, const red
                       int transport)
 {
     (void)opt;
-    return redist__cost_moves(c, m, transport) + m->per_byte * (double)c->t.max_bytes + m->startup +
-           m->per_message * (c->t.comm_size - 1);
+    return redist__cost_moves(c, m, transport) + m->startup + m->per_message * (c->t.comm_size - 1);
 }
 
 static void fill_counts(const redist__side *side, int *counts, int *displs)

@@ -8,7 +8,8 @@
  * per rank is in flight. In [LBP96]'s table case the steps are the rows of P_s instead
  * ([LBP96] §4, Theorem 1 and 2: K steps for cyclic(x) -> cyclic(Kx), one fewer when row 0
  * moves nothing). Cost ([LBP96] Corollary 2, one synchronised step = one start-up):
- *   S T_d + the moves of the transport (redist__cost_moves), S the steps.
+ *   h S T_d + the moves of the transport (redist__cost_moves), S the steps, h = 2 through
+ *   the shared-memory window (notification and acknowledgement), else 1.
  */
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -224,7 +225,9 @@ static int steps(const redist__case *c, const redist__machine *m, const redist_o
 static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
                       int transport)
 {
-    return redist__cost_moves(c, m, transport) + m->startup * steps(c, m, opt);
+    double trips = redist__shm_trips(m, opt, transport);
+    return redist__cost_moves_via(c, m, transport, trips > 1) +
+           trips * m->startup * steps(c, m, opt);
 }
 
 const redist__algorithm redist__algo_direct = {

@@ -5,8 +5,10 @@
  * receive: unpack in arrival order). One round; each rank sends its m_s messages and
  * receives its m_r, all in flight at once. Cost: the first message pays T_d and each further
  * one the smaller per-message cost of messages that overlap, M = max(m_s, m_r):
- *   T_d + (M - 1) t_msg + the moves of the transport (redist__cost_moves: self part, packing
- *   or datatype pieces, bytes).
+ *   h (T_d + (M - 1) t_msg) + the moves of the transport (redist__cost_moves: self part,
+ *   packing or datatype pieces, bytes),
+ * h = 2 through the shared-memory window (a notification, then an acknowledgement, per
+ * message: exec/shm.c), else 1.
  * Buffers: the whole send and receive volume, allocated at plan time; in bounded mode
  * (max_buffer_bytes, or buffers that would not fit) the strip engine runs instead (strip.c).
  */
@@ -153,11 +155,17 @@ int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *do
     return REDIST_SUCCESS;
 }
 
-double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m, int transport)
+double redist__predict_all_in_flight(const redist__case *c, const redist__machine *m, int transport,
+                                     double trips)
 {
     double msgs = (double)c->t.max_messages;
-    return redist__cost_moves(c, m, transport) +
-           (msgs > 0 ? m->startup + m->per_message * (msgs - 1) : 0);
+    return redist__cost_moves_via(c, m, transport, trips > 1) +
+           (msgs > 0 ? trips * (m->startup + m->per_message * (msgs - 1)) : 0);
+}
+
+double redist__shm_trips(const redist__machine *m, const redist_options *opt, int transport)
+{
+    return transport == REDIST_TRANSPORT_PACK && m->shared_node && opt->shared_memory ? 2.0 : 1.0;
 }
 
 double redist__direct_async_predict(const redist__case *c, const redist__machine *m,
@@ -165,7 +173,7 @@ double redist__direct_async_predict(const redist__case *c, const redist__machine
 {
     if (opt->max_buffer_bytes > 0)
         return redist__strip_predict(c, m, opt->max_buffer_bytes);
-    return redist__predict_all_in_flight(c, m, transport);
+    return redist__predict_all_in_flight(c, m, transport, redist__shm_trips(m, opt, transport));
 }
 
 const redist__algorithm redist__algo_direct_async = {

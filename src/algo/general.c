@@ -17,8 +17,9 @@
  *
  * Packets are the pattern's messages (their sizes and order), sent from and received into the
  * plan's pack buffers. Cost: the transport's moves, one start-up, a message cost per peer, and
- * the index work of every local element (about 2 ns each here):
- *   T_d + M t_msg + the moves of the transport + 2e-9 N_local.
+ * the index work of every local element on both sides (the machine's per_index, 10 ns by
+ * default: `redist bench` measured 8-30 ns here):
+ *   T_d + M t_msg + the moves of the transport + 2 N_local per_index.
  */
 #include "algo/algo.h"
 #include "algo/p001.h"
@@ -191,7 +192,7 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     (void)opt;
     return redist__cost_moves(c, m, transport) + m->startup +
            m->per_message * (double)c->t.max_messages +
-           2e-9 * (double)c->t.max_local_bytes / (double)c->t.elsize;
+           2.0 * m->per_index * (double)c->t.max_local_bytes / (double)c->t.elsize;
 }
 
 const redist__algorithm redist__algo_general = {

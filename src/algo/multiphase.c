@@ -14,6 +14,7 @@
  *   r x the moves of the transport (redist__cost_moves) + (sum_i S_i) T_d,
  * r the number of phases (1 for K = 1).
  */
+#include "algo/algo.h"
 #include "algo/phases.h"
 #include "index/rowsched.h"
 
@@ -41,7 +42,10 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     (void)opt;
     int n = 0, phases = 0;
     redist__multiphase_counts(c->s.ratio_K, c->s.P, &n, &phases);
-    return (phases > 0 ? phases : 1) * redist__cost_moves(c, m, transport) + m->startup * n;
+    /* the phases are direct plans: through the shared-memory window where it applies */
+    double trips = redist__shm_trips(m, opt, transport);
+    return (phases > 0 ? phases : 1) * redist__cost_moves_via(c, m, transport, trips > 1) +
+           trips * m->startup * n;
 }
 
 /* Block size after phase i (the blocks grow forward, shrink for the dual). */

@@ -29,19 +29,30 @@ int redist__p001_two_steps(const redist__case *c, const redist__machine *m,
     return c->t.max_messages > 0 ? 2 : 0;
 }
 
+/* [TCR96]'s algorithms find each block's peer and move it on its own: index work per block
+   of min(x, y) elements on each side (per piece of the pattern in N-D), at the machine's
+   per_index, as general's per element. */
+static double block_work(const redist__case *c, const redist__machine *m)
+{
+    double local = (double)c->t.max_local_bytes / (double)c->t.elsize;
+    int64_t b = c->s.x > 0 && c->s.y > 0 ? (c->s.x < c->s.y ? c->s.x : c->s.y) : 0;
+    double blocks = b > 0 ? 2.0 * local / (double)b : (double)c->t.max_runs;
+    return m->per_index * blocks;
+}
+
 double redist__p001_predict_two_phases(const redist__case *c, const redist__machine *m,
                                        const redist_options *opt, int transport)
 {
     (void)opt;
-    return 2.0 * (redist__cost_moves(c, m, transport) + m->startup +
+    return 2.0 * (redist__cost_moves(c, m, transport) + block_work(c, m) + m->startup +
                   m->per_message * (double)c->t.max_messages);
 }
 
 double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,
                                   const redist_options *opt, int transport)
 {
-    (void)opt;
-    return redist__predict_all_in_flight(c, m, transport);
+    (void)opt; /* all in flight, MPI messages only */
+    return redist__predict_all_in_flight(c, m, transport, 1.0) + block_work(c, m);
 }
 
 /* ---- ky-to-y and x-to-kx: boxes of pieces ---------------------------------------------- */

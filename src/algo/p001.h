@@ -19,10 +19,14 @@
 #include "index/p001_seq.h"
 
 /* The rules the [TCR96] algorithms share (pure). Option synchronous_receive (0 or 1), read
-   by all five. gcd and lcm: two steps (phases) if anything moves; each phase costs a ratio
-   algorithm's messages, its start-up and a message cost per peer ([TCR96] §5.2-5.3):
-     2 (T_d + M t_msg + the moves of the transport).
-   ky-to-y and x-to-kx: one step, every packet in flight at once (as direct-async). */
+   by all five. Every one finds each block's peer and moves the block on its own: index work
+   W = e n_b, n_b the blocks of min(x, y) elements a rank sends and receives (the pattern's
+   pieces in N-D), e the machine's per_index. gcd and lcm: two steps (phases) if anything
+   moves; each phase costs a ratio algorithm's messages, its start-up and a message cost per
+   peer ([TCR96] §5.2-5.3):
+     2 (T_d + M t_msg + the moves of the transport + W).
+   ky-to-y and x-to-kx: one step, every packet in flight at once through MPI (as
+   direct-async without the shared-memory window): T_d + (M - 1) t_msg + moves + W. */
 int redist__p001_check_options(const redist_options *opt, int comm_size);
 void redist__p001_fingerprint_options(redist__fingerprints *fp, const redist_options *opt);
 int redist__p001_two_steps(const redist__case *c, const redist__machine *m,

@@ -425,7 +425,7 @@ double redist__relay_time(const redist__case *c, const redist__machine *m, int s
 {
     double local = (double)c->t.max_local_bytes;
     double moved = shift_steps * local / 2.0 + local;
-    return steps * m->startup + moved * (m->per_byte + 2.0 * m->copy_per_byte) +
+    return steps * m->startup + moved * (redist__fresh_per_byte(m) + 2.0 * m->copy_per_byte) +
            2.0 * local * m->copy_per_byte;
 }
 

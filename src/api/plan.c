@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *algorithm_name(const redist_options *opt)
 {
@@ -194,7 +195,25 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 1 };
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 3 };
+
+/* How crowded this rank's node is: ranks of the plan on it per core (at least 1), and
+   whether the plan spans other nodes. A machine file holds one rank per core's costs
+   (calibrate divides by its own load), a plan multiplies them by its node's: ranks that
+   share a core take turns at every step, copy and message. Child plans take their parent's
+   (their communicator has the same ranks). */
+static void measure_node(struct redist_plan_s *p)
+{
+    MPI_Comm node;
+    int node_size = p->size;
+    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+    }
+    p->node_load = redist__ranks_per_core(node_size);
+    p->not_one_node = node_size < p->size;
+}
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
    each (a double >= 0 orders as its bit pattern does), and back. */
@@ -207,6 +226,12 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
     v[REDIST__MACHINE_NPARAMS] = m->shared_node;
 }
 
+static void load_to_values(const struct redist_plan_s *p, int64_t v[2])
+{
+    memcpy(&v[0], &p->node_load, sizeof p->node_load);
+    v[1] = p->not_one_node;
+}
+
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
 {
     for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
@@ -216,7 +241,8 @@ static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *
 
 /* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
    pair's shape; the same allreduce agrees on the machine's parameters (each the largest any
-   rank read: ranks with different machine files or environments still choose alike). */
+   rank read: ranks with different machine files or environments still choose alike) and on
+   the load of the most crowded node, which scales them. */
 static int agree_on_case(struct redist_plan_s *p, int err)
 {
     int64_t v[CASE_VALS + MACHINE_VALS] = {0};
@@ -225,10 +251,18 @@ static int agree_on_case(struct redist_plan_s *p, int err)
         redist__traffic_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
                               v + 1);
     machine_to_values(&p->machine_agreed, v + CASE_VALS);
+    if (p->node_load == 0)
+        measure_node(p);
+    load_to_values(p, v + CASE_VALS + REDIST__MACHINE_NPARAMS + 1);
     if (MPI_Allreduce(MPI_IN_PLACE, v, CASE_VALS + MACHINE_VALS, MPI_INT64_T, MPI_MAX, p->comm) !=
         MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
     machine_from_values(v + CASE_VALS, &p->machine_agreed);
+    /* the most crowded node sets the pace; one node: packed messages move through memory */
+    memcpy(&p->node_load, &v[CASE_VALS + REDIST__MACHINE_NPARAMS + 1], sizeof p->node_load);
+    p->not_one_node = (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 2];
+    p->machine_agreed.shared_node = !p->not_one_node;
+    redist__machine_scale(&p->machine_agreed, p->node_load);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
         if (err != -(int)v[0])
             redist__fail((int)-v[0], "another rank failed to build its messages");
@@ -509,6 +543,8 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
         free(p);
         return err;
     }
+    p->node_load = parent->node_load;
+    p->not_one_node = parent->not_one_node;
     return create_agreed(p, from, to, parent->type, dup, parent->rank, parent->size, parent->elsize,
                          opt, child);
 }

@@ -167,7 +167,7 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     const redist__traffic *t = &c->t;
     return m->copy_per_byte * (double)t->max_copy_bytes +
            3.0 * m->copy_per_byte * (double)t->max_local_bytes +
-           m->per_byte * (double)t->max_bytes + m->startup * bpc_rounds(c);
+           redist__fresh_per_byte(m) * (double)t->max_bytes + m->startup * bpc_rounds(c);
 }
 
 static int check_options(const redist_options *opt, int comm_size)

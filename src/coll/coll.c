@@ -6,17 +6,23 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 
+/* What the operations cache on a user's communicator. */
+typedef struct coll_cache {
+    MPI_Comm dup; /* the private duplicate: operations never see the user's own messages */
+    int checking; /* 1 (the default): every call agrees on its arguments */
+} coll_cache;
+
 static int free_private(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
-    MPI_Comm c = *(MPI_Comm *)value;
-    MPI_Comm_free(&c);
-    free(value);
+    coll_cache *c = value;
+    MPI_Comm_free(&c->dup);
+    free(c);
     return MPI_SUCCESS;
 }
 
-/* The cached private duplicate: operations never see the user's own messages. */
-static int private_comm(MPI_Comm comm, MPI_Comm *out)
+/* The cache of comm, created at the first call on it (collective). */
+static int private_cache(MPI_Comm comm, coll_cache **out)
 {
     if (keyval == MPI_KEYVAL_INVALID &&
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) != MPI_SUCCESS)
@@ -26,7 +32,7 @@ static int private_comm(MPI_Comm comm, MPI_Comm *out)
     if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
         return REDIST_ERR_MPI;
     if (found) {
-        *out = *(MPI_Comm *)value;
+        *out = value;
         return REDIST_SUCCESS;
     }
     MPI_Comm dup;
@@ -35,7 +41,7 @@ static int private_comm(MPI_Comm comm, MPI_Comm *out)
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     /* One rank out of memory must not leave the others with a cached duplicate it lacks
        (their next call would dup no more while it would): agree first. */
-    MPI_Comm *c = malloc(sizeof *c);
+    coll_cache *c = malloc(sizeof *c);
     int ok = c != NULL, all = 0;
     int merr = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (merr != MPI_SUCCESS || !all) {
@@ -43,9 +49,10 @@ static int private_comm(MPI_Comm comm, MPI_Comm *out)
         MPI_Comm_free(&dup);
         return merr != MPI_SUCCESS ? REDIST_ERR_MPI : REDIST_ERR_NOMEM;
     }
-    *c = dup;
+    c->dup = dup;
+    c->checking = 1;
     MPI_Comm_set_attr(comm, keyval, c);
-    *out = dup;
+    *out = c;
     return REDIST_SUCCESS;
 }
 
@@ -69,8 +76,8 @@ int redist__coll_no_in_place(const void *buf, const char *name)
                : REDIST_SUCCESS;
 }
 
-int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
-                       int *rank, int *size)
+/* The checks every call makes on comm before its own; the cache in *cache. */
+static int begin_comm(MPI_Comm comm, coll_cache **cache, int *rank, int *size)
 {
     if (redist__check_mpi() != REDIST_SUCCESS)
         return REDIST_ERR_MPI;
@@ -81,10 +88,41 @@ int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints 
         return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported");
     MPI_Comm_rank(comm, rank);
     MPI_Comm_size(comm, size);
-    int err = private_comm(comm, priv);
+    int err = private_cache(comm, cache);
     if (err != REDIST_SUCCESS) /* the dup is collective: every rank failed alike */
         return redist__fail(err, "private communicator");
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
+                       int *rank, int *size)
+{
+    coll_cache *cache = NULL;
+    int err = begin_comm(comm, &cache, rank, size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    *priv = cache->dup;
+    if (!cache->checking) /* redist_coll_set_checking(comm, 0): this rank's verdict only */
+        return local_err;
     return redist__agree(*priv, *rank, local_err, fp);
+}
+
+int redist_coll_set_checking(MPI_Comm comm, int on)
+{
+    redist__clear_error();
+    coll_cache *cache = NULL;
+    int rank = 0, size = 0;
+    int err = begin_comm(comm, &cache, &rank, &size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int local = on == 0 || on == 1 ? REDIST_SUCCESS
+                                   : redist__fail(REDIST_ERR_ARG, "on = %d must be 0 or 1", on);
+    redist__fingerprints fp = {0};
+    redist__fp_add(&fp, "on", &on, sizeof on);
+    err = redist__agree(cache->dup, rank, local, &fp); /* always agreed, whatever it was */
+    if (err == REDIST_SUCCESS)
+        cache->checking = on;
+    return err;
 }
 
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize)

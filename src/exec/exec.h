@@ -85,8 +85,10 @@ struct redist_plan_s {
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
     redist__machine machine_agreed; /* this process's, then agreed at plan time (plan.c) */
-    redist_options opt;             /* the options (alltoall_algorithm: opt_strings) */
-    char *opt_strings;              /* owned copies of the options' strings */
+    double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
+    int not_one_node;   /* 1: this plan's ranks span more than one node */
+    redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
+    char *opt_strings;  /* owned copies of the options' strings */
     redist_stats stats;
     int check_arguments;
 

@@ -46,9 +46,61 @@ static void copy_runs(char *d, int64_t dstep, const char *s, int64_t sstep, size
     }
 }
 
+/* The innermost level in tiles of periods, when it has several run groups that repeat: the
+   natural order (run group by run group, each through every period) strides through the
+   whole array once per run group, touching a few bytes of each period, so every cache line
+   comes in once per run group (cyclic(2) -> cyclic(64): 16 times). Tile by tile, all run
+   groups of a few periods move while those periods are in cache. The stream side keeps its
+   order (run group by run group): tile t of run group r sits at that group's start plus t's
+   first period. Returns 0 where the natural order is as good (one group, no repeats, a
+   transposing level, too many groups for the stack). */
+enum { TILE_BYTES = 32 * 1024, TILE_MAX_RUNS = 64 };
+
+static int walk_innermost_tiled(walker *w, const redist__level *L, int64_t ao, int64_t bo)
+{
+    int64_t es = (int64_t)w->es, nruns = L->nruns, maxcount = 0, span = 0;
+    if (nruns < 2 || nruns > TILE_MAX_RUNS || (!w->a_stream && L->src_stride != 1) ||
+        (!w->b_stream && L->dst_stride != 1))
+        return 0;
+    for (int64_t r = 0; r < nruns; r++)
+        maxcount = L->runs[r].count > maxcount ? L->runs[r].count : maxcount;
+    if (!w->a_stream)
+        span = L->src_period * es;
+    if (!w->b_stream && L->dst_period * es > span)
+        span = L->dst_period * es;
+    if (maxcount < 2 || span <= 0)
+        return 0;
+    int64_t tile = span < TILE_BYTES ? TILE_BYTES / span : 1;
+    int64_t a_at[TILE_MAX_RUNS], b_at[TILE_MAX_RUNS], stream = 0;
+    for (int64_t r = 0; r < nruns; r++) { /* where run group r starts on each side */
+        const redist__run *run = &L->runs[r];
+        a_at[r] = w->a_stream ? stream : ao + run->src_off * es;
+        b_at[r] = w->b_stream ? stream : bo + run->dst_off * es;
+        stream += run->len * es * run->count;
+    }
+    for (int64_t j0 = 0; j0 < maxcount; j0 += tile)
+        for (int64_t r = 0; r < nruns; r++) {
+            const redist__run *run = &L->runs[r];
+            int64_t n = run->count - j0 < tile ? run->count - j0 : tile, nbytes = run->len * es;
+            if (n <= 0)
+                continue;
+            int64_t astep = w->a_stream ? nbytes : L->src_period * es;
+            int64_t bstep = w->b_stream ? nbytes : L->dst_period * es;
+            copy_runs(w->b + b_at[r] + j0 * bstep, bstep, w->a + a_at[r] + j0 * astep, astep,
+                      (size_t)nbytes, n);
+        }
+    if (w->a_stream)
+        w->a += stream;
+    if (w->b_stream)
+        w->b += stream;
+    return 1;
+}
+
 /* The innermost level: each run group is `count` runs of `len` elements. */
 static void walk_innermost(walker *w, const redist__level *L, int64_t ao, int64_t bo)
 {
+    if (walk_innermost_tiled(w, L, ao, bo))
+        return;
     size_t es = w->es;
     int64_t a_elem = w->a_stream ? (int64_t)es : L->src_stride * (int64_t)es;
     int64_t b_elem = w->b_stream ? (int64_t)es : L->dst_stride * (int64_t)es;

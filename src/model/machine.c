@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Measured here (bench_paper000 over shared memory, 8 ranks on 2 cores): about 6 us per
    synchronised step, 0.5 us per further message in flight, memcpy speed for bytes. */
@@ -31,7 +32,9 @@ static const redist__machine default_machine = {
     .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
     .remote_startup = 0.0,        /* 0: no second node measured */
     .remote_per_byte = 0.0,
-    .shared_node = 1, /* the ranks share one node */
+    .window_per_byte = 1.0 / 8.0e9, /* as a local copy, until calibrated */
+    .per_index = 10e-9,             /* general's lookups and per-element moves (bench: 8-30 ns) */
+    .shared_node = 1,               /* the ranks share one node */
 };
 
 const redist__machine *redist__machine_default(void)
@@ -52,6 +55,8 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(per_piece, "seconds per contiguous piece MPI's datatype engine moves"),
     P(remote_startup, "start-up between ranks of different nodes (0: not measured)"),
     P(remote_per_byte, "seconds per byte between nodes (0: not measured)"),
+    P(window_per_byte, "seconds per byte unpacked from another rank's shared-memory window"),
+    P(per_index, "seconds per element of general's index work, each side (not measured)"),
 };
 #undef P
 
@@ -248,6 +253,24 @@ void redist__machine_current(redist__machine *m, char *source, size_t len)
         snprintf(source, len, "%s", cache.source);
     }
     apply_environment(m, source, len);
+}
+
+double redist__fresh_per_byte(const redist__machine *m)
+{
+    return m->per_byte > m->window_per_byte ? m->per_byte : m->window_per_byte;
+}
+
+void redist__machine_scale(redist__machine *m, double factor)
+{
+    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
+        *param_ref(m, i) *= factor;
+}
+
+double redist__ranks_per_core(int ranks)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double load = cores > 0 ? (double)ranks / (double)cores : 1.0;
+    return load > 1.0 ? load : 1.0;
 }
 
 const redist__machine *redist__machine_once(void)

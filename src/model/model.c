@@ -82,6 +82,8 @@ void redist__traffic_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_SENT_BYTES] = send->total_elems * es;
     vals[REDIST__S_PIECES] = max64(side_pieces(send, 0), side_pieces(recv, 1));
     vals[REDIST__S_PACKED] = send->total_elems + recv->total_elems;
+    vals[REDIST__S_RUNS] = side_pieces(send, 0) + side_pieces(recv, 1);
+    vals[REDIST__S_SELF_RUNS] = self ? max64(msg_pieces(self, 0), msg_pieces(self, 1)) : 0;
 }
 
 void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[])
@@ -107,15 +109,28 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     s->max_sent_bytes = vals[REDIST__S_SENT_BYTES];
     s->max_pieces = vals[REDIST__S_PIECES];
     s->max_packed = vals[REDIST__S_PACKED];
+    s->max_runs = vals[REDIST__S_RUNS];
+    s->max_self_runs = vals[REDIST__S_SELF_RUNS];
     for (int k = 1; flags != NULL && k < size; k++)
         s->shift_steps += flags[k] != 0;
 }
 
 double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport)
 {
+    return redist__cost_moves_via(c, m, transport, 0);
+}
+
+double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
+                              int through_memory)
+{
     const redist__traffic *t = &c->t;
-    double copy = m->copy_per_byte * (double)t->max_copy_bytes, bytes = (double)t->max_bytes;
+    double copy = m->copy_per_byte * (double)t->max_copy_bytes +
+                  m->copy_per_run * (double)t->max_self_runs,
+           bytes = (double)t->max_bytes;
     if (transport == REDIST_TRANSPORT_DATATYPE)
         return copy + m->per_byte * bytes + m->per_piece * (double)t->max_pieces;
-    return copy + 2.0 * m->copy_per_byte * bytes + (m->shared_node ? 0.0 : m->per_byte * bytes);
+    double runs = m->copy_per_run * (double)t->max_runs;
+    if (through_memory) /* packed here, unpacked from the sender's window by the receiver */
+        return copy + (m->copy_per_byte + m->window_per_byte) * bytes + runs;
+    return copy + (2.0 * m->copy_per_byte + redist__fresh_per_byte(m)) * bytes + runs;
 }

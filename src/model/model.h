@@ -20,6 +20,10 @@ typedef struct redist__machine {
     double per_piece;       /* seconds per contiguous piece MPI's datatype engine handles */
     double remote_startup;  /* between nodes (0: not measured) */
     double remote_per_byte; /* between nodes (0: not measured) */
+    double window_per_byte; /* seconds per byte unpacked from another rank's shared-memory
+                               window (what it just packed: the caches of another core) */
+    double per_index;       /* seconds per element of the enumerative method's index work
+                               (general), on each side; not measured by calibrate */
     int shared_node;        /* 1: packed messages move through shared memory (one node), so a
                                packed byte costs its two copies only; 0: it also crosses the
                                network at per_byte */
@@ -28,7 +32,7 @@ typedef struct redist__machine {
 const redist__machine *redist__machine_default(void);
 
 /* The double parameters by name, for the machine file and the environment. */
-enum { REDIST__MACHINE_NPARAMS = 8 };
+enum { REDIST__MACHINE_NPARAMS = 10 };
 typedef struct redist__machine_param {
     const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
     size_t offset;    /* of the double in redist__machine */
@@ -46,9 +50,27 @@ int redist__machine_file_path(char *buf, size_t len);
    REDIST_MACHINE_<KEY> over that; source (may be NULL) says which ("defaults (...)", the path,
    "+ VAR"). */
 void redist__machine_current(redist__machine *m, char *source, size_t len);
+/* Seconds per byte MPI takes to move data this rank has just written (packed): on one node
+   MPI reads it from another core's caches as the window's receiver does (window_per_byte),
+   over a network at per_byte; the larger of the two. */
+double redist__fresh_per_byte(const redist__machine *m);
+/* Multiplies every time parameter by factor (a node's ranks per core, redist__ranks_per_core):
+   the file's costs are one rank per core's; ranks that share a core take turns. */
+void redist__machine_scale(redist__machine *m, double factor);
+/* max(1, ranks / the cores this process may run on): the load of a node with `ranks` ranks. */
+double redist__ranks_per_core(int ranks);
 /* redist__machine_current as it was at this thread's first call (the basic operations: no
    file system access per call). */
 const redist__machine *redist__machine_once(void);
+
+/* ---- fitting measurements (fit.c) ---------------------------------------------------------- */
+/* y = a + b x, and the fit's coefficient of determination r2 (1: every point on the line). */
+typedef struct redist__fit {
+    double a, b, r2;
+} redist__fit;
+/* Least squares through n points weighted by 1 / y^2 (relative errors); -1 if a y is not
+   > 0, a value is not finite, or fewer than two distinct x. */
+int redist__fit_line(const double *x, const double *y, int n, redist__fit *out);
 
 /* ---- traffic (model.c) ------------------------------------------------------------------- */
 /* The global quantities of a redistribution, the same on every rank. */
@@ -66,6 +88,8 @@ typedef struct redist__traffic {
     int64_t max_sent_messages; /* max over ranks of messages sent */
     int64_t max_sent_bytes;    /* max over ranks of bytes sent */
     int64_t max_pieces;        /* max over ranks of contiguous pieces sent or received */
+    int64_t max_runs;          /* max over ranks of pieces packed + unpacked (messages) */
+    int64_t max_self_runs;     /* max over ranks of pieces of the self part's copy */
     int shift_steps;           /* distinct nonzero shifts (peer - rank) mod size any rank uses */
 } redist__traffic;
 
@@ -83,6 +107,8 @@ enum {
     REDIST__S_SENT_BYTES,    /* bytes sent */
     REDIST__S_PIECES,        /* max(contiguous pieces sent, pieces received) */
     REDIST__S_PACKED,        /* send + receive pack-buffer elements */
+    REDIST__S_RUNS,          /* contiguous pieces sent + pieces received */
+    REDIST__S_SELF_RUNS,     /* contiguous pieces of the self part (the more of its sides) */
     REDIST__S_NVALS
 };
 void redist__traffic_local(const redist__side *send, const redist__side *recv,
@@ -104,10 +130,15 @@ typedef struct redist__case {
 } redist__case;
 
 /* The time of the transfers every algorithm that sends the pattern's messages pays: the self
-   part copied once, then each byte a rank sends or receives moved by the transport
-   (REDIST_TRANSPORT_PACK: packed and unpacked, plus the network unless m->shared_node;
-   REDIST_TRANSPORT_DATATYPE: once by MPI, plus a cost per contiguous piece). */
+   part copied once (bytes and runs), then each byte a rank sends or receives moved by the
+   transport (REDIST_TRANSPORT_PACK: packed and unpacked, a cost per run on each side, plus
+   MPI's move of the packed bytes; REDIST_TRANSPORT_DATATYPE: once by MPI, plus a cost per
+   contiguous piece). */
 double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport);
+/* The same; through_memory: packed bytes move through the shared-memory window (exec/shm.c):
+   their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
+double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
+                              int through_memory);
 
 /* ---- a pair's case without MPI (pair.c) ----------------------------------------------------- */
 /* One rank's traffic for one execute of src -> dst (self part excluded from messages). */

@@ -94,17 +94,42 @@ typedef struct shift_set {
     int64_t n, cap;
 } shift_set;
 
+/* Sorts the shifts and drops repeats: the set never holds more than the distinct shifts
+   (at most size) plus what arrived since the last compaction, whatever the messages' count. */
+static void shift_set_compact(shift_set *s)
+{
+    if (s->n > 1)
+        qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < s->n; i++)
+        if (kept == 0 || s->v[i] != s->v[kept - 1])
+            s->v[kept++] = s->v[i];
+    s->n = kept;
+}
+
+/* Room for one more shift: compact a full set first, and grow it only if that freed less
+   than half (so compaction runs at most once per cap / 2 additions). */
+static int shift_set_room(shift_set *s)
+{
+    if (s->n < s->cap)
+        return REDIST_SUCCESS;
+    shift_set_compact(s);
+    if (s->cap > 0 && s->n <= s->cap / 2)
+        return REDIST_SUCCESS;
+    int64_t cap = s->cap ? 2 * s->cap : 64;
+    int *v = realloc(s->v, (size_t)cap * sizeof *v);
+    if (v == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "explain: shifts");
+    s->v = v;
+    s->cap = cap;
+    return REDIST_SUCCESS;
+}
+
 static int shift_set_add(shift_set *s, const redist__side *send, int rank, int size)
 {
     for (int i = 0; i < send->nmsgs; i++) {
-        if (s->n == s->cap) {
-            int64_t cap = s->cap ? 2 * s->cap : 64;
-            int *v = realloc(s->v, (size_t)cap * sizeof *v);
-            if (v == NULL)
-                return redist__fail(REDIST_ERR_NOMEM, "explain: shifts");
-            s->v = v;
-            s->cap = cap;
-        }
+        if (shift_set_room(s) != REDIST_SUCCESS)
+            return REDIST_ERR_NOMEM;
         s->v[s->n++] = (int)(((int64_t)send->msgs[i].peer - rank + size) % size);
     }
     return REDIST_SUCCESS;
@@ -112,11 +137,10 @@ static int shift_set_add(shift_set *s, const redist__side *send, int rank, int s
 
 static int shift_set_distinct_nonzero(shift_set *s)
 {
-    if (s->n > 1)
-        qsort(s->v, (size_t)s->n, sizeof *s->v, compare_ints);
+    shift_set_compact(s);
     int distinct = 0;
     for (int64_t i = 0; i < s->n; i++)
-        distinct += s->v[i] != 0 && (i == 0 || s->v[i] != s->v[i - 1]);
+        distinct += s->v[i] != 0;
     return distinct;
 }
 

@@ -254,7 +254,8 @@ static void fallback(const pair *c)
     setenv("REDIST_MEMORY_LIMIT", limit, 1);
     redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
     int rc;
-    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_AUTO, &rc, NULL);
+    /* packing (the datatype transport needs no buffers, so it would fit anyway) */
+    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, &rc, NULL);
     if (rc == REDIST_SUCCESS) {
         redist_stats st;
         redist_plan_stats(plan, &st);

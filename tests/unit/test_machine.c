@@ -3,11 +3,13 @@
  * format -> parse round trip, the file's path (REDIST_MACHINE_FILE over $XDG_CACHE_HOME over
  * $HOME/.cache), redist__machine_current (the defaults without a file; a file's values; a
  * rewritten file re-read; a malformed file ignored and said so) and the environment's
- * REDIST_MACHINE_<KEY> over the file (a malformed value ignored and said so).
+ * REDIST_MACHINE_<KEY> over the file (a malformed value ignored and said so); the weighted
+ * least squares of `redist calibrate` (src/model/fit.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "model/model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,8 +142,40 @@ static void test_current(void)
     unsetenv("REDIST_MACHINE_FILE");
 }
 
+static int close_to(double x, double want, double rel)
+{
+    return fabs(x - want) <= rel * fabs(want);
+}
+
+/* Exact lines come back exactly (r2 = 1); a sweep over five decades recovers a small
+   intercept that an unweighted fit would lose in the large points' noise; noisy points give
+   r2 < 1; degenerate input is refused. */
+static void test_fit(void)
+{
+    double x[12], y[12];
+    redist__fit f;
+    for (int i = 0; i < 12; i++) {
+        x[i] = i == 0 ? 0 : (double)(1 << (2 * i - 2)); /* 0, 1, 4, ..., 4^10 bytes */
+        y[i] = 5e-6 + 1e-10 * x[i];
+    }
+    CHECK(redist__fit_line(x, y, 12, &f) == 0, "exact line refused");
+    CHECK(close_to(f.a, 5e-6, 1e-9) && close_to(f.b, 1e-10, 1e-9) && f.r2 > 1 - 1e-12,
+          "exact line: a %g b %g r2 %g", f.a, f.b, f.r2);
+    for (int i = 0; i < 12; i++) /* +-3% alternating noise */
+        y[i] *= i % 2 ? 1.03 : 0.97;
+    CHECK(redist__fit_line(x, y, 12, &f) == 0, "noisy line refused");
+    CHECK(close_to(f.a, 5e-6, 0.05) && close_to(f.b, 1e-10, 0.05),
+          "noisy line: a %g b %g (want 5e-6, 1e-10)", f.a, f.b);
+    CHECK(f.r2 < 1 && f.r2 > 0.9, "noisy line: r2 %g", f.r2);
+    double same[3] = {2, 2, 2}, pos[3] = {1, 2, 3}, zero[3] = {1, 0, 2};
+    CHECK(redist__fit_line(same, pos, 3, &f) == -1, "one distinct x accepted");
+    CHECK(redist__fit_line(pos, zero, 3, &f) == -1, "y = 0 accepted");
+    CHECK(redist__fit_line(pos, pos, 1, &f) == -1, "one point accepted");
+}
+
 int main(void)
 {
+    test_fit();
     test_parse();
     test_round_trip();
     test_path();

@@ -28,7 +28,10 @@ static const redist__machine machine = {.startup = 40e-6,
                                         .per_message = 3e-6,
                                         .per_byte = 35e-9,
                                         .copy_per_byte = 1e-9,
+                                        .copy_per_run = 2e-9,
                                         .per_piece = 20e-9,
+                                        .window_per_byte = 3e-9,
+                                        .per_index = 7e-9,
                                         .shared_node = 0};
 
 static int close_to(double a, double b)
@@ -105,10 +108,15 @@ static void check_registry(void)
 static double moves(const redist__case *c, int transport)
 {
     const redist__traffic *t = &c->t;
-    double copy = machine.copy_per_byte * (double)t->max_copy_bytes, B = (double)t->max_bytes;
+    double copy = machine.copy_per_byte * (double)t->max_copy_bytes +
+                  machine.copy_per_run * (double)t->max_self_runs,
+           B = (double)t->max_bytes;
     if (transport == REDIST_TRANSPORT_DATATYPE)
         return copy + machine.per_byte * B + machine.per_piece * (double)t->max_pieces;
-    return copy + 2 * machine.copy_per_byte * B + machine.per_byte * B;
+    double fresh =
+        machine.per_byte > machine.window_per_byte ? machine.per_byte : machine.window_per_byte;
+    return copy + 2 * machine.copy_per_byte * B + machine.copy_per_run * (double)t->max_runs +
+           fresh * B;
 }
 
 /* [LBP96] Corollary 2 for a relay schedule (relay.h), restated. */
@@ -130,24 +138,57 @@ static int steps_of(const char *name, const redist__case *c, const redist_option
     return algo(name)->steps(c, &machine, opt);
 }
 
+/* [TCR96]'s index work (p001.h): per_index per block of min(x, y) on each side, 1-D; the
+   pattern's pieces in N-D. */
+static double block_work(const redist__case *c)
+{
+    double local = (double)c->t.max_local_bytes / (double)c->t.elsize;
+    int64_t b = c->s.x > 0 && c->s.y > 0 ? (c->s.x < c->s.y ? c->s.x : c->s.y) : 0;
+    return machine.per_index * (b > 0 ? 2 * local / (double)b : (double)c->t.max_runs);
+}
+
 /* Formulas that hold on any case (each file's comment). */
 static void check_formulas(const redist__case *c, const char *what)
 {
     redist_options opt;
     redist_options_init(&opt);
     const redist__traffic *t = &c->t;
-    double M = (double)t->max_messages, P = t->comm_size;
+    double M = (double)t->max_messages, P = t->comm_size, W = block_work(c);
     for (int tr = REDIST_TRANSPORT_PACK; tr <= REDIST_TRANSPORT_DATATYPE; tr++) {
         double want = moves(c, tr) + (M > 0 ? machine.startup + machine.per_message * (M - 1) : 0);
         CHECK(close_to(predicted("direct-async", c, &opt, tr), want), "%s: direct-async", what);
-        CHECK(close_to(predicted("ky-to-y", c, &opt, tr), want), "%s: ky-to-y", what);
+        CHECK(close_to(predicted("ky-to-y", c, &opt, tr), want + W), "%s: ky-to-y", what);
         want = moves(c, tr) + machine.startup * steps_of("direct", c, &opt);
         CHECK(close_to(predicted("direct", c, &opt, tr), want), "%s: direct", what);
     }
+    /* One node: packed messages of direct and direct-async go through the shared-memory
+       window (no MPI bytes, a notification and an acknowledgement each); ky-to-y still
+       sends through MPI. */
+    redist__machine one = machine;
+    one.shared_node = 1;
+    double B = (double)t->max_bytes, S = steps_of("direct", c, &opt);
+    double in_memory = moves(c, REDIST_TRANSPORT_PACK) - machine.per_byte * B -
+                       machine.copy_per_byte * B + machine.window_per_byte * B;
+    /* (the test machine's per_byte is above its window_per_byte: MPI moves packed bytes at
+       per_byte) */
+    double lat = M > 0 ? machine.startup + machine.per_message * (M - 1) : 0;
+    CHECK(close_to(algo("direct-async")->predict(c, &one, &opt, REDIST_TRANSPORT_PACK),
+                   in_memory + 2 * lat),
+          "%s: direct-async through the window", what);
+    CHECK(close_to(algo("direct")->predict(c, &one, &opt, REDIST_TRANSPORT_PACK),
+                   in_memory + 2 * machine.startup * S),
+          "%s: direct through the window", what);
+    CHECK(close_to(algo("ky-to-y")->predict(c, &one, &opt, REDIST_TRANSPORT_PACK),
+                   moves(c, REDIST_TRANSPORT_PACK) + lat + W),
+          "%s: ky-to-y through MPI on one node", what);
+    opt.shared_memory = 0; /* the window switched off: through MPI */
+    CHECK(close_to(algo("direct-async")->predict(c, &one, &opt, REDIST_TRANSPORT_PACK),
+                   moves(c, REDIST_TRANSPORT_PACK) + lat),
+          "%s: direct-async without the window", what);
+    opt.shared_memory = 1;
     double pack = moves(c, REDIST_TRANSPORT_PACK);
     CHECK(close_to(predicted("alltoallv", c, &opt, REDIST_TRANSPORT_PACK),
-                   pack + machine.per_byte * (double)t->max_bytes + machine.startup +
-                       machine.per_message * (P - 1)),
+                   pack + machine.startup + machine.per_message * (P - 1)),
           "%s: alltoallv", what);
     CHECK(close_to(predicted("alltoallw", c, &opt, REDIST_TRANSPORT_DATATYPE),
                    moves(c, REDIST_TRANSPORT_DATATYPE) + machine.startup +
@@ -155,14 +196,15 @@ static void check_formulas(const redist__case *c, const char *what)
           "%s: alltoallw", what);
     CHECK(close_to(predicted("general", c, &opt, REDIST_TRANSPORT_PACK),
                    pack + machine.startup + machine.per_message * M +
-                       2e-9 * (double)t->max_local_bytes / (double)t->elsize),
+                       2 * machine.per_index * (double)t->max_local_bytes / (double)t->elsize),
           "%s: general", what);
-    double phase = pack + machine.startup + machine.per_message * M;
+    double phase = pack + W + machine.startup + machine.per_message * M;
     CHECK(close_to(predicted("gcd", c, &opt, REDIST_TRANSPORT_PACK), 2 * phase), "%s: gcd", what);
     CHECK(close_to(predicted("lcm", c, &opt, REDIST_TRANSPORT_PACK), 2 * phase), "%s: lcm", what);
     double slot = (double)t->max_count * (double)t->elsize;
     CHECK(close_to(predicted("alltoall-padded", c, &opt, REDIST_TRANSPORT_PACK),
                    machine.copy_per_byte * ((double)t->max_copy_bytes + 2 * (double)t->max_bytes) +
+                       machine.copy_per_run * (double)(t->max_self_runs + t->max_runs) +
                        machine.startup + machine.per_message * (P - 1) +
                        machine.per_byte * slot * (P - 1)),
           "%s: alltoall-padded over MPI_Ialltoall", what);
@@ -238,7 +280,9 @@ static void check_table_case(int64_t K, int P, int64_t n, int dual)
     CHECK(close_to(predicted("multiphase", &c, &opt, REDIST_TRANSPORT_PACK),
                    (phases > 0 ? phases : 1) * moves(&c, REDIST_TRANSPORT_PACK) +
                        machine.startup * ms),
-          "%s: multiphase's cost", what);
+          "%s: multiphase's cost %g want %g", what,
+          predicted("multiphase", &c, &opt, REDIST_TRANSPORT_PACK),
+          (phases > 0 ? phases : 1) * moves(&c, REDIST_TRANSPORT_PACK) + machine.startup * ms);
     int same = K == 1; /* x = y: both ratio algorithms apply */
     CHECK(algo("ky-to-y")->applicable(&c) ==
               (dual || same ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE),

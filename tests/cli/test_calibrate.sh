@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# redist calibrate and redist bench (docs/tool.md). calibrate --quick under mpirun writes a
+# machine file with every parameter as a number, which explain then names as its source;
+# --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
+# line per case and the summary, and writes a CSV whose rows have the documented columns and
+# regrets >= the chosen-best relation; bad options exit 2 naming the option.
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${MPIEXEC:?}"
+# shellcheck disable=SC2086 # MPIEXEC_PREFLAGS is a list of flags
+mpi() { local n=$1; shift; run_cmd 240 "$MPIEXEC" -n "$n" $MPIEXEC_PREFLAGS "$REDIST" "$@"; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP" "$CLI_OUT" "$CLI_ERR"' EXIT
+
+mpi 2 calibrate --quick --output "$TMP/machine"
+if [[ "$CLI_STATUS" != 0 ]]; then fail "calibrate --quick: exit $CLI_STATUS"
+elif ! grep -Eq "within a node +T_d = .*R\^2 = " "$CLI_OUT"; then fail "calibrate: no start-up fit line"
+else echo "ok: calibrate prints its fits"; fi
+for key in startup per_message per_byte copy_per_byte copy_per_run per_piece; do
+    if grep -Eq "^$key +=  *[0-9.eE+-]+ +#" "$TMP/machine" 2>/dev/null &&
+        python3 -c "import sys; v=float(sys.argv[1]); sys.exit(0 if 0 <= v < 1 else 1)" \
+            "$(awk -v k="$key" '$1 == k {print $3}' "$TMP/machine")"
+    then echo "ok: machine file has $key"
+    else fail "machine file: no number for $key"; fi
+done
+
+REDIST_MACHINE_FILE="$TMP/machine" run_cmd 30 "$REDIST" explain --from n=1M,block=2,procs=4 --to n=1M,block=8
+if [[ "$CLI_STATUS" == 0 ]] && grep -Fq "parameters from $TMP/machine" "$CLI_OUT"
+then echo "ok: explain reads the calibrated file"
+else fail "explain does not name the calibrated file (exit $CLI_STATUS)"; fi
+
+mpi 2 calibrate --quick --no-write --output "$TMP/none"
+if [[ "$CLI_STATUS" == 0 && ! -e "$TMP/none" ]]; then echo "ok: --no-write writes nothing"
+else fail "--no-write: exit $CLI_STATUS or a file was written"; fi
+
+mpi 3 bench --quick --procs 2,3 --trials 1 --csv "$TMP/b.csv" --plots "$TMP/plots"
+if [[ "$CLI_STATUS" != 0 ]]; then fail "bench --quick: exit $CLI_STATUS"
+elif [[ $(grep -Ec "^  [12]D P=[23] .* regret +[0-9.]+" "$CLI_OUT") != 24 ]]; then fail "bench: not 24 case lines"
+elif ! grep -Eq "^auto within 15% of the best algorithm in [0-9]+ of 24 cases" "$CLI_OUT"
+then fail "bench: no summary"
+else echo "ok: bench runs 24 cases and sums them up"; fi
+if python3 - "$TMP/b.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cases = {}
+for r in rows:
+    cases.setdefault(r["case"], []).append(r)
+assert len(cases) == 24, len(cases)
+for c, rs in cases.items():
+    ok = [r for r in rs if r["applicable"] == "1"]
+    names = {r["algorithm"] for r in ok}
+    assert {"auto", "direct-async", "direct", "general"} <= names, names
+    best = [r for r in ok if r["best"] == "1"]
+    assert len(best) == 1, c
+    t_best = float(best[0]["measured_s"])
+    assert all(float(r["measured_s"]) >= t_best for r in ok if r["algorithm"] != "auto"), c
+    auto = [r for r in ok if r["algorithm"] == "auto"][0]
+    assert abs(float(auto["regret"]) - float(auto["measured_s"]) / t_best) < 1e-3 * float(auto["regret"]), c
+    assert sum(r["auto_choice"] == "1" for r in ok) == 1, c
+    assert all(float(r["predicted_s"]) > 0 for r in ok), c
+PY
+then echo "ok: the CSV's best, regret and choice agree with its times"
+else fail "bench CSV inconsistent"; fi
+if [[ -s "$TMP/plots/bench.gp" && -s "$TMP/plots/bench.dat" ]]; then echo "ok: plot data and script written"
+else fail "bench --plots wrote no script"; fi
+
+mpi 2 calibrate --bogus
+if [[ "$CLI_STATUS" == 2 ]] && grep -q "unknown option '--bogus'" "$CLI_ERR"; then echo "ok: calibrate --bogus exits 2"
+else fail "calibrate --bogus: exit $CLI_STATUS"; fi
+mpi 2 bench --procs 4
+if [[ "$CLI_STATUS" == 2 ]] && grep -q "only 2 ranks were started" "$CLI_ERR"; then echo "ok: bench --procs beyond the launch exits 2"
+else fail "bench --procs 4 on 2 ranks: exit $CLI_STATUS"; fi
+mpi 2 bench --trials 0
+if [[ "$CLI_STATUS" == 2 ]] && grep -q "trials" "$CLI_ERR"; then echo "ok: bench --trials 0 exits 2"
+else fail "bench --trials 0: exit $CLI_STATUS"; fi
+finish

@@ -1,0 +1,525 @@
+/* redist calibrate: measures the cost model's parameters on this machine and stores them in
+ * the machine file that every plan reads (src/model/machine.c; docs/tool.md, docs/api.md).
+ *
+ * Each parameter comes from a sweep and a least-squares line (src/model/fit.c), printed with
+ * the fit's R^2:
+ *   startup, per_byte   synchronised shift steps (every rank sends to rank + 1 and receives
+ *                       from rank - 1 at once, [LBP96]'s step) of 0 B .. 64 MiB: time = T_d +
+ *                       bytes tau_d, between ranks of one node;
+ *   remote_*            the same between one rank per node, when there are several nodes;
+ *   per_message         k = 1 .. 16 small messages posted at once to distinct peers: the
+ *                       slope of time against k;
+ *   copy_per_byte       memcpy of long buffers on every rank at once (the ranks share the
+ *                       memory bus as they do when they pack);
+ *   window_per_byte     copying out of another rank's part of a shared-memory window what
+ *                       it has just copied in (the shared-memory transport's unpack), less
+ *                       a local copy;
+ *   copy_per_run        the library's own pack and unpack (src/index/copy.c) of runs of
+ *                       8 B .. 4 KiB: the intercept of time per run against run bytes;
+ *   per_piece           MPI's datatype engine: a shift step of single doubles as a vector
+ *                       type, less the same bytes contiguous, per piece.
+ * Every rank takes part in every measurement (times are the slowest rank's, medians of
+ * several trials), so the figures include what the ranks share: cores, memory bandwidth.
+ * With more ranks on a node than cores the ranks take turns, so the figures are divided by
+ * the ranks per core before they are stored, and a plan multiplies them by its own
+ * (plan.c). Run it with the ranks per node the application uses.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "tool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "index/index.h"
+#include "model/model.h"
+
+const char tool_calibrate_help[] =
+    "usage: mpirun -n P redist calibrate [--output FILE] [--no-write] [--quick] [--verbose]\n"
+    "Measures the cost model's parameters on this machine (start-up and per-byte time of\n"
+    "messages between ranks of one node, and of different nodes where there are several,\n"
+    "the cost of a further message in flight, the local copy rate of long runs and the\n"
+    "cost per run of packing runs of 8 B to 4 KiB, the cost per piece of MPI's datatype\n"
+    "engine) by sweeps and least squares, prints each with its fit quality (R^2) and writes\n"
+    "the machine file every plan reads: $REDIST_MACHINE_FILE, else\n"
+    "$XDG_CACHE_HOME/redist/machine, else ~/.cache/redist/machine. Run it with as many\n"
+    "ranks per node as the application uses: the ranks share cores and memory bandwidth.\n"
+    "  --output FILE  write the machine file there instead\n"
+    "  --no-write     print only\n"
+    "  --quick        smaller sweeps (a few seconds; for tests)\n"
+    "  --verbose      every point of each sweep, measured and fitted\n";
+
+typedef struct cal {
+    MPI_Comm world, node, leaders; /* leaders: rank 0 of each node (MPI_COMM_NULL elsewhere) */
+    int rank, size, node_size, max_node_size, nodes, rank0, quick, verbose;
+    double target; /* seconds one timed batch should last */
+    char *a, *b;   /* message or copy buffers, max_bytes each */
+    size_t max_bytes;
+} cal;
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+typedef void (*cal_op)(cal *c, MPI_Comm comm, void *arg);
+
+static int compare_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double batch(cal *c, MPI_Comm comm, cal_op op, void *arg, int reps)
+{
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; i++)
+        op(c, comm, arg);
+    double mine = (MPI_Wtime() - t0) / reps, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return slowest;
+}
+
+/* Seconds per op on comm: the median of several trials, each the slowest rank's average over
+   a batch long enough to time (the same on every rank of comm). */
+static double time_op(cal *c, MPI_Comm comm, cal_op op, void *arg)
+{
+    op(c, comm, arg); /* warm: first-touch pages, connections */
+    double once = batch(c, comm, op, arg, 1);
+    int reps = once > 0 ? (int)(c->target / once) : 1000;
+    reps = reps < 1 ? 1 : reps > 2000 ? 2000 : reps;
+    enum { TRIALS = 5 };
+    double t[TRIALS];
+    for (int i = 0; i < TRIALS; i++)
+        t[i] = batch(c, comm, op, arg, reps);
+    qsort(t, TRIALS, sizeof t[0], compare_double);
+    return t[TRIALS / 2];
+}
+
+/* ---- the operations timed ------------------------------------------------------------------ */
+
+static void shift_step(cal *c, MPI_Comm comm, void *arg)
+{
+    int r, n, bytes = *(const int *)arg;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &n);
+    MPI_Sendrecv(c->a, bytes, MPI_BYTE, (r + 1) % n, 0, c->b, bytes, MPI_BYTE, (r + n - 1) % n, 0,
+                 comm, MPI_STATUS_IGNORE);
+}
+
+enum { MAX_IN_FLIGHT = 16 };
+
+/* k messages of 8 bytes posted at once, message j to rank + 1 + j mod (n - 1). */
+static void in_flight(cal *c, MPI_Comm comm, void *arg)
+{
+    int r, n, k = *(const int *)arg;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &n);
+    MPI_Request req[2 * MAX_IN_FLIGHT];
+    for (int j = 0; j < k; j++) {
+        int d = 1 + j % (n - 1);
+        MPI_Irecv(c->b + 8 * j, 8, MPI_BYTE, (r + n - d) % n, j, comm, &req[j]);
+    }
+    for (int j = 0; j < k; j++)
+        MPI_Isend(c->a + 8 * j, 8, MPI_BYTE, (r + 1 + j % (n - 1)) % n, j, comm, &req[k + j]);
+    MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
+}
+
+static void copy_long(cal *c, MPI_Comm comm, void *arg)
+{
+    (void)comm;
+    memcpy(c->b, c->a, *(const size_t *)arg);
+}
+
+/* The library's pack then unpack of one message of `count` runs of len doubles, the source
+   runs 2 len apart. */
+static void pack_runs(cal *c, MPI_Comm comm, void *arg)
+{
+    (void)comm;
+    const redist__msg *m = arg;
+    redist__pack(m, c->a, c->b, 8);
+    redist__unpack(m, c->b, c->a, 8);
+}
+
+typedef struct pieces_arg {
+    MPI_Datatype type; /* n single doubles, 16 bytes apart, or n contiguous doubles */
+} pieces_arg;
+
+static void pieces_step(cal *c, MPI_Comm comm, void *arg)
+{
+    const pieces_arg *p = arg;
+    int r, n;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &n);
+    MPI_Sendrecv(c->a, 1, p->type, (r + 1) % n, 0, c->b, 1, p->type, (r + n - 1) % n, 0, comm,
+                 MPI_STATUS_IGNORE);
+}
+
+/* ---- the sweeps ---------------------------------------------------------------------------- */
+
+static void print_fit(const cal *c, const char *what, const char *result, double r2, int n)
+{
+    if (c->rank0)
+        printf("  %-22s %s   R^2 = %.4f over %d points%s\n", what, result, r2, n,
+               r2 < 0.9 ? " (noisy)" : "");
+}
+
+/* --verbose: every point of a sweep against the fitted line. */
+static void print_points(const cal *c, const char *xname, const double *x, const double *y, int n,
+                         const redist__fit *f)
+{
+    for (int i = 0; c->verbose && c->rank0 && i < n; i++)
+        printf("      %s %-10.0f measured %-10.4g fitted %-10.4g\n", xname, x[i], y[i],
+               f->a + f->b * x[i]);
+}
+
+/* The line through a sweep's points, printed point by point with --verbose; -1 (and a
+   "no fit" line) if there is none. */
+static int fit_sweep(const cal *c, const char *what, const char *xname, const double *x,
+                     const double *y, int n, redist__fit *f)
+{
+    if (redist__fit_line(x, y, n, f) != 0) {
+        print_fit(c, what, "no fit (times of zero)", 0, n);
+        return -1;
+    }
+    print_points(c, xname, x, y, n, f);
+    return 0;
+}
+
+/* startup and per_byte of shift steps on comm (left as they were if there is no fit). */
+static void sweep_steps(cal *c, MPI_Comm comm, const char *what, double *startup, double *per_byte)
+{
+    double x[16], y[16];
+    int n = 0;
+    size_t top = c->quick ? (size_t)1 << 20 : c->max_bytes; /* to beyond the caches */
+    for (size_t bytes = 0; bytes <= top && n < 16; bytes = bytes ? bytes * 4 : 64) {
+        int b = (int)bytes;
+        x[n] = (double)bytes;
+        y[n++] = time_op(c, comm, shift_step, &b);
+    }
+    redist__fit f;
+    char buf[160], s1[32], s2[32];
+    if (fit_sweep(c, what, "bytes", x, y, n, &f) != 0)
+        return;
+    *startup = f.a > 0 ? f.a : y[0];
+    *per_byte = f.b > 0 ? f.b : 0;
+    snprintf(buf, sizeof buf, "T_d = %s, tau_d = %.3g ns/B (%s/s)",
+             tool_fmt_seconds(s1, sizeof s1, *startup), *per_byte * 1e9,
+             tool_fmt_bytes(s2, sizeof s2, *per_byte > 0 ? 1.0 / *per_byte : 0));
+    print_fit(c, what, buf, f.r2, n);
+}
+
+static void sweep_in_flight(cal *c, MPI_Comm comm, double *per_message)
+{
+    int kmax = c->quick ? 8 : MAX_IN_FLIGHT, n = 0;
+    double x[MAX_IN_FLIGHT], y[MAX_IN_FLIGHT];
+    for (int k = 1; k <= kmax; k++) {
+        x[n] = k;
+        y[n++] = time_op(c, comm, in_flight, &k);
+    }
+    redist__fit f;
+    char buf[160], s1[32];
+    if (fit_sweep(c, "messages in flight", "messages", x, y, n, &f) != 0)
+        return;
+    *per_message = f.b > 0 ? f.b : 0;
+    snprintf(buf, sizeof buf, "%s per further message of 8 B",
+             tool_fmt_seconds(s1, sizeof s1, *per_message));
+    print_fit(c, "messages in flight", buf, f.r2, n);
+}
+
+static void measure_copy(cal *c, double *copy_per_byte)
+{
+    size_t bytes = c->max_bytes;
+    double t = time_op(c, c->world, copy_long, &bytes);
+    char buf[64], s1[32];
+    if (t > 0)
+        *copy_per_byte = t / (double)bytes;
+    if (c->rank0)
+        printf("  %-22s %.3g ns/B (%s/s), memcpy of %s on every rank at once\n", "local copy",
+               *copy_per_byte * 1e9, tool_fmt_bytes(buf, sizeof buf, 1.0 / *copy_per_byte),
+               tool_fmt_bytes(s1, sizeof s1, (double)bytes));
+}
+
+/* The shared-memory transport's second copy: each rank copies into its part of a window,
+   then, after a barrier, out of the previous rank's part (what another core just wrote). */
+typedef struct window_arg {
+    char *mine, *prev;
+    size_t bytes;
+} window_arg;
+
+static void window_round(cal *c, MPI_Comm comm, void *arg)
+{
+    const window_arg *w = arg;
+    memcpy(w->mine, c->a, w->bytes);
+    MPI_Barrier(comm);
+    memcpy(c->b, w->prev, w->bytes);
+    MPI_Barrier(comm); /* before the next round writes again */
+}
+
+static void measure_window(cal *c, double copy_per_byte, double *window_per_byte)
+{
+    window_arg w = {NULL, NULL, c->max_bytes};
+    MPI_Win win;
+    MPI_Comm_set_errhandler(c->node, MPI_ERRORS_RETURN);
+    int r, n,
+        ok = MPI_Win_allocate_shared((MPI_Aint)w.bytes, 1, MPI_INFO_NULL, c->node, &w.mine, &win) ==
+             MPI_SUCCESS;
+    MPI_Comm_rank(c->node, &r);
+    MPI_Comm_size(c->node, &n);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    if (!all) {
+        if (ok)
+            MPI_Win_free(&win);
+        if (c->rank0)
+            printf("  %-22s not measured (no shared-memory window of %zu bytes)\n", "window copy",
+                   w.bytes);
+        return;
+    }
+    MPI_Aint size;
+    int disp;
+    MPI_Win_shared_query(win, (r + n - 1) % n, &size, &disp, &w.prev);
+    double t = time_op(c, c->node, window_round, &w), per = t / (double)w.bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, c->world);
+    MPI_Win_free(&win);
+    *window_per_byte = per > copy_per_byte ? per - copy_per_byte : copy_per_byte;
+    char buf[32];
+    if (c->rank0)
+        printf("  %-22s %.3g ns/B (%s/s) to copy out what another rank just wrote "
+               "(a copy into the window and out of the previous rank's: %.3g ns/B)\n",
+               "window copy", *window_per_byte * 1e9,
+               tool_fmt_bytes(buf, sizeof buf, 1.0 / *window_per_byte), per * 1e9);
+}
+
+static void sweep_runs(cal *c, double *copy_per_run)
+{
+    double x[16], y[16];
+    int n = 0;
+    int64_t half = (int64_t)(c->max_bytes / 2);
+    for (int64_t len = 8; len <= 4096; len *= 2) {
+        redist__run run = {0, 0, len / 8, half / len};
+        redist__level level = {&run, 1, 2 * (len / 8), len / 8, 1, 1};
+        redist__msg m = {0, 1, run.len * run.count, 0, &level, NULL};
+        x[n] = (double)len;
+        y[n++] = time_op(c, c->world, pack_runs, &m) / (2.0 * (double)run.count);
+    }
+    redist__fit f;
+    char buf[160], s1[32];
+    if (fit_sweep(c, "pack and unpack", "run bytes", x, y, n, &f) != 0)
+        return;
+    *copy_per_run = f.a > 0 ? f.a : 0;
+    snprintf(buf, sizeof buf, "%s per run + %.3g ns/B (runs of 8 B .. 4 KiB)",
+             tool_fmt_seconds(s1, sizeof s1, *copy_per_run), f.b * 1e9);
+    print_fit(c, "pack and unpack", buf, f.r2, n);
+}
+
+static void measure_pieces(cal *c, MPI_Comm comm, double *per_piece)
+{
+    int count = (int)(c->max_bytes / 16);
+    pieces_arg vec, contig;
+    MPI_Type_vector(count, 1, 2, MPI_DOUBLE, &vec.type); /* 16 count bytes: beyond the caches */
+    MPI_Type_contiguous(count, MPI_DOUBLE, &contig.type);
+    MPI_Type_commit(&vec.type);
+    MPI_Type_commit(&contig.type);
+    double tv = time_op(c, comm, pieces_step, &vec);
+    double tc = time_op(c, comm, pieces_step, &contig);
+    MPI_Type_free(&vec.type);
+    MPI_Type_free(&contig.type);
+    *per_piece = tv > tc ? (tv - tc) / count : 0;
+    char s1[32];
+    if (c->rank0)
+        printf("  %-22s %s per piece (%d single doubles as a vector type: %s, contiguous: "
+               "%s)\n",
+               "datatype pieces", tool_fmt_seconds(s1, sizeof s1, *per_piece), count,
+               tool_fmt_seconds((char[32]){0}, 32, tv), tool_fmt_seconds((char[32]){0}, 32, tc));
+}
+
+/* ---- the machine file ------------------------------------------------------------------------ */
+
+static int make_parents(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *s = dir + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+/* Writes the file whole or not at all (a temporary file renamed over it). */
+static int write_machine(const cal *c, const redist__machine *m, const char *path)
+{
+    char text[4096], tmp[1100];
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+    int at = snprintf(text, sizeof text,
+                      "# redist machine file, written by redist calibrate on %s\n"
+                      "# %d ranks on %d node(s); seconds; see docs/api.md\n",
+                      when, c->size, c->nodes);
+    if (redist__machine_format(m, text + at, sizeof text - (size_t)at) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)now);
+    if (make_parents(path) != 0)
+        return -1;
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return -1;
+    int bad = fputs(text, f) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the command ----------------------------------------------------------------------------- */
+
+typedef struct cal_args {
+    const char *output;
+    int write, quick, verbose;
+} cal_args;
+
+static int parse_cal_args(int argc, char **argv, cal_args *a, int rank0)
+{
+    a->output = NULL;
+    a->write = 1;
+    a->quick = 0;
+    a->verbose = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int m = tool_opt_value(argc, argv, &i, "--output", &v);
+        if (m > 0)
+            a->output = v;
+        else if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "calibrate: --output needs a file name");
+        else if (strcmp(argv[i], "--no-write") == 0)
+            a->write = 0;
+        else if (strcmp(argv[i], "--quick") == 0)
+            a->quick = 1;
+        else if (strcmp(argv[i], "--verbose") == 0)
+            a->verbose = 1;
+        else
+            return tool_error(rank0, TOOL_USAGE,
+                              "calibrate: unknown option '%s' (see redist help calibrate)",
+                              argv[i]);
+        /* ^ every rank parses the same argv, so every rank returns the same status */
+    }
+    return TOOL_OK;
+}
+
+static void setup(cal *c, int quick)
+{
+    memset(c, 0, sizeof *c);
+    c->world = MPI_COMM_WORLD;
+    MPI_Comm_rank(c->world, &c->rank);
+    MPI_Comm_size(c->world, &c->size);
+    c->rank0 = c->rank == 0;
+    c->quick = quick;
+    c->target = quick ? 5e-4 : 4e-3;
+    c->max_bytes = quick ? (size_t)4 << 20 : (size_t)64 << 20; /* beyond the caches */
+    MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c->node);
+    int node_rank, leader;
+    MPI_Comm_rank(c->node, &node_rank);
+    MPI_Comm_size(c->node, &c->node_size);
+    leader = node_rank == 0;
+    MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->world);
+    MPI_Comm_split(c->world, leader ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+    /* the smallest node decides whether messages within a node can be measured, the
+       largest how crowded the cores are */
+    MPI_Allreduce(&c->node_size, &c->max_node_size, 1, MPI_INT, MPI_MAX, c->world);
+    MPI_Allreduce(MPI_IN_PLACE, &c->node_size, 1, MPI_INT, MPI_MIN, c->world);
+}
+
+static void measure_all(cal *c, redist__machine *m)
+{
+    if (c->size < 2 && c->rank0)
+        printf("  %-22s not measured (one rank): run it under mpirun -n 2 or more\n", "messages");
+    if (c->node_size >= 2) { /* each node's ranks at once */
+        sweep_steps(c, c->node, "within a node", &m->startup, &m->per_byte);
+        sweep_in_flight(c, c->node, &m->per_message);
+        measure_pieces(c, c->node, &m->per_piece);
+    }
+    if (c->nodes >= 2) {
+        double s = 0, b = 0;
+        if (c->leaders != MPI_COMM_NULL)
+            sweep_steps(c, c->leaders, "between nodes", &s, &b);
+        double v[2] = {s, b};
+        MPI_Bcast(v, 2, MPI_DOUBLE, 0, c->world);
+        m->remote_startup = v[0], m->remote_per_byte = v[1];
+        if (c->node_size < 2) { /* one rank per node: the network is all there is */
+            m->startup = v[0], m->per_byte = v[1];
+            sweep_in_flight(c, c->world, &m->per_message);
+            measure_pieces(c, c->world, &m->per_piece);
+        }
+    } else if (c->rank0) {
+        printf("  %-22s not measured (one node)\n", "between nodes");
+    }
+    measure_copy(c, &m->copy_per_byte);
+    if (c->node_size >= 2)
+        measure_window(c, m->copy_per_byte, &m->window_per_byte);
+    else
+        m->window_per_byte = m->copy_per_byte;
+    sweep_runs(c, &m->copy_per_run);
+    m->shared_node = c->nodes == 1;
+}
+
+int tool_calibrate(int argc, char **argv)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cal_args a;
+    int status = parse_cal_args(argc, argv, &a, rank == 0);
+    if (status != TOOL_OK)
+        return status;
+    cal c;
+    setup(&c, a.quick);
+    c.verbose = a.verbose;
+    c.a = calloc(c.max_bytes, 1);
+    c.b = calloc(c.max_bytes, 1);
+    if (tool_agree_status(c.a == NULL || c.b == NULL ? TOOL_FAILED : TOOL_OK, c.world)) {
+        status = tool_error(c.rank0, TOOL_FAILED, "calibrate: out of memory");
+    } else {
+        if (c.rank0)
+            printf("redist calibrate: %d ranks on %d node(s)%s\n", c.size, c.nodes,
+                   a.quick ? " (quick sweeps)" : "");
+        redist__machine m = *redist__machine_default();
+        measure_all(&c, &m);
+        /* The file holds one rank per core's costs; plans multiply by their own load. */
+        double load = redist__ranks_per_core(c.max_node_size);
+        if (load > 1 && c.rank0)
+            printf("  %-22s %.3g ranks per core: the file holds the figures above divided by "
+                   "%.3g, plans multiply by their own ranks per core\n",
+                   "load", load, load);
+        redist__machine_scale(&m, 1.0 / load);
+        char path[1024] = "";
+        int bad = 0;
+        if (a.write && c.rank0) {
+            if (a.output != NULL)
+                snprintf(path, sizeof path, "%s", a.output);
+            else if (redist__machine_file_path(path, sizeof path) != 0)
+                path[0] = '\0';
+            bad = path[0] == '\0' || write_machine(&c, &m, path) != 0;
+            if (bad)
+                fprintf(stderr, "redist: calibrate: cannot write the machine file %s: %s\n",
+                        path[0] ? path : "(no HOME)", strerror(errno));
+            else
+                printf("wrote %s (plans read it from now on)\n", path);
+        }
+        status = tool_agree_status(bad ? TOOL_FAILED : TOOL_OK, c.world);
+    }
+    free(c.a);
+    free(c.b);
+    if (c.leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&c.leaders);
+    MPI_Comm_free(&c.node);
+    return status;
+}
