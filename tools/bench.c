@@ -369,6 +369,29 @@ static void print_summary(const bench_result *res, int n)
     print_accuracy(res, n);
 }
 
+/* One plot's data: per algorithm (gnuplot's `index`, in the rows' order) the cases of dims,
+   procs and ratio in increasing size: bytes, measured seconds. */
+static int write_group(const char *dir, const char *name, const bench_result *res, int n, int dims,
+                       int procs, int ratio)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    for (int i = 0; i < res[0].nrows; i++) {
+        fprintf(f, "# %s\n", res[0].rows[i].name);
+        for (int k = 0; k < n; k++) {
+            const bench_row *row = &res[k].rows[i];
+            if (res[k].c.dims == dims && res[k].c.procs == procs && res[k].c.ratio == ratio &&
+                row->applicable)
+                fprintf(f, "%lld %.6g\n", (long long)res[k].c.elements * 8, row->measured);
+        }
+        fprintf(f, "# (no case: the algorithm does not apply)\n\n\n");
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 /* gnuplot: per (dims, P, K = 4 or the first ratio) time against size, per algorithm; and
    predicted against measured for every row. Returns 0 if gnuplot ran. */
 static int write_plots(const char *dir, const bench_result *res, int n)
@@ -420,14 +443,18 @@ static int write_plots(const char *dir, const bench_result *res, int n)
         int pslot = c->procs <= MAX_PROCS ? c->procs : MAX_PROCS;
         if (seen[c->dims][pslot]++)
             continue;
+        char data[64];
+        snprintf(data, sizeof data, "time_%dd_p%d_k%d.dat", c->dims, c->procs, ratio);
+        if (write_group(dir, data, res, n, c->dims, c->procs, ratio) != 0) {
+            fclose(f);
+            return -1;
+        }
         fprintf(f,
                 "set output 'time_%dd_p%d_k%d.svg'\n"
                 "set title 'redist bench: %d-D, %d ranks, block ratio %d: time against size'\n"
                 "set xlabel 'array (bytes)'\nset ylabel 'time per execute (s)'\n"
-                "plot for [i=0:%d] 'bench.dat' index i using ($2==%d && $3==%d && $4==%d ? "
-                "$5 : 1/0):6 smooth unique title word(names, i+1)\n",
-                c->dims, c->procs, ratio, c->dims, c->procs, ratio, r0->nrows - 1, c->dims,
-                c->procs, ratio);
+                "plot for [i=0:%d] '%s' index i using 1:2 title word(names, i+1)\n",
+                c->dims, c->procs, ratio, c->dims, c->procs, ratio, r0->nrows - 1, data);
     }
     fclose(f);
     char cmd[1400];
