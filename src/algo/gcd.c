@@ -20,5 +20,6 @@ const redist__algorithm redist__algo_gcd = {
     .name = "gcd",
     .applicable = applicable,
     .setup = setup,
+    .predict = redist__p001_predict_gcd,
     REDIST__P001_PHASES_HOOKS,
 };

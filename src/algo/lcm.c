@@ -20,5 +20,6 @@ const redist__algorithm redist__algo_lcm = {
     .name = "lcm",
     .applicable = applicable,
     .setup = setup,
+    .predict = redist__p001_predict_lcm,
     REDIST__P001_PHASES_HOOKS,
 };

@@ -1,8 +1,10 @@
 /* Shared machinery of [TCR96]'s algorithms (p001.h). */
 #include "algo/p001.h"
+
 #include "algo/algo.h"
 #include "algo/packets.h"
 #include "algo/phases.h"
+#include <stdint.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +42,51 @@ static double block_work(const redist__case *c, const redist__machine *m)
     return m->per_index * blocks;
 }
 
-double redist__p001_predict_two_phases(const redist__case *c, const redist__machine *m,
-                                       const redist_options *opt, int transport)
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Two phases through cyclic(mid): x -> mid moves blocks of min(x, mid), mid -> y blocks of
+   min(mid, y), each on both sides (1-D; in N-D the pattern's pieces, twice). */
+static double phases_block_work(const redist__case *c, const redist__machine *m, int64_t mid)
+{
+    int64_t x = c->s.x, y = c->s.y;
+    if (x <= 0 || y <= 0 || mid <= 0)
+        return 2.0 * block_work(c, m);
+    double local = (double)c->t.max_local_bytes / (double)c->t.elsize;
+    double b1 = (double)(x < mid ? x : mid), b2 = (double)(mid < y ? mid : y);
+    return m->per_index * 2.0 * local * (1.0 / b1 + 1.0 / b2);
+}
+
+static double two_phases(const redist__case *c, const redist__machine *m, int transport,
+                         double work)
+{
+    return 2.0 * (redist__cost_moves(c, m, transport) + m->startup +
+                  m->per_message * (double)c->t.max_messages) +
+           work;
+}
+
+double redist__p001_predict_gcd(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport)
 {
     (void)opt;
-    return 2.0 * (redist__cost_moves(c, m, transport) + block_work(c, m) + m->startup +
-                  m->per_message * (double)c->t.max_messages);
+    int64_t g = c->s.x > 0 && c->s.y > 0 ? gcd64(c->s.x, c->s.y) : 0;
+    return two_phases(c, m, transport, phases_block_work(c, m, g));
+}
+
+double redist__p001_predict_lcm(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport)
+{
+    (void)opt;
+    int64_t g = c->s.x > 0 && c->s.y > 0 ? gcd64(c->s.x, c->s.y) : 0;
+    int64_t l = g > 0 && c->s.x / g <= INT64_MAX / c->s.y ? c->s.x / g * c->s.y : 0;
+    return two_phases(c, m, transport, phases_block_work(c, m, l));
 }
 
 double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,

@@ -23,16 +23,19 @@
    W = e n_b, n_b the blocks of min(x, y) elements a rank sends and receives (the pattern's
    pieces in N-D), e the machine's per_index. gcd and lcm: two steps (phases) if anything
    moves; each phase costs a ratio algorithm's messages, its start-up and a message cost per
-   peer ([TCR96] §5.2-5.3):
-     2 (T_d + M t_msg + the moves of the transport + W).
+   peer ([TCR96] §5.2-5.3), and its own index work: phase x -> m moves blocks of min(x, m),
+   phase m -> y blocks of min(m, y), m = gcd(x, y) or lcm(x, y) (1-D; in N-D 2 W):
+     2 (T_d + M t_msg + the moves of the transport) + 2 e n_local (1/min(x, m) + 1/min(m, y)).
    ky-to-y and x-to-kx: one step, every packet in flight at once through MPI (as
    direct-async without the shared-memory window): T_d + (M - 1) t_msg + moves + W. */
 int redist__p001_check_options(const redist_options *opt, int comm_size);
 void redist__p001_fingerprint_options(redist__fingerprints *fp, const redist_options *opt);
 int redist__p001_two_steps(const redist__case *c, const redist__machine *m,
                            const redist_options *opt);
-double redist__p001_predict_two_phases(const redist__case *c, const redist__machine *m,
-                                       const redist_options *opt, int transport);
+double redist__p001_predict_gcd(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport);
+double redist__p001_predict_lcm(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport);
 double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,
                                   const redist_options *opt, int transport);
 
@@ -64,8 +67,8 @@ void redist__p001_phases_destroy(struct redist_plan_s *p);
 void redist__p001_phases_stats(const struct redist_plan_s *p, redist_stats *st);
 /* The hooks gcd and lcm share (their files add name, applicable and setup). */
 #define REDIST__P001_PHASES_HOOKS                                                                  \
-    .steps = redist__p001_two_steps, .predict = redist__p001_predict_two_phases,                   \
-    .transports = REDIST__T_PACK, .check_options = redist__p001_check_options,                     \
+    .steps = redist__p001_two_steps, .transports = REDIST__T_PACK,                                 \
+    .check_options = redist__p001_check_options,                                                   \
     .fingerprint_options = redist__p001_fingerprint_options, .start = redist__p001_phases_start,   \
     .progress = redist__p001_phases_progress, .destroy = redist__p001_phases_destroy,              \
     .local_stats = redist__p001_phases_stats, .dry_needs_buffers = 1
