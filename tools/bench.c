@@ -365,7 +365,7 @@ static void print_summary(const bench_result *res, int n)
     printf("\nauto within 15%% of the best algorithm in %d of %d cases (%.0f%%); worst regret "
            "%.2f (%s: auto -> %s, best %s)\n",
            within, n, n ? 100.0 * within / n : 0, res[worst].regret, label, res[worst].chosen,
-           res[worst].rows[res[worst].best].name);
+           res[worst].best >= 0 ? res[worst].rows[res[worst].best].name : "none");
     print_accuracy(res, n);
 }
 

@@ -33,8 +33,8 @@ static const redist__machine default_machine = {
     .remote_startup = 0.0,        /* 0: no second node measured */
     .remote_per_byte = 0.0,
     .window_per_byte = 1.0 / 8.0e9, /* as a local copy, until calibrated */
-    .per_index = 10e-9,             /* general's lookups and per-element moves (bench: 8-30 ns) */
-    .shared_node = 1,               /* the ranks share one node */
+    .per_index = 10e-9, /* general's per element, [TCR96]'s per block (bench: 8-30 ns) */
+    .shared_node = 1,   /* the ranks share one node */
 };
 
 const redist__machine *redist__machine_default(void)
@@ -56,7 +56,7 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(remote_startup, "start-up between ranks of different nodes (0: not measured)"),
     P(remote_per_byte, "seconds per byte between nodes (0: not measured)"),
     P(window_per_byte, "seconds per byte unpacked from another rank's shared-memory window"),
-    P(per_index, "seconds per element of general's index work, each side (not measured)"),
+    P(per_index, "seconds of index work per element (general) or block ([TCR96]), each side"),
 };
 #undef P
 

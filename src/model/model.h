@@ -22,8 +22,8 @@ typedef struct redist__machine {
     double remote_per_byte; /* between nodes (0: not measured) */
     double window_per_byte; /* seconds per byte unpacked from another rank's shared-memory
                                window (what it just packed: the caches of another core) */
-    double per_index;       /* seconds per element of the enumerative method's index work
-                               (general), on each side; not measured by calibrate */
+    double per_index;       /* seconds of index work per element (general) or per block (the
+                               [TCR96] algorithms), on each side; not measured by calibrate */
     int shared_node;        /* 1: packed messages move through shared memory (one node), so a
                                packed byte costs its two copies only; 0: it also crosses the
                                network at per_byte */
