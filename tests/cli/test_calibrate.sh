@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # redist calibrate and redist bench (docs/tool.md). calibrate --quick under mpirun writes a
-# machine file with every parameter as a number, which explain then names as its source;
+# machine file with every parameter as a number, which explain then names as its source (and
+# marks auto's choice in its table);
 # --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
 # line per case and the summary, and writes a CSV whose rows have the documented columns and
 # regrets >= the chosen-best relation; bad options exit 2 naming the option.
@@ -28,6 +29,16 @@ REDIST_MACHINE_FILE="$TMP/machine" run_cmd 30 "$REDIST" explain --from n=1M,bloc
 if [[ "$CLI_STATUS" == 0 ]] && grep -Fq "parameters from $TMP/machine" "$CLI_OUT"
 then echo "ok: explain reads the calibrated file"
 else fail "explain does not name the calibrated file (exit $CLI_STATUS)"; fi
+
+# explain marks the row of the algorithm auto chose, once; a forced algorithm marks none.
+chosen=$(sed -n 's/^  auto -> \([a-z-]*\).*/\1/p' "$CLI_OUT")
+marked=$(grep -c -- '<- chosen$' "$CLI_OUT")
+if [[ -n "$chosen" && "$marked" == 1 ]] && grep -Eq "^  $chosen( \(dt\))? .*<- chosen$" "$CLI_OUT"
+then echo "ok: explain marks $chosen, auto's choice"
+else fail "explain: chosen '$chosen' marked $marked times"; fi
+run_cmd 30 "$REDIST" explain --from n=1M,block=2,procs=4 --to n=1M,block=8 --algorithm direct
+if [[ "$CLI_STATUS" == 0 ]] && ! grep -q -- '<- chosen' "$CLI_OUT"; then echo "ok: a forced algorithm marks no row"
+else fail "explain --algorithm direct: exit $CLI_STATUS or a row marked"; fi
 
 mpi 2 calibrate --quick --no-write --output "$TMP/none"
 if [[ "$CLI_STATUS" == 0 && ! -e "$TMP/none" ]]; then echo "ok: --no-write writes nothing"
