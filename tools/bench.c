@@ -129,19 +129,6 @@ static int make_cases(const bench_args *a, bench_case **out)
 
 /* ---- one case ------------------------------------------------------------------------------ */
 
-static double slowest_batch(redist_plan plan, const tool_arrays *d, MPI_Comm comm, int n2, int *rc)
-{
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    int code = REDIST_SUCCESS;
-    for (int j = 0; j < n2 && code == REDIST_SUCCESS; j++)
-        code = redist_execute(plan, d->src, d->dst);
-    double mine[2] = {(MPI_Wtime() - t0) / n2, (double)-code}, worst[2];
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
-    *rc = worst[1] > 0 ? -(int)worst[1] : REDIST_SUCCESS;
-    return worst[0];
-}
-
 /* Plans the row; verifies one execute; sets its batch size. A TOOL_* status. */
 static int prepare_row(bench_row *row, const bench_case *c, const tool_spec *to, redist_layout src,
                        redist_layout dst, tool_arrays *d, MPI_Comm comm, double target)
@@ -165,7 +152,9 @@ static int prepare_row(bench_row *row, const bench_case *c, const tool_spec *to,
     tool_arrays_poison(d);
     rc = redist_execute(row->plan, d->src, d->dst);
     row->wrong = tool_verify_all(to, rank, TOOL_DOUBLE, d->dst, comm, NULL);
-    double once = slowest_batch(row->plan, d, comm, 1, &rc);
+    double once = 0;
+    if (rc == REDIST_SUCCESS)
+        rc = tool_time_batch(row->plan, d->src, d->dst, comm, 1, &once);
     if (rc != REDIST_SUCCESS || row->wrong != 0) {
         char buf[512];
         return tool_error(rank == 0, TOOL_FAILED, "bench: %s -> %s: %s: %s", c->from, c->to,
@@ -177,29 +166,25 @@ static int prepare_row(bench_row *row, const bench_case *c, const tool_spec *to,
     return TOOL_OK;
 }
 
-static int compare_double(const void *x, const void *y)
+/* The plans' medians, trial t timing every plan once starting with plan t (a slow spell of
+   a shared machine hits every algorithm alike). The library's code, the same on every rank. */
+static int time_rows(bench_result *r, const tool_arrays *d, MPI_Comm comm, int trials)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static void time_rows(bench_result *r, const tool_arrays *d, MPI_Comm comm, int trials)
-{
-    int rc;
-    for (int t = 0; t < trials; t++)
-        for (int k = 0; k < r->nrows; k++) {
-            int i = (k + t) % r->nrows; /* each trial starts with another plan */
-            if (r->rows[i].applicable)
-                r->rows[i].trial[t] = slowest_batch(r->rows[i].plan, d, comm, r->rows[i].n2, &rc);
+    int rc = REDIST_SUCCESS;
+    for (int t = 0; t < trials && rc == REDIST_SUCCESS; t++)
+        for (int k = 0; k < r->nrows && rc == REDIST_SUCCESS; k++) {
+            bench_row *row = &r->rows[(k + t) % r->nrows];
+            if (row->applicable)
+                rc = tool_time_batch(row->plan, d->src, d->dst, comm, row->n2, &row->trial[t]);
         }
-    for (int i = 0; i < r->nrows; i++) {
-        bench_row *row = &r->rows[i];
-        if (!row->applicable)
-            continue;
-        qsort(row->trial, (size_t)trials, sizeof *row->trial, compare_double);
-        row->measured = trials % 2 ? row->trial[trials / 2]
-                                   : 0.5 * (row->trial[trials / 2 - 1] + row->trial[trials / 2]);
+    for (int i = 0; rc == REDIST_SUCCESS && i < r->nrows; i++) {
+        tool_timing tm;
+        if (r->rows[i].applicable) {
+            tool_timing_summarise(r->rows[i].trial, trials, &tm);
+            r->rows[i].measured = tm.tmed;
+        }
     }
+    return rc;
 }
 
 static void free_rows(bench_result *r)
@@ -260,8 +245,12 @@ static int run_case(bench_result *r, MPI_Comm comm, int trials, double target)
         if (status == TOOL_OK)
             status = prepare_row(row, &r->c, &to, src, dst, &d, comm, target);
     }
+    if (status == TOOL_OK && (rc = time_rows(r, &d, comm, trials)) != REDIST_SUCCESS) {
+        char buf[512];
+        status = tool_error(rank == 0, TOOL_FAILED, "bench: %s -> %s: %s", r->c.from, r->c.to,
+                            tool_lib_error(buf, sizeof buf, "execute", rc));
+    }
     if (status == TOOL_OK) {
-        time_rows(r, &d, comm, trials);
         judge(r);
         r->chosen = redist_plan_algorithm(r->rows[r->autorow].plan);
     }

@@ -66,12 +66,6 @@ typedef struct cal {
 
 typedef void (*cal_op)(cal *c, MPI_Comm comm, void *arg);
 
-static int compare_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static double batch(cal *c, MPI_Comm comm, cal_op op, void *arg, int reps)
 {
     MPI_Barrier(comm);
@@ -95,8 +89,9 @@ static double time_op(cal *c, MPI_Comm comm, cal_op op, void *arg)
     double t[TRIALS];
     for (int i = 0; i < TRIALS; i++)
         t[i] = batch(c, comm, op, arg, reps);
-    qsort(t, TRIALS, sizeof t[0], compare_double);
-    return t[TRIALS / 2];
+    tool_timing tm;
+    tool_timing_summarise(t, TRIALS, &tm);
+    return tm.tmed;
 }
 
 /* ---- the operations timed ------------------------------------------------------------------ */

@@ -209,10 +209,8 @@ void tool_timing_summarise(double *T, int n, tool_timing *out)
     out->tmed = n % 2 ? T[n / 2] : 0.5 * (T[n / 2 - 1] + T[n / 2]);
 }
 
-/* One trial: a barrier, then n2 executes back to back. *seconds is the slowest rank's average;
-   returns the worst code of all ranks. */
-static int time_trial(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
-                      double *seconds)
+int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
+                    double *seconds)
 {
     int rc = REDIST_SUCCESS;
     MPI_Barrier(comm);
@@ -251,7 +249,7 @@ int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, 
     int tty = progress && isatty(STDERR_FILENO);
     int done = 0;
     while (done < n1) {
-        rc = time_trial(plan, src, dst, comm, n2, &T[done]);
+        rc = tool_time_batch(plan, src, dst, comm, n2, &T[done]);
         if (rc != REDIST_SUCCESS)
             break;
         done++;
@@ -500,11 +498,11 @@ static void choose_repeat(double warm, int *n1, int *n2)
 static int warm_up(run_state *s)
 {
     char why[768];
-    int rc = time_trial(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
+    int rc = tool_time_batch(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
     /* The first execute pays for first touches; a second one, if cheap, is the better guess
        of the steady state. */
     if (rc == REDIST_SUCCESS && s->warm < 1.0)
-        rc = time_trial(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
+        rc = tool_time_batch(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "execute", rc));

@@ -148,6 +148,10 @@ typedef struct tool_timing {
    library's code (the same on every rank). */
 int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n1, int n2,
                    int progress, tool_timing *out);
+/* Collective over comm: one trial, a barrier then n2 executes back to back; *seconds is the
+   slowest rank's average. Returns the worst code of all ranks. */
+int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
+                    double *seconds);
 /* Sets out's Tmin/Tmed/Tavg/Tmax from the n > 0 trial times T (which it sorts). */
 void tool_timing_summarise(double *T, int n, tool_timing *out);
 

@@ -42,16 +42,6 @@ static double block_work(const redist__case *c, const redist__machine *m)
     return m->per_index * blocks;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Two phases through cyclic(mid): x -> mid moves blocks of min(x, mid), mid -> y blocks of
    min(mid, y), each on both sides (1-D; in N-D the pattern's pieces, twice). */
 static double phases_block_work(const redist__case *c, const redist__machine *m, int64_t mid)
@@ -76,7 +66,7 @@ double redist__p001_predict_gcd(const redist__case *c, const redist__machine *m,
                                 const redist_options *opt, int transport)
 {
     (void)opt;
-    int64_t g = c->s.x > 0 && c->s.y > 0 ? gcd64(c->s.x, c->s.y) : 0;
+    int64_t g = c->s.x > 0 && c->s.y > 0 ? redist__gcd64(c->s.x, c->s.y) : 0;
     return two_phases(c, m, transport, phases_block_work(c, m, g));
 }
 
@@ -84,7 +74,7 @@ double redist__p001_predict_lcm(const redist__case *c, const redist__machine *m,
                                 const redist_options *opt, int transport)
 {
     (void)opt;
-    int64_t g = c->s.x > 0 && c->s.y > 0 ? gcd64(c->s.x, c->s.y) : 0;
+    int64_t g = c->s.x > 0 && c->s.y > 0 ? redist__gcd64(c->s.x, c->s.y) : 0;
     int64_t l = g > 0 && c->s.x / g <= INT64_MAX / c->s.y ? c->s.x / g * c->s.y : 0;
     return two_phases(c, m, transport, phases_block_work(c, m, l));
 }

@@ -154,13 +154,7 @@ static double phases_work(const redist__case *c, int lcm)
     int64_t x = c->s.x, y = c->s.y;
     if (x <= 0 || y <= 0)
         return 2 * block_work(c);
-    int64_t g = x, b = y;
-    while (b != 0) {
-        int64_t t = g % b;
-        g = b;
-        b = t;
-    }
-    int64_t m = lcm ? x / g * y : g;
+    int64_t g = redist__gcd64(x, y), m = lcm ? x / g * y : g;
     double local = (double)c->t.max_local_bytes / (double)c->t.elsize;
     double b1 = (double)(x < m ? x : m), b2 = (double)(m < y ? m : y);
     return machine.per_index * 2 * local * (1 / b1 + 1 / b2);
