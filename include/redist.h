@@ -92,10 +92,27 @@ enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DA
    may be anything up to INT64_MAX). On failure *layout is set to NULL. */
 int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[], const int grid[],
                          const int first[], const int ranks[], int order, redist_layout *layout);
-/* Local extents of `rank`'s piece along each dimension, as ScaLAPACK's NUMROC gives them:
+/* A window and padded local arrays: ScaLAPACK's sub-matrices (ia, ja) and leading dimensions
+   (LLD), for any number of dimensions. The new layout describes the array of count[k]
+   elements along k whose element i is element offset[k] + i of `parent` (offset NULL: all 0;
+   count NULL: the rest of the parent). Its elements stay where the parent's layout puts
+   them: every rank passes its local array of the parent (from its first element), and a
+   plan reads or writes only the window's elements, whatever else the array holds. A window
+   of a window is a window of the first parent.
+   ld[k] (NULL or 0: dense) is the allocated extent of this rank's local array along
+   dimension k, at least its local extent (redist_layout_local_shape); the elements in
+   between are never touched. The slowest dimension's entry is ignored (for a column-major
+   matrix, ld[0] is ScaLAPACK's LLD). ld is this rank's own: ranks may pass different
+   values, and the plan does not compare them; everything else must agree across ranks as
+   for redist_layout_create. Local, no communication. */
+int redist_layout_create_window(redist_layout parent, const int64_t offset[], const int64_t count[],
+                                const int64_t ld[], redist_layout *window);
+/* Local extents of `rank`'s local array along each dimension, as ScaLAPACK's NUMROC gives
+   them (for a window: of its parent's local array, which holds it; without ld padding):
    all 0 if rank is not in the layout; a member whose piece is empty has some extent 0. */
 int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[]);
-/* Number of local elements of `rank` (0 if rank holds nothing). */
+/* Number of elements of `rank`'s local array (0 if rank holds nothing): the product of
+   redist_layout_local_shape. */
 int redist_layout_local_size(redist_layout layout, int rank, int64_t *count);
 int redist_layout_free(redist_layout *layout); /* sets *layout = NULL */
 
@@ -345,6 +362,43 @@ int redist_bmmc_inverse(int n, const uint64_t a[], uint64_t c, uint64_t out[], u
 int redist_bmmc_rank(int n, const uint64_t a[]);
 /* y = A x xor c (bits of x at or above n are ignored). */
 uint64_t redist_bmmc_apply(int n, const uint64_t a[], uint64_t c, uint64_t x);
+
+/* ---- ScaLAPACK (in libredist_scalapack: link with -lredist_scalapack) -------------------
+   Exactly the arguments and semantics of ScaLAPACK's p?gemr2d_ and p?trmr2d_ (REDIST/SRC):
+   all pointers, 1-based ia/ja, DESC[9] = {DTYPE (1), CTXT, M, N, MB, NB, RSRC, CSRC, LLD},
+   ictxt a BLACS context containing both grids. Every process of ictxt calls; a process
+   outside A's grid (or B's) passes that descriptor's CTXT = -1, and its other A (B)
+   arguments are not read. The sub-matrix A(ia:ia+m-1, ja:ja+n-1) is copied to
+   B(ib:ib+m-1, jb:jb+n-1); nothing else in B's local arrays (LLD padding included) is
+   written. p?trmr2d copies only the trapezoid uplo ('U' or 'L') of the sub-matrix, its
+   diagonal unless diag = 'U', as ScaLAPACK does (for m != n the trapezoid is anchored as
+   in ScaLAPACK's p?trmr2d). Repeated calls reuse a cached plan (docs/scalapack.md). The
+   library also exports the unprefixed psgemr2d_ ... and Cpdgemr2d ... symbols, so that
+   linking it before ScaLAPACK replaces ScaLAPACK's in an unchanged program. The c and z
+   versions take single and double complex arrays. These routines return nothing, like
+   ScaLAPACK's: redist_scalapack_last_error gives this process's outcome of its last call
+   (the same on every process of ictxt) and *detail a message (if detail is not NULL). */
+void redist_psgemr2d(int *m, int *n, float *a, int *ia, int *ja, int *desca, float *b, int *ib,
+                     int *jb, int *descb, int *ictxt);
+void redist_pdgemr2d(int *m, int *n, double *a, int *ia, int *ja, int *desca, double *b, int *ib,
+                     int *jb, int *descb, int *ictxt);
+void redist_pcgemr2d(int *m, int *n, void *a, int *ia, int *ja, int *desca, void *b, int *ib,
+                     int *jb, int *descb, int *ictxt);
+void redist_pzgemr2d(int *m, int *n, void *a, int *ia, int *ja, int *desca, void *b, int *ib,
+                     int *jb, int *descb, int *ictxt);
+void redist_pigemr2d(int *m, int *n, int *a, int *ia, int *ja, int *desca, int *b, int *ib, int *jb,
+                     int *descb, int *ictxt);
+void redist_pstrmr2d(char *uplo, char *diag, int *m, int *n, float *a, int *ia, int *ja, int *desca,
+                     float *b, int *ib, int *jb, int *descb, int *ictxt);
+void redist_pdtrmr2d(char *uplo, char *diag, int *m, int *n, double *a, int *ia, int *ja,
+                     int *desca, double *b, int *ib, int *jb, int *descb, int *ictxt);
+void redist_pctrmr2d(char *uplo, char *diag, int *m, int *n, void *a, int *ia, int *ja, int *desca,
+                     void *b, int *ib, int *jb, int *descb, int *ictxt);
+void redist_pztrmr2d(char *uplo, char *diag, int *m, int *n, void *a, int *ia, int *ja, int *desca,
+                     void *b, int *ib, int *jb, int *descb, int *ictxt);
+void redist_pitrmr2d(char *uplo, char *diag, int *m, int *n, int *a, int *ia, int *ja, int *desca,
+                     int *b, int *ib, int *jb, int *descb, int *ictxt);
+int redist_scalapack_last_error(const char **detail);
 
 #ifdef __cplusplus
 }

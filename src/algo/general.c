@@ -32,9 +32,10 @@
    layout's coordinate of each local index. */
 typedef struct walk {
     int ndims, in_layout;
-    int64_t *shape, *stride, *idx;      /* [ndims]; idx: the walk's current local index */
-    int *coords;                        /* [ndims]: scratch, the peer layout's coordinates */
-    int **other;                        /* [k][l]: the peer's coordinate along k of local index l */
+    int64_t *shape, *stride, *idx; /* [ndims]; idx: the walk's current local index */
+    int64_t origin; /* element offset of the rank's first element (a window's phase) */
+    int *coords;    /* [ndims]: scratch, the peer layout's coordinates */
+    int **other;    /* [k][l]: the peer's coordinate along k of local index l */
     const struct redist_layout_s *peer; /* the other layout: coordinates -> ranks */
 } walk;
 
@@ -87,16 +88,20 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
     if (!w->in_layout)
         return REDIST_SUCCESS;
     redist__layout_coords_of(mine, pos, w->coords);
-    for (size_t k = 0; k < d; k++)
-        w->shape[k] = redist__local_extent(mine, (int)k, w->coords[k]);
-    redist__local_strides(mine, w->shape, w->stride);
+    redist__storage_strides(mine, w->coords, w->stride);
+    w->origin = 0;
     for (size_t k = 0; k < d; k++) {
-        int64_t b = mine->block[k], P = mine->grid[k];
+        int64_t b = mine->block[k], P = mine->grid[k], phase = mine->phase[k];
         int64_t rel = ((int64_t)w->coords[k] - mine->first[k] + P) % P;
+        int64_t lo = redist__local_first(mine, (int)k, w->coords[k]);
+        w->shape[k] = redist__local_extent(mine, (int)k, w->coords[k]);
+        w->origin += lo * w->stride[k];
         if ((w->other[k] = malloc((size_t)(w->shape[k] + 1) * sizeof(int))) == NULL)
             return REDIST_ERR_NOMEM;
-        for (int64_t l = 0; l < w->shape[k]; l++) /* Table 1: the global index, its owner */
-            w->other[k][l] = redist__owner(peer, (int)k, (l / b * P + rel) * b + l % b);
+        for (int64_t i = 0; i < w->shape[k]; i++) { /* Table 1: the global index, its owner */
+            int64_t l = lo + i; /* a local index of the extended window (window.c) */
+            w->other[k][i] = redist__owner(peer, (int)k, (l / b * P + rel) * b + l % b - phase);
+        }
     }
     return REDIST_SUCCESS;
 }
@@ -113,7 +118,7 @@ static void walk_elements(struct redist_plan_s *p, state *s, walk *w, visit_fn v
         w->idx[k] = 0;
     }
     for (int64_t e = 0; e < count; e++) {
-        int64_t offset = 0;
+        int64_t offset = w->origin;
         for (int k = 0; k < d; k++) {
             offset += w->idx[k] * w->stride[k];
             w->coords[k] = w->other[k][w->idx[k]];

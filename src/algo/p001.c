@@ -215,7 +215,7 @@ static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist
         redist__layout_coords_of(mine, pos, coords);
         for (int k = 0; k < d; k++)
             shape[k] = redist__local_extent(mine, k, coords[k]);
-        redist__local_strides(mine, shape, stride);
+        redist__storage_strides(mine, coords, stride); /* plain: no phase (shape.c) */
         for (int k = 0; k < d && err == REDIST_SUCCESS; k++) {
             int64_t me = ((int64_t)coords[k] - s->first[k] + s->P[k]) % s->P[k];
             err = cut_dimension(&c->dims[k], shape[k], stride[k], p->src->block[k],

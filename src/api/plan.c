@@ -123,9 +123,11 @@ static void arguments_fingerprints(redist_layout src, redist_layout dst, size_t 
                                    const redist_options *opt, redist__fingerprints *fp)
 {
     static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
-        "src ndims", "src extent", "src block", "src grid", "src first", "src ranks", "src order"};
+        "src ndims", "src extent", "src block", "src grid",
+        "src first", "src ranks",  "src order", "src window offset"};
     static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
-        "dst ndims", "dst extent", "dst block", "dst grid", "dst first", "dst ranks", "dst order"};
+        "dst ndims", "dst extent", "dst block", "dst grid",
+        "dst first", "dst ranks",  "dst order", "dst window offset"};
     fp->n = 0;
     redist__fp_layout(fp, src_names, src);
     redist__fp_layout(fp, dst_names, dst);
@@ -133,18 +135,22 @@ static void arguments_fingerprints(redist_layout src, redist_layout dst, size_t 
     redist__fp_options(fp, opt);
 }
 
-static redist_layout copy_layout(redist_layout l)
+/* What this rank's local arrays hold and span (windows, padding). */
+static int local_storage(struct redist_plan_s *p)
 {
-    redist_layout c = NULL;
-    redist_layout_create(l->ndims, l->extent, l->block, l->grid, l->first, l->ranks, l->order, &c);
-    return c;
+    int err =
+        redist__storage_span(p->src, p->rank, &p->src_count, &p->src_lo, &p->src_hi, &p->src_base);
+    if (err == REDIST_SUCCESS)
+        err = redist__storage_span(p->dst, p->rank, &p->dst_count, &p->dst_lo, &p->dst_hi,
+                                   &p->dst_base);
+    return err;
 }
 
 /* Phase 3a: this rank's messages (pure, local). */
 static int build_messages(struct redist_plan_s *p)
 {
-    p->src = copy_layout(p->src);
-    p->dst = copy_layout(p->dst);
+    p->src = redist__layout_copy(p->src);
+    p->dst = redist__layout_copy(p->dst);
     p->self = calloc(1, sizeof *p->self);
     if (p->src == NULL || p->dst == NULL || p->self == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan");
@@ -156,9 +162,7 @@ static int build_messages(struct redist_plan_s *p)
     }
     if (err != REDIST_SUCCESS)
         return err;
-    redist_layout_local_size(p->src, p->rank, &p->src_count);
-    redist_layout_local_size(p->dst, p->rank, &p->dst_count);
-    return REDIST_SUCCESS;
+    return local_storage(p);
 }
 
 /* The datatype transport: one committed type per message over the user's arrays. */

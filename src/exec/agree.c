@@ -49,6 +49,7 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     redist__fp_add(fp, names[4], l != NULL ? l->first : NULL, d * sizeof(int));
     redist__fp_add(fp, names[5], l != NULL ? l->ranks : NULL, np * sizeof(int));
     redist__fp_add(fp, names[6], l != NULL ? &l->order : NULL, l != NULL ? sizeof l->order : 0);
+    redist__fp_add(fp, names[7], l != NULL ? l->phase : NULL, d * sizeof(int64_t));
 }
 
 /* The failing rank's detail, sent to every rank (the code is already agreed): every rank,

@@ -12,7 +12,7 @@
 int redist__check_mpi(void);
 
 /* Fingerprints of the arguments that must be the same on every rank, one per named field. */
-enum { REDIST__MAX_FINGERPRINTS = 48, REDIST__LAYOUT_FIELDS = 7 };
+enum { REDIST__MAX_FINGERPRINTS = 48, REDIST__LAYOUT_FIELDS = 8 };
 typedef struct redist__fingerprint {
     const char *name; /* static: "src block", "algorithm", ... */
     uint64_t hash;

@@ -10,9 +10,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static int ranges_overlap(const void *a, int64_t na, const void *b, int64_t nb)
+/* Whether bytes [a_lo, a_hi) past a and [b_lo, b_hi) past b overlap. */
+static int ranges_overlap(const void *a, int64_t a_lo, int64_t a_hi, const void *b, int64_t b_lo,
+                          int64_t b_hi)
 {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    uintptr_t x = (uintptr_t)a + (uintptr_t)a_lo, y = (uintptr_t)b + (uintptr_t)b_lo;
+    int64_t na = a_hi - a_lo, nb = b_hi - b_lo;
     return na > 0 && nb > 0 && x < y + (uintptr_t)nb && y < x + (uintptr_t)na;
 }
 
@@ -29,9 +32,10 @@ static int check_sentinel(const void *buf, const char *name)
     return REDIST_SUCCESS;
 }
 
-static int check_buffers(redist_plan p, const void *src, void *dst)
+/* inner: the pointers are already at the base (a child plan's). */
+static int check_buffers(redist_plan p, const void *src, void *dst, int inner)
 {
-    int64_t sb = p->src_count * (int64_t)p->elsize, db = p->dst_count * (int64_t)p->elsize;
+    int64_t es = (int64_t)p->elsize, sb = inner ? p->src_base : 0, db = inner ? p->dst_base : 0;
     int err = check_sentinel(src, "src");
     if (err == REDIST_SUCCESS)
         err = check_sentinel(dst, "dst");
@@ -44,7 +48,9 @@ static int check_buffers(redist_plan p, const void *src, void *dst)
         return redist__fail(REDIST_ERR_ARG,
                             "dst is NULL but this rank holds %lld destination elements",
                             (long long)p->dst_count);
-    if (ranges_overlap(src, sb, dst, db))
+    /* The elements each side touches (a window's bounding box in its local array). */
+    if (ranges_overlap(src, (p->src_lo - sb) * es, (p->src_hi - sb) * es, dst,
+                       (p->dst_lo - db) * es, (p->dst_hi - db) * es))
         return redist__fail(REDIST_ERR_ARG, "src and dst overlap");
     return REDIST_SUCCESS;
 }
@@ -56,8 +62,8 @@ static int scratch_buffers(redist_plan p)
 {
     free(p->dry_src);
     free(p->dry_dst);
-    p->dry_src = calloc((size_t)p->src_count + 1, p->elsize);
-    p->dry_dst = malloc(((size_t)p->dst_count + 1) * p->elsize);
+    p->dry_src = calloc((size_t)p->src_hi + 1, p->elsize);
+    p->dry_dst = malloc(((size_t)p->dst_hi + 1) * p->elsize);
     if (p->dry_src == NULL || p->dry_dst == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "scratch buffers for a failed execute");
     p->cur_src = p->dry_src;
@@ -65,9 +71,16 @@ static int scratch_buffers(redist_plan p)
     return REDIST_SUCCESS;
 }
 
+/* The user's pointer moved to local index 0 of a window (window.c); NULL stays NULL. */
+static const char *at_base(const void *buf, int64_t base, size_t elsize)
+{
+    return buf == NULL ? NULL : (const char *)buf + base * (int64_t)elsize;
+}
+
 /* Starts an execution; force_dry: run dry whatever the buffers (an inner plan of a dry
-   outer execution). */
-static int begin(redist_plan p, const void *src, void *dst, int force_dry)
+   outer execution); inner: a child plan, whose buffers its parent has already moved to the
+   base. */
+static int begin(redist_plan p, const void *src, void *dst, int force_dry, int inner)
 {
     if (p == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan is NULL");
@@ -75,7 +88,7 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry)
         return REDIST_ERR_MPI;
     if (p->active)
         return redist__fail(REDIST_ERR_BUSY, "start: an execution is already in progress");
-    p->local_error = force_dry ? REDIST_SUCCESS : check_buffers(p, src, dst);
+    p->local_error = force_dry ? REDIST_SUCCESS : check_buffers(p, src, dst, inner);
     if (p->local_error != REDIST_SUCCESS && !p->check_arguments)
         return p->local_error;
     p->dry = force_dry || p->local_error != REDIST_SUCCESS;
@@ -85,6 +98,10 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry)
         int err = scratch_buffers(p);
         if (err != REDIST_SUCCESS)
             return err;
+    }
+    if (!inner) {
+        p->cur_src = at_base(p->cur_src, p->src_base, p->elsize);
+        p->cur_dst = (char *)at_base(p->cur_dst, p->dst_base, p->elsize);
     }
     p->global_error = REDIST_SUCCESS;
     p->check_req = MPI_REQUEST_NULL;
@@ -101,12 +118,12 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry)
 
 int redist_start(redist_plan p, const void *src, void *dst)
 {
-    return begin(p, src, dst, 0);
+    return begin(p, src, dst, 0, 0);
 }
 
 int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry)
 {
-    return begin(inner, src, dst, dry);
+    return begin(inner, src, dst, dry, 1);
 }
 
 /* Completes the argument agreement and closes the execution. */

@@ -75,6 +75,10 @@ struct redist_plan_s {
     const redist__algorithm *algo;
     redist_layout src, dst;       /* private copies */
     int64_t src_count, dst_count; /* local elements */
+    /* Windows and padding (window.c): the elements of the local arrays the plan touches,
+       [lo, hi), and the element offset of local index 0 that execute adds to the user's
+       pointers (not for a child plan, whose parent already did). */
+    int64_t src_lo, src_hi, dst_lo, dst_hi, src_base, dst_base;
     redist__side send, recv;
     redist__msg *self;       /* the part this rank sends to itself, or NULL */
     int send_msg_of_self;    /* index of the self message in send.msgs, or -1 */

@@ -153,8 +153,8 @@ int redist__rx_tables(const redist__rx *rx, int64_t *S, int64_t *R, int64_t *P, 
 int redist__table_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                          redist__table_case *tc)
 {
-    if (src->ndims != dst->ndims || !redist__same_global_shape(src, dst) ||
-        src->nprocs != dst->nprocs)
+    if (!src->plain || !dst->plain || src->ndims != dst->ndims ||
+        !redist__same_global_shape(src, dst) || src->nprocs != dst->nprocs)
         return 0;
     for (int c = 0; c < src->nprocs; c++)
         if (src->ranks[c] != dst->ranks[c])

@@ -22,6 +22,22 @@ struct redist_layout_s {
     int *first;      /* [ndims] */
     int *ranks;      /* [nprocs] grid position (row-major) -> rank; never NULL */
     int *by_rank;    /* [nprocs] positions sorted by rank, for rank -> position lookup */
+    /* Windows and padded storage (window.c). The array is a window of a parent array (its
+       root: the layout made by redist_layout_create), stored in the parent's local arrays.
+       Along k, element g is element g + phase[k] of the "extended window", which starts at
+       the parent's element start[k], a multiple of block[k]; so the extended window is an
+       ordinary block-cyclic array with block 0 on coordinate first[k] (first is folded), and
+       phase[k] < block[k] elements of its first block lie before the window. A whole array
+       has phase = start = 0 and root_extent = extent. */
+    int64_t *phase;       /* [ndims] */
+    int64_t *start;       /* [ndims] */
+    int64_t *root_extent; /* [ndims] the parent's extents */
+    int *root_first;      /* [ndims] the parent's first */
+    int64_t *ld;          /* [ndims] this rank's allocated local extents (ScaLAPACK's LLD); 0 =
+                             dense. Rank-local: never part of the agreement. */
+    int plain;            /* no phase along any dimension: every algorithm applies */
+    int dense;            /* a whole array with no ld: the local array holds exactly the
+                             rank's elements */
 };
 
 /* Grid position (row-major linear coordinate) of rank, or -1 if rank is not in the layout. */
@@ -32,13 +48,41 @@ void redist__layout_coords_of(const struct redist_layout_s *l, int position, int
 int redist__layout_position_of(const struct redist_layout_s *l, const int coords[]);
 /* Number of elements coordinate c holds along dimension k. */
 int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c);
+/* Elements of coordinate c among the first n of a cyclic(b) distribution over p coordinates
+   with block 0 on coordinate first (ScaLAPACK's NUMROC). */
+int64_t redist__numroc(int64_t n, int64_t b, int64_t p, int64_t first, int64_t c);
 /* Local index along k of global index g (owner implied). */
 int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g);
 /* Coordinate along k that owns global index g. */
 int redist__owner(const struct redist_layout_s *l, int k, int64_t g);
-/* Element strides (in elements) of the local array of a rank with the given local shape. */
-void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[],
-                           int64_t stride[]);
+/* Local index along k of coordinate c's first element (phase[k] on the coordinate that holds
+   the window's partial first block, else 0); its elements are the local indices
+   [redist__local_first, + redist__local_extent). */
+int64_t redist__local_first(const struct redist_layout_s *l, int k, int c);
+/* Storage strides (elements) of the rank at `coords`: its local array of the root, with this
+   rank's ld padding; local index i along k (as redist__local_index gives it) is at element
+   offset redist__storage_base + sum_k i_k stride[k]. */
+void redist__storage_strides(const struct redist_layout_s *l, const int coords[], int64_t stride[]);
+/* Element offset of local index 0 (of the extended window) in the rank's local array of the
+   root: how many root elements of its coordinate precede the extended window, along each
+   dimension, times the strides. */
+int64_t redist__storage_base(const struct redist_layout_s *l, const int coords[],
+                             const int64_t stride[]);
+/* The rank's window elements and the storage they span: *count elements, touching element
+   offsets [*lo, *hi) of its local array of the root, local index 0 at offset *base (all 0
+   when it holds none). */
+int redist__storage_span(const struct redist_layout_s *l, int rank, int64_t *count, int64_t *lo,
+                         int64_t *hi, int64_t *base);
+/* Coordinate c's local extent of the root along k (the window's coordinates are the root's),
+   without padding: the extent of its local array. */
+int64_t redist__storage_extent(const struct redist_layout_s *l, int k, int c);
+/* REDIST_ERR_ARG unless this rank's ld (if any) covers its local extents of the root. */
+int redist__check_ld(const struct redist_layout_s *l, int rank);
+/* A deep copy (NULL when out of memory). */
+struct redist_layout_s *redist__layout_copy(const struct redist_layout_s *l);
+/* Allocates the window fields of a new layout as a whole array (layout.c). */
+int redist__window_init(struct redist_layout_s *l);
+void redist__window_free(struct redist_layout_s *l);
 /* 64-bit FNV-1a fingerprint of a layout, folded into h. */
 uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h);
 /* REDIST_ERR_ARG unless the whole array, extents times elsize, has fewer than 2^63 bytes (so

@@ -16,29 +16,45 @@ static int positive_mod(int64_t a, int64_t m)
     return (int)(r < 0 ? r + m : r);
 }
 
+/* Along k, an element's index in the extended window (window.c): g + phase. */
 int redist__owner(const struct redist_layout_s *l, int k, int64_t g)
 {
-    return positive_mod(g / l->block[k] + l->first[k], l->grid[k]);
+    return positive_mod((g + l->phase[k]) / l->block[k] + l->first[k], l->grid[k]);
 }
 
 int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g)
 {
     int64_t b = l->block[k];
+    g += l->phase[k];
     return (g / b / l->grid[k]) * b + g % b;
 }
 
-int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
+/* Elements of coordinate c among the first n of a cyclic(b) distribution over p
+   coordinates with block 0 on `first` (ScaLAPACK's NUMROC). */
+int64_t redist__numroc(int64_t n, int64_t b, int64_t p, int64_t first, int64_t c)
 {
-    int64_t n = l->extent[k], b = l->block[k], p = l->grid[k];
     if (n == 0)
         return 0;
     int64_t nblocks = (n - 1) / b + 1;
-    int64_t rel = positive_mod((int64_t)c - l->first[k], p); /* block rel is c's first */
+    int64_t rel = positive_mod(c - first, p); /* block rel is c's first */
     if (rel >= nblocks)
         return 0;
     int64_t mine = (nblocks - 1 - rel) / p + 1; /* blocks rel, rel+p, ... < nblocks */
     int64_t last = n - (nblocks - 1) * b;       /* length of the last, maybe partial, block */
     return (mine - 1) * b + ((nblocks - 1) % p == rel ? last : b);
+}
+
+int64_t redist__local_first(const struct redist_layout_s *l, int k, int c)
+{
+    return l->extent[k] > 0 && c == l->first[k] ? l->phase[k] : 0;
+}
+
+int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
+{
+    if (l->extent[k] == 0)
+        return 0;
+    return redist__numroc(l->extent[k] + l->phase[k], l->block[k], l->grid[k], l->first[k], c) -
+           redist__local_first(l, k, c);
 }
 
 /* Sorts grid positions by their rank (qsort has no context argument in C11). */
@@ -90,22 +106,6 @@ int redist__layout_position_of(const struct redist_layout_s *l, const int coords
     return pos;
 }
 
-void redist__local_strides(const struct redist_layout_s *l, const int64_t shape[], int64_t stride[])
-{
-    int64_t s = 1;
-    if (l->order == REDIST_COL_MAJOR) {
-        for (int k = 0; k < l->ndims; k++) {
-            stride[k] = s;
-            s *= shape[k];
-        }
-    } else {
-        for (int k = l->ndims - 1; k >= 0; k--) {
-            stride[k] = s;
-            s *= shape[k];
-        }
-    }
-}
-
 uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
 {
     size_t d = (size_t)l->ndims;
@@ -115,6 +115,7 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
     h = redist__hash_bytes(h, l->block, d * sizeof *l->block);
     h = redist__hash_bytes(h, l->grid, d * sizeof *l->grid);
     h = redist__hash_bytes(h, l->first, d * sizeof *l->first);
+    h = redist__hash_bytes(h, l->phase, d * sizeof *l->phase);
     return redist__hash_bytes(h, l->ranks, (size_t)l->nprocs * sizeof *l->ranks);
 }
 
@@ -184,6 +185,33 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
     return REDIST_SUCCESS;
 }
 
+/* The window fields (window.c) of a whole array, and their release. */
+void redist__window_free(struct redist_layout_s *l)
+{
+    free(l->phase);
+    free(l->start);
+    free(l->root_extent);
+    free(l->root_first);
+    free(l->ld);
+}
+
+int redist__window_init(struct redist_layout_s *l)
+{
+    size_t d = (size_t)l->ndims;
+    l->phase = calloc(d, sizeof *l->phase);
+    l->start = calloc(d, sizeof *l->start);
+    l->root_extent = malloc(d * sizeof *l->root_extent);
+    l->root_first = malloc(d * sizeof *l->root_first);
+    l->ld = calloc(d, sizeof *l->ld);
+    if (!l->phase || !l->start || !l->root_extent || !l->root_first || !l->ld)
+        return redist__fail(REDIST_ERR_NOMEM, "layout");
+    memcpy(l->root_extent, l->extent, d * sizeof *l->extent);
+    memcpy(l->root_first, l->first, d * sizeof *l->first);
+    l->plain = 1;
+    l->dense = 1;
+    return REDIST_SUCCESS;
+}
+
 int redist_layout_free(redist_layout *layout)
 {
     if (layout == NULL)
@@ -196,6 +224,7 @@ int redist_layout_free(redist_layout *layout)
         free(l->first);
         free(l->ranks);
         free(l->by_rank);
+        redist__window_free(l);
         free(l);
     }
     *layout = NULL;
@@ -257,7 +286,9 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
         memcpy(l->first, first, d * sizeof *first);
     for (size_t i = 0; i < np; i++)
         l->ranks[i] = ranks != NULL ? ranks[i] : (int)i;
-    err = check_ranks(l);
+    err = redist__window_init(l);
+    if (err == REDIST_SUCCESS)
+        err = check_ranks(l);
     if (err != REDIST_SUCCESS) {
         redist_layout_free(&l);
         return err;
@@ -277,6 +308,11 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[])
     return 1;
 }
 
+int64_t redist__storage_extent(const struct redist_layout_s *l, int k, int c)
+{
+    return redist__numroc(l->root_extent[k], l->block[k], l->grid[k], l->root_first[k], c);
+}
+
 int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[])
 {
     if (layout == NULL || shape == NULL)
@@ -293,7 +329,7 @@ int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[])
     for (int k = layout->ndims - 1; k >= 0; k--) {
         c = pos % layout->grid[k];
         pos /= layout->grid[k];
-        shape[k] = redist__local_extent(layout, k, c);
+        shape[k] = redist__storage_extent(layout, k, c);
     }
     return REDIST_SUCCESS;
 }

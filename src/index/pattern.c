@@ -59,8 +59,8 @@ static int64_t dim_period(const struct redist_layout_s *src, const struct redist
     return l < 0 ? 0 : l;
 }
 
-/* The first block index of coordinate `coord` of layout a along k, and the number of blocks
-   that start in [0, window). */
+/* The first block index of coordinate `coord` of layout a along k (blocks of the extended
+   window, window.c), and the number of blocks that meet [0, window) of the window. */
 static int64_t first_block(const struct redist_layout_s *a, int k, int coord)
 {
     int64_t i0 = ((int64_t)coord - a->first[k]) % a->grid[k];
@@ -68,23 +68,27 @@ static int64_t first_block(const struct redist_layout_s *a, int k, int coord)
 }
 static int64_t blocks_in(const struct redist_layout_s *a, int k, int64_t window)
 {
-    return window == 0 ? 0 : (window - 1) / a->block[k] + 1;
+    return window == 0 ? 0 : (window + a->phase[k] - 1) / a->block[k] + 1;
 }
 
 /* Calls emit(g, len, other_coord) for the segments of coordinate `coord` of layout A within
-   [0, window), split at the block boundaries of layout B, in increasing g. Every sum stays
-   below window + window <= 2^63 whatever the blocks (up to INT64_MAX). */
+   [0, window), split at the block boundaries of layout B, in increasing g. Block i of A's
+   extended window covers [i ba - phase, (i + 1) ba - phase) of the window. Every sum stays
+   below window + phase + window <= 2^63 whatever the blocks (up to INT64_MAX). */
 typedef void (*emit_fn)(void *ctx, int64_t g, int64_t len, int other);
 static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b, int k,
                           int coord, int64_t window, emit_fn emit, void *ctx)
 {
     int64_t ba = a->block[k], pa = a->grid[k], bb = b->block[k], pb = b->grid[k];
+    int64_t fa = a->phase[k], fb = b->phase[k];
     int64_t nblocks = blocks_in(a, k, window);
     for (int64_t i = first_block(a, k, coord); i < nblocks; i += pa) {
-        int64_t g = i * ba, end = ba < window - g ? g + ba : window;
+        int64_t from = i * ba, left = window + fa - from; /* extended-window indices */
+        int64_t g = from > fa ? from - fa : 0, end = (ba < left ? from + ba : window + fa) - fa;
         while (g < end) {
-            int64_t to_boundary = bb - g % bb, e = to_boundary < end - g ? g + to_boundary : end;
-            emit(ctx, g, e - g, (int)((g / bb + b->first[k]) % pb));
+            int64_t to_boundary = bb - (g + fb) % bb,
+                    e = to_boundary < end - g ? g + to_boundary : end;
+            emit(ctx, g, e - g, (int)(((g + fb) / bb + b->first[k]) % pb));
             g = e;
         }
     }
@@ -97,7 +101,7 @@ static double segments_bound(const struct redist_layout_s *a, const struct redis
 {
     int64_t nblocks = blocks_in(a, k, window), i0 = first_block(a, k, coord);
     double mine = i0 < nblocks ? (double)((nblocks - 1 - i0) / a->grid[k] + 1) : 0.0;
-    double cuts_per_block = (double)(a->block[k] / b->block[k]) + 1.0;
+    double cuts_per_block = (double)(a->block[k] / b->block[k]) + 2.0;
     double cuts = mine * cuts_per_block, b_blocks = (double)blocks_in(b, k, window);
     return mine + (cuts < b_blocks ? cuts : b_blocks);
 }
@@ -234,7 +238,8 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
 int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                                int k, int side, int coord, redist__dim_pattern *out)
 {
-    if (redist__interval_dim(src, k) || redist__interval_dim(dst, k))
+    if ((redist__interval_dim(src, k) || redist__interval_dim(dst, k)) && src->phase[k] == 0 &&
+        dst->phase[k] == 0)
         return redist__dim_sections_create(src, dst, k, side, coord, out);
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
@@ -373,16 +378,9 @@ static int merge_contiguous_levels(redist__msg *m)
     return REDIST_SUCCESS;
 }
 
-/* Local extents of the peer at the given coordinates of layout l. */
-static void shape_of(const struct redist_layout_s *l, const int coords[], int64_t shape[])
-{
-    for (int k = 0; k < l->ndims; k++)
-        shape[k] = redist__local_extent(l, k, coords[k]);
-}
-
 typedef struct side_work {
     int *mine, *peer, *idx; /* [ndims] coordinates and per-dimension peer indices */
-    int64_t *my_shape, *peer_shape, *src_stride, *dst_stride;
+    int64_t *src_stride, *dst_stride;
 } side_work;
 
 /* A level's period as the message uses it: 0 when no run of the peer repeats, since then no
@@ -404,11 +402,10 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
     for (int k = 0; k < d; k++)
         w->peer[k] = s->dims[k].peer[w->idx[k]];
     m->peer = other->ranks[redist__layout_position_of(other, w->peer)];
-    shape_of(other, w->peer, w->peer_shape);
-    redist__local_strides(src, side == REDIST__SIDE_SRC ? w->my_shape : w->peer_shape,
-                          w->src_stride);
-    redist__local_strides(dst, side == REDIST__SIDE_SRC ? w->peer_shape : w->my_shape,
-                          w->dst_stride);
+    /* The peer's strides are a guess (its ld is its own) that only decides whether levels
+       merge, which keeps the element order: each side moves data with its own strides. */
+    redist__storage_strides(src, side == REDIST__SIDE_SRC ? w->mine : w->peer, w->src_stride);
+    redist__storage_strides(dst, side == REDIST__SIDE_SRC ? w->peer : w->mine, w->dst_stride);
     m->nlevels = d;
     m->nelems = 1;
     m->levels = malloc((size_t)d * sizeof *m->levels);
@@ -435,14 +432,10 @@ static int alloc_work(side_work *w, int d)
     w->mine = calloc((size_t)d, sizeof(int));
     w->peer = calloc((size_t)d, sizeof(int));
     w->idx = calloc((size_t)d, sizeof(int));
-    w->my_shape = calloc((size_t)d, sizeof(int64_t));
-    w->peer_shape = calloc((size_t)d, sizeof(int64_t));
     w->src_stride = calloc((size_t)d, sizeof(int64_t));
     w->dst_stride = calloc((size_t)d, sizeof(int64_t));
-    return w->mine && w->peer && w->idx && w->my_shape && w->peer_shape && w->src_stride &&
-                   w->dst_stride
-               ? REDIST_SUCCESS
-               : REDIST_ERR_NOMEM;
+    return w->mine && w->peer && w->idx && w->src_stride && w->dst_stride ? REDIST_SUCCESS
+                                                                          : REDIST_ERR_NOMEM;
 }
 
 static void free_work(side_work *w)
@@ -450,8 +443,6 @@ static void free_work(side_work *w)
     free(w->mine);
     free(w->peer);
     free(w->idx);
-    free(w->my_shape);
-    free(w->peer_shape);
     free(w->src_stride);
     free(w->dst_stride);
 }
@@ -505,7 +496,6 @@ int redist__side_create(const struct redist_layout_s *src, const struct redist_l
         goto done;
     }
     redist__layout_coords_of(mine, pos, w.mine);
-    shape_of(mine, w.mine, w.my_shape);
     for (int k = 0; k < src->ndims && err == REDIST_SUCCESS; k++)
         err = redist__dim_pattern_create(src, dst, k, side, w.mine[k], &out->dims[k]);
     if (err == REDIST_SUCCESS)

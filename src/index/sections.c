@@ -33,6 +33,8 @@ unsigned redist__sections_cases(const struct redist_layout_s *src,
 {
     unsigned all = REDIST__SD_BLOCK_BLOCK | REDIST__SD_BLOCK_CYCLIC | REDIST__SD_CYCLIC_BLOCK |
                    REDIST__SD_TK_K | REDIST__SD_K_TK;
+    if (!src->plain || !dst->plain) /* a window's phase: not [SD96]'s cases */
+        return 0;
     for (int k = 0; k < src->ndims; k++) {
         if (src->extent[k] == 0)
             continue;

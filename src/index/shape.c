@@ -4,8 +4,9 @@
 /* 1-D on the same ranks, grid and first coordinate: [TCR96]'s single processor set. */
 static int same_line(const struct redist_layout_s *src, const struct redist_layout_s *dst)
 {
-    if (src->ndims != 1 || dst->ndims != 1 || src->grid[0] != dst->grid[0] ||
-        src->first[0] != dst->first[0] || !redist__same_global_shape(src, dst))
+    if (!src->plain || !dst->plain || src->ndims != 1 || dst->ndims != 1 ||
+        src->grid[0] != dst->grid[0] || src->first[0] != dst->first[0] ||
+        !redist__same_global_shape(src, dst))
         return 0;
     for (int c = 0; c < src->nprocs; c++)
         if (src->ranks[c] != dst->ranks[c])
@@ -50,7 +51,7 @@ int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_la
 
 unsigned redist__p001_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst)
 {
-    if (src->ndims != dst->ndims || src->nprocs != dst->nprocs ||
+    if (!src->plain || !dst->plain || src->ndims != dst->ndims || src->nprocs != dst->nprocs ||
         !redist__same_global_shape(src, dst))
         return 0;
     for (int c = 0; c < src->nprocs; c++)

@@ -179,9 +179,14 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         err = sides_of(src, dst, r, &s);
         if (err != REDIST_SUCCESS)
             break;
-        int64_t sc = 0, dc = 0;
-        redist_layout_local_size(src, r, &sc);
-        redist_layout_local_size(dst, r, &dc);
+        int64_t sc = 0, dc = 0, lo, hi, base;
+        err = redist__storage_span(src, r, &sc, &lo, &hi, &base);
+        if (err == REDIST_SUCCESS)
+            err = redist__storage_span(dst, r, &dc, &lo, &hi, &base);
+        if (err != REDIST_SUCCESS) {
+            sides_free(&s);
+            break;
+        }
         redist__traffic_local(&s.send, &s.recv, s.has_self ? &s.self : NULL, sc, dc, (size_t)elsize,
                               v);
         for (int i = 0; i < REDIST__S_NVALS; i++)

@@ -36,7 +36,12 @@ static void locate(const struct redist_layout_s *l, const int64_t g[], int *rank
     }
     *rank = l->ranks[redist__layout_position_of(l, coords)];
     redist_layout_local_shape((redist_layout)l, *rank, shape);
-    redist__local_strides(l, shape, stride);
+    int64_t step = 1; /* dense strides in the layout's storage order */
+    for (int i = 0; i < l->ndims; i++) {
+        int k = l->order == REDIST_COL_MAJOR ? i : l->ndims - 1 - i;
+        stride[k] = step;
+        step *= shape[k];
+    }
     *off = 0;
     for (int k = 0; k < l->ndims; k++)
         *off += idx[k] * stride[k];

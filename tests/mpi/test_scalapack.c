@@ -1,0 +1,270 @@
+/* link: scalapack */
+/* redist_p?gemr2d and redist_p?trmr2d against ScaLAPACK's own p?gemr2d_ and p?trmr2d_
+ * (Debian's libscalapack), element for element, padding included.
+ *
+ * Random cases: a union context over all processes or a subset of them (gridinit in row or
+ * column order, or gridmap in a random order and shape); A's and B's contexts on random
+ * subsets of the union (disjoint, overlapping or identical, any shape and order, so that
+ * some processes are in neither grid and pass CTXT = -1); random M, N, MB, NB (blocks
+ * larger than the matrix too), RSRC, CSRC, sub-matrices (ia, ja, ib, jb, m, n; m or n = 0
+ * sometimes) and LLD padding; the five types, and p?trmr2d for every uplo/diag. Every local
+ * array of B, padding included, starts with the same background values for both routines;
+ * after the call both must be equal everywhere. Each case is called twice with redist (the
+ * second call hits the plan cache). Contexts are freed after each case, so handles are reused
+ * (the cache must notice a reused handle whose processes changed).
+ *
+ * This test links redist's entry points under their redist_ names only, so that pdgemr2d_
+ * is ScaLAPACK's. Options: --seed S, --cases C, --case K. */
+#include <complex.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mtest.h"
+
+void Cblacs_pinfo(int *me, int *np);
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridmap(int *ctxt, int *usermap, int ldu, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int ctxt);
+int numroc_(int *n, int *nb, int *iproc, int *isrc, int *nprocs);
+
+#define GEMR(t)                                                                                    \
+    void p##t##gemr2d_(int *, int *, void *, int *, int *, int *, void *, int *, int *, int *,     \
+                       int *)
+#define TRMR(t)                                                                                    \
+    void p##t##trmr2d_(char *, char *, int *, int *, void *, int *, int *, int *, void *, int *,   \
+                       int *, int *, int *)
+GEMR(s);
+GEMR(d);
+GEMR(c);
+GEMR(z);
+GEMR(i);
+TRMR(s);
+TRMR(d);
+TRMR(c);
+TRMR(z);
+TRMR(i);
+
+typedef void (*gemr_fn)(int *, int *, void *, int *, int *, int *, void *, int *, int *, int *,
+                        int *);
+typedef void (*trmr_fn)(char *, char *, int *, int *, void *, int *, int *, int *, void *, int *,
+                        int *, int *, int *);
+
+typedef struct {
+    const char *name;
+    size_t size;
+    gemr_fn scalapack_ge, redist_ge;
+    trmr_fn scalapack_tr, redist_tr;
+} type_t;
+
+#define G(f) ((gemr_fn)(void (*)(void))(f))
+#define T(f) ((trmr_fn)(void (*)(void))(f))
+static const type_t types[] = {
+    {"s", 4, G(psgemr2d_), G(redist_psgemr2d), T(pstrmr2d_), T(redist_pstrmr2d)},
+    {"d", 8, G(pdgemr2d_), G(redist_pdgemr2d), T(pdtrmr2d_), T(redist_pdtrmr2d)},
+    {"c", 8, G(pcgemr2d_), G(redist_pcgemr2d), T(pctrmr2d_), T(redist_pctrmr2d)},
+    {"z", 16, G(pzgemr2d_), G(redist_pzgemr2d), T(pztrmr2d_), T(redist_pztrmr2d)},
+    {"i", 4, G(pigemr2d_), G(redist_pigemr2d), T(pitrmr2d_), T(redist_pitrmr2d)},
+};
+
+static int me, np, errs, calls_compared;
+static uint64_t rng;
+
+static int rnd(int lo, int hi)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+}
+
+static void shuffle(int *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = rnd(0, i), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+/* A grid over the given processes (world ranks), rows x cols, placed column-major in the
+   usermap as BLACS takes it; returns the context (-1 on processes outside). */
+static int make_grid(const int *procs, int rows, int cols)
+{
+    int sys = 0, *map = malloc((size_t)(rows * cols) * sizeof *map);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            map[i + j * rows] = procs[i * cols + j];
+    Cblacs_get(0, 0, &sys);
+    Cblacs_gridmap(&sys, map, rows, rows, cols);
+    free(map);
+    return sys;
+}
+
+static void factor(int p, int *rows, int *cols)
+{
+    int r = 1;
+    for (int d = 1; d <= p; d++)
+        if (p % d == 0 && rnd(0, 2) == 0)
+            r = d;
+    *rows = r;
+    *cols = p / r;
+}
+
+typedef struct {
+    int ctxt, desc[9];
+    int rows, cols;
+    int64_t local; /* elements of the local array, LLD x local columns */
+} matrix_t;
+
+/* A descriptor for an M x N matrix on context ctxt (this process's part; -1 outside). */
+static void make_matrix(matrix_t *mt, int ctxt, int rows, int cols, int m_needed, int n_needed)
+{
+    memset(mt, 0, sizeof *mt);
+    mt->ctxt = ctxt;
+    mt->rows = rows;
+    mt->cols = cols;
+    int M = m_needed + rnd(0, 9), N = n_needed + rnd(0, 9);
+    int mb = rnd(0, 4) ? rnd(1, 6) : rnd(1, 50), nb = rnd(0, 4) ? rnd(1, 6) : rnd(1, 50);
+    int rsrc = rnd(0, rows - 1), csrc = rnd(0, cols - 1), pad = rnd(0, 2) ? 0 : rnd(1, 3);
+    int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+    if (ctxt != -1)
+        Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+    int lr = 0, lc = 0;
+    if (ctxt != -1 && myrow >= 0) {
+        lr = numroc_(&M, &mb, &myrow, &rsrc, &nprow);
+        lc = numroc_(&N, &nb, &mycol, &csrc, &npcol);
+    }
+    int lld = (lr > 1 ? lr : 1) + pad;
+    int d[9] = {1, ctxt, M, N, mb, nb, rsrc, csrc, lld};
+    memcpy(mt->desc, d, sizeof d);
+    mt->local = ctxt != -1 && myrow >= 0 ? (int64_t)lld * lc : 0;
+}
+
+static void fill(unsigned char *buf, int64_t n, size_t es, int salt)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (size_t k = 0; k < es; k++)
+            buf[i * (int64_t)es + k] = (unsigned char)(i * 131 + k * 7 + salt * 31 + me * 17 + 1);
+}
+
+static void one_case(int index)
+{
+    int sys_world = 0;
+    Cblacs_get(0, 0, &sys_world);
+    /* The union: all processes or a random subset, in a random shape and order. */
+    int *all = malloc((size_t)np * sizeof *all);
+    for (int i = 0; i < np; i++)
+        all[i] = i;
+    shuffle(all, np);
+    int nu = rnd(0, 2) ? np : rnd(1, np), ur, uc;
+    factor(nu, &ur, &uc);
+    int uctxt = make_grid(all, ur, uc);
+    /* A's and B's grids on subsets of the union (drawn from its first nu of `all`). */
+    int pa = rnd(1, nu), pb = rnd(1, nu), ar, ac, br, bc;
+    int *sa = malloc((size_t)nu * sizeof *sa), *sb = malloc((size_t)nu * sizeof *sb);
+    memcpy(sa, all, (size_t)nu * sizeof *sa);
+    memcpy(sb, all, (size_t)nu * sizeof *sb);
+    shuffle(sa, nu);
+    if (rnd(0, 3) == 0)
+        memcpy(sb, sa, (size_t)nu * sizeof *sb); /* the same processes */
+    else
+        shuffle(sb, nu);
+    if (rnd(0, 3) == 0 && nu >= 2) { /* disjoint sets */
+        pa = rnd(1, nu - 1);
+        pb = nu - pa;
+        memcpy(sb, sa + pa, (size_t)pb * sizeof *sb);
+    }
+    factor(pa, &ar, &ac);
+    factor(pb, &br, &bc);
+    int actxt = make_grid(sa, ar, ac), bctxt = make_grid(sb, br, bc);
+    int m = rnd(0, 9) ? rnd(1, 30) : 0, n = rnd(0, 9) ? rnd(1, 30) : 0;
+    matrix_t A, B;
+    make_matrix(&A, actxt, ar, ac, m, n);
+    make_matrix(&B, bctxt, br, bc, m, n);
+    int ia = rnd(1, A.desc[2] - m + 1), ja = rnd(1, A.desc[3] - n + 1);
+    int ib = rnd(1, B.desc[2] - m + 1), jb = rnd(1, B.desc[3] - n + 1);
+    const type_t *t = &types[rnd(0, 4)];
+    int tri = rnd(0, 2) == 0;
+    char uplo = rnd(0, 1) ? 'U' : 'L', diag = rnd(0, 1) ? 'U' : 'N';
+    if (uctxt != -1) { /* processes of the union call; the others are not part of it */
+        size_t es = t->size;
+        unsigned char *a = malloc((size_t)(A.local + 1) * es),
+                      *want = malloc((size_t)(B.local + 1) * es),
+                      *got = malloc((size_t)(B.local + 1) * es);
+        fill(a, A.local, es, 1);
+        fill(want, B.local, es, 2);
+        if (tri)
+            t->scalapack_tr(&uplo, &diag, &m, &n, a, &ia, &ja, A.desc, want, &ib, &jb, B.desc,
+                            &uctxt);
+        else
+            t->scalapack_ge(&m, &n, a, &ia, &ja, A.desc, want, &ib, &jb, B.desc, &uctxt);
+        for (int call = 0; call < 2; call++) {
+            fill(got, B.local, es, 2);
+            if (tri)
+                t->redist_tr(&uplo, &diag, &m, &n, a, &ia, &ja, A.desc, got, &ib, &jb, B.desc,
+                             &uctxt);
+            else
+                t->redist_ge(&m, &n, a, &ia, &ja, A.desc, got, &ib, &jb, B.desc, &uctxt);
+            const char *detail = NULL;
+            int rc = redist_scalapack_last_error(&detail);
+            char what[160];
+            snprintf(what, sizeof what,
+                     "case %d call %d p%s%s m=%d n=%d A %dx%d (%d,%d) blocks %dx%d ia=%d ja=%d "
+                     "B %dx%d (%d,%d) blocks %dx%d ib=%d jb=%d %c%c",
+                     index, call, t->name, tri ? "trmr2d" : "gemr2d", m, n, ar, ac, A.desc[2],
+                     A.desc[3], A.desc[4], A.desc[5], ia, ja, br, bc, B.desc[2], B.desc[3],
+                     B.desc[4], B.desc[5], ib, jb, tri ? uplo : ' ', tri ? diag : ' ');
+            if (rc != REDIST_SUCCESS)
+                mtest_fail(&errs, me, what, "%s: %s", redist_strerror(rc), detail);
+            int64_t bad = 0;
+            for (int64_t i = 0; i < B.local * (int64_t)es; i++)
+                if (got[i] != want[i] && bad++ == 0)
+                    mtest_fail(&errs, me, what, "byte %lld of B's local array differs",
+                               (long long)i);
+            calls_compared++;
+        }
+        free(a);
+        free(want);
+        free(got);
+    }
+    if (actxt != -1)
+        Cblacs_gridexit(actxt);
+    if (bctxt != -1)
+        Cblacs_gridexit(bctxt);
+    if (uctxt != -1)
+        Cblacs_gridexit(uctxt);
+    free(all);
+    free(sa);
+    free(sb);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    Cblacs_pinfo(&me, &np);
+    uint64_t seed = 20261123;
+    int cases = 120, only = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--seed") == 0)
+            seed = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--cases") == 0)
+            cases = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--case") == 0)
+            only = atoi(argv[i + 1]);
+    }
+    for (int i = 0; i < cases; i++) {
+        rng = seed * 6364136223846793005ull + (uint64_t)i * 1442695040888963407ull + 1;
+        if (only < 0 || only == i)
+            one_case(i);
+    }
+    int total = 0;
+    MPI_Reduce(&calls_compared, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (me == 0)
+        printf("%d calls compared with ScaLAPACK's over %d cases\n", total, cases);
+    return mtest_finalize(errs);
+}

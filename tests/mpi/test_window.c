@@ -1,0 +1,407 @@
+/* Windows and padded local arrays (redist_layout_create_window), checked element by element.
+ *
+ * Random cases: 1-3 dimensions; on each side a parent array (extents 0..30, blocks 1..7 or
+ * larger than the extent, a random grid on a random subset of the ranks in random order,
+ * any first coordinate, row- or column-major) and a window of it (random offset, the same
+ * window extents on both sides), sometimes made in two steps (a window of a window); every
+ * rank pads its local arrays with its own random ld. Each rank's local arrays are the
+ * parent's, padding included, filled with background values. Every algorithm the library
+ * lists (and auto) runs the plan by execute and by start + test; a forced algorithm may say
+ * REDIST_ERR_NOT_APPLICABLE, the same on every rank. After each run, every element of every
+ * local array is checked: a destination window element holds the value of its source
+ * element, every other element (padding, the parent outside the window) its background
+ * value, and the source is unchanged. A rank whose local array is empty passes NULL.
+ *
+ * The oracle (global index -> rank, local index, storage offset) is the layout formula of
+ * redist.h applied to the parent, worked out here independently of the library.
+ *
+ * Options: --seed S, --cases C, --case K (only case K). */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mtest.h"
+
+#define MAXD 3
+#define MAXP 64
+
+typedef struct {
+    int64_t extent[MAXD], block[MAXD], offset[MAXD], split[MAXD]; /* split: nested window */
+    int grid[MAXD], first[MAXD], ranks[MAXP], nprocs, order, nested;
+} side_t;
+
+typedef struct {
+    int ndims;
+    int64_t count[MAXD]; /* the window's extents, the same on both sides */
+    side_t src, dst;
+    int complex_type; /* 16-byte elements instead of 8 */
+} case_t;
+
+static int me, nranks, errs, plans_run, phased_cases;
+static uint64_t rng;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static int64_t rnd(int64_t lo, int64_t hi) /* inclusive */
+{
+    return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the oracle ---------------------------------------------------------------------- */
+
+static int64_t numroc(int64_t n, int64_t b, int p, int first, int c)
+{
+    int64_t count = 0;
+    for (int64_t g = 0; g < n; g += b) /* block by block: slow and obviously right */
+        if ((g / b + first) % p == c)
+            count += n - g < b ? n - g : b;
+    return count;
+}
+
+static int coords_of(const side_t *s, int ndims, int rank, int coords[])
+{
+    for (int pos = 0; pos < s->nprocs; pos++)
+        if (s->ranks[pos] == rank) {
+            for (int k = ndims - 1; k >= 0; k--) {
+                coords[k] = pos % s->grid[k];
+                pos /= s->grid[k];
+            }
+            return 1;
+        }
+    return 0;
+}
+
+/* This rank's padding along each dimension: the same random draw on every rank (the case's
+   stream), so every rank knows every rank's, though the library never compares them. */
+typedef struct {
+    int held;
+    int64_t local[MAXD], alloc[MAXD], stride[MAXD], size;
+    int64_t ld[MAXD];
+} storage_t;
+
+static void storage_of(const case_t *cs, const side_t *s, int rank, const int64_t pad[MAXD],
+                       storage_t *st)
+{
+    int c[MAXD];
+    memset(st, 0, sizeof *st);
+    st->held = coords_of(s, cs->ndims, rank, c);
+    if (!st->held)
+        return;
+    int slowest = s->order == REDIST_COL_MAJOR ? cs->ndims - 1 : 0;
+    st->size = 1;
+    for (int i = 0; i < cs->ndims; i++) {
+        int k = s->order == REDIST_COL_MAJOR ? i : cs->ndims - 1 - i;
+        st->local[k] = numroc(s->extent[k], s->block[k], s->grid[k], s->first[k], c[k]);
+        st->alloc[k] = st->local[k] + (k == slowest ? 0 : pad[k]);
+        st->ld[k] = pad[k] > 0 && k != slowest ? st->alloc[k] : 0;
+        st->stride[k] = st->size;
+        st->size *= st->alloc[k];
+    }
+}
+
+/* Where window element w[] lives: its rank and storage offset on that rank. */
+static int locate(const case_t *cs, const side_t *s, const int64_t w[], const int64_t pads[][MAXD],
+                  int *rank, int64_t *off)
+{
+    int c[MAXD];
+    int64_t l[MAXD];
+    for (int k = 0; k < cs->ndims; k++) {
+        int64_t g = s->offset[k] + w[k];
+        c[k] = (int)((g / s->block[k] + s->first[k]) % s->grid[k]);
+        l[k] = g / (s->block[k] * s->grid[k]) * s->block[k] + g % s->block[k];
+    }
+    int pos = 0;
+    for (int k = 0; k < cs->ndims; k++)
+        pos = pos * s->grid[k] + c[k];
+    *rank = s->ranks[pos];
+    storage_t st;
+    storage_of(cs, s, *rank, pads[*rank], &st);
+    *off = 0;
+    for (int k = 0; k < cs->ndims; k++)
+        *off += l[k] * st.stride[k];
+    return 0;
+}
+
+/* ---- values -------------------------------------------------------------------------- */
+
+static double element_value(int64_t lin)
+{
+    return 1.0 + (double)lin;
+}
+static double background(int side, int rank, int64_t off)
+{
+    return -(1.0 + (double)off + 1e6 * rank + 5e8 * side);
+}
+
+/* ---- one case ------------------------------------------------------------------------ */
+
+static int make_layout(const case_t *cs, const side_t *s, const int64_t ld[], redist_layout *out)
+{
+    redist_layout parent = NULL, mid = NULL;
+    int rc = redist_layout_create(cs->ndims, s->extent, s->block, s->grid, s->first, s->ranks,
+                                  s->order, &parent);
+    if (rc != REDIST_SUCCESS)
+        return rc;
+    if (s->nested) { /* a window of a window: offset = split + rest, then the count */
+        int64_t rest[MAXD], mid_count[MAXD];
+        for (int k = 0; k < cs->ndims; k++) {
+            rest[k] = s->offset[k] - s->split[k];
+            mid_count[k] = s->extent[k] - s->split[k];
+        }
+        rc = redist_layout_create_window(parent, s->split, mid_count, NULL, &mid);
+        if (rc == REDIST_SUCCESS)
+            rc = redist_layout_create_window(mid, rest, cs->count, ld, out);
+    } else {
+        rc = redist_layout_create_window(parent, s->offset, cs->count, ld, out);
+    }
+    redist_layout_free(&mid);
+    redist_layout_free(&parent);
+    return rc;
+}
+
+static void fill_background(double *a, const storage_t *st, int side, int width)
+{
+    for (int64_t i = 0; i < st->size * width; i++)
+        a[i] = background(side, me, i);
+}
+
+static int64_t window_total(const case_t *cs)
+{
+    int64_t n = 1;
+    for (int k = 0; k < cs->ndims; k++)
+        n *= cs->count[k];
+    return n;
+}
+
+static void window_index(const case_t *cs, int64_t lin, int64_t w[])
+{
+    for (int k = cs->ndims - 1; k >= 0; k--) {
+        w[k] = lin % cs->count[k];
+        lin /= cs->count[k];
+    }
+}
+
+/* Sets this rank's window elements of side s in a (width doubles per element). */
+static void fill_window(const case_t *cs, const side_t *s, const int64_t pads[][MAXD], double *a,
+                        int width)
+{
+    int64_t w[MAXD], off;
+    int rank;
+    for (int64_t lin = 0; lin < window_total(cs); lin++) {
+        window_index(cs, lin, w);
+        locate(cs, s, w, pads, &rank, &off);
+        if (rank == me)
+            for (int j = 0; j < width; j++)
+                a[off * width + j] = element_value(lin) + 0.25 * j;
+    }
+}
+
+/* Every element of this rank's array `a`: the window's values where set, else background. */
+static int check_array(const case_t *cs, const side_t *s, const int64_t pads[][MAXD],
+                       const storage_t *st, const double *a, int side, int width, const char *what)
+{
+    if (!st->held)
+        return 0;
+    double *want = malloc((size_t)(st->size * width + 1) * sizeof *want);
+    fill_background(want, st, side, width);
+    fill_window(cs, s, pads, want, width);
+    int bad = 0;
+    for (int64_t i = 0; i < st->size * width; i++)
+        if (a[i] != want[i] && bad++ < 3)
+            mtest_fail(&errs, me, what, "element %lld of the local array: %g, want %g",
+                       (long long)i, a[i], want[i]);
+    free(want);
+    return bad;
+}
+
+static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
+                     const int64_t pads_dst[][MAXD], int index)
+{
+    int width = cs->complex_type ? 2 : 1;
+    MPI_Datatype type = cs->complex_type ? MPI_C_DOUBLE_COMPLEX : MPI_DOUBLE;
+    storage_t ss, ds;
+    storage_of(cs, &cs->src, me, pads_src[me], &ss);
+    storage_of(cs, &cs->dst, me, pads_dst[me], &ds);
+    redist_layout src = NULL, dst = NULL;
+    int rc = make_layout(cs, &cs->src, ss.held ? ss.ld : NULL, &src);
+    if (rc == REDIST_SUCCESS)
+        rc = make_layout(cs, &cs->dst, ds.held ? ds.ld : NULL, &dst);
+    if (rc != REDIST_SUCCESS) {
+        mtest_fail(&errs, me, "layouts", "case %d: %s", index, redist_strerror(rc));
+        return;
+    }
+    double *a = ss.size ? malloc((size_t)(ss.size * width) * sizeof *a) : NULL;
+    double *b = ds.size ? malloc((size_t)(ds.size * width) * sizeof *b) : NULL;
+    /* Every algorithm, auto, then auto in bounded mode and direct-async with each transport
+       (the variants past the list). */
+    int nalg = redist_algorithm_count();
+    for (int ai = -1; ai < nalg + 4; ai++) {
+        const char *name = ai < 0 || ai == nalg ? "auto"
+                           : ai < nalg          ? redist_algorithm_name(ai)
+                                                : "direct-async";
+        redist_options opt;
+        redist_options_init(&opt);
+        opt.algorithm = name;
+        if (ai == nalg)
+            opt.max_buffer_bytes = 64; /* a few elements per chunk */
+        if (ai == nalg + 1)
+            opt.transport = REDIST_TRANSPORT_DATATYPE;
+        if (ai > nalg + 1)
+            opt.transport = REDIST_TRANSPORT_PACK;
+        if (ai == nalg + 3)
+            opt.shared_memory = 0;
+        redist_plan plan = NULL;
+        rc = redist_plan_create(src, dst, type, MPI_COMM_WORLD, &opt, &plan);
+        if (!mtest_all_same(rc))
+            mtest_fail(&errs, me, name, "case %d: plan_create returned different codes", index);
+        if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
+            continue;
+        if (rc != REDIST_SUCCESS) {
+            mtest_fail(&errs, me, name, "case %d: plan_create: %s (%s)", index, redist_strerror(rc),
+                       redist_last_error_detail());
+            continue;
+        }
+        plans_run++;
+        for (int run = 0; run < 2; run++) {
+            if (a) {
+                fill_background(a, &ss, 0, width);
+                fill_window(cs, &cs->src, pads_src, a, width);
+            }
+            if (b)
+                fill_background(b, &ds, 1, width);
+            if (run == 0) {
+                rc = redist_execute(plan, a, b);
+            } else {
+                int done = 0;
+                rc = redist_start(plan, a, b);
+                while (rc == REDIST_SUCCESS && !done)
+                    rc = redist_test(plan, &done);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "case %d %s (variant %d) run %d", index, name, ai, run);
+            if (rc != REDIST_SUCCESS) {
+                mtest_fail(&errs, me, what, "%s (%s)", redist_strerror(rc),
+                           redist_last_error_detail());
+                continue;
+            }
+            int bad = check_array(cs, &cs->dst, pads_dst, &ds, b, 1, width, what) +
+                      check_array(cs, &cs->src, pads_src, &ss, a, 0, width, what);
+            if (bad)
+                break;
+        }
+        redist_plan_free(&plan);
+    }
+    free(a);
+    free(b);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
+/* ---- case generation (the same on every rank) ------------------------------------------ */
+
+static void random_side(side_t *s, int ndims, const int64_t count[], int aligned)
+{
+    int p = (int)rnd(1, nranks < MAXP ? nranks : MAXP);
+    int all[MAXP];
+    for (int i = 0; i < nranks && i < MAXP; i++)
+        all[i] = i;
+    for (int i = (nranks < MAXP ? nranks : MAXP) - 1; i > 0; i--) { /* a random subset */
+        int j = (int)rnd(0, i), t = all[i];
+        all[i] = all[j];
+        all[j] = t;
+    }
+    s->nprocs = p;
+    memcpy(s->ranks, all, (size_t)p * sizeof(int));
+    for (int k = 0; k < ndims; k++) /* factor p over the dimensions */
+        s->grid[k] = 1;
+    for (int left = p, k = 0; left > 1; k = (k + 1) % ndims) {
+        int f = 2;
+        while (left % f)
+            f++;
+        s->grid[k] *= f;
+        left /= f;
+    }
+    s->order = rnd(0, 1) ? REDIST_COL_MAJOR : REDIST_ROW_MAJOR;
+    s->nested = rnd(0, 3) == 0;
+    for (int k = 0; k < ndims; k++) {
+        s->extent[k] = count[k] + rnd(0, 12);
+        s->offset[k] = rnd(0, s->extent[k] - count[k]);
+        s->block[k] = rnd(0, 5) == 0 ? rnd(1, 40) : rnd(1, 7);
+        s->first[k] = (int)rnd(0, s->grid[k] - 1);
+        if (aligned) /* on a block boundary: every algorithm applies */
+            s->offset[k] -= s->offset[k] % s->block[k];
+        s->split[k] = aligned ? s->offset[k] : rnd(0, s->offset[k]);
+    }
+}
+
+static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MAXD])
+{
+    memset(cs, 0, sizeof *cs);
+    cs->ndims = (int)rnd(1, MAXD);
+    for (int k = 0; k < cs->ndims; k++)
+        cs->count[k] = rnd(0, 9) == 0 ? 0 : rnd(1, cs->ndims == 1 ? 60 : 14);
+    int aligned = rnd(0, 1);
+    random_side(&cs->src, cs->ndims, cs->count, aligned);
+    random_side(&cs->dst, cs->ndims, cs->count, aligned);
+    if (rnd(0, 1)) { /* the same ranks, grid and first: the papers' single processor set */
+        side_t *d = &cs->dst, *s = &cs->src;
+        d->nprocs = s->nprocs;
+        memcpy(d->ranks, s->ranks, sizeof d->ranks);
+        memcpy(d->grid, s->grid, sizeof d->grid);
+        for (int k = 0; k < cs->ndims; k++) {
+            d->first[k] = s->first[k];
+            d->offset[k] = aligned ? 0 : d->offset[k];
+            d->split[k] = aligned ? 0 : d->split[k];
+            d->extent[k] = aligned ? cs->count[k] : d->extent[k];
+        }
+    }
+    cs->complex_type = rnd(0, 3) == 0;
+    for (int r = 0; r < nranks && r < MAXP; r++)
+        for (int k = 0; k < MAXD; k++) {
+            pads_src[r][k] = rnd(0, 2) ? 0 : rnd(1, 3);
+            pads_dst[r][k] = rnd(0, 2) ? 0 : rnd(1, 3);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    uint64_t seed = 20261123u;
+    int cases = 150, only = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--seed") == 0)
+            seed = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--cases") == 0)
+            cases = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--case") == 0)
+            only = atoi(argv[i + 1]);
+    }
+    static int64_t pads_src[MAXP][MAXD], pads_dst[MAXP][MAXD];
+    for (int i = 0; i < cases; i++) {
+        rng = seed * 2654435761u + (uint64_t)i * 40503u + 1;
+        case_t cs;
+        gen_case(&cs, pads_src, pads_dst);
+        if (only >= 0 && only != i)
+            continue;
+        for (int k = 0; k < cs.ndims; k++)
+            if (cs.src.offset[k] % cs.src.block[k] || cs.dst.offset[k] % cs.dst.block[k]) {
+                phased_cases++; /* a window that starts inside a block */
+                break;
+            }
+        run_case(&cs, pads_src, pads_dst, i);
+    }
+    if (me == 0)
+        printf("%d plans run over %d cases, %d of them with a window inside a block\n", plans_run,
+               cases, phased_cases);
+    return mtest_finalize(errs);
+}
