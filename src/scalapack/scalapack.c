@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +154,9 @@ static int read_side(const int desc[DLEN_], int i, int j, int m, int n, const ch
 
 /* ---- caches ---------------------------------------------------------------------------- */
 typedef struct plan_entry {
-    call_t key; /* this process's own arguments */
-    int id;     /* agreed across the union */
+    call_t key;      /* this process's own arguments, BLACS handles left out (cache_key) */
+    int id;          /* agreed across the union */
+    int params_hash; /* of the exchanged parameters and grid maps (members_hash) */
     unsigned long used;
     redist_plan plan;
     char *scratch; /* trmr2d: the rectangle in B's layout, srows x scols */
@@ -164,9 +166,9 @@ typedef struct plan_entry {
 
 typedef struct context {
     int ictxt, rows, cols, row, col;
-    MPI_Comm sys, comm; /* the system communicator and the union's */
-    int *sysranks;      /* [rows * cols] by union position */
-    int id;             /* agreed across the union */
+    MPI_Comm comm; /* the union's: its rank r is union position r */
+    int *members;  /* [rows * cols] MPI_COMM_WORLD ranks by union position (world_ranks) */
+    int id;        /* agreed across the union */
     plan_entry plans[PLANS_PER_CONTEXT];
     int next_plan_id;
     struct context *next;
@@ -197,7 +199,7 @@ static int release_all(MPI_Comm comm, int keyval, void *value, void *extra)
         free_plans(c);
         if (c->comm != MPI_COMM_NULL)
             MPI_Comm_free(&c->comm);
-        free(c->sysranks);
+        free(c->members);
         free(c);
     }
     return MPI_SUCCESS;
@@ -213,12 +215,12 @@ static void set_finalize_hook(void)
         finalize_hook_set = 1;
 }
 
-static context *find_context(int ictxt, int rows, int cols, int row, int col, MPI_Comm sys)
+static context *find_context(int ictxt, int rows, int cols, int row, int col)
 {
     context *found = NULL;
     for (context *c = contexts; c != NULL; c = c->next) /* the newest match */
         if (c->ictxt == ictxt && c->rows == rows && c->cols == cols && c->row == row &&
-            c->col == col && c->sys == sys && (found == NULL || c->id > found->id))
+            c->col == col && (found == NULL || c->id > found->id))
             found = c;
     return found;
 }
@@ -228,10 +230,23 @@ static int same_call(const call_t *a, const call_t *b)
     return memcmp(a, b, sizeof *a) == 0;
 }
 
-static plan_entry *find_plan(context *c, const call_t *key)
+/* A call's key for the plan cache: its arguments without the BLACS handles, which BLACS
+   reuses for other grids (the grids themselves are checked by params_hash), keeping only
+   whether this process is in each grid. */
+static call_t cache_key(const call_t *cl)
 {
+    call_t k = *cl;
+    k.ictxt = 0;
+    k.desca[CTXT_] = cl->desca[CTXT_] == -1 ? -1 : 0;
+    k.descb[CTXT_] = cl->descb[CTXT_] == -1 ? -1 : 0;
+    return k;
+}
+
+static plan_entry *find_plan(context *c, const call_t *cl)
+{
+    call_t key = cache_key(cl);
     for (int i = 0; c != NULL && i < PLANS_PER_CONTEXT; i++)
-        if (c->plans[i].plan != NULL && same_call(&c->plans[i].key, key))
+        if (c->plans[i].plan != NULL && same_call(&c->plans[i].key, &key))
             return &c->plans[i];
     return NULL;
 }
@@ -247,6 +262,10 @@ enum {
     R_CONTEXT_NEG,
     R_PLAN,
     R_PLAN_NEG,
+    R_HASH, /* of the candidate communicator's members: the same entry everywhere */
+    R_HASH_NEG,
+    R_PLAN_HASH, /* of the candidate plan's exchanged parameters */
+    R_PLAN_HASH_NEG,
     R_A,
     R_B = R_A + NPARAM,
     R_A_TOP = R_B + NPARAM, /* ID_TOP - param: their minimum gives the maximum */
@@ -254,22 +273,60 @@ enum {
     R_FIXED = R_B_TOP + NPARAM /* then sysranks, A's map, B's map: nprocs each */
 };
 
-/* The union communicator (made collectively over the union on a miss). */
-static int union_comm(int ictxt, int rows, int cols, int row, int col, MPI_Comm sys,
-                      const int *sysranks, context *candidate, int all_hit, context **out)
+/* A hash of n ints (a union's members, parameters), in [1, 2^30). */
+static int members_hash(const int *v, int n)
 {
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)(unsigned)v[i]) * 1099511628211ull;
+    return (int)(h % ((1u << 30) - 1)) + 1;
+}
+
+/* The union's members as MPI_COMM_WORLD ranks (BLACS's system communicators come and go;
+   the processes stay); a process outside MPI_COMM_WORLD (a spawned job) as -1 - its system
+   rank. */
+static void world_ranks(MPI_Comm sys, const int *sysranks, int n, int *out)
+{
+    MPI_Group sg, wg;
+    MPI_Comm_group(sys, &sg);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(sg, n, sysranks, wg, out);
+    for (int i = 0; i < n; i++)
+        if (out[i] == MPI_UNDEFINED)
+            out[i] = -1 - sysranks[i];
+    MPI_Group_free(&sg);
+    MPI_Group_free(&wg);
+}
+
+/* The union communicator: the cached one when every member's candidate is the same entry
+   (same id, same members hash) and its members are the union's; else made collectively. */
+static int union_comm(int ictxt, int rows, int cols, int row, int col, MPI_Comm sys,
+                      const int *sysranks, const int *members, context *candidate, int all_hit,
+                      context **out, int *found)
+{
+    *found = 0;
     int n = rows * cols;
-    if (all_hit && memcmp(candidate->sysranks, sysranks, (size_t)n * sizeof *sysranks) == 0) {
+    if (all_hit) {
         *out = candidate;
         return REDIST_SUCCESS;
     }
+    /* The same members under other handles (BLACS reuses and reassigns them): entries are
+       never dropped before MPI_Finalize, so every member finds the same one. */
+    for (context *c = contexts; c != NULL; c = c->next)
+        if (c->rows * c->cols == n &&
+            memcmp(c->members, members, (size_t)n * sizeof *members) == 0) {
+            c->ictxt = ictxt, c->rows = rows, c->cols = cols, c->row = row, c->col = col;
+            *out = c;
+            *found = 1;
+            return REDIST_SUCCESS;
+        }
     context *c = calloc(1, sizeof *c);
     int *ranks = malloc((size_t)n * sizeof *ranks);
     MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
     int err = c != NULL && ranks != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     MPI_Comm comm = MPI_COMM_NULL;
     if (err == REDIST_SUCCESS) {
-        memcpy(ranks, sysranks, (size_t)n * sizeof *ranks);
+        memcpy(ranks, members, (size_t)n * sizeof *ranks);
         /* Collective over the union only; a failed allocation above still takes part. */
     }
     MPI_Comm_group(sys, &world);
@@ -296,14 +353,33 @@ static int union_comm(int ictxt, int rows, int cols, int row, int col, MPI_Comm 
                    .cols = cols,
                    .row = row,
                    .col = col,
-                   .sys = sys,
                    .comm = comm,
-                   .sysranks = ranks,
+                   .members = ranks,
                    .id = agreed,
                    .next = contexts};
     contexts = c;
     *out = c;
     return REDIST_SUCCESS;
+}
+
+/* The hash of the exchanged parameters of both matrices and their grid maps. */
+static int params_hash(const int *r, int nprocs)
+{
+    return members_hash(r + R_A, 2 * NPARAM) ^ members_hash(r + R_FIXED + nprocs, 2 * nprocs);
+}
+
+/* After BLACS changed the handles: whether every member has the same cached plan for these
+   arguments (one agreement over the union's communicator), and which. */
+static int agree_on_plan(context *c, const call_t *cl, int params, plan_entry **pe)
+{
+    plan_entry *mine = find_plan(c, cl);
+    if (mine != NULL && mine->params_hash != params)
+        mine = NULL;
+    int v[2] = {mine ? mine->id + 1 : 0, mine ? ID_TOP - mine->id - 1 : ID_TOP}, all[2] = {0, 0};
+    if (MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
+        return 0;
+    *pe = mine;
+    return all[0] > 0 && all[0] == ID_TOP - all[1];
 }
 
 /* ---- layouts from descriptors -------------------------------------------------------------*/
@@ -424,7 +500,7 @@ static int make_plan(const call_t *cl, context *c, const int *r, int nprocs, con
         e->scratch = NULL;
         return err != REDIST_SUCCESS ? err : fail(all, "%s", redist_last_error_detail());
     }
-    e->key = *cl;
+    e->key = cache_key(cl);
     e->id = c->next_plan_id++; /* every member creates its plans in the same order */
     return REDIST_SUCCESS;
 }
@@ -464,7 +540,7 @@ static int run(const call_t *cl, const void *a, void *b)
     int sb_status = read_side(cl->descb, cl->ib, cl->jb, cl->m, cl->n, "b", &sb);
     status = status != REDIST_SUCCESS ? status : sb_status;
 
-    context *cand = find_context(cl->ictxt, rows, cols, row, col, sys);
+    context *cand = find_context(cl->ictxt, rows, cols, row, col);
     plan_entry *pe = find_plan(cand, cl);
     int len = R_FIXED + 3 * nprocs, *r = malloc((size_t)len * sizeof *r);
     if (r == NULL) /* cannot take part in the reduction: nothing sensible remains */
@@ -476,6 +552,10 @@ static int run(const call_t *cl, const void *a, void *b)
     r[R_CONTEXT_NEG] = cand ? ID_TOP - cand->id - 1 : ID_TOP;
     r[R_PLAN] = pe ? pe->id + 1 : 0;
     r[R_PLAN_NEG] = pe ? ID_TOP - pe->id - 1 : ID_TOP;
+    r[R_HASH] = cand ? members_hash(cand->members, nprocs) : 0;
+    r[R_HASH_NEG] = ID_TOP - r[R_HASH];
+    r[R_PLAN_HASH] = pe ? pe->params_hash : 0;
+    r[R_PLAN_HASH_NEG] = ID_TOP - r[R_PLAN_HASH];
     for (int i = 0; i < NPARAM; i++) {
         if (sa.in)
             r[R_A_TOP + i] = ID_TOP - sa.param[i];
@@ -518,13 +598,31 @@ static int run(const call_t *cl, const void *a, void *b)
         free(r);
         return err;
     }
-    int context_hit = r[R_CONTEXT] > 0 && r[R_CONTEXT] == ID_TOP - r[R_CONTEXT_NEG];
-    int plan_hit = context_hit && r[R_PLAN] > 0 && r[R_PLAN] == ID_TOP - r[R_PLAN_NEG];
+    int *members = malloc((size_t)nprocs * sizeof *members);
+    if (members == NULL) { /* the union's other members go on: this one cannot */
+        free(r);
+        return fail(REDIST_ERR_NOMEM, "the union's members");
+    }
+    world_ranks(sys, r + R_FIXED, nprocs, members);
+    /* Every member's candidate is one entry, whose members are this union's. */
+    int context_hit = r[R_CONTEXT] > 0 && r[R_CONTEXT] == ID_TOP - r[R_CONTEXT_NEG] &&
+                      r[R_HASH] == ID_TOP - r[R_HASH_NEG] &&
+                      r[R_HASH] == members_hash(members, nprocs);
+    /* The parameters and maps everyone now has, whose hash a plan must have been made for. */
+    int params = params_hash(r, nprocs);
+    int plan_hit = context_hit && r[R_PLAN] > 0 && r[R_PLAN] == ID_TOP - r[R_PLAN_NEG] &&
+                   r[R_PLAN_HASH] == ID_TOP - r[R_PLAN_HASH_NEG] && r[R_PLAN_HASH] == params;
     context *c = NULL;
-    err = union_comm(cl->ictxt, rows, cols, row, col, sys, r + R_FIXED, cand, context_hit, &c);
-    if (err == REDIST_SUCCESS && (c != cand || !plan_hit)) {
+    int found = 0; /* an entry with these members, the same on every member (never dropped) */
+    err = union_comm(cl->ictxt, rows, cols, row, col, sys, r + R_FIXED, members, cand, context_hit,
+                     &c, &found);
+    free(members);
+    if (err == REDIST_SUCCESS && found) /* BLACS gave the grids new handles */
+        plan_hit = agree_on_plan(c, cl, params, &pe);
+    if (err == REDIST_SUCCESS && !plan_hit) {
         pe = free_slot(c);
         err = make_plan(cl, c, r, nprocs, &sa, &sb, pe);
+        pe->params_hash = params;
     }
     if (err == REDIST_SUCCESS) {
         pe->used = ++clock_ticks;
