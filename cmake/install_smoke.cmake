@@ -1,6 +1,7 @@
 # ctest install_smoke: install redist into a scratch prefix, then build and run a user
 # program against it twice: mpicc + pkg-config, and a CMake project using find_package.
-# Arguments (-D): BUILD_DIR SOURCE_DIR WORK_DIR MPICC PKG_CONFIG GENERATOR C_COMPILER
+# Arguments (-D): BUILD_DIR SOURCE_DIR WORK_DIR MPICC PKG_CONFIG GENERATOR C_COMPILER, and
+# MPIF90 when the Fortran module was built (then a Fortran program is built both ways too).
 cmake_minimum_required(VERSION 3.18)
 
 function(run_step what)
@@ -56,3 +57,31 @@ run_step("run find_package program (shared)" "${proj_build}/prog")
 check_program_output("find_package program")
 run_step("run find_package program (static)" "${proj_build}/prog_static")
 check_program_output("find_package program (static)")
+
+# 3. The Fortran module: mpif90 + pkg-config redist_fortran, and find_package.
+if(MPIF90)
+  foreach(f include/redist.mod lib/libredist_fortran.so lib/pkgconfig/redist_fortran.pc)
+    if(NOT EXISTS "${prefix}/${f}")
+      message(FATAL_ERROR "install_smoke: ${prefix}/${f} was not installed")
+    endif()
+  endforeach()
+  run_step("pkg-config redist_fortran" "${PKG_CONFIG}" --cflags --libs redist_fortran)
+  string(STRIP "${step_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  run_step("mpif90 with pkg-config" "${MPIF90}" "${SOURCE_DIR}/prog.f90" ${pc_flags}
+           -o "${WORK_DIR}/prog_fortran_pkgconfig")
+  run_step("run Fortran pkg-config program" "${WORK_DIR}/prog_fortran_pkgconfig")
+  if(NOT step_output MATCHES "rank 1 holds 4 x 7")
+    message(FATAL_ERROR "install_smoke: the Fortran program printed:\n${step_output}")
+  endif()
+  set(fproj "${WORK_DIR}/cmake_project_fortran")
+  run_step("configure find_package project with Fortran"
+           "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/cmake_project" -B "${fproj}" -G "${GENERATOR}"
+           -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_Fortran_COMPILER=${MPIF90} -DWITH_FORTRAN=ON
+           -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  run_step("build find_package project with Fortran" "${CMAKE_COMMAND}" --build "${fproj}")
+  run_step("run find_package Fortran program" "${fproj}/prog_fortran")
+  if(NOT step_output MATCHES "rank 1 holds 4 x 7")
+    message(FATAL_ERROR "install_smoke: the Fortran program printed:\n${step_output}")
+  endif()
+endif()

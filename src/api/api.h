@@ -22,4 +22,9 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
    (*strings, freed with the plan). REDIST_ERR_NOMEM if a copy fails. */
 int redist__keep_options(const redist_options *opt, redist_options *kept, char **strings);
 
+/* The Fortran module's plan constructor (fortran.c): Fortran MPI handles, the algorithm
+   (NULL: auto) and max_buffer_bytes as the only options. */
+int redist_f_plan_create(redist_layout src, redist_layout dst, MPI_Fint type, MPI_Fint comm,
+                         const char *algorithm, int64_t max_buffer_bytes, redist_plan *plan);
+
 #endif
