@@ -174,7 +174,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < NMETHODS; m++)
             med[m] = median(t + m * reps, reps);
         if (me == 0)
-            printf("%4d->%-4d %9.2f ms %9.2f ms %9.2f ms %9.2fx %11.3f%s\n", mb, mb2,
+            printf("%4d->%-4d %9.3f ms %9.3f ms %9.3f ms %9.2fx %11.3f%s\n", mb, mb2,
                    med[M_SCALAPACK] * 1e3, med[M_CALL] * 1e3, med[M_EXECUTE] * 1e3,
                    med[M_SCALAPACK] / med[M_CALL], med[M_CALL] / med[M_EXECUTE],
                    any ? "   WRONG RESULT" : "");

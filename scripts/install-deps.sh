@@ -36,6 +36,7 @@ have_cmd make || need make
 have_cmd cmake || need cmake
 have_cmd pkg-config || need pkg-config
 have_cmd mpicc || need libopenmpi-dev
+have_cmd gfortran || need gfortran # the Fortran module and the ScaLAPACK relink test
 have_cmd mpirun || have_cmd mpiexec || need openmpi-bin
 have_lib scalapack-openmpi scalapack || have_pkg libscalapack-openmpi-dev ||
     need libscalapack-openmpi-dev
