@@ -26,6 +26,7 @@
  * redist_scalapack_last_error(); nothing is printed. */
 #include "redist.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -266,7 +267,9 @@ enum {
     R_HASH_NEG,
     R_PLAN_HASH, /* of the candidate plan's exchanged parameters */
     R_PLAN_HASH_NEG,
-    R_A,
+    R_CALL, /* m + 1, n + 1 and the routine (type, uplo, diag): the same everywhere */
+    R_CALL_TOP = R_CALL + 3,
+    R_A = R_CALL_TOP + 3,
     R_B = R_A + NPARAM,
     R_A_TOP = R_B + NPARAM, /* ID_TOP - param: their minimum gives the maximum */
     R_B_TOP = R_A_TOP + NPARAM,
@@ -526,19 +529,25 @@ static int run(const call_t *cl, const void *a, void *b)
     Cblacs_gridinfo(cl->ictxt, &rows, &cols, &row, &col);
     if (row < 0 || col < 0 || row >= rows || col >= cols)
         return REDIST_SUCCESS; /* not in the union: ScaLAPACK's processes outside do nothing */
-    if (cl->m < 0 || cl->n < 0)
-        return fail(REDIST_ERR_ARG, "m = %d, n = %d must be >= 0", cl->m, cl->n);
-    if (cl->m == 0 || cl->n == 0)
-        return REDIST_SUCCESS;
     set_finalize_hook();
     int sysctxt = 0, sysrank = 0, nprocs = rows * cols;
     Cblacs_get(cl->ictxt, 10, &sysctxt);
     MPI_Comm sys = Cblacs2sys_handle(sysctxt);
     MPI_Comm_rank(sys, &sysrank);
     side_t sa, sb;
-    int status = read_side(cl->desca, cl->ia, cl->ja, cl->m, cl->n, "a", &sa);
-    int sb_status = read_side(cl->descb, cl->ib, cl->jb, cl->m, cl->n, "b", &sb);
-    status = status != REDIST_SUCCESS ? status : sb_status;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    /* m or n = 0 does nothing, as in ScaLAPACK (whose routine reads nothing else then); the
+       exchange still runs, so that a process with other m, n is told, not left waiting. */
+    int status = cl->m < 0 || cl->n < 0
+                     ? fail(REDIST_ERR_ARG, "m = %d, n = %d must be >= 0", cl->m, cl->n)
+                     : REDIST_SUCCESS,
+        sb_status = REDIST_SUCCESS;
+    if (status == REDIST_SUCCESS && cl->m > 0 && cl->n > 0) {
+        status = read_side(cl->desca, cl->ia, cl->ja, cl->m, cl->n, "a", &sa);
+        sb_status = read_side(cl->descb, cl->ib, cl->jb, cl->m, cl->n, "b", &sb);
+        status = status != REDIST_SUCCESS ? status : sb_status;
+    }
 
     context *cand = find_context(cl->ictxt, rows, cols, row, col);
     plan_entry *pe = find_plan(cand, cl);
@@ -548,6 +557,12 @@ static int run(const call_t *cl, const void *a, void *b)
     for (int i = 0; i < len; i++)
         r[i] = INT_MAX;
     r[R_STATUS] = STATUS_BASE + status;
+    int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
+                   (int)cl->kind * 65536 + (unsigned char)cl->uplo * 256 + (unsigned char)cl->diag};
+    for (int i = 0; i < 3; i++) {
+        r[R_CALL + i] = call[i];
+        r[R_CALL_TOP + i] = ID_TOP - call[i];
+    }
     r[R_CONTEXT] = cand ? cand->id + 1 : 0;
     r[R_CONTEXT_NEG] = cand ? ID_TOP - cand->id - 1 : ID_TOP;
     r[R_PLAN] = pe ? pe->id + 1 : 0;
@@ -574,6 +589,16 @@ static int run(const call_t *cl, const void *a, void *b)
     Cigamn2d(cl->ictxt, "All", " ", len, 1, r, len, NULL, NULL, -1, -1, -1);
 
     int err = r[R_STATUS] - STATUS_BASE;
+    for (int i = 0; err == REDIST_SUCCESS && i < 3; i++)
+        if (r[R_CALL + i] != ID_TOP - r[R_CALL_TOP + i])
+            err = fail(REDIST_ERR_MISMATCH, "the processes of the union context pass different %s",
+                       i == 0   ? "m"
+                       : i == 1 ? "n"
+                                : "routines (type, uplo or diag)");
+    if (err == REDIST_SUCCESS && (cl->m == 0 || cl->n == 0)) {
+        free(r);
+        return REDIST_SUCCESS;
+    }
     if (err == REDIST_SUCCESS && (r[R_A] == INT_MAX || r[R_B] == INT_MAX))
         err = fail(REDIST_ERR_ARG, "no process is in %s's grid", r[R_A] == INT_MAX ? "A" : "B");
     for (int i = 0; err == REDIST_SUCCESS && i < 2 * NPARAM; i++) /* A's and B's alike */
@@ -644,8 +669,8 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
     call_t cl;
     memset(&cl, 0, sizeof cl); /* padding too: calls are compared with memcmp */
     cl.kind = kind;
-    cl.uplo = uplo ? *uplo : 0;
-    cl.diag = diag ? *diag : 0;
+    cl.uplo = uplo ? (char)toupper((unsigned char)*uplo) : 0; /* 'u' is 'U' */
+    cl.diag = diag ? (char)toupper((unsigned char)*diag) : 0;
     cl.m = *m;
     cl.n = *n;
     cl.ictxt = *ictxt;

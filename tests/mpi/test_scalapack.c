@@ -28,6 +28,7 @@
 void Cblacs_pinfo(int *me, int *np);
 void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridmap(int *ctxt, int *usermap, int ldu, int nprow, int npcol);
+void Cblacs_gridinit(int *ctxt, char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
 int numroc_(int *n, int *nb, int *iproc, int *isrc, int *nprocs);
@@ -243,6 +244,72 @@ static void one_case(int index)
     free(sb);
 }
 
+/* Arguments that differ between processes or are wrong on one: every process gets the same
+   code, and none waits for the others. */
+static void hostile_cases(void)
+{
+    int ctxt = 0, rows = 1, cols = np, zero = 0;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "R", rows, cols);
+    int n = 12, nb = 3, r, c, nr, nc;
+    Cblacs_gridinfo(ctxt, &nr, &nc, &r, &c);
+    int lc = numroc_(&n, &nb, &c, &zero, &nc), one = 1;
+    int desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, n};
+    double *a = calloc((size_t)(n * lc + 1), sizeof *a),
+           *b = calloc((size_t)(n * lc + 1), sizeof *b);
+    static const struct {
+        const char *what;
+        int want;
+    } cases[] = {{"m differs on the last process", REDIST_ERR_MISMATCH},
+                 {"m = 0 on the last process only", REDIST_ERR_MISMATCH},
+                 {"LLD too small on the last process", REDIST_ERR_ARG},
+                 {"DTYPE 2 on the first process", REDIST_ERR_ARG},
+                 {"MB differs on the last process", REDIST_ERR_MISMATCH},
+                 {"pzgemr2d on the last process, pdgemr2d elsewhere", REDIST_ERR_MISMATCH},
+                 {"ia past the matrix", REDIST_ERR_ARG},
+                 {"m = n = 0 with garbage descriptors", REDIST_SUCCESS}};
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+        int m = 8, nn = 8, da[9], db[9], ia = 1, last = me == np - 1;
+        memcpy(da, desc, sizeof da);
+        memcpy(db, desc, sizeof db);
+        if (k == 0 && last && np > 1)
+            m = 7;
+        if (k == 1 && last && np > 1)
+            m = 0;
+        if (k == 2 && last)
+            db[8] = 1;
+        if (k == 3 && me == 0)
+            da[0] = 2;
+        if (k == 4 && last && np > 1)
+            db[4] = 4;
+        if (k == 6)
+            ia = 10;
+        if (k == 7) {
+            m = nn = 0;
+            da[2] = -5;
+            db[4] = 0;
+        }
+        if (k == 5 && last && np > 1) {
+            double complex *za = calloc((size_t)(n * lc + 1), sizeof *za),
+                           *zb = calloc((size_t)(n * lc + 1), sizeof *zb);
+            redist_pzgemr2d(&m, &nn, za, &ia, &one, da, zb, &one, &one, db, &ctxt);
+            free(za);
+            free(zb);
+        } else {
+            redist_pdgemr2d(&m, &nn, a, &ia, &one, da, b, &one, &one, db, &ctxt);
+        }
+        int rc = redist_scalapack_last_error(NULL), want = cases[k].want;
+        if ((k == 0 || k == 1 || k == 4 || k == 5) && np == 1)
+            want = REDIST_SUCCESS; /* nothing differs with one process */
+        if (rc != want)
+            mtest_fail(&errs, me, "hostile", "%s: got %s, want %s", cases[k].what,
+                       redist_strerror(rc), redist_strerror(want));
+    }
+    free(a);
+    free(b);
+    Cblacs_gridexit(ctxt);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -262,6 +329,8 @@ int main(int argc, char **argv)
         if (only < 0 || only == i)
             one_case(i);
     }
+    if (only < 0)
+        hostile_cases();
     int total = 0;
     MPI_Reduce(&calls_compared, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0)
