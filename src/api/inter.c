@@ -72,19 +72,17 @@ static int check_groups(MPI_Comm merged, int is_source, int p_src, int p_dst, re
     return REDIST_SUCCESS;
 }
 
-/* dst with every rank moved past the source group's. */
+/* dst (a window and its padding included) with every rank moved past the source group's;
+   adding a constant keeps the order of the ranks, so by_rank stays valid. */
 static int renumbered(redist_layout dst, int p_src, redist_layout *out)
 {
-    *out = NULL;
-    int *ranks = malloc((size_t)dst->nprocs * sizeof *ranks);
-    if (ranks == NULL)
+    *out = redist__layout_copy(dst);
+    if (*out == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "renumbered destination layout");
     for (int i = 0; i < dst->nprocs; i++)
-        ranks[i] = dst->ranks[i] + p_src;
-    int err = redist_layout_create(dst->ndims, dst->extent, dst->block, dst->grid, dst->first,
-                                   ranks, dst->order, out);
-    free(ranks);
-    return err;
+        (*out)->ranks[i] += p_src;
+    (*out)->max_rank += p_src;
+    return REDIST_SUCCESS;
 }
 
 int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype type,

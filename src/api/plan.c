@@ -91,8 +91,8 @@ int redist__keep_options(const redist_options *opt, redist_options *kept, char *
 }
 
 /* Phase 1: everything a rank can check alone. */
-static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int size,
-                         const redist_options *opt, redist_plan *plan, size_t *elsize)
+static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int rank,
+                         int size, const redist_options *opt, redist_plan *plan, size_t *elsize)
 {
     if (plan == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
@@ -113,6 +113,10 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
     err = redist__element_size(type, elsize);
+    if (err == REDIST_SUCCESS) /* this rank's padded local arrays (its own ld) */
+        err = redist__check_ld(src, rank);
+    if (err == REDIST_SUCCESS)
+        err = redist__check_ld(dst, rank);
     if (err != REDIST_SUCCESS)
         return err;
     return redist__check_array_bytes(src, *elsize);
@@ -509,7 +513,7 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
 
     /* Phase 1. */
     size_t elsize = 0;
-    err = check_locally(src, dst, type, size, opt, plan, &elsize);
+    err = check_locally(src, dst, type, rank, size, opt, plan, &elsize);
     redist__fingerprints fp;
     arguments_fingerprints(err == REDIST_SUCCESS ? src : NULL, err == REDIST_SUCCESS ? dst : NULL,
                            elsize, opt, &fp);

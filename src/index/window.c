@@ -108,6 +108,7 @@ int redist__check_ld(const struct redist_layout_s *l, int rank)
     int pos = redist__layout_position(l, rank);
     if (pos < 0)
         return REDIST_SUCCESS;
+    int64_t elements = 1;                     /* of the padded local array: every offset must fit */
     for (int k = l->ndims - 1; k >= 0; k--) { /* the coordinates, last fastest */
         int c = pos % l->grid[k];
         pos /= l->grid[k];
@@ -116,6 +117,11 @@ int redist__check_ld(const struct redist_layout_s *l, int rank)
             return redist__fail(REDIST_ERR_ARG,
                                 "ld[%d] = %lld is less than this rank's local extent %lld", k,
                                 (long long)l->ld[k], (long long)n);
+        int64_t alloc = k != slowest_dim(l) && l->ld[k] > n ? l->ld[k] : n;
+        if (alloc > 0 && elements > REDIST_MAX_EXTENT / alloc)
+            return redist__fail(REDIST_ERR_ARG,
+                                "ld makes this rank's local array 2^62 elements or more");
+        elements *= alloc > 0 ? alloc : 1;
     }
     return REDIST_SUCCESS;
 }

@@ -371,6 +371,106 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
         }
 }
 
+/* A padded window between two groups joined by an intercommunicator: the first half of the
+   processes hold the source, the others the destination (group ranks in the layouts). The
+   oracle runs with `me` set to the group rank. */
+static void inter_case(void)
+{
+    if (nranks < 2)
+        return;
+    int world_me = me, ps = nranks / 2, is_src = world_me < ps;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, is_src, world_me, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, is_src ? ps : 0, 77, &inter);
+    case_t cs;
+    memset(&cs, 0, sizeof cs);
+    cs.ndims = 2;
+    cs.count[0] = 13;
+    cs.count[1] = 9;
+    side_t *sides[2] = {&cs.src, &cs.dst};
+    int groups[2] = {ps, nranks - ps};
+    for (int sd = 0; sd < 2; sd++) {
+        side_t *s = sides[sd];
+        s->nprocs = groups[sd];
+        for (int i = 0; i < s->nprocs; i++)
+            s->ranks[i] = s->nprocs - 1 - i; /* reversed within the group */
+        s->grid[0] = s->nprocs;
+        s->grid[1] = 1;
+        s->order = sd ? REDIST_ROW_MAJOR : REDIST_COL_MAJOR;
+        for (int k = 0; k < 2; k++) {
+            s->extent[k] = cs.count[k] + 5 + sd;
+            s->offset[k] = 2 + k + sd;
+            s->block[k] = 2 + k + sd;
+        }
+    }
+    static int64_t pads_src[MAXP][MAXD], pads_dst[MAXP][MAXD];
+    for (int r = 0; r < MAXP; r++)
+        for (int k = 0; k < MAXD; k++)
+            pads_src[r][k] = pads_dst[r][k] = (r + k) % 3;
+    me = is_src ? world_me : world_me - ps; /* the oracle's rank: this process's group rank */
+    storage_t st;
+    const side_t *mine = is_src ? &cs.src : &cs.dst;
+    storage_of(&cs, mine, me, is_src ? pads_src[me] : pads_dst[me], &st);
+    redist_layout src = NULL, dst = NULL;
+    make_layout(&cs, &cs.src, is_src && st.held ? st.ld : NULL, &src);
+    make_layout(&cs, &cs.dst, !is_src && st.held ? st.ld : NULL, &dst);
+    double *buf = st.size ? malloc((size_t)st.size * sizeof *buf) : NULL;
+    if (buf) {
+        fill_background(buf, &st, is_src ? 0 : 1, 1);
+        if (is_src)
+            fill_window(&cs, &cs.src, pads_src, buf, 1);
+    }
+    redist_plan plan = NULL;
+    int rc = redist_plan_create_inter(src, dst, MPI_DOUBLE, inter, is_src, NULL, &plan);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_execute(plan, is_src ? buf : NULL, is_src ? NULL : buf);
+    if (rc != REDIST_SUCCESS)
+        mtest_fail(&errs, world_me, "inter", "%s (%s)", redist_strerror(rc),
+                   redist_last_error_detail());
+    else
+        check_array(&cs, mine, is_src ? pads_src : pads_dst, &st, buf, is_src ? 0 : 1, 1,
+                    "inter window");
+    plans_run++;
+    me = world_me;
+    redist_plan_free(&plan);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+    free(buf);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
+/* ld below the local extent on one rank, or so large that the local array passes 2^62
+   elements: REDIST_ERR_ARG from plan creation on every rank. */
+static void bad_ld_cases(void)
+{
+    int64_t n[2] = {40, 30}, b[2] = {4, 3};
+    int g[2] = {nranks, 1};
+    redist_layout parent = NULL, w = NULL, dst = NULL;
+    redist_layout_create(2, n, b, g, NULL, NULL, REDIST_COL_MAJOR, &parent);
+    redist_layout_create(2, n, b, g, NULL, NULL, REDIST_ROW_MAJOR, &dst);
+    int64_t local[2];
+    redist_layout_local_shape(parent, me, local);
+    for (int k = 0; k < 2; k++) {
+        int64_t ld[2] = {me == nranks - 1 ? (k == 0 ? local[0] - 1 : (int64_t)1 << 61) : 0, 0};
+        if (k == 0 && local[0] == 0)
+            ld[0] = 0; /* nothing to be too small for */
+        redist_layout_create_window(parent, NULL, NULL, ld, &w);
+        redist_plan plan = NULL;
+        int rc = redist_plan_create(w, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan);
+        int want = k == 0 && local[0] == 0 && nranks == 1 ? REDIST_SUCCESS : REDIST_ERR_ARG;
+        int any = 0, mine_bad = rc != want;
+        MPI_Allreduce(&mine_bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (mine_bad)
+            mtest_fail(&errs, me, "bad ld", "case %d: %s, want %s", k, redist_strerror(rc),
+                       redist_strerror(want));
+        redist_plan_free(&plan);
+        redist_layout_free(&w);
+    }
+    redist_layout_free(&parent);
+    redist_layout_free(&dst);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -399,6 +499,10 @@ int main(int argc, char **argv)
                 break;
             }
         run_case(&cs, pads_src, pads_dst, i);
+    }
+    if (only < 0) {
+        inter_case();
+        bad_ld_cases();
     }
     if (me == 0)
         printf("%d plans run over %d cases, %d of them with a window inside a block\n", plans_run,
