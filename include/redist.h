@@ -228,6 +228,20 @@ int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */
 int redist_plan_free(redist_plan *plan);                      /* collective; sets *plan = NULL */
 
+/* Process relabelling (collective over comm, which must contain every rank of src and dst):
+   which of dst's ranks should hold each of dst's grid positions so that the most elements
+   stay on their rank. ranks_out[position] (nprocs(dst) entries, positions row-major as for
+   redist_layout_create's ranks) is a permutation of dst's ranks; create the destination
+   layout with it. Exact (an assignment problem over the ranks x positions volume matrix,
+   solved by the Hungarian method) up to 2048 positions, a greedy heuristic beyond; never
+   keeps fewer elements in place than dst's own labelling (which it returns when nothing
+   better is found). *kept (if not NULL): elements that stay in place with ranks_out; *moved
+   (if not NULL): elements that cross between ranks. The same result on every rank. */
+#ifndef REDIST_NO_MPI
+int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int ranks_out[],
+                   int64_t *kept, int64_t *moved);
+#endif
+
 /* ---- Basic communication operations ([GGKK03]; src/coll/) --------------
    MPI semantics (count is per block; sendbuf/recvbuf as in MPI_Bcast ... MPI_Alltoall;
    MPI_IN_PLACE for allreduce, scan and reduce at the root), built on point-to-point

@@ -253,4 +253,13 @@ int64_t redist__lcm_detect(const struct redist_layout_s *src, const struct redis
 int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_layout_s *dst, int *n,
                        int *p, int *f1, int *f2);
 
+/* ---- assignment (assign.c): process relabelling's optimisation, no MPI ------------------ */
+enum { REDIST__ASSIGN_EXACT_MAX = 2048 };
+/* A permutation p (candidate i -> position p[i]) of 0..n-1 maximising sum w[i][p[i]] (w: n x
+   n, row-major, >= 0): exact (the Hungarian method) for n <= REDIST__ASSIGN_EXACT_MAX, else
+   greedy (the heaviest pair first). Deterministic. REDIST_ERR_NOMEM. */
+int redist__assign_max(int n, const int64_t *w, int *p);
+/* sum w[i][p[i]]. */
+int64_t redist__assignment_value(int n, const int64_t *w, const int *p);
+
 #endif

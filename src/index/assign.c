@@ -1,0 +1,147 @@
+/* The assignment problem for process relabelling (no MPI): given w[i][j], the elements that
+ * candidate i holds of destination position j, a bijection that maximises the elements that
+ * stay in place. Exact (Hungarian method, O(n^3), integer potentials, so every rank computes
+ * the same answer) up to REDIST__ASSIGN_EXACT_MAX; a greedy heuristic beyond. The caller
+ * keeps the identity when it keeps more (index.h).
+ */
+#include "index/index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Minimises sum c[i][p[i]] over permutations p of 0..n-1 (c: n x n, row-major, >= 0), the
+   shortest-augmenting-path form of the Hungarian method with potentials u, v. */
+static int hungarian(int n, const int64_t *c, int *p)
+{
+    size_t m = (size_t)n + 1;
+    int64_t *u = calloc(m, sizeof *u), *v = calloc(m, sizeof *v), *minv = malloc(m * sizeof *minv);
+    int *way = calloc(m, sizeof *way), *row_of = calloc(m, sizeof *row_of); /* column -> row */
+    char *used = malloc(m);
+    if (!u || !v || !minv || !way || !row_of || !used) {
+        free(u), free(v), free(minv), free(way), free(row_of), free(used);
+        return REDIST_ERR_NOMEM;
+    }
+    for (int i = 1; i <= n; i++) {
+        row_of[0] = i;
+        int j0 = 0;
+        for (int j = 0; j <= n; j++) {
+            minv[j] = INT64_MAX;
+            used[j] = 0;
+        }
+        do { /* grow the alternating tree until a free column is reached */
+            used[j0] = 1;
+            int i0 = row_of[j0], j1 = 0;
+            int64_t delta = INT64_MAX;
+            for (int j = 1; j <= n; j++) {
+                if (used[j])
+                    continue;
+                int64_t cur = c[(size_t)(i0 - 1) * (size_t)n + (size_t)(j - 1)] - u[i0] - v[j];
+                if (cur < minv[j]) {
+                    minv[j] = cur;
+                    way[j] = j0;
+                }
+                if (minv[j] < delta) {
+                    delta = minv[j];
+                    j1 = j;
+                }
+            }
+            for (int j = 0; j <= n; j++) {
+                if (used[j]) {
+                    u[row_of[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+        } while (row_of[j0] != 0);
+        do { /* flip the path */
+            int j1 = way[j0];
+            row_of[j0] = row_of[j1];
+            j0 = j1;
+        } while (j0 != 0);
+    }
+    for (int j = 1; j <= n; j++)
+        p[row_of[j] - 1] = j - 1;
+    free(u), free(v), free(minv), free(way), free(row_of), free(used);
+    return REDIST_SUCCESS;
+}
+
+typedef struct cell {
+    int64_t w;
+    int i, j;
+} cell;
+
+static int heavier_first(const void *pa, const void *pb)
+{
+    const cell *a = pa, *b = pb;
+    if (a->w != b->w)
+        return a->w < b->w ? 1 : -1;
+    if (a->i != b->i) /* ties broken by index: the same answer on every rank */
+        return a->i < b->i ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Greedy: the heaviest remaining (candidate, position) pair first; the rest in order. */
+static int greedy(int n, const int64_t *w, int *p)
+{
+    size_t cells = 0, nn = (size_t)n * (size_t)n;
+    for (size_t k = 0; k < nn; k++)
+        cells += w[k] > 0;
+    cell *list = malloc((cells + 1) * sizeof *list);
+    char *row_done = calloc((size_t)n, 1), *col_done = calloc((size_t)n, 1);
+    if (!list || !row_done || !col_done) {
+        free(list), free(row_done), free(col_done);
+        return REDIST_ERR_NOMEM;
+    }
+    size_t c = 0;
+    for (size_t k = 0; k < nn; k++)
+        if (w[k] > 0)
+            list[c++] = (cell){w[k], (int)(k / (size_t)n), (int)(k % (size_t)n)};
+    qsort(list, cells, sizeof *list, heavier_first);
+    for (int i = 0; i < n; i++)
+        p[i] = -1;
+    for (size_t k = 0; k < cells; k++)
+        if (!row_done[list[k].i] && !col_done[list[k].j]) {
+            p[list[k].i] = list[k].j;
+            row_done[list[k].i] = col_done[list[k].j] = 1;
+        }
+    for (int i = 0, j = 0; i < n; i++) { /* the unmatched, in order */
+        if (p[i] >= 0)
+            continue;
+        while (col_done[j])
+            j++;
+        p[i] = j;
+        col_done[j] = 1;
+    }
+    free(list), free(row_done), free(col_done);
+    return REDIST_SUCCESS;
+}
+
+int64_t redist__assignment_value(int n, const int64_t *w, const int *p)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += w[(size_t)i * (size_t)n + (size_t)p[i]];
+    return sum;
+}
+
+int redist__assign_max(int n, const int64_t *w, int *p)
+{
+    if (n <= 0)
+        return REDIST_SUCCESS;
+    if (n > REDIST__ASSIGN_EXACT_MAX)
+        return greedy(n, w, p);
+    size_t nn = (size_t)n * (size_t)n;
+    int64_t top = 0;
+    for (size_t k = 0; k < nn; k++)
+        top = w[k] > top ? w[k] : top;
+    int64_t *c = malloc(nn * sizeof *c);
+    if (c == NULL)
+        return REDIST_ERR_NOMEM;
+    for (size_t k = 0; k < nn; k++)
+        c[k] = top - w[k]; /* maximise w = minimise top - w, all >= 0 */
+    int err = hungarian(n, c, p);
+    free(c);
+    return err;
+}
