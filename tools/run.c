@@ -26,6 +26,8 @@ const char tool_run_help[] =
     "  --repeat n1xn2     n1 trials of n2 consecutive executes each (paper 000, Fig. 13);\n"
     "  --repeat R         R trials of 1 execute; default: chosen from a warm-up run\n"
     "  --verify           check every destination element; exit 1 if any is wrong\n"
+    "  --relabel          let redist_relabel choose which rank holds each destination grid\n"
+    "                     position (the most data stays in place); --to's ranks are replaced\n"
     "  --inter            two groups joined by an intercommunicator: the first P_src MPI\n"
     "                     processes (--from must name them: procs, grid or ranks) send, the\n"
     "                     others receive; --to's ranks count within the receiving group\n"
@@ -290,7 +292,8 @@ typedef struct run_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int n1, n2;          /* 0: chosen from the warm-up */
     int verify, quiet;
-    int inter; /* --inter: source and destination groups joined by an intercommunicator */
+    int inter;   /* --inter: source and destination groups joined by an intercommunicator */
+    int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -301,6 +304,7 @@ typedef struct run_state {
     tool_spec from, to;
     int p_src;                 /* --inter: the source group is world ranks 0 .. p_src - 1 */
     MPI_Comm group, intercomm; /* --inter: this rank's group and the intercommunicator */
+    int64_t kept, moved;       /* --relabel: elements that stay on their rank, and cross */
     MPI_Datatype type;         /* MPI_DATATYPE_NULL until the arguments are good */
     redist_layout src_layout, dst_layout;
     tool_arrays data;
@@ -350,6 +354,8 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->quiet = 1;
     else if (!strcmp(argv[*i], "--inter"))
         a->inter = 1;
+    else if (!strcmp(argv[*i], "--relabel"))
+        a->relabel = 1;
     else
         return 0;
     return 1;
@@ -391,6 +397,10 @@ static int parse_inter_specs(run_state *s)
 /* Parses both specs; the same verdict on every rank. */
 static int parse_specs(run_state *s)
 {
+    if (s->a.inter && s->a.relabel)
+        return tool_error(s->rank == 0, TOOL_USAGE,
+                          "--relabel and --inter exclude each other (relabelling chooses among "
+                          "the ranks of one communicator)");
     if (s->a.inter)
         return parse_inter_specs(s);
     char err[256];
@@ -412,6 +422,25 @@ static int parse_specs(run_state *s)
     return TOOL_OK;
 }
 
+/* --relabel: the destination's grid positions get the ranks redist_relabel chooses, in the
+   spec too (the data is made and checked from the specs), and the volumes are reported. */
+static int relabel(run_state *s)
+{
+    int *ranks = malloc((size_t)s->to.nprocs * sizeof *ranks);
+    int rc = ranks != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    rc = tool_agree_code(rc, s->comm);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_relabel(s->src_layout, s->dst_layout, s->comm, ranks, &s->kept, &s->moved);
+    if (rc == REDIST_SUCCESS) {
+        memcpy(s->to.ranks, ranks, (size_t)s->to.nprocs * sizeof *ranks);
+        tool_layouts_free(&s->src_layout, &s->dst_layout);
+        rc = tool_agree_code(tool_layouts(&s->from, &s->to, &s->src_layout, &s->dst_layout),
+                             s->comm);
+    }
+    free(ranks);
+    return rc;
+}
+
 /* The layouts, and the local arrays filled: the data is checked with the tool's own layout
    formulas, so the library's local sizes must match them. */
 static int make_data(run_state *s)
@@ -423,6 +452,9 @@ static int make_data(run_state *s)
     if (rc != REDIST_SUCCESS)
         return tool_error(rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "layout", rc));
+    if (s->a.relabel && (rc = relabel(s)) != REDIST_SUCCESS)
+        return tool_error(rank == 0, TOOL_FAILED, "%s",
+                          tool_lib_error(why, sizeof why, "relabel", rc));
     int64_t nsrc = spec_local_count(&s->from, rank), ndst = spec_local_count(&s->to, rank);
     int64_t lib_src = -1, lib_dst = -1;
     redist_layout_local_size(s->src_layout, rank, &lib_src);
@@ -533,6 +565,10 @@ static void print_header(const run_state *s)
     printf("  from       %s\n", text);
     spec_format(&s->to, text, sizeof text);
     printf("  to         %s\n", text);
+    if (s->a.relabel)
+        printf("  relabel    destination ranks chosen by redist_relabel: %lld elements stay, "
+               "%lld cross between ranks\n",
+               (long long)s->kept, (long long)s->moved);
     const char *how =
         p->transport == REDIST_TRANSPORT_DATATYPE ? "derived datatypes" : "packed runs";
     if (strcmp(s->a.pair.algorithm, "auto") == 0)
