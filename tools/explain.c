@@ -28,17 +28,19 @@ const char tool_explain_help[] =
     "  --tables                 for a 1-D cyclic(x) -> cyclic(Kx) pair (or the dual) on the\n"
     "                           same P: paper 000's tables S, R, P (and S', P_s, D_s, R',\n"
     "                           P_r, D_r when K <= P)\n"
+    "  --relabel                the destination's ranks chosen to keep the most data in place\n"
+    "                           (redist_relabel's answer; up to 4096 positions)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
     "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, algorithms[], tables.\n";
+    "memory, algorithms[], tables, relabel {kept, moved, given_moved}.\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int64_t procs;
-    int json, tables;
+    int json, tables, relabel;
 } explain_args;
 
 /* The options only explain has (a tool_option_fn). */
@@ -57,6 +59,8 @@ static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->json = 1;
     else if (!strcmp(argv[*i], "--tables"))
         a->tables = 1;
+    else if (!strcmp(argv[*i], "--relabel"))
+        a->relabel = 1;
     else
         return 0;
     return 1;
@@ -178,9 +182,10 @@ typedef struct explain_state {
     pattern_summary pat;
     explain_row *rows; /* one per algorithm the library knows */
     int count;
-    const explain_row *head; /* the requested algorithm's row */
-    tool_tables tables, *tp; /* tp: &tables once computed */
-    char why[256];           /* why there are no tables */
+    const explain_row *head;          /* the requested algorithm's row */
+    tool_tables tables, *tp;          /* tp: &tables once computed */
+    char why[256];                    /* why there are no tables */
+    int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
 } explain_state;
 
 static void json_rows(FILE *f, const explain_row *rows, int count)
@@ -258,6 +263,9 @@ static void print_json(const explain_state *s)
     json_machine(f);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
+    if (a->relabel)
+        fprintf(f, ", \"relabel\": {\"kept\": %lld, \"moved\": %lld, \"given_moved\": %lld}",
+                (long long)s->kept, (long long)s->moved, (long long)s->given_moved);
     if (a->tables) {
         fputs(", \"tables\": ", f);
         if (s->tp)
@@ -285,6 +293,10 @@ static void print_text_pattern(const explain_state *s)
     printf("  from     %s\n", text);
     spec_format(&s->to, text, sizeof text);
     printf("  to       %s\n", text);
+    if (s->a.relabel)
+        printf("  relabel  destination ranks chosen to keep data in place: %lld elements cross "
+               "between ranks (%lld with the given ranks), %lld stay\n",
+               (long long)s->moved, (long long)s->given_moved, (long long)s->kept);
     printf(
         "  pattern  per rank at most %lld message%s (%s) sent and %lld (%s) received, %lld peer%s;\n",
         (long long)pat->max_sent_messages, pat->max_sent_messages == 1 ? "" : "s",
@@ -425,12 +437,47 @@ static int check_specs(explain_state *s)
     return TOOL_OK;
 }
 
+enum { RELABEL_MAX = 4096 }; /* positions explain relabels (a matrix of RELABEL_MAX^2 counts) */
+
+/* --relabel: every destination rank's row of the volume matrix, as each rank computes its
+   own in redist_relabel, then the same solver; --to's ranks become the answer. */
+static int relabel(explain_state *s)
+{
+    int q = s->dst->nprocs;
+    if (q > RELABEL_MAX)
+        return REDIST_ERR_UNSUPPORTED;
+    int64_t *w = calloc((size_t)q * (size_t)q + 1, sizeof *w);
+    int *ranks = malloc((size_t)q * sizeof *ranks);
+    redist_layout positions = redist__layout_by_position(s->dst);
+    int rc = w && ranks && positions ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (int i = 0; rc == REDIST_SUCCESS && i < q; i++)
+        rc = redist__volume_row(s->src, positions, s->dst->ranks[i], w + (size_t)i * (size_t)q);
+    if (rc == REDIST_SUCCESS)
+        rc = redist__relabel_solve(s->dst, w, ranks, &s->kept, &s->moved);
+    if (rc == REDIST_SUCCESS) {
+        int64_t identity = 0;
+        for (int i = 0; i < q; i++)
+            identity += w[(size_t)i * (size_t)q + (size_t)i];
+        s->given_moved = s->moved + s->kept - identity;
+        memcpy(s->to.ranks, ranks, (size_t)q * sizeof *ranks);
+        tool_layouts_free(&s->src, &s->dst);
+        rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
+    }
+    free(w);
+    free(ranks);
+    redist_layout_free(&positions);
+    return rc;
+}
+
 /* The layouts and the pattern's traffic. */
 static int analyse_pattern(explain_state *s)
 {
     char err[256];
     int64_t el = tool_type_sizes[s->a.pair.type];
     int rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
+    if (rc == REDIST_SUCCESS && s->a.relabel && (rc = relabel(s)) == REDIST_ERR_UNSUPPORTED)
+        return tool_error(s->rank0, TOOL_USAGE, "--relabel: at most %d destination positions",
+                          RELABEL_MAX);
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank0, TOOL_FAILED, "%s",
                           tool_lib_error(err, sizeof err, "layout", rc));

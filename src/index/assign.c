@@ -145,3 +145,52 @@ int redist__assign_max(int n, const int64_t *w, int *p)
     free(c);
     return err;
 }
+
+struct redist_layout_s *redist__layout_by_position(const struct redist_layout_s *dst)
+{
+    struct redist_layout_s *l = redist__layout_copy(dst);
+    if (l == NULL)
+        return NULL;
+    for (int q = 0; q < l->nprocs; q++) {
+        l->ranks[q] = q;
+        l->by_rank[q] = q;
+    }
+    l->max_rank = l->nprocs - 1;
+    return l;
+}
+
+int redist__volume_row(const struct redist_layout_s *src, const struct redist_layout_s *positions,
+                       int rank, int64_t *row)
+{
+    redist__side side;
+    int err = redist__side_create(src, positions, REDIST__SIDE_SRC, rank, &side);
+    for (int i = 0; err == REDIST_SUCCESS && i < side.nmsgs; i++)
+        row[side.msgs[i].peer] += side.msgs[i].nelems;
+    redist__side_free(&side);
+    return err;
+}
+
+int redist__relabel_solve(const struct redist_layout_s *dst, const int64_t *w, int ranks_out[],
+                          int64_t *kept, int64_t *moved)
+{
+    int q = dst->nprocs;
+    int *p = malloc(((size_t)q + 1) * sizeof *p);
+    int err = p != NULL ? redist__assign_max(q, w, p) : REDIST_ERR_NOMEM;
+    if (err == REDIST_SUCCESS) {
+        int64_t total = 1, identity = 0; /* total: every element of the array */
+        for (int k = 0; k < dst->ndims; k++)
+            total *= dst->extent[k];
+        for (int i = 0; i < q; i++)
+            identity += w[(size_t)i * (size_t)q + (size_t)i];
+        int64_t best = redist__assignment_value(q, w, p);
+        for (int i = 0; i < q; i++) /* never worse than dst's own labelling */
+            ranks_out[best > identity ? p[i] : i] = dst->ranks[i];
+        best = best > identity ? best : identity;
+        if (kept)
+            *kept = best;
+        if (moved)
+            *moved = total - best;
+    }
+    free(p);
+    return err;
+}

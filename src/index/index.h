@@ -261,5 +261,16 @@ enum { REDIST__ASSIGN_EXACT_MAX = 2048 };
 int redist__assign_max(int n, const int64_t *w, int *p);
 /* sum w[i][p[i]]. */
 int64_t redist__assignment_value(int n, const int64_t *w, const int *p);
+/* Process relabelling's pieces (redist_relabel, explain --relabel). dst with rank = its grid
+   position, so that a pattern's peers are positions (NULL when out of memory). */
+struct redist_layout_s *redist__layout_by_position(const struct redist_layout_s *dst);
+/* Adds to row[position] the elements `rank` sends to each position of `positions`. */
+int redist__volume_row(const struct redist_layout_s *src, const struct redist_layout_s *positions,
+                       int rank, int64_t *row);
+/* From the q x q matrix w (row i: dst's rank at position i, column j: position j): the ranks
+   for each position that keep the most in place, never fewer than dst's own (which it keeps
+   on a tie), and the elements kept and moved (of the whole array). */
+int redist__relabel_solve(const struct redist_layout_s *dst, const int64_t *w, int ranks_out[],
+                          int64_t *kept, int64_t *moved);
 
 #endif

@@ -27,4 +27,19 @@ run_cmd 60 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 2 "$REDIST" run --from n=10,procs=1 -
 if [[ "$CLI_STATUS" != 2 ]] || ! grep -q "exclude each other" "$CLI_ERR"; then
     fail "--relabel --inter: exit $CLI_STATUS, want 2 and a message"
 else echo "ok: --relabel --inter is a usage error"; fi
+# explain --relabel, without MPI: the same answer as redist_relabel's (cyclic(1) -> cyclic(3)
+# on 8 ranks moves 3495253 elements with the given ranks, 2796202 relabelled: bench_relabel).
+run_cmd 60 "$REDIST" explain --from n=4194304,block=1,procs=8 --to n=4194304,block=3,procs=8 \
+    --relabel --json
+if [[ "$CLI_STATUS" != 0 ]]; then fail "explain --relabel: exit $CLI_STATUS"
+elif ! python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["relabel"]; \
+        sys.exit(0 if (r["moved"], r["given_moved"], r["kept"]) == (2796202, 3495253, 1398102) else 1)' \
+        "$CLI_OUT"; then fail "explain --relabel: volumes"
+else echo "ok: explain --relabel reports the volumes before and after"; fi
+run_cmd 60 "$REDIST" explain --from n=999,block=111,procs=3 --to n=999,block=111,procs=3,first=1 \
+    --relabel
+if ! grep -q "0 elements cross between ranks (999 with the given ranks), 999 stay" "$CLI_OUT"; then
+    fail "explain --relabel: text"
+else echo "ok: explain --relabel's line"; fi
+expect_usage "at most 4096" "$REDIST" explain --from n=100,procs=5000 --to n=100,procs=5000 --relabel
 finish
