@@ -523,6 +523,82 @@ static plan_entry *free_slot(context *c)
     return lru;
 }
 
+/* This process's slots of the exchange (the others INT_MAX, which the minimum ignores). */
+static void fill_exchange(int *r, int len, const call_t *cl, int status, const context *cand,
+                          const plan_entry *pe, const side_t *sa, const side_t *sb, int pos,
+                          int sysrank, int nprocs)
+{
+    for (int i = 0; i < len; i++)
+        r[i] = INT_MAX;
+    r[R_STATUS] = STATUS_BASE + status;
+    int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
+                   (int)cl->kind * 65536 + (unsigned char)cl->uplo * 256 + (unsigned char)cl->diag};
+    for (int i = 0; i < 3; i++) {
+        r[R_CALL + i] = call[i];
+        r[R_CALL_TOP + i] = ID_TOP - call[i];
+    }
+    r[R_CONTEXT] = cand ? cand->id + 1 : 0;
+    r[R_CONTEXT_NEG] = cand ? ID_TOP - cand->id - 1 : ID_TOP;
+    r[R_PLAN] = pe ? pe->id + 1 : 0;
+    r[R_PLAN_NEG] = pe ? ID_TOP - pe->id - 1 : ID_TOP;
+    r[R_HASH] = cand ? members_hash(cand->members, nprocs) : 0;
+    r[R_HASH_NEG] = ID_TOP - r[R_HASH];
+    r[R_PLAN_HASH] = pe ? pe->params_hash : 0;
+    r[R_PLAN_HASH_NEG] = ID_TOP - r[R_PLAN_HASH];
+    for (int i = 0; i < NPARAM; i++) {
+        if (sa->in)
+            r[R_A_TOP + i] = ID_TOP - sa->param[i];
+        if (sb->in)
+            r[R_B_TOP + i] = ID_TOP - sb->param[i];
+    }
+    if (sa->in) {
+        memcpy(r + R_A, sa->param, sizeof sa->param);
+        r[R_FIXED + nprocs + sa->row * sa->param[P_COLS] + sa->col] = pos;
+    }
+    if (sb->in) {
+        memcpy(r + R_B, sb->param, sizeof sb->param);
+        r[R_FIXED + 2 * nprocs + sb->row * sb->param[P_COLS] + sb->col] = pos;
+    }
+    r[R_FIXED + pos] = sysrank;
+}
+
+/* After the exchange: the worst status, then m, n and the routine alike everywhere. */
+static int check_call(const int *r)
+{
+    int err = r[R_STATUS] - STATUS_BASE;
+    for (int i = 0; err == REDIST_SUCCESS && i < 3; i++)
+        if (r[R_CALL + i] != ID_TOP - r[R_CALL_TOP + i])
+            err = fail(REDIST_ERR_MISMATCH, "the processes of the union context pass different %s",
+                       i == 0   ? "m"
+                       : i == 1 ? "n"
+                                : "routines (type, uplo or diag)");
+    return err;
+}
+
+/* Both grids: someone in each, one descriptor per grid, every process inside the union. */
+static int check_grids(const int *r, int nprocs)
+{
+    int err = REDIST_SUCCESS;
+    if (r[R_A] == INT_MAX || r[R_B] == INT_MAX)
+        err = fail(REDIST_ERR_ARG, "no process is in %s's grid", r[R_A] == INT_MAX ? "A" : "B");
+    for (int i = 0; err == REDIST_SUCCESS && i < 2 * NPARAM; i++) /* A's and B's alike */
+        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i])
+            err = fail(REDIST_ERR_MISMATCH,
+                       "the processes of %s's grid pass different %s (or grid shapes)",
+                       i < NPARAM ? "A" : "B",
+                       i % NPARAM >= P_I ? "sub-matrix offsets" : "descriptors");
+    if (err == REDIST_SUCCESS &&
+        ((long)r[R_A] * r[R_A + 1] > nprocs || (long)r[R_B] * r[R_B + 1] > nprocs))
+        err = fail(REDIST_ERR_ARG, "a grid has more processes than the union context");
+    for (int i = 0; err == REDIST_SUCCESS && i < r[R_A] * r[R_A + 1]; i++)
+        if (r[R_FIXED + nprocs + i] == INT_MAX)
+            err = fail(REDIST_ERR_ARG, "A's grid has a process outside the union context");
+    for (int i = 0; err == REDIST_SUCCESS && i < r[R_B] * r[R_B + 1]; i++)
+        if (r[R_FIXED + 2 * nprocs + i] == INT_MAX)
+            err = fail(REDIST_ERR_ARG, "B's grid has a process outside the union context");
+    return err;
+}
+
 static int run(const call_t *cl, const void *a, void *b)
 {
     int rows = 0, cols = 0, row = -1, col = -1;
@@ -554,68 +630,16 @@ static int run(const call_t *cl, const void *a, void *b)
     int len = R_FIXED + 3 * nprocs, *r = malloc((size_t)len * sizeof *r);
     if (r == NULL) /* cannot take part in the reduction: nothing sensible remains */
         return fail(REDIST_ERR_NOMEM, "the parameter exchange");
-    for (int i = 0; i < len; i++)
-        r[i] = INT_MAX;
-    r[R_STATUS] = STATUS_BASE + status;
-    int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
-                   (int)cl->kind * 65536 + (unsigned char)cl->uplo * 256 + (unsigned char)cl->diag};
-    for (int i = 0; i < 3; i++) {
-        r[R_CALL + i] = call[i];
-        r[R_CALL_TOP + i] = ID_TOP - call[i];
-    }
-    r[R_CONTEXT] = cand ? cand->id + 1 : 0;
-    r[R_CONTEXT_NEG] = cand ? ID_TOP - cand->id - 1 : ID_TOP;
-    r[R_PLAN] = pe ? pe->id + 1 : 0;
-    r[R_PLAN_NEG] = pe ? ID_TOP - pe->id - 1 : ID_TOP;
-    r[R_HASH] = cand ? members_hash(cand->members, nprocs) : 0;
-    r[R_HASH_NEG] = ID_TOP - r[R_HASH];
-    r[R_PLAN_HASH] = pe ? pe->params_hash : 0;
-    r[R_PLAN_HASH_NEG] = ID_TOP - r[R_PLAN_HASH];
-    for (int i = 0; i < NPARAM; i++) {
-        if (sa.in)
-            r[R_A_TOP + i] = ID_TOP - sa.param[i];
-        if (sb.in)
-            r[R_B_TOP + i] = ID_TOP - sb.param[i];
-    }
-    if (sa.in) {
-        memcpy(r + R_A, sa.param, sizeof sa.param);
-        r[R_FIXED + nprocs + sa.row * sa.param[P_COLS] + sa.col] = row * cols + col;
-    }
-    if (sb.in) {
-        memcpy(r + R_B, sb.param, sizeof sb.param);
-        r[R_FIXED + 2 * nprocs + sb.row * sb.param[P_COLS] + sb.col] = row * cols + col;
-    }
-    r[R_FIXED + row * cols + col] = sysrank;
+    fill_exchange(r, len, cl, status, cand, pe, &sa, &sb, row * cols + col, sysrank, nprocs);
     Cigamn2d(cl->ictxt, "All", " ", len, 1, r, len, NULL, NULL, -1, -1, -1);
 
-    int err = r[R_STATUS] - STATUS_BASE;
-    for (int i = 0; err == REDIST_SUCCESS && i < 3; i++)
-        if (r[R_CALL + i] != ID_TOP - r[R_CALL_TOP + i])
-            err = fail(REDIST_ERR_MISMATCH, "the processes of the union context pass different %s",
-                       i == 0   ? "m"
-                       : i == 1 ? "n"
-                                : "routines (type, uplo or diag)");
+    int err = check_call(r);
     if (err == REDIST_SUCCESS && (cl->m == 0 || cl->n == 0)) {
         free(r);
         return REDIST_SUCCESS;
     }
-    if (err == REDIST_SUCCESS && (r[R_A] == INT_MAX || r[R_B] == INT_MAX))
-        err = fail(REDIST_ERR_ARG, "no process is in %s's grid", r[R_A] == INT_MAX ? "A" : "B");
-    for (int i = 0; err == REDIST_SUCCESS && i < 2 * NPARAM; i++) /* A's and B's alike */
-        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i])
-            err = fail(REDIST_ERR_MISMATCH,
-                       "the processes of %s's grid pass different %s (or grid shapes)",
-                       i < NPARAM ? "A" : "B",
-                       i % NPARAM >= P_I ? "sub-matrix offsets" : "descriptors");
-    if (err == REDIST_SUCCESS &&
-        ((long)r[R_A] * r[R_A + 1] > nprocs || (long)r[R_B] * r[R_B + 1] > nprocs))
-        err = fail(REDIST_ERR_ARG, "a grid has more processes than the union context");
-    for (int i = 0; err == REDIST_SUCCESS && i < r[R_A] * r[R_A + 1]; i++)
-        if (r[R_FIXED + nprocs + i] == INT_MAX)
-            err = fail(REDIST_ERR_ARG, "A's grid has a process outside the union context");
-    for (int i = 0; err == REDIST_SUCCESS && i < r[R_B] * r[R_B + 1]; i++)
-        if (r[R_FIXED + 2 * nprocs + i] == INT_MAX)
-            err = fail(REDIST_ERR_ARG, "B's grid has a process outside the union context");
+    if (err == REDIST_SUCCESS)
+        err = check_grids(r, nprocs);
     if (err != REDIST_SUCCESS) {
         if (status == REDIST_SUCCESS && sb_status == REDIST_SUCCESS &&
             err == r[R_STATUS] - STATUS_BASE)
