@@ -15,12 +15,9 @@
 
 static int me, np, errs;
 static uint64_t rng;
-static int rnd(int lo, int hi)
+static int rnd(int lo, int hi) /* inclusive */
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+    return (int)mtest_rand(&rng, lo, hi);
 }
 
 typedef struct {

@@ -25,13 +25,7 @@
 #include "redist.h"
 #include "support/mtest.h"
 
-void Cblacs_pinfo(int *me, int *np);
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridmap(int *ctxt, int *usermap, int ldu, int nprow, int npcol);
-void Cblacs_gridinit(int *ctxt, char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(int *n, int *nb, int *iproc, int *isrc, int *nprocs);
+#include "support/blacs.h"
 
 #define GEMR(t)                                                                                    \
     void p##t##gemr2d_(int *, int *, void *, int *, int *, int *, void *, int *, int *, int *,     \
@@ -75,12 +69,9 @@ static const type_t types[] = {
 static int me, np, errs, calls_compared;
 static uint64_t rng;
 
-static int rnd(int lo, int hi)
+static int rnd(int lo, int hi) /* inclusive */
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+    return (int)mtest_rand(&rng, lo, hi);
 }
 
 static void shuffle(int *a, int n)

@@ -17,12 +17,7 @@
 #include "redist.h"
 #include "support/mtest.h"
 
-void Cblacs_pinfo(int *me, int *np);
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(int *n, int *nb, int *iproc, int *isrc, int *nprocs);
+#include "support/blacs.h"
 
 enum { CALLS = 10000, SETS = 24, N = 24 };
 

@@ -43,16 +43,9 @@ typedef struct {
 static int me, nranks, errs, plans_run, phased_cases;
 static uint64_t rng;
 
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 static int64_t rnd(int64_t lo, int64_t hi) /* inclusive */
 {
-    return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
+    return mtest_rand(&rng, lo, hi);
 }
 
 /* ---- the oracle ---------------------------------------------------------------------- */

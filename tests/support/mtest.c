@@ -88,3 +88,13 @@ int mtest_finalize(int errs)
     MPI_Finalize();
     return total != 0;
 }
+
+int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return lo + (int64_t)(x % (uint64_t)(hi - lo + 1));
+}

@@ -37,4 +37,8 @@ __attribute__((format(printf, 4, 5)))
 #endif
 void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...);
 
+/* A uniform integer in [lo, hi] from the xorshift generator *state (nonzero), advanced: every
+   rank that seeds it alike draws the same cases. */
+int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi);
+
 #endif
