@@ -151,6 +151,13 @@ typedef struct redist_options {
                                        (direct-async and [SD96]'s section algorithms; auto picks
                                        among them, other forced algorithms are NOT_APPLICABLE).
                                        At least two elements of the type. */
+    const int *permutation;         /* axis permutation (N-D transpose): NULL (default) = none;
+                                       else ndims entries, a permutation of 0 .. ndims - 1:
+                                       the source's element (g_0 .. g_{d-1}) goes to the
+                                       destination's element (g_perm[0] .. g_perm[d-1]), so
+                                       dst's extent j is src's extent permutation[j] (numpy's
+                                       transpose(axes) convention). Any layouts and storage
+                                       orders on both sides; read at plan creation only. */
 } redist_options;
 void redist_options_init(redist_options *opt);
 

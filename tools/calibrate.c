@@ -316,7 +316,7 @@ static void sweep_runs(cal *c, double *copy_per_run)
     for (int64_t len = 8; len <= 4096; len *= 2) {
         redist__run run = {0, 0, len / 8, half / len};
         redist__level level = {&run, 1, 2 * (len / 8), len / 8, 1, 1};
-        redist__msg m = {0, 1, run.len * run.count, 0, &level, NULL};
+        redist__msg m = {0, 1, run.len * run.count, 0, &level, NULL, NULL};
         x[n] = (double)len;
         y[n++] = time_op(c, c->world, pack_runs, &m) / (2.0 * (double)run.count);
     }

@@ -383,7 +383,7 @@ int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_s
     if (!s->nest || !s->P || !s->first || !s->idx || !s->at || !s->mult || !s->lists || !s->counts)
         return REDIST_ERR_NOMEM;
     for (int k = 0; k < d; k++) {
-        s->nest[k] = p->src->order == REDIST_ROW_MAJOR ? k : d - 1 - k;
+        s->nest[k] = p->src->storage[k];
         s->P[k] = p->src->grid[k];
         s->first[k] = p->src->first[k];
     }

@@ -101,10 +101,17 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     const char *name = algorithm_name(opt);
     if (strcmp(name, "auto") != 0 && redist__algorithm_by_name(name) == NULL)
         return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    if (!redist__same_global_shape(src, dst))
+    const int *perm = opt != NULL ? opt->permutation : NULL;
+    int err =
+        src->ndims == dst->ndims ? redist__check_permutation(src->ndims, perm) : REDIST_SUCCESS;
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (!redist__permuted_shape_matches(src, dst, perm))
         return redist__fail(REDIST_ERR_ARG,
-                            "src and dst describe different arrays (ndims or extents differ)");
-    int err = redist__check_options(opt, size);
+                            perm ? "dst's extents are not src's permuted by options.permutation"
+                                 : "src and dst describe different arrays (ndims or extents "
+                                   "differ)");
+    err = redist__check_options(opt, size);
     if (err != REDIST_SUCCESS)
         return err;
     if (src->max_rank >= size || dst->max_rank >= size)
@@ -137,6 +144,9 @@ static void arguments_fingerprints(redist_layout src, redist_layout dst, size_t 
     redist__fp_layout(fp, dst_names, dst);
     redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
     redist__fp_options(fp, opt);
+    const int *perm = opt != NULL ? opt->permutation : NULL;
+    redist__fp_add(fp, "options.permutation", perm,
+                   perm != NULL && src != NULL ? (size_t)src->ndims * sizeof *perm : 0);
 }
 
 /* What this rank's local arrays hold and span (windows, padding). */
@@ -154,7 +164,11 @@ static int local_storage(struct redist_plan_s *p)
 static int build_messages(struct redist_plan_s *p)
 {
     p->src = redist__layout_copy(p->src);
-    p->dst = redist__layout_copy(p->dst);
+    /* An axis permutation becomes a view of dst in the source's dimensions (permute.c); the
+       plan's children then move between layouts of one numbering and get none. */
+    p->dst = p->opt.permutation != NULL ? redist__layout_permuted(p->dst, p->opt.permutation)
+                                        : redist__layout_copy(p->dst);
+    p->opt.permutation = NULL;
     p->self = calloc(1, sizeof *p->self);
     if (p->src == NULL || p->dst == NULL || p->self == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan");
@@ -166,6 +180,9 @@ static int build_messages(struct redist_plan_s *p)
     }
     if (err != REDIST_SUCCESS)
         return err;
+    redist__side_tiles(&p->recv); /* the cache-blocked transposes of unpacking, if any */
+    if (p->self != NULL)
+        redist__tiles_create(p->self);
     return local_storage(p);
 }
 

@@ -150,6 +150,10 @@ static void walk(const redist__msg *m, const char *a, int a_stream, char *b, int
 {
     if (m->nelems == 0)
         return;
+    if (m->tiles != NULL && !b_stream) { /* the destination transposes: by tiles */
+        redist__tiled_move(m, a, a_stream, b, es);
+        return;
+    }
     walker w = {m->levels, m->nlevels, es, a, b, a_stream, b_stream};
     walk_level(&w, 0, 0, 0);
 }

@@ -35,6 +35,9 @@ struct redist_layout_s {
     int *root_first;      /* [ndims] the parent's first */
     int64_t *ld;          /* [ndims] this rank's allocated local extents (ScaLAPACK's LLD); 0 =
                              dense. Rank-local: never part of the agreement. */
+    int *storage;         /* [ndims] the dimensions from slowest to fastest in local storage:
+                             0..d-1 for row-major, d-1..0 for column-major, any order for a
+                             plan's axis-permuted view of its destination (permute.c) */
     int plain;            /* no phase along any dimension: every algorithm applies */
     int dense;            /* a whole array with no ld: the local array holds exactly the
                              rank's elements */
@@ -91,6 +94,17 @@ int redist__check_array_bytes(const struct redist_layout_s *l, size_t elsize);
 /* Same shape of global array (ndims and extents). */
 int redist__same_global_shape(const struct redist_layout_s *a, const struct redist_layout_s *b);
 
+/* ---- axis permutation (permute.c) ---------------------------------------------------- */
+/* REDIST_ERR_ARG unless perm (NULL: the identity) is a permutation of 0 .. ndims - 1. */
+int redist__check_permutation(int ndims, const int perm[]);
+/* Whether dst's extent j is src's extent perm[j] for every j (perm NULL: the identity). */
+int redist__permuted_shape_matches(const struct redist_layout_s *src,
+                                   const struct redist_layout_s *dst, const int perm[]);
+/* dst with its dimensions renamed to the source's (dimension perm[j] of the view is dst's
+   dimension j), its ranks and storage order renamed alike (NULL when out of memory). */
+struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *dst,
+                                                const int perm[]);
+
 /* ---- patterns (pattern.c): intersections of two layouts, closed form, no MPI ------------ */
 
 /* A group of `count` runs of `len` elements along one dimension. Replica j starts at local
@@ -141,6 +155,17 @@ typedef struct redist__level {
     int64_t src_stride, dst_stride; /* element stride of this dimension in the local arrays */
 } redist__level;
 
+/* A message's cache-blocked transpose (transpose.c): when the destination's unit-stride
+   dimension is level `level` rather than the innermost, that level and the innermost move as
+   2-D tiles. Element offsets (index times stride) of every index of the two levels on each
+   side, and each level's stride in the message buffer. */
+typedef struct redist__tiles {
+    int level;
+    int64_t nf, ni;                         /* indices of level `level` and of the innermost */
+    int64_t *src_f, *dst_f, *src_i, *dst_i; /* [nf], [nf], [ni], [ni] (one allocation) */
+    int64_t *buf_stride;                    /* [nlevels] */
+} redist__tiles;
+
 typedef struct redist__msg {
     int peer; /* comm rank of the other side */
     int nlevels;
@@ -148,6 +173,7 @@ typedef struct redist__msg {
     int64_t offset; /* element offset of the message in the plan's pack buffer */
     redist__level *levels;
     redist__run *owned_runs; /* runs of merged levels, owned by the message */
+    redist__tiles *tiles;    /* NULL unless unpacking transposes (transpose.c) */
 } redist__msg;
 
 /* The messages of one rank: built from the per-dimension patterns of its source coordinate
@@ -183,6 +209,18 @@ void redist__pack(const redist__msg *m, const char *src, char *buf, size_t elsiz
 void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize);
 /* Copies a message straight from the source array to the destination array (self part). */
 void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize);
+
+/* Sets m->tiles when the destination's unit stride is not on the innermost level and the
+   lists are worth their memory, else (also when out of memory: the walk without tiles moves
+   the same elements) NULL. */
+void redist__tiles_create(redist__msg *m);
+/* redist__tiles_create for every message of a side (plans call it for their receive side
+   and self part: the messages they unpack). */
+void redist__side_tiles(redist__side *s);
+void redist__tiles_free(redist__tiles *t);
+/* Moves message m into the destination array b (structured by the levels' dst offsets) from
+   the source array a, or from the message buffer a when a_stream, by tiles; m->tiles set. */
+void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es);
 
 /* A resumable walk through a message's elements in buffer order (bounded mode: chunk i + 1
    packed while chunk i travels). Initialise with redist__cursor_init (levels: scratch of

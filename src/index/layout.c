@@ -110,7 +110,7 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
 {
     size_t d = (size_t)l->ndims;
     h = redist__hash_bytes(h, &l->ndims, sizeof l->ndims);
-    h = redist__hash_bytes(h, &l->order, sizeof l->order);
+    h = redist__hash_bytes(h, l->storage, d * sizeof *l->storage);
     h = redist__hash_bytes(h, l->extent, d * sizeof *l->extent);
     h = redist__hash_bytes(h, l->block, d * sizeof *l->block);
     h = redist__hash_bytes(h, l->grid, d * sizeof *l->grid);
@@ -193,6 +193,7 @@ void redist__window_free(struct redist_layout_s *l)
     free(l->root_extent);
     free(l->root_first);
     free(l->ld);
+    free(l->storage);
 }
 
 int redist__window_init(struct redist_layout_s *l)
@@ -203,8 +204,11 @@ int redist__window_init(struct redist_layout_s *l)
     l->root_extent = malloc(d * sizeof *l->root_extent);
     l->root_first = malloc(d * sizeof *l->root_first);
     l->ld = calloc(d, sizeof *l->ld);
-    if (!l->phase || !l->start || !l->root_extent || !l->root_first || !l->ld)
+    l->storage = malloc(d * sizeof *l->storage);
+    if (!l->phase || !l->start || !l->root_extent || !l->root_first || !l->ld || !l->storage)
         return redist__fail(REDIST_ERR_NOMEM, "layout");
+    for (int i = 0; i < l->ndims; i++)
+        l->storage[i] = l->order == REDIST_COL_MAJOR ? l->ndims - 1 - i : i;
     memcpy(l->root_extent, l->extent, d * sizeof *l->extent);
     memcpy(l->root_first, l->first, d * sizeof *l->first);
     l->plain = 1;

@@ -304,6 +304,7 @@ static void free_msg(redist__msg *m)
 {
     free(m->levels);
     free(m->owned_runs);
+    redist__tiles_free(m->tiles);
     memset(m, 0, sizeof *m);
 }
 
@@ -337,7 +338,7 @@ static int compare_peer(const void *a, const void *b)
 /* Dimension order of the message levels: the source's storage order, slowest first. */
 static int level_dim(const struct redist_layout_s *src, int level)
 {
-    return src->order == REDIST_ROW_MAJOR ? level : src->ndims - 1 - level;
+    return src->storage[level];
 }
 
 /* When the fastest level is one run covering the whole local extent on both sides, it is

@@ -37,6 +37,7 @@ struct redist_layout_s *redist__layout_copy(const struct redist_layout_s *l)
     memcpy(c->root_extent, l->root_extent, d * sizeof *l->root_extent);
     memcpy(c->root_first, l->root_first, d * sizeof *l->root_first);
     memcpy(c->ld, l->ld, d * sizeof *l->ld);
+    memcpy(c->storage, l->storage, d * sizeof *l->storage);
     c->plain = l->plain;
     c->dense = l->dense;
     return c;
@@ -45,14 +46,14 @@ struct redist_layout_s *redist__layout_copy(const struct redist_layout_s *l)
 /* The dimension that varies slowest in storage: its allocated extent never matters. */
 static int slowest_dim(const struct redist_layout_s *l)
 {
-    return l->order == REDIST_COL_MAJOR ? l->ndims - 1 : 0;
+    return l->storage[0];
 }
 
 void redist__storage_strides(const struct redist_layout_s *l, const int coords[], int64_t stride[])
 {
     int64_t s = 1;
     for (int i = 0; i < l->ndims; i++) {
-        int k = l->order == REDIST_COL_MAJOR ? i : l->ndims - 1 - i;
+        int k = l->storage[l->ndims - 1 - i];
         int64_t n = redist__storage_extent(l, k, coords[k]);
         stride[k] = s;
         s *= l->ld[k] > n ? l->ld[k] : n;

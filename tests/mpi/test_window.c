@@ -1,9 +1,12 @@
-/* Windows and padded local arrays (redist_layout_create_window), checked element by element.
+/* Windows and padded local arrays (redist_layout_create_window) and axis permutations
+ * (options.permutation), checked element by element.
  *
  * Random cases: 1-3 dimensions; on each side a parent array (extents 0..30, blocks 1..7 or
  * larger than the extent, a random grid on a random subset of the ranks in random order,
  * any first coordinate, row- or column-major) and a window of it (random offset, the same
- * window extents on both sides), sometimes made in two steps (a window of a window); every
+ * window extents on both sides, or in half the cases the destination's a random permutation
+ * of the source's, the plan permuting the axes), sometimes made in two steps (a window of a
+ * window); every
  * rank pads its local arrays with its own random ld. Each rank's local arrays are the
  * parent's, padding included, filled with background values. Every algorithm the library
  * lists (and auto) runs the plan by execute and by start + test; a forced algorithm may say
@@ -30,12 +33,15 @@
 
 typedef struct {
     int64_t extent[MAXD], block[MAXD], offset[MAXD], split[MAXD]; /* split: nested window */
+    int64_t count[MAXD];                                          /* the window's extents */
     int grid[MAXD], first[MAXD], ranks[MAXP], nprocs, order, nested;
 } side_t;
 
 typedef struct {
     int ndims;
-    int64_t count[MAXD]; /* the window's extents, the same on both sides */
+    int64_t count[MAXD]; /* the source window's extents */
+    int permuted;        /* options.permutation = perm: dst's count[j] is count[perm[j]] */
+    int perm[MAXD];
     side_t src, dst;
     int complex_type; /* 16-byte elements instead of 8 */
 } case_t;
@@ -151,9 +157,9 @@ static int make_layout(const case_t *cs, const side_t *s, const int64_t ld[], re
         }
         rc = redist_layout_create_window(parent, s->split, mid_count, NULL, &mid);
         if (rc == REDIST_SUCCESS)
-            rc = redist_layout_create_window(mid, rest, cs->count, ld, out);
+            rc = redist_layout_create_window(mid, rest, s->count, ld, out);
     } else {
-        rc = redist_layout_create_window(parent, s->offset, cs->count, ld, out);
+        rc = redist_layout_create_window(parent, s->offset, s->count, ld, out);
     }
     redist_layout_free(&mid);
     redist_layout_free(&parent);
@@ -182,15 +188,19 @@ static void window_index(const case_t *cs, int64_t lin, int64_t w[])
     }
 }
 
-/* Sets this rank's window elements of side s in a (width doubles per element). */
+/* Sets this rank's window elements of side s in a (width doubles per element): source
+   window element w has value element_value(its row-major index); on the destination it is
+   element (w[perm[0]] .. w[perm[d-1]]) when the case permutes the axes. */
 static void fill_window(const case_t *cs, const side_t *s, const int64_t pads[][MAXD], double *a,
                         int width)
 {
-    int64_t w[MAXD], off;
+    int64_t w[MAXD], at[MAXD], off;
     int rank;
     for (int64_t lin = 0; lin < window_total(cs); lin++) {
         window_index(cs, lin, w);
-        locate(cs, s, w, pads, &rank, &off);
+        for (int k = 0; k < cs->ndims; k++)
+            at[k] = s == &cs->dst && cs->permuted ? w[cs->perm[k]] : w[k];
+        locate(cs, s, at, pads, &rank, &off);
         if (rank == me)
             for (int j = 0; j < width; j++)
                 a[off * width + j] = element_value(lin) + 0.25 * j;
@@ -243,6 +253,7 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
         redist_options opt;
         redist_options_init(&opt);
         opt.algorithm = name;
+        opt.permutation = cs->permuted ? cs->perm : NULL;
         if (ai == nalg)
             opt.max_buffer_bytes = 64; /* a few elements per chunk */
         if (ai == nalg + 1)
@@ -280,14 +291,14 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
             }
             char what[96];
             snprintf(what, sizeof what, "case %d %s (variant %d) run %d", index, name, ai, run);
-            if (rc != REDIST_SUCCESS) {
+            int bad = 1;
+            if (rc != REDIST_SUCCESS)
                 mtest_fail(&errs, me, what, "%s (%s)", redist_strerror(rc),
                            redist_last_error_detail());
-                continue;
-            }
-            int bad = check_array(cs, &cs->dst, pads_dst, &ds, b, 1, width, what) +
+            else
+                bad = check_array(cs, &cs->dst, pads_dst, &ds, b, 1, width, what) +
                       check_array(cs, &cs->src, pads_src, &ss, a, 0, width, what);
-            if (bad)
+            if (!mtest_all_same(bad != 0) || bad) /* every rank leaves together */
                 break;
         }
         redist_plan_free(&plan);
@@ -313,6 +324,7 @@ static void random_side(side_t *s, int ndims, const int64_t count[], int aligned
     }
     s->nprocs = p;
     memcpy(s->ranks, all, (size_t)p * sizeof(int));
+    memcpy(s->count, count, (size_t)ndims * sizeof *count);
     for (int k = 0; k < ndims; k++) /* factor p over the dimensions */
         s->grid[k] = 1;
     for (int left = p, k = 0; left > 1; k = (k + 1) % ndims) {
@@ -342,8 +354,19 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
     for (int k = 0; k < cs->ndims; k++)
         cs->count[k] = rnd(0, 9) == 0 ? 0 : rnd(1, cs->ndims == 1 ? 60 : 14);
     int aligned = rnd(0, 1);
+    int64_t dst_count[MAXD];
+    cs->permuted = rnd(0, 1);
+    for (int k = 0; k < cs->ndims; k++) /* a random permutation (perhaps the identity) */
+        cs->perm[k] = k;
+    for (int k = cs->ndims - 1; cs->permuted && k > 0; k--) {
+        int j = (int)rnd(0, k), t = cs->perm[k];
+        cs->perm[k] = cs->perm[j];
+        cs->perm[j] = t;
+    }
+    for (int k = 0; k < cs->ndims; k++)
+        dst_count[k] = cs->count[cs->perm[k]];
     random_side(&cs->src, cs->ndims, cs->count, aligned);
-    random_side(&cs->dst, cs->ndims, cs->count, aligned);
+    random_side(&cs->dst, cs->ndims, dst_count, aligned);
     if (rnd(0, 1)) { /* the same ranks, grid and first: the papers' single processor set */
         side_t *d = &cs->dst, *s = &cs->src;
         d->nprocs = s->nprocs;
@@ -353,7 +376,7 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
             d->first[k] = s->first[k];
             d->offset[k] = aligned ? 0 : d->offset[k];
             d->split[k] = aligned ? 0 : d->split[k];
-            d->extent[k] = aligned ? cs->count[k] : d->extent[k];
+            d->extent[k] = aligned ? d->count[k] : d->extent[k];
         }
     }
     cs->complex_type = rnd(0, 3) == 0;
@@ -391,6 +414,7 @@ static void inter_case(void)
         s->grid[1] = 1;
         s->order = sd ? REDIST_ROW_MAJOR : REDIST_COL_MAJOR;
         for (int k = 0; k < 2; k++) {
+            s->count[k] = cs.count[k];
             s->extent[k] = cs.count[k] + 5 + sd;
             s->offset[k] = 2 + k + sd;
             s->block[k] = 2 + k + sd;
