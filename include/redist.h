@@ -158,6 +158,18 @@ typedef struct redist_options {
                                        dst's extent j is src's extent permutation[j] (numpy's
                                        transpose(axes) convention). Any layouts and storage
                                        orders on both sides; read at plan creation only. */
+    double alpha[2], beta[2];       /* scaling: dst = beta * dst + alpha * op(src), real and
+                                       imaginary parts (default alpha = 1, beta = 0: a copy).
+                                       For float, double and their complex types (C's or
+                                       Fortran's); imaginary parts must be 0 for the real ones,
+                                       and other types only copy. beta = 0 never reads dst,
+                                       alpha = 0 never reads src (BLAS's rules). Applied while
+                                       unpacking, so a scaling plan packs (algorithms that
+                                       only have the datatype transport, such as alltoallw,
+                                       are NOT_APPLICABLE). */
+    int conjugate;                  /* 1: op(src) = conj(src) for the complex types (a no-op
+                                       for the real ones); with permutation, a conjugate
+                                       transpose. Default 0. */
 } redist_options;
 void redist_options_init(redist_options *opt);
 
@@ -419,6 +431,26 @@ void redist_pztrmr2d(char *uplo, char *diag, int *m, int *n, void *a, int *ia, i
                      void *b, int *ib, int *jb, int *descb, int *ictxt);
 void redist_pitrmr2d(char *uplo, char *diag, int *m, int *n, int *a, int *ia, int *ja, int *desca,
                      int *b, int *ib, int *jb, int *descb, int *ictxt);
+/* PBLAS's transposes with PBLAS's arguments (PBLAS/SRC/p?tran*): sub(C) := beta sub(C) +
+   alpha op(sub(A)), sub(C) = C(ic:ic+m-1, jc:jc+n-1) and sub(A) = A(ia:ia+n-1, ja:ja+m-1)
+   in one BLACS context (desca[CTXT] = descc[CTXT]; every process of its grid calls);
+   op(X) = X^T (p?tran, p?tranu) or X^H (p?tranc). alpha and beta are the element type's
+   (complex ones as two reals); beta = 0 never reads C, alpha = 0 never reads A, and alpha = 0
+   with beta = 1 returns at once. Same descriptors, sub-matrices, cache and errors
+   (redist_scalapack_last_error) as p?gemr2d above; plans are cached per (alpha, beta). The
+   library also exports pstran_ ... pztranc_, which replace PBLAS's. */
+void redist_pstran(int *m, int *n, float *alpha, float *a, int *ia, int *ja, int *desca,
+                   float *beta, float *c, int *ic, int *jc, int *descc);
+void redist_pdtran(int *m, int *n, double *alpha, double *a, int *ia, int *ja, int *desca,
+                   double *beta, double *c, int *ic, int *jc, int *descc);
+void redist_pctranu(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta,
+                    void *c, int *ic, int *jc, int *descc);
+void redist_pztranu(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta,
+                    void *c, int *ic, int *jc, int *descc);
+void redist_pctranc(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta,
+                    void *c, int *ic, int *jc, int *descc);
+void redist_pztranc(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta,
+                    void *c, int *ic, int *jc, int *descc);
 int redist_scalapack_last_error(const char **detail);
 
 #ifdef __cplusplus

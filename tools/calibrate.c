@@ -136,7 +136,7 @@ static void pack_runs(cal *c, MPI_Comm comm, void *arg)
     (void)comm;
     const redist__msg *m = arg;
     redist__pack(m, c->a, c->b, 8);
-    redist__unpack(m, c->b, c->a, 8);
+    redist__unpack(m, c->b, c->a, 8, NULL);
 }
 
 typedef struct pieces_arg {

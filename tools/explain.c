@@ -30,6 +30,8 @@ const char tool_explain_help[] =
     "                           P_r, D_r when K <= P)\n"
     "  --relabel                the destination's ranks chosen to keep the most data in place\n"
     "                           (redist_relabel's answer; up to 4096 positions)\n"
+    "  --permute P              axis permutation (N-D transpose, e.g. 1,0): --to's n is\n"
+    "                           --from's permuted; the plan of redist_options.permutation\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
@@ -426,7 +428,7 @@ static int parse_specs(explain_state *s)
 static int check_specs(explain_state *s)
 {
     char err[256];
-    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
         return tool_error(s->rank0, TOOL_USAGE, "%s", err);
     int procs = (int)s->a.procs;
     int need = (s->from.max_rank > s->to.max_rank ? s->from.max_rank : s->to.max_rank) + 1;
@@ -475,9 +477,17 @@ static int analyse_pattern(explain_state *s)
     char err[256];
     int64_t el = tool_type_sizes[s->a.pair.type];
     int rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
+    if (rc == REDIST_SUCCESS && s->a.relabel && s->a.pair.permuted)
+        return tool_error(s->rank0, TOOL_USAGE, "--relabel and --permute exclude each other");
     if (rc == REDIST_SUCCESS && s->a.relabel && (rc = relabel(s)) == REDIST_ERR_UNSUPPORTED)
         return tool_error(s->rank0, TOOL_USAGE, "--relabel: at most %d destination positions",
                           RELABEL_MAX);
+    if (rc == REDIST_SUCCESS && s->a.pair.permuted) { /* the plan's view of the destination */
+        redist_layout view = redist__layout_permuted(s->dst, s->a.pair.permute);
+        redist_layout_free(&s->dst);
+        s->dst = view;
+        rc = view != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    }
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank0, TOOL_FAILED, "%s",
                           tool_lib_error(err, sizeof err, "layout", rc));

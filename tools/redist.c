@@ -96,6 +96,30 @@ void tool_pair_init(tool_pair_opts *o)
     o->algorithm = "auto";
 }
 
+/* "2,0,1": each of 0 .. d-1 once, d <= SPEC_MAX_DIMS. */
+static int parse_permutation(const char *v, tool_pair_opts *o)
+{
+    int seen[SPEC_MAX_DIMS] = {0}, n = 0;
+    for (const char *p = v;; p++) {
+        char *end = NULL;
+        long x = strtol(p, &end, 10);
+        if (end == p || n == SPEC_MAX_DIMS || x < 0 || x >= SPEC_MAX_DIMS)
+            return -1;
+        o->permute[n++] = (int)x;
+        p = end;
+        if (*p != ',')
+            break;
+    }
+    if (v[strlen(v) - 1] == ',' || strspn(v, "0123456789,") != strlen(v))
+        return -1;
+    for (int j = 0; j < n; j++)
+        if (o->permute[j] >= n || seen[o->permute[j]]++)
+            return -1;
+    o->npermute = n;
+    o->permuted = 1;
+    return 0;
+}
+
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
@@ -113,6 +137,12 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--max-buffer", &v)) > 0 &&
              (spec_parse_count(v, &o->max_buffer) != 0 || o->max_buffer < 0))
         snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'", v);
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--permute", &v)) > 0 &&
+             parse_permutation(v, o) != 0)
+        snprintf(msg, len,
+                 "--permute: expected a permutation of 0 .. d-1 separated by commas (e.g. 1,0 "
+                 "or 2,0,1), got '%s'",
+                 v);
     return m;
 }
 
@@ -245,7 +275,13 @@ void tool_arrays_free(tool_arrays *a)
 int64_t tool_verify_all(const tool_spec *to, int rank, tool_type type, const void *dst,
                         MPI_Comm comm, int64_t *first_bad)
 {
-    int64_t my_first, my_wrong = tool_verify(to, rank, type, dst, &my_first), wrong;
+    return tool_verify_all_expect(to, rank, type, dst, NULL, comm, first_bad);
+}
+
+int64_t tool_verify_all_expect(const tool_spec *to, int rank, tool_type type, const void *dst,
+                               const tool_expect *e, MPI_Comm comm, int64_t *first_bad)
+{
+    int64_t my_first, my_wrong = tool_verify_expect(to, rank, type, dst, e, &my_first), wrong;
     MPI_Allreduce(&my_wrong, &wrong, 1, MPI_INT64_T, MPI_SUM, comm);
     if (first_bad)
         MPI_Allreduce(&my_first, first_bad, 1, MPI_INT64_T, MPI_MIN, comm);
@@ -273,7 +309,7 @@ void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out
     out->transport = st.transport;
 }
 
-int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type, char *msg,
+int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair_opts *o, char *msg,
                      size_t len)
 {
     if (from->ndims != to->ndims) {
@@ -281,11 +317,18 @@ int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type,
                  from->ndims);
         return -1;
     }
+    if (o->permuted && o->npermute != from->ndims) {
+        snprintf(msg, len, "--permute: %d entries for %d dimensions", o->npermute, from->ndims);
+        return -1;
+    }
     for (int k = 0; k < from->ndims; k++)
-        if (from->extent[k] != to->extent[k]) {
-            snprintf(msg, len, "--to: n differs from --from's n");
+        if (from->extent[o->permuted ? o->permute[k] : k] != to->extent[k]) {
+            snprintf(msg, len,
+                     o->permuted ? "--to: n is not --from's n permuted by --permute"
+                                 : "--to: n differs from --from's n");
             return -1;
         }
+    tool_type type = o->type;
     int64_t elements = spec_elements(from), size = tool_type_sizes[type];
     if (elements > INT64_MAX / size) {
         snprintf(msg, len, "n: %lld elements of %s (%lld bytes each) make 2^63 bytes or more",

@@ -33,6 +33,11 @@ const char tool_run_help[] =
     "                     others receive; --to's ranks count within the receiving group\n"
     "  --max-buffer B     bounded mode: at most B bytes of buffers per rank (e.g. 1M, 2^20),\n"
     "                     the data moving in chunks (redist_options.max_buffer_bytes)\n"
+    "  --permute P        axis permutation (N-D transpose), e.g. 1,0 or 2,0,1: the source's\n"
+    "                     element (g_0 .. g_d-1) goes to the destination's (g_P0 .. g_Pd-1),\n"
+    "                     so --to's n is --from's permuted (redist_options.permutation)\n"
+    "  --alpha A, --beta B  dst = B dst + A src while unpacking (type double); --verify then\n"
+    "                     checks one more execute onto a destination of ones\n"
     "  --quiet            print one key=value line instead of the report\n"
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
@@ -56,7 +61,10 @@ static unsigned char char_value(int64_t g)
    indices g0, g0 + gstride, ... */
 typedef void (*run_fn)(void *ctx, int64_t offset, int64_t g0, int64_t gstride, int64_t count);
 
-static void walk_runs(const tool_spec *spec, int rank, run_fn fn, void *ctx)
+/* The global index of element h is sum_k h_k gstride[k]: the spec's own row-major strides
+   (gstride_in NULL), or another array's (an axis permutation's source). */
+static void walk_runs(const tool_spec *spec, int rank, const int64_t *gstride_in, run_fn fn,
+                      void *ctx)
 {
     int d = spec->ndims, coords[SPEC_MAX_DIMS];
     int64_t local[SPEC_MAX_DIMS], gstride[SPEC_MAX_DIMS], idx[SPEC_MAX_DIMS] = {0};
@@ -69,6 +77,8 @@ static void walk_runs(const tool_spec *spec, int rank, run_fn fn, void *ctx)
     gstride[d - 1] = 1;
     for (int k = d - 2; k >= 0; k--)
         gstride[k] = gstride[k + 1] * spec->extent[k + 1];
+    if (gstride_in != NULL)
+        memcpy(gstride, gstride_in, (size_t)d * sizeof *gstride);
     /* The local storage order from slowest to fastest dimension. */
     int dims[SPEC_MAX_DIMS];
     for (int k = 0; k < d; k++)
@@ -106,7 +116,16 @@ typedef struct data_ctx {
     tool_type type;
     void *buf;
     int64_t wrong, first_bad;
+    const tool_expect *e; /* verify: scaling (NULL: none) */
 } data_ctx;
+
+/* beta start + alpha x, to the library's rounding or one unit of it (a contracted multiply-add
+   rounds once). */
+static int scaled_bad(const tool_expect *e, double got, double x)
+{
+    double want = e->beta * e->start + e->alpha * x;
+    return !(fabs(got - want) <= 4e-16 * (fabs(want) + fabs(e->beta * e->start)));
+}
 
 static void fill_run(void *vctx, int64_t offset, int64_t g, int64_t gs, int64_t count)
 {
@@ -156,7 +175,9 @@ static void verify_run(void *vctx, int64_t offset, int64_t g, int64_t gs, int64_
             bad = ((const int32_t *)ctx->buf)[offset + i] != (int32_t)(g & 0x7fffffff);
             break;
         case TOOL_DOUBLE:
-            bad = ((const double *)ctx->buf)[offset + i] != (double)g;
+            bad = ctx->e != NULL && ctx->e->scaled
+                      ? scaled_bad(ctx->e, ((const double *)ctx->buf)[offset + i], (double)g)
+                      : ((const double *)ctx->buf)[offset + i] != (double)g;
             break;
         default: {
             const double *p = (const double *)ctx->buf + 3 * (offset + i);
@@ -178,15 +199,37 @@ static void verify_run(void *vctx, int64_t offset, int64_t g, int64_t gs, int64_
 
 void tool_fill(const tool_spec *spec, int rank, tool_type type, void *local)
 {
-    data_ctx ctx = {type, local, 0, INT64_MAX};
-    walk_runs(spec, rank, fill_run, &ctx);
+    data_ctx ctx = {type, local, 0, INT64_MAX, NULL};
+    walk_runs(spec, rank, NULL, fill_run, &ctx);
 }
 
 int64_t tool_verify(const tool_spec *spec, int rank, tool_type type, const void *local,
                     int64_t *first_bad)
 {
-    data_ctx ctx = {type, (void *)local, 0, INT64_MAX};
-    walk_runs(spec, rank, verify_run, &ctx);
+    return tool_verify_expect(spec, rank, type, local, NULL, first_bad);
+}
+
+void tool_expect_init(tool_expect *e, const tool_spec *from, const tool_pair_opts *o, int scaled,
+                      double alpha, double beta, double start)
+{
+    int64_t own[SPEC_MAX_DIMS];
+    int d = from->ndims;
+    own[d - 1] = 1;
+    for (int k = d - 2; k >= 0; k--)
+        own[k] = own[k + 1] * from->extent[k + 1];
+    for (int j = 0; j < d; j++) /* destination dimension j is the source's permute[j] */
+        e->gstride[j] = own[o->permuted ? o->permute[j] : j];
+    e->scaled = scaled;
+    e->alpha = alpha;
+    e->beta = beta;
+    e->start = start;
+}
+
+int64_t tool_verify_expect(const tool_spec *spec, int rank, tool_type type, const void *local,
+                           const tool_expect *e, int64_t *first_bad)
+{
+    data_ctx ctx = {type, (void *)local, 0, INT64_MAX, e};
+    walk_runs(spec, rank, e != NULL ? e->gstride : NULL, verify_run, &ctx);
     *first_bad = ctx.first_bad;
     return ctx.wrong;
 }
@@ -294,6 +337,8 @@ typedef struct run_args {
     int verify, quiet;
     int inter;   /* --inter: source and destination groups joined by an intercommunicator */
     int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
+    int scaled;  /* --alpha, --beta given */
+    double alpha, beta;
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -336,6 +381,31 @@ static int parse_repeat(const char *text, int *n1, int *n2)
 }
 
 /* The options only run has (a tool_option_fn). */
+/* --alpha A, --beta B: finite numbers. */
+static int scale_option(int argc, char **argv, int *i, run_args *a, int rank0)
+{
+    const char *v = NULL;
+    int is_alpha = 1, m = tool_opt_value(argc, argv, i, "--alpha", &v);
+    if (m == 0) {
+        is_alpha = 0;
+        m = tool_opt_value(argc, argv, i, "--beta", &v);
+    }
+    if (m <= 0)
+        return m;
+    char *end = NULL;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || !isfinite(x)) {
+        tool_error(rank0, TOOL_USAGE, "--%s: expected a number, got '%s'",
+                   is_alpha ? "alpha" : "beta", v);
+        return TOOL_OPT_REPORTED;
+    }
+    if (!a->scaled)
+        a->alpha = 1.0, a->beta = 0.0;
+    a->scaled = 1;
+    *(is_alpha ? &a->alpha : &a->beta) = x;
+    return 1;
+}
+
 static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
 {
     run_args *a = ctx;
@@ -356,6 +426,8 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->inter = 1;
     else if (!strcmp(argv[*i], "--relabel"))
         a->relabel = 1;
+    else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
+        return m;
     else
         return 0;
     return 1;
@@ -389,7 +461,7 @@ static int parse_inter_specs(run_state *s)
     for (int i = 0; i < s->to.nprocs; i++)
         s->to.ranks[i] += s->p_src;
     s->to.max_rank += s->p_src;
-    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
         return tool_error(rank0, TOOL_USAGE, "%s", err);
     return TOOL_OK;
 }
@@ -401,6 +473,14 @@ static int parse_specs(run_state *s)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--relabel and --inter exclude each other (relabelling chooses among "
                           "the ranks of one communicator)");
+    if (s->a.scaled && s->a.pair.type != TOOL_DOUBLE)
+        return tool_error(s->rank == 0, TOOL_USAGE,
+                          "--alpha and --beta scale doubles here (--type double); the library "
+                          "also scales float and complex types");
+    if (s->a.relabel && s->a.pair.permuted)
+        return tool_error(s->rank == 0, TOOL_USAGE,
+                          "--relabel and --permute exclude each other here (redist_relabel "
+                          "compares layouts of one array)");
     if (s->a.inter)
         return parse_inter_specs(s);
     char err[256];
@@ -417,7 +497,7 @@ static int parse_specs(run_state *s)
                 "%s: uses rank %d but only %d MPI process%s running (start more with mpirun -n, or give ranks=)",
                 name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
     }
-    if (tool_specs_check(&s->from, &s->to, s->a.pair.type, err, sizeof err) != 0)
+    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
         return tool_error(rank0, TOOL_USAGE, "%s", err);
     return TOOL_OK;
 }
@@ -501,6 +581,11 @@ static int make_plan(run_state *s)
     redist_options_init(&opt);
     opt.algorithm = s->a.pair.algorithm;
     opt.max_buffer_bytes = s->a.pair.max_buffer;
+    opt.permutation = s->a.pair.permuted ? s->a.pair.permute : NULL;
+    if (s->a.scaled) {
+        opt.alpha[0] = s->a.alpha;
+        opt.beta[0] = s->a.beta;
+    }
     MPI_Barrier(s->comm);
     double t0 = MPI_Wtime();
     int rc = s->a.inter ? plan_inter(s, &opt)
@@ -638,7 +723,9 @@ static void print_times(const run_state *s, double gbps, int64_t wrong)
 /* Names the first wrong element by its global coordinates, as the user wrote the extents. */
 static void print_first_wrong(const run_state *s, int64_t wrong, int64_t first_bad)
 {
-    const tool_spec *to = &s->to;
+    /* The index is the source's (the value the element should hold): with --permute, in the
+       source's coordinates. */
+    const tool_spec *to = s->a.pair.permuted ? &s->from : &s->to;
     int64_t idx[SPEC_MAX_DIMS], rest = first_bad;
     for (int k = to->ndims - 1; k >= 0; k--) {
         int64_t e = to->extent[k] ? to->extent[k] : 1;
@@ -658,8 +745,18 @@ static int report(const run_state *s)
 {
     double gbps = s->tm.tmed > 0 ? array_bytes(s) / s->tm.tmed / 1e9 : 0;
     int64_t wrong = 0, first_bad = INT64_MAX;
+    tool_expect e;
+    tool_expect_init(&e, &s->from, &s->a.pair, s->a.scaled, s->a.alpha, s->a.beta, 1.0);
+    if (s->a.verify && s->a.scaled) { /* repeated executes compound: one more onto ones */
+        double *d = s->data.dst;
+        for (int64_t i = 0; i < s->data.ndst; i++)
+            d[i] = e.start;
+        if (tool_agree_code(redist_execute(s->plan, s->data.src, d), s->comm) != REDIST_SUCCESS)
+            return tool_error(s->rank == 0, TOOL_FAILED, "verify: the scaled execute failed");
+    }
     if (s->a.verify)
-        wrong = tool_verify_all(&s->to, s->rank, s->a.pair.type, s->data.dst, s->comm, &first_bad);
+        wrong = tool_verify_all_expect(&s->to, s->rank, s->a.pair.type, s->data.dst, &e, s->comm,
+                                       &first_bad);
     if (s->rank == 0) {
         if (s->a.quiet)
             print_quiet(s, gbps, wrong);

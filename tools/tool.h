@@ -40,16 +40,21 @@ int tool_check_algorithm(const char *name);
 /* "auto, direct, ..." into buf. */
 void tool_algorithm_list(char *buf, size_t len);
 
+typedef struct tool_expect tool_expect; /* verification of transforms (below) */
+
 /* The options `run` and `explain` share: --from SPEC, --to SPEC, --algorithm A, --type T. */
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
     int64_t max_buffer; /* --max-buffer: bounded mode's bytes per rank (0: default mode) */
+    int permuted;       /* --permute p0,p1,...: options.permutation */
+    int permute[SPEC_MAX_DIMS];
+    int npermute;
 } tool_pair_opts;
 void tool_pair_init(tool_pair_opts *o); /* type double, algorithm "auto" */
-/* Like tool_opt_value for those five options (--from, --to, --algorithm, --type,
-   --max-buffer): 1 (taken), 0 (another argument) or -1 (value missing). A bad --type or
-   --max-buffer writes its message into msg (else msg is ""). */
+/* Like tool_opt_value for those six options (--from, --to, --algorithm, --type,
+   --max-buffer, --permute): 1 (taken), 0 (another argument) or -1 (value missing). A bad
+   --type, --max-buffer or --permute writes its message into msg (else msg is ""). */
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len);
 /* After the arguments of command `cmd`: 0, or -1 with the message (--from or --to missing,
    unknown algorithm) in msg. */
@@ -57,7 +62,7 @@ int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t 
 
 /* After both specs parsed: 0, or -1 with the message (dimensions or extents differ, the array
    has 2^63 bytes or more) in msg. */
-int tool_specs_check(const tool_spec *from, const tool_spec *to, tool_type type, char *msg,
+int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair_opts *o, char *msg,
                      size_t len);
 /* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
 const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
@@ -109,6 +114,9 @@ void tool_arrays_free(tool_arrays *a);
    the smallest wrong global row-major index (INT64_MAX if none). */
 int64_t tool_verify_all(const tool_spec *to, int rank, tool_type type, const void *dst,
                         MPI_Comm comm, int64_t *first_bad);
+/* The same against an expectation (tool_expect; NULL: the plain one). */
+int64_t tool_verify_all_expect(const tool_spec *to, int rank, tool_type type, const void *dst,
+                               const tool_expect *e, MPI_Comm comm, int64_t *first_bad);
 
 /* ---- A plan's statistics over all ranks -------------------------------------------------- */
 typedef struct tool_plan_summary {
@@ -135,6 +143,20 @@ void tool_fill(const tool_spec *spec, int rank, tool_type type, void *local);
    index (INT64_MAX if none). */
 int64_t tool_verify(const tool_spec *spec, int rank, tool_type type, const void *local,
                     int64_t *first_bad);
+/* What a destination element must hold when the plan transforms: the value of source element
+   sum_j h_j gstride[j] for destination element h (an axis permutation: the source's row-major
+   strides, permuted), times alpha, plus beta times `start` (the value every destination
+   element held before one scaled execute). */
+struct tool_expect {
+    int64_t gstride[SPEC_MAX_DIMS];
+    int scaled;
+    double alpha, beta, start;
+};
+/* The expectation of a plan from `from` with the options of o (--permute) and scaling. */
+void tool_expect_init(tool_expect *e, const tool_spec *from, const tool_pair_opts *o, int scaled,
+                      double alpha, double beta, double start);
+int64_t tool_verify_expect(const tool_spec *spec, int rank, tool_type type, const void *local,
+                           const tool_expect *e, int64_t *first_bad);
 
 /* ---- Timing ([LBP96] Fig. 13) ---------------------------------------------------------
    For each of n1 trials: barrier, time n2 consecutive executes on this rank, take the average;

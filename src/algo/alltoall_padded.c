@@ -146,7 +146,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     }
     for (int i = 0; err == REDIST_SUCCESS && *done && !p->dry && i < p->recv.nmsgs; i++) {
         const redist__msg *m = &p->recv.msgs[i];
-        redist__unpack(m, s->recvbuf + m->peer * s->slot, p->cur_dst, p->elsize);
+        redist__unpack(m, s->recvbuf + m->peer * s->slot, p->cur_dst, p->elsize, p->scale);
     }
     return err;
 }

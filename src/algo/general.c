@@ -141,8 +141,8 @@ static void unpack_one(struct redist_plan_s *p, state *s, int64_t offset, int ra
     int slot = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(&p->recv, rank);
     if (s->only != -2 && slot != s->only)
         return;
-    memcpy(p->cur_dst + offset * (int64_t)p->elsize, redist__packet_next(&s->pk, slot, p->elsize),
-           p->elsize);
+    redist__put(p->scale, p->cur_dst + offset * (int64_t)p->elsize, (int64_t)p->elsize,
+                redist__packet_next(&s->pk, slot, p->elsize), (int64_t)p->elsize, 1, p->elsize);
 }
 
 static void pack(struct redist_plan_s *p, void *algo)

@@ -231,7 +231,7 @@ static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist
 /* Copies box idx between the local array (arr) and the packet (pkt) along nest level l;
    returns the packet position after it. */
 static char *copy_box(const ratio_state *s, const cut *c, int l, char *arr, char *pkt,
-                      int to_packet, size_t es)
+                      int to_packet, size_t es, const redist__scale *sc)
 {
     const cut_dim *D = &c->dims[s->nest[l]];
     int64_t lo = s->idx[s->nest[l]] * D->piece;
@@ -239,17 +239,15 @@ static char *copy_box(const ratio_state *s, const cut *c, int l, char *arr, char
     char *a = arr + lo * D->stride * (int64_t)es;
     if (l < s->d - 1) {
         for (int64_t i = 0; i < n; i++)
-            pkt = copy_box(s, c, l + 1, a + i * D->stride * (int64_t)es, pkt, to_packet, es);
+            pkt = copy_box(s, c, l + 1, a + i * D->stride * (int64_t)es, pkt, to_packet, es, sc);
         return pkt;
     }
-    if (D->stride == 1) { /* one run */
-        memcpy(to_packet ? pkt : a, to_packet ? a : pkt, (size_t)n * es);
-        return pkt + n * (int64_t)es;
-    }
-    for (int64_t i = 0; i < n; i++, pkt += es) /* storage orders differ: a strided run */
-        memcpy(to_packet ? pkt : a + i * D->stride * (int64_t)es,
-               to_packet ? a + i * D->stride * (int64_t)es : pkt, es);
-    return pkt;
+    int64_t step = D->stride * (int64_t)es; /* a run, or a strided one (storage orders differ) */
+    if (to_packet)
+        redist__put(NULL, pkt, (int64_t)es, a, step, n, es);
+    else
+        redist__put(sc, a, step, pkt, (int64_t)es, n, es);
+    return pkt + n * (int64_t)es;
 }
 
 /* The length of piece i of D. */
@@ -293,11 +291,12 @@ static void move_boxes(struct redist_plan_s *p, ratio_state *s, const cut *c, in
                              : (char *)redist__packet_next(&s->pk, to, bytes);
             if (L == 0 && I->stride == 1) { /* 1-D: the box is one run */
                 char *a = arr + i * I->piece * (int64_t)es;
-                memcpy(pack ? pkt : a, pack ? a : pkt, bytes);
+                redist__put(pack ? NULL : p->scale, pack ? pkt : a, (int64_t)es, pack ? a : pkt,
+                            (int64_t)es, (int64_t)(bytes / es), es);
                 continue;
             }
             s->idx[ki] = i;
-            copy_box(s, c, 0, arr, pkt, pack, es);
+            copy_box(s, c, 0, arr, pkt, pack, es, pack ? NULL : p->scale);
         }
         int l = L - 1;
         for (; l >= 0; l--) { /* the next outer box: the last outer level fastest */

@@ -3,6 +3,7 @@
 #include "algo/algo.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct redist__phases {
     int n, current;
@@ -51,6 +52,11 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         opt.hybrid_degree = d;
         opt.synchronous_receive = synchronous_receive;
         opt.check_arguments = 0;
+        if (i == n - 1) { /* the last phase writes the destination: it scales */
+            memcpy(opt.alpha, p->opt.alpha, sizeof opt.alpha);
+            memcpy(opt.beta, p->opt.beta, sizeof opt.beta);
+            opt.conjugate = p->opt.conjugate;
+        }
         redist_layout from = i == 0 ? p->src : ph ? ph->mid[i - 1] : NULL;
         redist_layout to = i == n - 1 ? p->dst : ph ? ph->mid[i] : NULL;
         redist_plan tmp = NULL;

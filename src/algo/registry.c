@@ -67,8 +67,8 @@ const redist__algorithm *redist__algorithm_by_name(const char *name)
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
                              const redist__machine *m, const redist_options *opt, int requested)
 {
-    if (opt->max_buffer_bytes > 0 && a->bounded) /* bounded mode packs chunks */
-        return REDIST_TRANSPORT_PACK;
+    if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt))
+        return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks */
     int can_pack = (a->transports & REDIST__T_PACK) != 0;
     int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
                        c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
@@ -95,7 +95,8 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
     double best_time = 0;
     for (int i = 0; i < NALGOS; i++) {
         if (table[i]->applicable(c) != REDIST_SUCCESS ||
-            (opt->max_buffer_bytes > 0 && !table[i]->bounded))
+            (opt->max_buffer_bytes > 0 && !table[i]->bounded) ||
+            (redist__options_scale(opt) && !(table[i]->transports & REDIST__T_PACK)))
             continue;
         double t = redist__predict(table[i], c, m, opt);
         if (best == NULL || t < best_time) {

@@ -363,9 +363,9 @@ static void unpack_all(struct redist_plan_s *p, redist__relay *r)
         if (m == NULL || p->dry)
             continue;
         if (r->stays[i]) /* this rank's own unit, never moved: straight from src to dst */
-            redist__copy(m, p->cur_src, p->cur_dst, p->elsize);
+            redist__copy(m, p->cur_src, p->cur_dst, p->elsize, p->scale);
         else
-            redist__unpack(m, r->slot[i], p->cur_dst, p->elsize);
+            redist__unpack(m, r->slot[i], p->cur_dst, p->elsize, p->scale);
     }
 }
 

@@ -25,10 +25,10 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
                    ? redist__fail(REDIST_ERR_NOT_APPLICABLE,
                                   "'%s' cannot perform a BMMC permutation", name)
                    : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    if (opt != NULL && opt->permutation != NULL)
+    if (opt != NULL && (opt->permutation != NULL || redist__options_scale(opt)))
         return redist__fail(REDIST_ERR_ARG,
-                            "bmmc: options.permutation is for layout plans (a BMMC plan's "
-                            "matrix permutes the index bits itself)");
+                            "bmmc: options.permutation, alpha, beta and conjugate are for layout "
+                            "plans (a BMMC plan's matrix permutes the index bits itself)");
     int err = redist__check_options(opt, size);
     if (err != REDIST_SUCCESS)
         return err;

@@ -45,6 +45,8 @@ int redist__check_options(const redist_options *opt, int comm_size)
     int err = check_flag(opt->check_arguments, "check_arguments");
     if (err == REDIST_SUCCESS)
         err = check_flag(opt->shared_memory, "shared_memory");
+    if (err == REDIST_SUCCESS)
+        err = check_flag(opt->conjugate, "conjugate");
     if (err != REDIST_SUCCESS)
         return err;
     if (opt->transport < REDIST_TRANSPORT_AUTO || opt->transport > REDIST_TRANSPORT_DATATYPE)
@@ -57,7 +59,49 @@ int redist__check_options(const redist_options *opt, int comm_size)
         return redist__fail(REDIST_ERR_ARG,
                             "max_buffer_bytes (bounded mode, packed chunks) and transport = "
                             "REDIST_TRANSPORT_DATATYPE exclude each other");
+    if (redist__options_scale(opt) && opt->transport == REDIST_TRANSPORT_DATATYPE)
+        return redist__fail(REDIST_ERR_ARG,
+                            "alpha, beta and conjugate are applied while unpacking: transport = "
+                            "REDIST_TRANSPORT_DATATYPE (MPI unpacks) excludes them");
     return redist__check_algorithm_options(opt, comm_size);
+}
+
+/* The scaling the options ask of type (phase 1): float, double and their complex types;
+   real ones with real alpha and beta. */
+static int check_scaling(const redist_options *opt, MPI_Datatype type)
+{
+    if (!redist__options_scale(opt))
+        return REDIST_SUCCESS;
+    int kind = redist__scale_kind(type);
+    if (kind == 0)
+        return redist__fail(REDIST_ERR_ARG,
+                            "alpha, beta and conjugate apply to float, double and their complex "
+                            "types; other types only copy (alpha = 1, beta = 0)");
+    if ((kind == REDIST__REAL4 || kind == REDIST__REAL8) &&
+        (opt->alpha[1] != 0.0 || opt->beta[1] != 0.0))
+        return redist__fail(REDIST_ERR_ARG,
+                            "a real type with a complex alpha or beta (imaginary part not 0)");
+    return REDIST_SUCCESS;
+}
+
+/* The plan's scaling from its (agreed) options and type; NULL scale: a copy. */
+static void set_scaling(struct redist_plan_s *p, MPI_Datatype type)
+{
+    const redist_options *o = &p->opt;
+    p->scale = NULL;
+    int kind = redist__scale_kind(type);
+    if (!redist__options_scale(o) || kind == 0)
+        return;
+    int complex = kind == REDIST__COMPLEX8 || kind == REDIST__COMPLEX16;
+    p->scale_store = (redist__scale){kind,
+                                     complex && o->conjugate,
+                                     o->beta[0] == 0.0 && o->beta[1] == 0.0,
+                                     o->alpha[0] == 0.0 && o->alpha[1] == 0.0,
+                                     {o->alpha[0], o->alpha[1]},
+                                     {o->beta[0], o->beta[1]}};
+    const redist__scale *s = &p->scale_store;
+    if (!(s->beta_zero && o->alpha[0] == 1.0 && o->alpha[1] == 0.0 && !s->conjugate))
+        p->scale = s; /* not a copy after all (conjugating a real type) */
 }
 
 void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
@@ -70,6 +114,9 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fp_add(fp, "options.shared_memory", &o->shared_memory, sizeof(int));
     redist__fp_add(fp, "options.transport", &o->transport, sizeof(int));
     redist__fp_add(fp, "options.max_buffer_bytes", &o->max_buffer_bytes, sizeof(int64_t));
+    redist__fp_add(fp, "options.alpha", o->alpha, sizeof o->alpha);
+    redist__fp_add(fp, "options.beta", o->beta, sizeof o->beta);
+    redist__fp_add(fp, "options.conjugate", &o->conjugate, sizeof o->conjugate);
     redist__fingerprint_algorithm_options(fp, o);
 }
 
@@ -120,6 +167,8 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
     err = redist__element_size(type, elsize);
+    if (err == REDIST_SUCCESS)
+        err = check_scaling(opt, type);
     if (err == REDIST_SUCCESS) /* this rank's padded local arrays (its own ld) */
         err = redist__check_ld(src, rank);
     if (err == REDIST_SUCCESS)
@@ -325,6 +374,11 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     if (a->applicable(&p->pair) != REDIST_SUCCESS)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot perform this redistribution", name);
+    if (redist__options_scale(&p->opt) && !(a->transports & REDIST__T_PACK))
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' only has the datatype transport: it cannot scale "
+                            "(alpha, beta, conjugate) while unpacking",
+                            name);
     if (p->opt.max_buffer_bytes > 0 && !a->bounded)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
@@ -416,7 +470,7 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
         return set_bounded(p, least);
     }
     if ((p->algo->transports & REDIST__T_DATATYPE) && p->opt.transport == REDIST_TRANSPORT_AUTO &&
-        p->pair.t.max_run_value <= REDIST__MAX_INT_COUNT) {
+        p->pair.t.max_run_value <= REDIST__MAX_INT_COUNT && p->scale == NULL) {
         p->transport = REDIST_TRANSPORT_DATATYPE;
         return REDIST_SUCCESS;
     }
@@ -474,6 +528,7 @@ static int create_agreed(struct redist_plan_s *p, redist_layout src, redist_layo
     p->check_req = MPI_REQUEST_NULL;
     int err = redist__keep_options(opt, &p->opt, &p->opt_strings);
     p->check_arguments = p->opt.check_arguments;
+    set_scaling(p, type);
     if (err == REDIST_SUCCESS && MPI_Type_dup(type, &p->type) != MPI_SUCCESS) {
         p->type = MPI_DATATYPE_NULL;
         err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");

@@ -34,6 +34,9 @@ void redist__clear_error(void);
 #define REDIST__FNV_BASIS 1469598103934665603ull
 uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n);
 /* gcd(a, b) of non-negative values (gcd(a, 0) = a). */
+/* Whether the options ask for more than a copy (alpha, beta, conjugate: redist.h). */
+int redist__options_scale(const redist_options *opt);
+
 int64_t redist__gcd64(int64_t a, int64_t b);
 /* ceil(log2 v) for v >= 1 (0 for v <= 1). */
 int redist__ceil_log2(int64_t v);

@@ -15,4 +15,11 @@ void redist_options_init(redist_options *opt)
     opt->hybrid_degree = -1;
     opt->synchronous_receive = 0;
     opt->bmmc_method = 0;
+    opt->alpha[0] = 1.0;
+}
+
+int redist__options_scale(const redist_options *opt)
+{
+    return opt != NULL && (opt->alpha[0] != 1.0 || opt->alpha[1] != 0.0 || opt->beta[0] != 0.0 ||
+                           opt->beta[1] != 0.0 || opt->conjugate != 0);
 }

@@ -131,3 +131,36 @@ int redist__element_size(MPI_Datatype type, size_t *elsize)
     *elsize = (size_t)size;
     return REDIST_SUCCESS;
 }
+
+/* The kind of a predefined type, C's or Fortran's name for it alike (0: none). */
+static int scale_kind_of_named(MPI_Datatype t)
+{
+    if (t == MPI_FLOAT || t == MPI_REAL || t == MPI_REAL4)
+        return REDIST__REAL4;
+    if (t == MPI_DOUBLE || t == MPI_DOUBLE_PRECISION || t == MPI_REAL8)
+        return REDIST__REAL8;
+    if (t == MPI_C_FLOAT_COMPLEX || t == MPI_COMPLEX || t == MPI_COMPLEX8)
+        return REDIST__COMPLEX8;
+    if (t == MPI_C_DOUBLE_COMPLEX || t == MPI_DOUBLE_COMPLEX || t == MPI_COMPLEX16)
+        return REDIST__COMPLEX16;
+    return 0;
+}
+
+int redist__scale_kind(MPI_Datatype type)
+{
+    int ni = 0, na = 0, nd = 0, combiner = 0;
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    if (combiner == MPI_COMBINER_NAMED)
+        return scale_kind_of_named(type);
+    if (combiner != MPI_COMBINER_DUP || nd != 1)
+        return 0;
+    MPI_Datatype inner = MPI_DATATYPE_NULL; /* a dup of a dup ...: follow the chain */
+    if (MPI_Type_get_contents(type, 0, 0, 1, NULL, NULL, &inner) != MPI_SUCCESS)
+        return 0;
+    int kind = redist__scale_kind(inner);
+    if (MPI_Type_get_envelope(inner, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+        combiner != MPI_COMBINER_NAMED)
+        MPI_Type_free(&inner);
+    return kind;
+}

@@ -32,6 +32,10 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
    field whose fingerprints differ (fp may be NULL: nothing to compare). */
 int redist__agree(MPI_Comm comm, int rank, int err, const redist__fingerprints *fp);
 
+/* REDIST__REAL4 .. REDIST__COMPLEX16 (index/scale.h) for float, double and their complex
+   types (C's and Fortran's names, and duplicates of them), else 0: the types a plan can
+   scale. */
+int redist__scale_kind(MPI_Datatype type);
 /* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
 int redist__element_size(MPI_Datatype type, size_t *elsize);
 

@@ -107,7 +107,7 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     if (local)
         redist__shm_sync(p);
     if (!p->dry)
-        redist__unpack(m, data, p->cur_dst, p->elsize);
+        redist__unpack(m, data, p->cur_dst, p->elsize, p->scale);
     if (!local)
         return 0;
     if (MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, ack) != MPI_SUCCESS)
@@ -118,7 +118,7 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
 void redist__copy_self(struct redist_plan_s *p)
 {
     if (p->self != NULL && !p->dry)
-        redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize);
+        redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize, p->scale);
 }
 
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what)

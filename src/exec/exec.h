@@ -75,6 +75,10 @@ struct redist_plan_s {
     const redist__algorithm *algo;
     redist_layout src, dst;       /* private copies */
     int64_t src_count, dst_count; /* local elements */
+    /* dst = beta dst + alpha op(src) (options.alpha, beta, conjugate): every move into the
+       destination goes through scale (index/scale.h); NULL: a copy. */
+    redist__scale scale_store;
+    const redist__scale *scale;
     /* Windows and padding (window.c): the elements of the local arrays the plan touches,
        [lo, hi), and the element offset of local index 0 that execute adds to the user's
        pointers (not for a child plan, whose parent already did). */

@@ -288,7 +288,8 @@ static int unpack_arrived(struct redist_plan_s *p, strip *s, int *moved)
         if (local)
             redist__shm_sync(p);
         if (!p->dry)
-            redist__cursor_unpack(&d->cursor, data, p->cur_dst, d->slot_elems[at], p->elsize);
+            redist__cursor_unpack(&d->cursor, data, p->cur_dst, d->slot_elems[at], p->elsize,
+                                  p->scale);
         if (local && MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[at]) !=
                          MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
@@ -410,7 +411,7 @@ static int unpack_any(struct redist_plan_s *p, strip *s, int *moved)
         redist__shm_sync(p);
         if (!p->dry)
             redist__cursor_unpack(&d->cursors[j], p->recv_at[i] + d->notes[j], p->cur_dst, n,
-                                  p->elsize);
+                                  p->elsize, p->scale);
         if (MPI_Wait(&acks[j], MPI_STATUS_IGNORE) != MPI_SUCCESS ||
             MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[j]) !=
                 MPI_SUCCESS)

@@ -7,6 +7,7 @@
  * does the innermost level move element by element (a transpose).
  */
 #include "index/index.h"
+#include "index/scale.h"
 
 #include <string.h>
 
@@ -14,8 +15,9 @@ typedef struct walker {
     const redist__level *levels;
     int nlevels;
     size_t es;
-    const char *a; /* source side: structured array, or the stream cursor */
-    char *b;       /* destination side: structured array, or the stream cursor */
+    const redist__scale *sc; /* unpack and copy: scaling into the destination, or NULL */
+    const char *a;           /* source side: structured array, or the stream cursor */
+    char *b;                 /* destination side: structured array, or the stream cursor */
     int a_stream, b_stream;
 } walker;
 
@@ -44,6 +46,24 @@ static void copy_runs(char *d, int64_t dstep, const char *s, int64_t sstep, size
         for (int64_t j = 0; j < count; j++, d += dstep, s += sstep)
             memcpy(d, s, nbytes);
     }
+}
+
+/* copy_runs, or with scaling into the destination: count runs of nbytes (contiguous), or
+   count single elements when nbytes is one element (strided). */
+static void put_runs(const walker *w, char *d, int64_t dstep, const char *s, int64_t sstep,
+                     size_t nbytes, int64_t count)
+{
+    if (w->sc == NULL) {
+        copy_runs(d, dstep, s, sstep, nbytes, count);
+        return;
+    }
+    int64_t es = (int64_t)w->es, n = (int64_t)nbytes / es;
+    if (n == 1) {
+        redist__scale_move(w->sc, d, dstep, s, sstep, count);
+        return;
+    }
+    for (int64_t j = 0; j < count; j++)
+        redist__scale_move(w->sc, d + j * dstep, es, s + j * sstep, es, n);
 }
 
 /* The innermost level in tiles of periods, when it has several run groups that repeat: the
@@ -86,8 +106,8 @@ static int walk_innermost_tiled(walker *w, const redist__level *L, int64_t ao, i
                 continue;
             int64_t astep = w->a_stream ? nbytes : L->src_period * es;
             int64_t bstep = w->b_stream ? nbytes : L->dst_period * es;
-            copy_runs(w->b + b_at[r] + j0 * bstep, bstep, w->a + a_at[r] + j0 * astep, astep,
-                      (size_t)nbytes, n);
+            put_runs(w, w->b + b_at[r] + j0 * bstep, bstep, w->a + a_at[r] + j0 * astep, astep,
+                     (size_t)nbytes, n);
         }
     if (w->a_stream)
         w->a += stream;
@@ -112,10 +132,10 @@ static void walk_innermost(walker *w, const redist__level *L, int64_t ao, int64_
         int64_t astep = w->a_stream ? nbytes : L->src_period * a_elem;
         int64_t bstep = w->b_stream ? nbytes : L->dst_period * b_elem;
         if (a_elem == (int64_t)es && b_elem == (int64_t)es) {
-            copy_runs(b, bstep, a, astep, (size_t)nbytes, run->count);
+            put_runs(w, b, bstep, a, astep, (size_t)nbytes, run->count);
         } else { /* storage orders differ: element by element */
             for (int64_t j = 0; j < run->count; j++)
-                copy_runs(b + j * bstep, b_elem, a + j * astep, a_elem, es, run->len);
+                put_runs(w, b + j * bstep, b_elem, a + j * astep, a_elem, es, run->len);
         }
         if (w->a_stream)
             w->a += nbytes * run->count;
@@ -146,31 +166,33 @@ static void walk_level(walker *w, int l, int64_t ao, int64_t bo)
 }
 
 static void walk(const redist__msg *m, const char *a, int a_stream, char *b, int b_stream,
-                 size_t es)
+                 size_t es, const redist__scale *sc)
 {
     if (m->nelems == 0)
         return;
     if (m->tiles != NULL && !b_stream) { /* the destination transposes: by tiles */
-        redist__tiled_move(m, a, a_stream, b, es);
+        redist__tiled_move(m, a, a_stream, b, es, sc);
         return;
     }
-    walker w = {m->levels, m->nlevels, es, a, b, a_stream, b_stream};
+    walker w = {m->levels, m->nlevels, es, sc, a, b, a_stream, b_stream};
     walk_level(&w, 0, 0, 0);
 }
 
 void redist__pack(const redist__msg *m, const char *src, char *buf, size_t elsize)
 {
-    walk(m, src, 0, buf, 1, elsize);
+    walk(m, src, 0, buf, 1, elsize, NULL);
 }
 
-void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize)
+void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize,
+                    const redist__scale *sc)
 {
-    walk(m, buf, 1, dst, 0, elsize);
+    walk(m, buf, 1, dst, 0, elsize, sc);
 }
 
-void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize)
+void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize,
+                  const redist__scale *sc)
 {
-    walk(m, src, 0, dst, 0, elsize);
+    walk(m, src, 0, dst, 0, elsize, sc);
 }
 
 /* ---- resumable walks ------------------------------------------------------------------ */
@@ -224,9 +246,14 @@ static int64_t outer_offset(const redist__cursor *c, int is_src)
 /* count runs of n elements, run j at a + j * step (array, element units) and at b + j * n
    (buffer); elements stride apart in the array. */
 static void move_runs(char *a, int64_t step, int64_t stride, char *b, int64_t n, int64_t count,
-                      int to_buf, size_t es)
+                      int to_buf, size_t es, const redist__scale *sc)
 {
     int64_t bytes = n * (int64_t)es, astep = step * (int64_t)es;
+    if (sc != NULL) { /* into the array (unpack), scaled */
+        for (int64_t j = 0; j < count; j++, a += astep, b += bytes)
+            redist__scale_move(sc, a, stride * (int64_t)es, b, (int64_t)es, n);
+        return;
+    }
     if (stride == 1 && count > 1) { /* copy_runs: fixed-size moves for 4, 8, 16 bytes */
         if (to_buf)
             copy_runs(b, bytes, a, astep, (size_t)bytes, count);
@@ -248,7 +275,7 @@ static void move_runs(char *a, int64_t step, int64_t stride, char *b, int64_t n,
    is_src, else dst's) and the contiguous buffer: whole replicas of a run group in one loop,
    the outer levels' offset recomputed only when they move. */
 static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, int to_buf,
-                           int64_t max, size_t es)
+                           int64_t max, size_t es, const redist__scale *sc)
 {
     const redist__msg *m = c->m;
     int64_t moved = 0, left = m->nelems - c->done;
@@ -266,7 +293,7 @@ static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, 
         int64_t room = max - moved, n = r->len - c->at[last];
         if (c->at[last] > 0 || n > room) { /* a part of one run */
             n = n < room ? n : room;
-            move_runs(a, 0, stride, b, n, 1, to_buf, es);
+            move_runs(a, 0, stride, b, n, 1, to_buf, es, sc);
             moved += n;
             if ((c->at[last] += n) < r->len)
                 break; /* max reached inside the run */
@@ -274,7 +301,7 @@ static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, 
         } else { /* whole replicas */
             int64_t k = r->count - c->rep[last], fit = room / r->len;
             k = k < fit ? k : fit;
-            move_runs(a, period * stride, stride, b, r->len, k, to_buf, es);
+            move_runs(a, period * stride, stride, b, r->len, k, to_buf, es, sc);
             moved += k * r->len;
             c->rep[last] += k - 1;
             c->at[last] = r->len - 1;
@@ -292,11 +319,11 @@ static int64_t cursor_move(redist__cursor *c, char *arr, int is_src, char *buf, 
 int64_t redist__cursor_pack(redist__cursor *c, const char *src, char *buf, int64_t max,
                             size_t elsize)
 {
-    return cursor_move(c, (char *)src, 1, buf, 1, max, elsize);
+    return cursor_move(c, (char *)src, 1, buf, 1, max, elsize, NULL);
 }
 
 int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int64_t max,
-                              size_t elsize)
+                              size_t elsize, const redist__scale *sc)
 {
-    return cursor_move(c, dst, 0, (char *)buf, 0, max, elsize);
+    return cursor_move(c, dst, 0, (char *)buf, 0, max, elsize, sc);
 }

@@ -9,6 +9,7 @@
 
 #include "core/core.h"
 #include "index/circulant.h"
+#include "index/scale.h"
 
 /* ---- layouts (layout.c): pure index math, no MPI --------------------------------------- */
 struct redist_layout_s {
@@ -205,10 +206,13 @@ int64_t redist__side_runs(const redist__side *s);
  * -------------------------------------------------------------- */
 /* Packs a message from the local source array into a contiguous buffer. */
 void redist__pack(const redist__msg *m, const char *src, char *buf, size_t elsize);
-/* Unpacks a contiguous buffer into the local destination array. */
-void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize);
+/* Unpacks a contiguous buffer into the local destination array; sc: scaling (scale.h), or
+   NULL for a copy. */
+void redist__unpack(const redist__msg *m, const char *buf, char *dst, size_t elsize,
+                    const redist__scale *sc);
 /* Copies a message straight from the source array to the destination array (self part). */
-void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize);
+void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsize,
+                  const redist__scale *sc);
 
 /* Sets m->tiles when the destination's unit stride is not on the innermost level and the
    lists are worth their memory, else (also when out of memory: the walk without tiles moves
@@ -220,7 +224,8 @@ void redist__side_tiles(redist__side *s);
 void redist__tiles_free(redist__tiles *t);
 /* Moves message m into the destination array b (structured by the levels' dst offsets) from
    the source array a, or from the message buffer a when a_stream, by tiles; m->tiles set. */
-void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es);
+void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
+                        const redist__scale *sc);
 
 /* A resumable walk through a message's elements in buffer order (bounded mode: chunk i + 1
    packed while chunk i travels). Initialise with redist__cursor_init (levels: scratch of
@@ -236,7 +241,7 @@ int64_t redist__cursor_pack(redist__cursor *c, const char *src, char *buf, int64
                             size_t elsize);
 /* Unpacks the next min(max, rest) elements from buf into dst; returns them. */
 int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int64_t max,
-                              size_t elsize);
+                              size_t elsize, const redist__scale *sc);
 
 /* ---- the shape of a pair (shape.c) ----------------------------------------------------- */
 /* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'

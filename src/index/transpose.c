@@ -111,11 +111,12 @@ void redist__side_tiles(redist__side *s)
 
 /* ---- execute ----------------------------------------------------------------------------- */
 
-/* Tile edge: 256 bytes of elements along each side (32 doubles, 16 double complex), so a
-   tile's source and destination lines stay in L1. */
+/* Tile edge: 512 bytes of elements along each side (64 doubles, 32 double complex), at most
+   64 elements, in super-tiles of SUPER x SUPER tiles: measured on 4096^2 doubles, 43 ms
+   against 65 ms for 32 x 32 tiles alone (docs/performance.md, "Transposes"). */
 static int64_t tile_edge(size_t es)
 {
-    int64_t t = 256 / (int64_t)es;
+    int64_t t = 512 / (int64_t)es;
     return t < 4 ? 4 : t > 64 ? 64 : t;
 }
 
@@ -126,6 +127,7 @@ typedef struct tiled_walk {
     char *b;       /* the destination array */
     int a_stream;
     size_t es;
+    const redist__scale *sc; /* scaling into the destination, or NULL */
 } tiled_walk;
 
 /* n elements of es bytes: b + bo[f] <- a + ao[f], for each of the tile's columns. */
@@ -155,33 +157,67 @@ static void move_tile(const char *a, const int64_t *af, const int64_t *ai, char 
     }
 }
 
-enum { MAX_TILE = 64 };
+enum { MAX_TILE = 64, SUPER = 8 };
+
+/* A scaled tile: moved as is into a scratch tile (column ii at ii * nf elements, in the
+   destination's order), then scaled into place one column at a time, a contiguous run of
+   the destination when bf is. */
+static void scale_tile(const tiled_walk *w, const char *a, const int64_t *af, const int64_t *ai,
+                       char *b, const int64_t *bf, const int64_t *bi, int64_t nf, int64_t ni)
+{
+    double scratch[MAX_TILE * MAX_TILE]; /* T^2 es bytes, T = min(512 / es, 64): at most
+                                            32 KiB (doubles) */
+    int64_t es = (int64_t)w->es, sf[MAX_TILE], si[MAX_TILE];
+    for (int64_t f = 0; f < nf; f++)
+        sf[f] = f * es;
+    for (int64_t i = 0; i < ni; i++)
+        si[i] = i * nf * es;
+    move_tile(a, af, ai, (char *)scratch, sf, si, nf, ni, w->es);
+    int contiguous = 1;
+    for (int64_t f = 1; f < nf && contiguous; f++)
+        contiguous = bf[f] == bf[0] + f * es;
+    for (int64_t i = 0; i < ni; i++) {
+        const char *col = (const char *)scratch + si[i];
+        if (contiguous)
+            redist__scale_move(w->sc, b + bi[i] + bf[0], es, col, es, nf);
+        else
+            for (int64_t f = 0; f < nf; f++)
+                redist__scale_move(w->sc, b + bi[i] + bf[f], es, col + f * es, es, 1);
+    }
+}
 
 /* Levels F and I at the outer levels' offsets: ao (bytes into the source array) or e (the
    buffer index of the tile's origin), bo (bytes into the destination array). */
 static void transpose_block(const tiled_walk *w, int64_t ao, int64_t bo, int64_t e)
 {
     const redist__tiles *t = w->t;
-    int64_t es = (int64_t)w->es, T = tile_edge(w->es);
+    int64_t es = (int64_t)w->es, T = tile_edge(w->es), B = T * SUPER;
     int64_t af[MAX_TILE], ai[MAX_TILE], bf[MAX_TILE], bi[MAX_TILE];
     const char *a = w->a_stream ? w->a + e * es : w->a + ao;
     char *b = w->b + bo;
     int64_t fstride = t->buf_stride[t->level];
-    for (int64_t f0 = 0; f0 < t->nf; f0 += T) {
-        int64_t nf = t->nf - f0 < T ? t->nf - f0 : T;
-        for (int64_t f = 0; f < nf; f++) {
-            af[f] = (w->a_stream ? (f0 + f) * fstride : t->src_f[f0 + f]) * es;
-            bf[f] = t->dst_f[f0 + f] * es;
-        }
-        for (int64_t i0 = 0; i0 < t->ni; i0 += T) {
-            int64_t ni = t->ni - i0 < T ? t->ni - i0 : T;
-            for (int64_t i = 0; i < ni; i++) {
-                ai[i] = (w->a_stream ? i0 + i : t->src_i[i0 + i]) * es;
-                bi[i] = t->dst_i[i0 + i] * es;
+    /* Super-tiles of B x B first, so that the pages and lines of a few hundred rows and
+       columns stay mapped while their tiles move (two-level blocking). */
+    for (int64_t F0 = 0; F0 < t->nf; F0 += B)
+        for (int64_t I0 = 0; I0 < t->ni; I0 += B)
+            for (int64_t f0 = F0; f0 < t->nf && f0 < F0 + B; f0 += T) {
+                int64_t nf = t->nf - f0 < T ? t->nf - f0 : T;
+                for (int64_t f = 0; f < nf; f++) {
+                    af[f] = (w->a_stream ? (f0 + f) * fstride : t->src_f[f0 + f]) * es;
+                    bf[f] = t->dst_f[f0 + f] * es;
+                }
+                for (int64_t i0 = I0; i0 < t->ni && i0 < I0 + B; i0 += T) {
+                    int64_t ni = t->ni - i0 < T ? t->ni - i0 : T;
+                    for (int64_t i = 0; i < ni; i++) {
+                        ai[i] = (w->a_stream ? i0 + i : t->src_i[i0 + i]) * es;
+                        bi[i] = t->dst_i[i0 + i] * es;
+                    }
+                    if (w->sc != NULL)
+                        scale_tile(w, a, af, ai, b, bf, bi, nf, ni);
+                    else
+                        move_tile(a, af, ai, b, bf, bi, nf, ni, w->es);
+                }
             }
-            move_tile(a, af, ai, b, bf, bi, nf, ni, w->es);
-        }
-    }
 }
 
 /* The levels other than F and I, in order; e is the buffer index of the current origin. */
@@ -208,8 +244,9 @@ static void tiled_level(const tiled_walk *w, int l, int64_t ao, int64_t bo, int6
     }
 }
 
-void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es)
+void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
+                        const redist__scale *sc)
 {
-    tiled_walk w = {m, m->tiles, a, b, a_stream, es};
+    tiled_walk w = {m, m->tiles, a, b, a_stream, es, sc};
     tiled_level(&w, 0, 0, 0, 0);
 }

@@ -69,11 +69,16 @@ int redist_scalapack_last_error(const char **detail)
 /* ---- what one process passed ----------------------------------------------------------- */
 typedef enum { KIND_S, KIND_D, KIND_C, KIND_Z, KIND_I } kind_t;
 
+/* PBLAS's p?tran (B = C there): sub(B) := beta sub(B) + alpha op(sub(A)), sub(A) n x m. */
+enum { OP_COPY, OP_TRANSPOSE, OP_CONJ_TRANSPOSE };
+
 typedef struct {
     kind_t kind;
     char uplo, diag; /* 0 for gemr2d */
+    int op;          /* OP_*: p?gemr2d and p?trmr2d copy */
     int m, n, ia, ja, ib, jb, ictxt;
     int desca[DLEN_], descb[DLEN_];
+    double alpha[2], beta[2]; /* p?tran: part of the plan, so of its cache key */
 } call_t;
 
 /* A matrix's grid and parameters as the reduction carries them. */
@@ -481,7 +486,8 @@ static int make_plan(const call_t *cl, context *c, const int *r, int nprocs, con
     const int *pa = r + R_A, *pb = r + R_B, *mapa = r + R_FIXED + nprocs,
               *mapb = r + R_FIXED + 2 * nprocs;
     redist_layout la = NULL, lb = NULL;
-    int err = matrix_layout(pa, mapa, cl->m, cl->n, sa, &la);
+    int err = cl->op != OP_COPY ? matrix_layout(pa, mapa, cl->n, cl->m, sa, &la)
+                                : matrix_layout(pa, mapa, cl->m, cl->n, sa, &la);
     if (err == REDIST_SUCCESS)
         err = cl->uplo ? scratch_layout(pb, mapb, cl->m, cl->n, &lb, &e->srows, &e->scols, sb)
                        : matrix_layout(pb, mapb, cl->m, cl->n, sb, &lb);
@@ -492,8 +498,17 @@ static int make_plan(const call_t *cl, context *c, const int *r, int nprocs, con
     /* Layout errors are local: agree on them, then every process creates the plan or none. */
     int all = 0;
     MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, c->comm);
+    redist_options opt;
+    static const int transposed[2] = {1, 0};
+    redist_options_init(&opt);
+    if (cl->op != OP_COPY) {
+        opt.permutation = transposed;
+        memcpy(opt.alpha, cl->alpha, sizeof opt.alpha);
+        memcpy(opt.beta, cl->beta, sizeof opt.beta);
+        opt.conjugate = cl->op == OP_CONJ_TRANSPOSE;
+    }
     if (all == REDIST_SUCCESS)
-        all = redist_plan_create(la, lb, mpi_type(cl->kind), c->comm, NULL, &e->plan);
+        all = redist_plan_create(la, lb, mpi_type(cl->kind), c->comm, &opt, &e->plan);
     else if (err == REDIST_SUCCESS)
         err = fail(all, "another process could not describe its matrices");
     redist_layout_free(&la);
@@ -532,7 +547,8 @@ static void fill_exchange(int *r, int len, const call_t *cl, int status, const c
         r[i] = INT_MAX;
     r[R_STATUS] = STATUS_BASE + status;
     int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
-                   (int)cl->kind * 65536 + (unsigned char)cl->uplo * 256 + (unsigned char)cl->diag};
+                   (((int)cl->kind * 4 + cl->op) * 256 + (unsigned char)cl->uplo) * 256 +
+                       (unsigned char)cl->diag};
     for (int i = 0; i < 3; i++) {
         r[R_CALL + i] = call[i];
         r[R_CALL_TOP + i] = ID_TOP - call[i];
@@ -599,6 +615,13 @@ static int check_grids(const int *r, int nprocs)
     return err;
 }
 
+/* PBLAS's quick return: alpha = 0 and beta = 1 leave sub(C) as it is. */
+static int nothing_to_do(const call_t *cl)
+{
+    return cl->op != OP_COPY && cl->alpha[0] == 0.0 && cl->alpha[1] == 0.0 && cl->beta[0] == 1.0 &&
+           cl->beta[1] == 0.0;
+}
+
 static int run(const call_t *cl, const void *a, void *b)
 {
     int rows = 0, cols = 0, row = -1, col = -1;
@@ -620,7 +643,8 @@ static int run(const call_t *cl, const void *a, void *b)
                      : REDIST_SUCCESS,
         sb_status = REDIST_SUCCESS;
     if (status == REDIST_SUCCESS && cl->m > 0 && cl->n > 0) {
-        status = read_side(cl->desca, cl->ia, cl->ja, cl->m, cl->n, "a", &sa);
+        status = cl->op != OP_COPY ? read_side(cl->desca, cl->ia, cl->ja, cl->n, cl->m, "a", &sa)
+                                   : read_side(cl->desca, cl->ia, cl->ja, cl->m, cl->n, "a", &sa);
         sb_status = read_side(cl->descb, cl->ib, cl->jb, cl->m, cl->n, "b", &sb);
         status = status != REDIST_SUCCESS ? status : sb_status;
     }
@@ -634,7 +658,7 @@ static int run(const call_t *cl, const void *a, void *b)
     Cigamn2d(cl->ictxt, "All", " ", len, 1, r, len, NULL, NULL, -1, -1, -1);
 
     int err = check_call(r);
-    if (err == REDIST_SUCCESS && (cl->m == 0 || cl->n == 0)) {
+    if (err == REDIST_SUCCESS && (cl->m == 0 || cl->n == 0 || nothing_to_do(cl))) {
         free(r);
         return REDIST_SUCCESS;
     }
@@ -686,13 +710,19 @@ static int run(const call_t *cl, const void *a, void *b)
     return err;
 }
 
-static void call(kind_t kind, const char *uplo, const char *diag, const int *m, const int *n,
-                 const void *a, const int *ia, const int *ja, const int *desca, void *b,
-                 const int *ib, const int *jb, const int *descb, const int *ictxt)
+static void call_op(kind_t kind, int op, const double alpha[2], const double beta[2],
+                    const char *uplo, const char *diag, const int *m, const int *n, const void *a,
+                    const int *ia, const int *ja, const int *desca, void *b, const int *ib,
+                    const int *jb, const int *descb, const int *ictxt)
 {
     call_t cl;
     memset(&cl, 0, sizeof cl); /* padding too: calls are compared with memcmp */
     cl.kind = kind;
+    cl.op = op;
+    if (op != OP_COPY) {
+        memcpy(cl.alpha, alpha, sizeof cl.alpha);
+        memcpy(cl.beta, beta, sizeof cl.beta);
+    }
     cl.uplo = uplo ? (char)toupper((unsigned char)*uplo) : 0; /* 'u' is 'U' */
     cl.diag = diag ? (char)toupper((unsigned char)*diag) : 0;
     cl.m = *m;
@@ -715,6 +745,37 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
         last_error = fail(REDIST_ERR_ARG, "diag = '%c' must be 'U' or 'N'", *diag);
     else
         last_error = run(&cl, a, b);
+}
+
+static void call(kind_t kind, const char *uplo, const char *diag, const int *m, const int *n,
+                 const void *a, const int *ia, const int *ja, const int *desca, void *b,
+                 const int *ib, const int *jb, const int *descb, const int *ictxt)
+{
+    call_op(kind, OP_COPY, NULL, NULL, uplo, diag, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);
+}
+
+/* p?tran: A and C in one context, every process of its grid in both (PBLAS's rule); the
+   union context is that grid. A's context is the union; a C in another one is refused on
+   every process (the exchange carries the verdict). */
+static void call_tran(kind_t kind, int op, const double alpha[2], const double beta[2],
+                      const int *m, const int *n, const void *a, const int *ia, const int *ja,
+                      const int *desca, void *c, const int *ic, const int *jc, const int *descc)
+{
+    if (descc[CTXT_] != desca[CTXT_]) {
+        int bad[DLEN_];
+        memcpy(bad, descc, sizeof bad);
+        bad[DTYPE_] = -1; /* read_side refuses it, so every process learns of the error */
+        call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, bad,
+                &desca[CTXT_]);
+        if (last_error == REDIST_ERR_ARG || last_error == REDIST_SUCCESS)
+            last_error = fail(REDIST_ERR_ARG,
+                              "descc[CTXT] = %d is not desca[CTXT] = %d: PBLAS "
+                              "transposes within one context",
+                              descc[CTXT_], desca[CTXT_]);
+        return;
+    }
+    call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc,
+            &desca[CTXT_]);
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
@@ -755,6 +816,50 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
                      int ib, int jb, int *descb, int ictxt) {                                      \
             call(kind, uplo, diag, &m, &n, a, &ia, &ja, desca, b, &ib, &jb, descb, &ictxt);        \
         })
+
+/* PBLAS: p?tran_ (Fortran) only; alpha and beta of the element type. */
+#define TRAN(name, fname, T, kind, op, to_pair)                                                    \
+    void name(int *m, int *n, T *alpha, T *a, int *ia, int *ja, int *desca, T *beta, T *c,         \
+              int *ic, int *jc, int *descc)                                                        \
+    {                                                                                              \
+        double al[2], be[2];                                                                       \
+        to_pair(alpha, al);                                                                        \
+        to_pair(beta, be);                                                                         \
+        call_tran(kind, op, al, be, m, n, a, ia, ja, desca, c, ic, jc, descc);                     \
+    }                                                                                              \
+    UNPREFIXED(void fname(int *m, int *n, T *alpha, T *a, int *ia, int *ja, int *desca, T *beta,   \
+                          T *c, int *ic, int *jc, int *descc) {                                    \
+        name(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);                               \
+    })
+
+static void float_pair(const float *x, double out[2])
+{
+    out[0] = x[0];
+    out[1] = 0.0;
+}
+static void double_pair(const double *x, double out[2])
+{
+    out[0] = x[0];
+    out[1] = 0.0;
+}
+static void cfloat_pair(const void *x, double out[2])
+{
+    float v[2];
+    memcpy(v, x, sizeof v);
+    out[0] = v[0];
+    out[1] = v[1];
+}
+static void cdouble_pair(const void *x, double out[2])
+{
+    memcpy(out, x, 2 * sizeof *out);
+}
+
+TRAN(redist_pstran, pstran_, float, KIND_S, OP_TRANSPOSE, float_pair)
+TRAN(redist_pdtran, pdtran_, double, KIND_D, OP_TRANSPOSE, double_pair)
+TRAN(redist_pctranu, pctranu_, void, KIND_C, OP_TRANSPOSE, cfloat_pair)
+TRAN(redist_pztranu, pztranu_, void, KIND_Z, OP_TRANSPOSE, cdouble_pair)
+TRAN(redist_pctranc, pctranc_, void, KIND_C, OP_CONJ_TRANSPOSE, cfloat_pair)
+TRAN(redist_pztranc, pztranc_, void, KIND_Z, OP_CONJ_TRANSPOSE, cdouble_pair)
 
 GEMR2D(redist_psgemr2d, psgemr2d_, Cpsgemr2d, float, KIND_S)
 GEMR2D(redist_pdgemr2d, pdgemr2d_, Cpdgemr2d, double, KIND_D)

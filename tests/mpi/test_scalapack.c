@@ -1,13 +1,18 @@
 /* link: scalapack */
-/* redist_p?gemr2d and redist_p?trmr2d against ScaLAPACK's own p?gemr2d_ and p?trmr2d_
- * (Debian's libscalapack), element for element, padding included.
+/* redist_p?gemr2d, redist_p?trmr2d and the PBLAS transposes redist_p?tran* against
+ * ScaLAPACK's own p?gemr2d_, p?trmr2d_ and p?tran*_ (Debian's libscalapack), element for
+ * element, padding included.
  *
  * Random cases: a union context over all processes or a subset of them (gridinit in row or
  * column order, or gridmap in a random order and shape); A's and B's contexts on random
  * subsets of the union (disjoint, overlapping or identical, any shape and order, so that
  * some processes are in neither grid and pass CTXT = -1); random M, N, MB, NB (blocks
  * larger than the matrix too), RSRC, CSRC, sub-matrices (ia, ja, ib, jb, m, n; m or n = 0
- * sometimes) and LLD padding; the five types, and p?trmr2d for every uplo/diag. Every local
+ * sometimes) and LLD padding; the five types, and p?trmr2d for every uplo/diag. A third of
+ * the cases are transposes instead (s, d, c, z; conjugating or not): A (n x m) and C (m x n)
+ * on the union's own grid, as PBLAS requires, with alpha and beta among 0, 1 and other
+ * dyadic values (complex ones too) on small integer data, so that every result is exact and
+ * compared by value. Every local
  * array of B, padding included, starts with the same background values for both routines;
  * after the call both must be equal everywhere. Each case is called twice with redist (the
  * second call hits the plan cache). Contexts are freed after each case, so handles are reused
@@ -48,23 +53,66 @@ typedef void (*gemr_fn)(int *, int *, void *, int *, int *, int *, void *, int *
                         int *);
 typedef void (*trmr_fn)(char *, char *, int *, int *, void *, int *, int *, int *, void *, int *,
                         int *, int *, int *);
+typedef void (*tran_fn)(int *, int *, void *, void *, int *, int *, int *, void *, void *, int *,
+                        int *, int *);
+#define TRAN(t)                                                                                    \
+    void p##t##_(int *, int *, void *, void *, int *, int *, int *, void *, void *, int *, int *,  \
+                 int *)
+TRAN(stran);
+TRAN(dtran);
+TRAN(ctranu);
+TRAN(ztranu);
+TRAN(ctranc);
+TRAN(ztranc);
 
 typedef struct {
     const char *name;
     size_t size;
     gemr_fn scalapack_ge, redist_ge;
     trmr_fn scalapack_tr, redist_tr;
+    tran_fn scalapack_tu, redist_tu, scalapack_tc, redist_tc; /* transposes: NULL for i */
+    int parts, single;                                        /* 2 for complex; float parts */
 } type_t;
 
 #define G(f) ((gemr_fn)(void (*)(void))(f))
 #define T(f) ((trmr_fn)(void (*)(void))(f))
+#define X(f) ((tran_fn)(void (*)(void))(f))
 static const type_t types[] = {
-    {"s", 4, G(psgemr2d_), G(redist_psgemr2d), T(pstrmr2d_), T(redist_pstrmr2d)},
-    {"d", 8, G(pdgemr2d_), G(redist_pdgemr2d), T(pdtrmr2d_), T(redist_pdtrmr2d)},
-    {"c", 8, G(pcgemr2d_), G(redist_pcgemr2d), T(pctrmr2d_), T(redist_pctrmr2d)},
-    {"z", 16, G(pzgemr2d_), G(redist_pzgemr2d), T(pztrmr2d_), T(redist_pztrmr2d)},
-    {"i", 4, G(pigemr2d_), G(redist_pigemr2d), T(pitrmr2d_), T(redist_pitrmr2d)},
+    {"s", 4, G(psgemr2d_), G(redist_psgemr2d), T(pstrmr2d_), T(redist_pstrmr2d), X(pstran_),
+     X(redist_pstran), X(pstran_), X(redist_pstran), 1, 1},
+    {"d", 8, G(pdgemr2d_), G(redist_pdgemr2d), T(pdtrmr2d_), T(redist_pdtrmr2d), X(pdtran_),
+     X(redist_pdtran), X(pdtran_), X(redist_pdtran), 1, 0},
+    {"c", 8, G(pcgemr2d_), G(redist_pcgemr2d), T(pctrmr2d_), T(redist_pctrmr2d), X(pctranu_),
+     X(redist_pctranu), X(pctranc_), X(redist_pctranc), 2, 1},
+    {"z", 16, G(pzgemr2d_), G(redist_pzgemr2d), T(pztrmr2d_), T(redist_pztrmr2d), X(pztranu_),
+     X(redist_pztranu), X(pztranc_), X(redist_pztranc), 2, 0},
+    {"i", 4, G(pigemr2d_), G(redist_pigemr2d), T(pitrmr2d_), T(redist_pitrmr2d), NULL, NULL, NULL,
+     NULL, 1, 0},
 };
+
+/* Part k of element i of an array of t's type, as a double (exact: small integers), and
+   setting it. */
+static double get_part(const type_t *t, const unsigned char *buf, int64_t i, int k)
+{
+    if (t->single) {
+        float v;
+        memcpy(&v, buf + (i * t->parts + k) * 4, 4);
+        return v;
+    }
+    double v;
+    memcpy(&v, buf + (i * t->parts + k) * 8, 8);
+    return v;
+}
+
+static void set_part(const type_t *t, unsigned char *buf, int64_t i, int k, double v)
+{
+    if (t->single) {
+        float f = (float)v;
+        memcpy(buf + (i * t->parts + k) * 4, &f, 4);
+    } else {
+        memcpy(buf + (i * t->parts + k) * 8, &v, 8);
+    }
+}
 
 static int me, np, errs, calls_compared;
 static uint64_t rng;
@@ -144,6 +192,82 @@ static void fill(unsigned char *buf, int64_t n, size_t es, int salt)
             buf[i * (int64_t)es + k] = (unsigned char)(i * 131 + k * 7 + salt * 31 + me * 17 + 1);
 }
 
+/* Small nonzero integers, so that every product and sum of a transpose case is exact. */
+static void fill_numbers(const type_t *t, unsigned char *buf, int64_t n, int salt)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < t->parts; k++)
+            set_part(t, buf, i, k, (double)(1 + (i * 7 + k * 5 + salt * 3 + me * 11) % 29));
+}
+
+/* Every element of the local arrays, by value (a product's zero may carry either sign). */
+static int64_t compare_numbers(const type_t *t, const unsigned char *got, const unsigned char *want,
+                               int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < t->parts; k++)
+            if (get_part(t, got, i, k) != get_part(t, want, i, k))
+                return i + 1;
+    return 0;
+}
+
+/* A transpose: sub(C) (m x n) := beta sub(C) + alpha op(sub(A)), sub(A) n x m, both on
+   the union's grid (PBLAS's single context). */
+static void tran_case(int index, int uctxt, int ur, int uc)
+{
+    static const double dyadic[] = {0.0, 1.0, -1.0, 0.5, 2.0, -3.0};
+    const type_t *t = &types[rnd(0, 3)];
+    int conj = t->parts == 2 && rnd(0, 1);
+    int m = rnd(0, 9) ? rnd(1, 30) : 0, n = rnd(0, 9) ? rnd(1, 30) : 0;
+    double alpha[2] = {dyadic[rnd(0, 5)], t->parts == 2 ? dyadic[rnd(0, 5)] : 0.0};
+    double beta[2] = {dyadic[rnd(0, 5)], t->parts == 2 ? dyadic[rnd(0, 5)] : 0.0};
+    matrix_t A, C;
+    make_matrix(&A, uctxt, ur, uc, n, m);
+    make_matrix(&C, uctxt, ur, uc, m, n);
+    int ia = rnd(1, A.desc[2] - n + 1), ja = rnd(1, A.desc[3] - m + 1);
+    int ic = rnd(1, C.desc[2] - m + 1), jc = rnd(1, C.desc[3] - n + 1);
+    if (uctxt == -1)
+        return;
+    size_t es = t->size;
+    unsigned char al[16], be[16];
+    for (int k = 0; k < t->parts; k++) {
+        set_part(t, al, 0, k, alpha[k]);
+        set_part(t, be, 0, k, beta[k]);
+    }
+    unsigned char *a = malloc((size_t)(A.local + 1) * es),
+                  *want = malloc((size_t)(C.local + 1) * es),
+                  *got = malloc((size_t)(C.local + 1) * es);
+    fill_numbers(t, a, A.local, 1);
+    fill_numbers(t, want, C.local, 2);
+    (conj ? t->scalapack_tc : t->scalapack_tu)(&m, &n, al, a, &ia, &ja, A.desc, be, want, &ic, &jc,
+                                               C.desc);
+    for (int call = 0; call < 2; call++) {
+        fill_numbers(t, got, C.local, 2);
+        (conj ? t->redist_tc : t->redist_tu)(&m, &n, al, a, &ia, &ja, A.desc, be, got, &ic, &jc,
+                                             C.desc);
+        const char *detail = NULL;
+        int rc = redist_scalapack_last_error(&detail);
+        char what[200];
+        snprintf(what, sizeof what,
+                 "case %d call %d p%stran%s m=%d n=%d alpha=(%g,%g) beta=(%g,%g) grid %dx%d A "
+                 "%dx%d blocks %dx%d ia=%d ja=%d C %dx%d blocks %dx%d ic=%d jc=%d",
+                 index, call, t->name, conj ? "c" : "u", m, n, alpha[0], alpha[1], beta[0], beta[1],
+                 ur, uc, A.desc[2], A.desc[3], A.desc[4], A.desc[5], ia, ja, C.desc[2], C.desc[3],
+                 C.desc[4], C.desc[5], ic, jc);
+        if (rc != REDIST_SUCCESS)
+            mtest_fail(&errs, me, what, "%s: %s", redist_strerror(rc), detail);
+        int64_t bad = compare_numbers(t, got, want, C.local);
+        if (bad)
+            mtest_fail(&errs, me, what, "element %lld of C's local array: %g, want %g",
+                       (long long)bad - 1, get_part(t, got, bad - 1, 0),
+                       get_part(t, want, bad - 1, 0));
+        calls_compared++;
+    }
+    free(a);
+    free(want);
+    free(got);
+}
+
 static void one_case(int index)
 {
     int sys_world = 0;
@@ -156,6 +280,13 @@ static void one_case(int index)
     int nu = rnd(0, 2) ? np : rnd(1, np), ur, uc;
     factor(nu, &ur, &uc);
     int uctxt = make_grid(all, ur, uc);
+    if (rnd(0, 2) == 0) {
+        tran_case(index, uctxt, ur, uc);
+        if (uctxt != -1)
+            Cblacs_gridexit(uctxt);
+        free(all);
+        return;
+    }
     /* A's and B's grids on subsets of the union (drawn from its first nu of `all`). */
     int pa = rnd(1, nu), pb = rnd(1, nu), ar, ac, br, bc;
     int *sa = malloc((size_t)nu * sizeof *sa), *sb = malloc((size_t)nu * sizeof *sb);
@@ -258,7 +389,10 @@ static void hostile_cases(void)
                  {"MB differs on the last process", REDIST_ERR_MISMATCH},
                  {"pzgemr2d on the last process, pdgemr2d elsewhere", REDIST_ERR_MISMATCH},
                  {"ia past the matrix", REDIST_ERR_ARG},
-                 {"m = n = 0 with garbage descriptors", REDIST_SUCCESS}};
+                 {"m = n = 0 with garbage descriptors", REDIST_SUCCESS},
+                 {"pdtran: alpha differs on the last process", REDIST_ERR_MISMATCH},
+                 {"pdtran: C in another context", REDIST_ERR_ARG},
+                 {"pdtran: alpha = 0, beta = 1 (C untouched)", REDIST_SUCCESS}};
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
         int m = 8, nn = 8, da[9], db[9], ia = 1, last = me == np - 1;
         memcpy(da, desc, sizeof da);
@@ -280,7 +414,19 @@ static void hostile_cases(void)
             da[2] = -5;
             db[4] = 0;
         }
-        if (k == 5 && last && np > 1) {
+        if (k >= 8) { /* transposes */
+            double alpha = k == 8 && last ? 3.0 : k == 10 ? 0.0 : 1.0, beta = k == 10 ? 1.0 : 0.0;
+            if (k == 9)
+                db[1] = ctxt + 1000;
+            for (int i = 0; k == 10 && i < n * lc; i++)
+                b[i] = 0.0 / 0.0; /* NaN: neither read nor written */
+            redist_pdtran(&m, &nn, &alpha, a, &ia, &one, da, &beta, b, &one, &one, db);
+            for (int i = 0; k == 10 && i < n * lc; i++)
+                if (b[i] == b[i]) {
+                    mtest_fail(&errs, me, "hostile", "alpha = 0, beta = 1 changed C");
+                    break;
+                }
+        } else if (k == 5 && last && np > 1) {
             double complex *za = calloc((size_t)(n * lc + 1), sizeof *za),
                            *zb = calloc((size_t)(n * lc + 1), sizeof *zb);
             redist_pzgemr2d(&m, &nn, za, &ia, &one, da, zb, &one, &one, db, &ctxt);
@@ -290,7 +436,7 @@ static void hostile_cases(void)
             redist_pdgemr2d(&m, &nn, a, &ia, &one, da, b, &one, &one, db, &ctxt);
         }
         int rc = redist_scalapack_last_error(NULL), want = cases[k].want;
-        if ((k == 0 || k == 1 || k == 4 || k == 5) && np == 1)
+        if ((k == 0 || k == 1 || k == 4 || k == 5 || k == 8) && np == 1)
             want = REDIST_SUCCESS; /* nothing differs with one process */
         if (rc != want)
             mtest_fail(&errs, me, "hostile", "%s: got %s, want %s", cases[k].what,

@@ -1,12 +1,15 @@
-/* Windows and padded local arrays (redist_layout_create_window) and axis permutations
- * (options.permutation), checked element by element.
+/* Windows and padded local arrays (redist_layout_create_window), axis permutations
+ * (options.permutation) and scaling (options.alpha, beta, conjugate), checked element by
+ * element.
  *
- * Random cases: 1-3 dimensions; on each side a parent array (extents 0..30, blocks 1..7 or
+ * Random cases: 1-3 dimensions (extents up to 14, or in a tenth of the cases up to 200 x 200
+ * or 45^3); on each side a parent array (extents 0..30, blocks 1..7 or
  * larger than the extent, a random grid on a random subset of the ranks in random order,
  * any first coordinate, row- or column-major) and a window of it (random offset, the same
  * window extents on both sides, or in half the cases the destination's a random permutation
  * of the source's, the plan permuting the axes), sometimes made in two steps (a window of a
- * window); every
+ * window); in a third of the cases the plan scales, dst = beta dst + alpha op(src), with
+ * dyadic alpha and beta (exact in double) and, for complex elements, conjugation; every
  * rank pads its local arrays with its own random ld. Each rank's local arrays are the
  * parent's, padding included, filled with background values. Every algorithm the library
  * lists (and auto) runs the plan by execute and by start + test; a forced algorithm may say
@@ -44,6 +47,8 @@ typedef struct {
     int perm[MAXD];
     side_t src, dst;
     int complex_type; /* 16-byte elements instead of 8 */
+    int scaled, conjugate;
+    double alpha[2], beta[2];
 } case_t;
 
 static int me, nranks, errs, plans_run, phased_cases;
@@ -188,6 +193,23 @@ static void window_index(const case_t *cs, int64_t lin, int64_t w[])
     }
 }
 
+/* y = beta y + alpha op(x) for one element (width 1: real, 2: complex), written out. */
+static void scale_oracle(const case_t *cs, int width, double x[2], double *y)
+{
+    if (width == 1) {
+        y[0] = cs->beta[0] * y[0] + cs->alpha[0] * x[0];
+        return;
+    }
+    if (cs->conjugate)
+        x[1] = -x[1];
+    double re = cs->alpha[0] * x[0] - cs->alpha[1] * x[1];
+    double im = cs->alpha[0] * x[1] + cs->alpha[1] * x[0];
+    re += cs->beta[0] * y[0] - cs->beta[1] * y[1];
+    im += cs->beta[0] * y[1] + cs->beta[1] * y[0];
+    y[0] = re;
+    y[1] = im;
+}
+
 /* Sets this rank's window elements of side s in a (width doubles per element): source
    window element w has value element_value(its row-major index); on the destination it is
    element (w[perm[0]] .. w[perm[d-1]]) when the case permutes the axes. */
@@ -201,9 +223,14 @@ static void fill_window(const case_t *cs, const side_t *s, const int64_t pads[][
         for (int k = 0; k < cs->ndims; k++)
             at[k] = s == &cs->dst && cs->permuted ? w[cs->perm[k]] : w[k];
         locate(cs, s, at, pads, &rank, &off);
-        if (rank == me)
+        if (rank != me)
+            continue;
+        double x[2] = {element_value(lin), element_value(lin) + 0.25}, *y = a + off * width;
+        if (s == &cs->dst && cs->scaled) /* what the plan must leave: beta y + alpha op(x) */
+            scale_oracle(cs, width, x, y);
+        else
             for (int j = 0; j < width; j++)
-                a[off * width + j] = element_value(lin) + 0.25 * j;
+                y[j] = x[j];
     }
 }
 
@@ -254,6 +281,11 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
         redist_options_init(&opt);
         opt.algorithm = name;
         opt.permutation = cs->permuted ? cs->perm : NULL;
+        if (cs->scaled) {
+            memcpy(opt.alpha, cs->alpha, sizeof opt.alpha);
+            memcpy(opt.beta, cs->beta, sizeof opt.beta);
+            opt.conjugate = cs->conjugate;
+        }
         if (ai == nalg)
             opt.max_buffer_bytes = 64; /* a few elements per chunk */
         if (ai == nalg + 1)
@@ -268,6 +300,15 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
             mtest_fail(&errs, me, name, "case %d: plan_create returned different codes", index);
         if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
             continue;
+        int asks = cs->scaled && (cs->alpha[0] != 1 || cs->alpha[1] != 0 || cs->beta[0] != 0 ||
+                                  cs->beta[1] != 0 || cs->conjugate);
+        if (asks && ai == nalg + 1) { /* MPI unpacks: it cannot scale */
+            if (rc != REDIST_ERR_ARG)
+                mtest_fail(&errs, me, name, "case %d: scaling with the datatype transport: %s",
+                           index, redist_strerror(rc));
+            redist_plan_free(&plan);
+            continue;
+        }
         if (rc != REDIST_SUCCESS) {
             mtest_fail(&errs, me, name, "case %d: plan_create: %s (%s)", index, redist_strerror(rc),
                        redist_last_error_detail());
@@ -351,8 +392,11 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
 {
     memset(cs, 0, sizeof *cs);
     cs->ndims = (int)rnd(1, MAXD);
+    int large = cs->ndims > 1 && rnd(0, 9) == 0; /* several of the transposes' 64 x 64 tiles */
     for (int k = 0; k < cs->ndims; k++)
-        cs->count[k] = rnd(0, 9) == 0 ? 0 : rnd(1, cs->ndims == 1 ? 60 : 14);
+        cs->count[k] = large            ? rnd(cs->ndims == 2 ? 90 : 20, cs->ndims == 2 ? 200 : 45)
+                       : rnd(0, 9) == 0 ? 0
+                                        : rnd(1, cs->ndims == 1 ? 60 : 14);
     int aligned = rnd(0, 1);
     int64_t dst_count[MAXD];
     cs->permuted = rnd(0, 1);
@@ -380,6 +424,15 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
         }
     }
     cs->complex_type = rnd(0, 3) == 0;
+    cs->scaled = rnd(0, 2) == 0;
+    if (cs->scaled) { /* dyadic, so that every product is exact */
+        static const double dyadic[] = {0.0, 1.0, -1.0, 0.5, 2.0, -0.25, 3.0};
+        cs->alpha[0] = dyadic[rnd(0, 6)];
+        cs->beta[0] = dyadic[rnd(0, 6)];
+        cs->alpha[1] = cs->complex_type ? dyadic[rnd(0, 6)] : 0.0;
+        cs->beta[1] = cs->complex_type ? dyadic[rnd(0, 6)] : 0.0;
+        cs->conjugate = (int)rnd(0, 1);
+    }
     for (int r = 0; r < nranks && r < MAXP; r++)
         for (int k = 0; k < MAXD; k++) {
             pads_src[r][k] = rnd(0, 2) ? 0 : rnd(1, 3);

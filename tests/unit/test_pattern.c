@@ -132,7 +132,7 @@ static void cursor_unpack(const redist__msg *m, const int64_t *buf, int64_t *dst
     redist__cursor_init(&c, m, scratch);
     while (done < m->nelems) {
         int64_t n = redist__cursor_unpack(&c, (const char *)(buf + done), (char *)dst,
-                                          chunk_size(calls++), sizeof *buf);
+                                          chunk_size(calls++), sizeof *buf, NULL);
         if (n <= 0)
             break;
         done += n;
@@ -177,7 +177,7 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
     }
     for (int r = 0; r < nranks; r++) {
         if (has_self[r])
-            redist__copy(&self[r], (const char *)sbuf[r], (char *)dbuf[r], sizeof(int64_t));
+            redist__copy(&self[r], (const char *)sbuf[r], (char *)dbuf[r], sizeof(int64_t), NULL);
         for (int i = 0; i < send[r].nmsgs; i++) {
             const redist__msg *m = &send[r].msgs[i];
             int peer = m->peer;
@@ -198,7 +198,7 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
             else if ((r + i) % 2) /* half the messages unpacked in chunks (bounded mode) */
                 cursor_unpack(match, buf, dbuf[peer], r + i);
             else
-                redist__unpack(match, (const char *)buf, (char *)dbuf[peer], sizeof *buf);
+                redist__unpack(match, (const char *)buf, (char *)dbuf[peer], sizeof *buf, NULL);
             free(buf);
         }
     }
