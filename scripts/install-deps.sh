@@ -40,6 +40,8 @@ have_cmd gfortran || need gfortran # the Fortran module and the ScaLAPACK relink
 have_cmd mpirun || have_cmd mpiexec || need openmpi-bin
 have_lib scalapack-openmpi scalapack || have_pkg libscalapack-openmpi-dev ||
     need libscalapack-openmpi-dev
+[[ -e /usr/include/fftw3-mpi.h ]] || need libfftw3-mpi-dev # a peer in bench_transpose
+have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox
 have_cmd python3 || need python3
 

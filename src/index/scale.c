@@ -5,59 +5,23 @@
  */
 #include "index/scale.h"
 
-#define REAL_LOOP(T)                                                                               \
+/* The strided loop, and the same with constant unit steps so that contiguous runs
+   vectorise. */
+#define STRIDED(ELEM)                                                                              \
     do {                                                                                           \
-        const T a = (T)sc->alpha[0], b = (T)sc->beta[0];                                           \
-        if (sc->beta_zero)                                                                         \
-            for (int64_t j = 0; j < n; j++) {                                                      \
-                T x;                                                                               \
-                memcpy(&x, s + j * sstep, sizeof x);                                               \
-                x = a * x;                                                                         \
-                memcpy(d + j * dstep, &x, sizeof x);                                               \
-            }                                                                                      \
-        else                                                                                       \
-            for (int64_t j = 0; j < n; j++) {                                                      \
-                T x, y;                                                                            \
-                memcpy(&x, s + j * sstep, sizeof x);                                               \
-                memcpy(&y, d + j * dstep, sizeof y);                                               \
-                y = b * y + a * x;                                                                 \
-                memcpy(d + j * dstep, &y, sizeof y);                                               \
-            }                                                                                      \
-    } while (0)
-
-#define COMPLEX_LOOP(T)                                                                            \
-    do {                                                                                           \
-        const T ar = (T)sc->alpha[0], ai = (T)sc->alpha[1];                                        \
-        const T br = (T)sc->beta[0], bi = (T)sc->beta[1], c = sc->conjugate ? (T)-1 : (T)1;        \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T x[2], y[2] = {0, 0};                                                                 \
-            memcpy(x, s + j * sstep, sizeof x);                                                    \
-            x[1] *= c;                                                                             \
-            T r = ar * x[0] - ai * x[1], i = ar * x[1] + ai * x[0];                                \
-            if (!sc->beta_zero) {                                                                  \
-                memcpy(y, d + j * dstep, sizeof y);                                                \
-                r += br * y[0] - bi * y[1];                                                        \
-                i += br * y[1] + bi * y[0];                                                        \
-            }                                                                                      \
-            y[0] = r;                                                                              \
-            y[1] = i;                                                                              \
-            memcpy(d + j * dstep, y, sizeof y);                                                    \
-        }                                                                                          \
-    } while (0)
-
-/* The loops with constant steps, so that contiguous runs vectorise. */
-#define DISPATCH(LOOP, T)                                                                          \
-    do {                                                                                           \
-        if (dstep == (int64_t)sizeof(T) * W && sstep == (int64_t)sizeof(T) * W) {                  \
-            const int64_t dstep_ = (int64_t)sizeof(T) * W, sstep_ = dstep_;                        \
-            {                                                                                      \
-                const int64_t dstep = dstep_, sstep = sstep_;                                      \
-                LOOP(T);                                                                           \
-            }                                                                                      \
+        if (dstep == es && sstep == es) {                                                          \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                ELEM(d + j * es, s + j * es);                                                      \
         } else {                                                                                   \
-            LOOP(T);                                                                               \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                ELEM(d + j * dstep, s + j * sstep);                                                \
         }                                                                                          \
     } while (0)
+
+static int64_t kind_size(int kind)
+{
+    return kind == REDIST__REAL4 ? 4 : kind == REDIST__COMPLEX16 ? 16 : 8;
+}
 
 void redist__scale_move(const redist__scale *sc, char *d, int64_t dstep, const char *s,
                         int64_t sstep, int64_t n)
@@ -67,28 +31,8 @@ void redist__scale_move(const redist__scale *sc, char *d, int64_t dstep, const c
         s = (const char *)zero;
         sstep = 0;
     }
-    switch (sc->kind) {
-    case REDIST__REAL4: {
-        enum { W = 1 };
-        DISPATCH(REAL_LOOP, float);
-        break;
-    }
-    case REDIST__REAL8: {
-        enum { W = 1 };
-        DISPATCH(REAL_LOOP, double);
-        break;
-    }
-    case REDIST__COMPLEX8: {
-        enum { W = 2 };
-        DISPATCH(COMPLEX_LOOP, float);
-        break;
-    }
-    default: {
-        enum { W = 2 };
-        DISPATCH(COMPLEX_LOOP, double);
-        break;
-    }
-    }
+    const int64_t es = kind_size(sc->kind);
+    REDIST__SCALE_DISPATCH(sc, STRIDED);
 }
 
 void redist__put(const redist__scale *sc, char *d, int64_t dstep, const char *s, int64_t sstep,

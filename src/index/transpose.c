@@ -159,35 +159,27 @@ static void move_tile(const char *a, const int64_t *af, const int64_t *ai, char 
 
 enum { MAX_TILE = 64, SUPER = 8 };
 
-/* A scaled tile: moved as is into a scratch tile (column ii at ii * nf elements, in the
-   destination's order), then scaled into place one column at a time, a contiguous run of
-   the destination when bf is. */
-static void scale_tile(const tiled_walk *w, const char *a, const int64_t *af, const int64_t *ai,
+/* A scaled tile: the element operation of sc (scale.h) in move_tile's loop order. */
+#define SCALED_TILE(ELEM)                                                                          \
+    for (int64_t ii = 0; ii < ni; ii++) {                                                          \
+        const char *ap = a + ai[ii];                                                               \
+        char *bp = b + bi[ii];                                                                     \
+        for (int64_t ff = 0; ff < nf; ff++)                                                        \
+            ELEM(bp + bf[ff], ap + af[ff]);                                                        \
+    }
+
+static void scale_tile(const redist__scale *sc, const char *a, const int64_t *af, const int64_t *ai,
                        char *b, const int64_t *bf, const int64_t *bi, int64_t nf, int64_t ni)
 {
-    double scratch[MAX_TILE * MAX_TILE]; /* T^2 es bytes, T = min(512 / es, 64): at most
-                                            32 KiB (doubles) */
-    int64_t es = (int64_t)w->es, sf[MAX_TILE], si[MAX_TILE];
-    for (int64_t f = 0; f < nf; f++)
-        sf[f] = f * es;
-    for (int64_t i = 0; i < ni; i++)
-        si[i] = i * nf * es;
-    move_tile(a, af, ai, (char *)scratch, sf, si, nf, ni, w->es);
-    int contiguous = 1;
-    for (int64_t f = 1; f < nf && contiguous; f++)
-        contiguous = bf[f] == bf[0] + f * es;
-    for (int64_t i = 0; i < ni; i++) {
-        const char *col = (const char *)scratch + si[i];
-        if (contiguous)
-            redist__scale_move(w->sc, b + bi[i] + bf[0], es, col, es, nf);
-        else
-            for (int64_t f = 0; f < nf; f++)
-                redist__scale_move(w->sc, b + bi[i] + bf[f], es, col + f * es, es, 1);
+    static const double zero[2] = {0, 0};
+    static const int64_t none[MAX_TILE] = {0};
+    if (sc->alpha_zero) { /* op(src) not referenced */
+        a = (const char *)zero;
+        af = ai = none;
     }
+    REDIST__SCALE_DISPATCH(sc, SCALED_TILE);
 }
 
-/* Levels F and I at the outer levels' offsets: ao (bytes into the source array) or e (the
-   buffer index of the tile's origin), bo (bytes into the destination array). */
 static void transpose_block(const tiled_walk *w, int64_t ao, int64_t bo, int64_t e)
 {
     const redist__tiles *t = w->t;
@@ -213,7 +205,7 @@ static void transpose_block(const tiled_walk *w, int64_t ao, int64_t bo, int64_t
                         bi[i] = t->dst_i[i0 + i] * es;
                     }
                     if (w->sc != NULL)
-                        scale_tile(w, a, af, ai, b, bf, bi, nf, ni);
+                        scale_tile(w->sc, a, af, ai, b, bf, bi, nf, ni);
                     else
                         move_tile(a, af, ai, b, bf, bi, nf, ni, w->es);
                 }
