@@ -107,6 +107,18 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
    for redist_layout_create. Local, no communication. */
 int redist_layout_create_window(redist_layout parent, const int64_t offset[], const int64_t count[],
                                 const int64_t ld[], redist_layout *window);
+/* Irregular blocks (HPF 2's GEN_BLOCK): as redist_layout_create, except that along every
+   dimension k with sizes[k] != NULL the array is split into grid[k] blocks of sizes[k][0],
+   sizes[k][1], ... elements (each >= 0, summing to extent[k]), block i held by coordinate
+   (first[k] + i) mod grid[k] (first NULL: block i on coordinate i), at local indices 0 ..
+   sizes[k][i] - 1; block[k] is not read there (block may be NULL when every dimension has
+   sizes). sizes NULL: redist_layout_create. PETSc-style splits (3, 3, 2, 2) and uneven slabs
+   are layouts of this kind; every pattern-based algorithm, auto and `general` apply (the
+   papers' block-cyclic special cases do not). Windows of such layouts: REDIST_ERR_UNSUPPORTED.
+   Local, no communication. */
+int redist_layout_create_gen_block(int ndims, const int64_t extent[], const int64_t block[],
+                                   const int grid[], const int first[], const int ranks[],
+                                   int order, const int64_t *const sizes[], redist_layout *layout);
 /* Local extents of `rank`'s local array along each dimension, as ScaLAPACK's NUMROC gives
    them (for a window: of its parent's local array, which holds it; without ld padding):
    all 0 if rank is not in the layout; a member whose piece is empty has some extent 0. */

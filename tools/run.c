@@ -84,7 +84,8 @@ static void walk_runs(const tool_spec *spec, int rank, const int64_t *gstride_in
     for (int k = 0; k < d; k++)
         dims[k] = spec->order == REDIST_COL_MAJOR ? d - 1 - k : k;
     int fast = dims[d - 1];
-    int64_t b = spec->block[fast], n = local[fast], offset = 0;
+    /* An irregular dimension's local elements are one block: one run. */
+    int64_t b = spec->gen[fast] ? local[fast] : spec->block[fast], n = local[fast], offset = 0;
     for (;;) {
         int64_t base = 0;
         for (int s = 0; s < d - 1; s++) {

@@ -256,10 +256,63 @@ static int parse_extents(tool_spec *spec, spec_fields *f, char *err, size_t errl
     return 0;
 }
 
+/* block=3+3+2+2 (one dimension) or 3+3+2+2x64 (per dimension, x between dimensions): the
+   block sizes of an irregular dimension, each >= 0; their count must match the grid and their
+   sum the extent (check_gen_sizes, once the grid is known). */
+static int parse_gen_block(tool_spec *spec, const char *value, char *err, size_t errlen)
+{
+    int nd = spec->ndims, k = 0;
+    for (const char *p = value; k < nd; k++) {
+        size_t len = strcspn(p, "x");
+        char part[256];
+        if (len == 0 || len >= sizeof part)
+            return fail(err, errlen,
+                        "block: expected sizes like 3+3+2+2 or a block per dimension, got '%s'",
+                        value);
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (!strchr(part, '+')) {
+            if (spec_parse_count(part, &spec->block[k]) != 0 || spec->block[k] < 1)
+                return fail(err, errlen, "block: '%s' is not a block size >= 1", part);
+        } else {
+            int count = 1;
+            for (const char *q = part; *q; q++)
+                count += *q == '+';
+            if ((spec->sizes[k] = calloc((size_t)count, sizeof *spec->sizes[k])) == NULL)
+                return fail(err, errlen, "out of memory");
+            spec->block[k] = 1;
+            char *save = NULL;
+            int i = 0;
+            for (char *tok = strtok_r(part, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+                if (spec_parse_count(tok, &spec->sizes[k][i]) != 0 || spec->sizes[k][i] < 0)
+                    return fail(err, errlen, "block: '%s' is not a block size >= 0", tok);
+                spec->block[k] =
+                    spec->sizes[k][i] > spec->block[k] ? spec->sizes[k][i] : spec->block[k];
+                i++;
+            }
+            if (i != count)
+                return fail(err, errlen, "block: an empty size in '%.*s'", (int)len, p);
+            spec->nsizes[k] = count;
+        }
+        p += len;
+        if (*p == 'x')
+            p++;
+        else if (k + 1 < nd)
+            break;
+        else if (*p)
+            return fail(err, errlen, "block: '%s' has more dimensions than n", value);
+    }
+    if (k < nd)
+        return fail(err, errlen, "block has %d dimensions but n has %d", k + 1, nd);
+    return 0;
+}
+
 static int parse_block(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
 {
     int64_t v[SPEC_MAX_DIMS];
     int nd = spec->ndims, n;
+    if (f->value[K_BLOCK] && strchr(f->value[K_BLOCK], '+'))
+        return parse_gen_block(spec, f->value[K_BLOCK], err, errlen);
     if (!f->value[K_BLOCK]) {
         for (int k = 0; k < nd; k++)
             spec->block[k] = 1;
@@ -400,9 +453,37 @@ static void set_max_rank(tool_spec *spec)
 
 /* The steps in order: later ones rely on what earlier ones set (the grid needs procs and
    ranks, first needs the grid), and the first failure is the one reported. */
+/* Irregular dimensions: one size per grid coordinate, summing to the extent; their prefix
+   sums. */
+static int check_gen_sizes(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
+{
+    (void)f;
+    for (int k = 0; k < spec->ndims; k++) {
+        if (!spec->sizes[k])
+            continue;
+        if (spec->nsizes[k] != spec->grid[k])
+            return fail(err, errlen,
+                        "block: %d sizes along dimension %d, but the grid has %d there",
+                        spec->nsizes[k], k, spec->grid[k]);
+        if ((spec->gen[k] = malloc(((size_t)spec->grid[k] + 1) * sizeof *spec->gen[k])) == NULL)
+            return fail(err, errlen, "out of memory");
+        spec->gen[k][0] = 0;
+        for (int i = 0; i < spec->grid[k]; i++) {
+            spec->gen[k][i + 1] = spec->gen[k][i] + spec->sizes[k][i];
+            if (spec->gen[k][i + 1] > spec->extent[k])
+                break;
+        }
+        if (spec->gen[k][spec->grid[k]] != spec->extent[k])
+            return fail(err, errlen, "block: the sizes along dimension %d do not sum to n = %lld",
+                        k, (long long)spec->extent[k]);
+    }
+    return 0;
+}
+
 typedef int (*spec_step)(tool_spec *spec, spec_fields *f, char *err, size_t errlen);
-static const spec_step spec_steps[] = {parse_extents, parse_block, parse_procs,     parse_rank_list,
-                                       parse_grid,    parse_first, check_rank_list, parse_order};
+static const spec_step spec_steps[] = {parse_extents,   parse_block, parse_procs,
+                                       parse_rank_list, parse_grid,  parse_first,
+                                       check_rank_list, parse_order, check_gen_sizes};
 
 int spec_parse(const char *text, int default_procs, tool_spec *spec, char *err, size_t errlen)
 {
@@ -430,6 +511,11 @@ void spec_free(tool_spec *spec)
 {
     free(spec->ranks);
     spec->ranks = NULL;
+    for (int k = 0; k < SPEC_MAX_DIMS; k++) {
+        free(spec->sizes[k]);
+        free(spec->gen[k]);
+        spec->sizes[k] = spec->gen[k] = NULL;
+    }
 }
 
 static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
@@ -470,8 +556,14 @@ void spec_format(const tool_spec *spec, char *buf, size_t len)
     for (int k = 0; k < spec->ndims; k++)
         append(buf, len, &pos, "%s%lld", k ? "x" : "", (long long)spec->extent[k]);
     append(buf, len, &pos, ",block=");
-    for (int k = 0; k < spec->ndims; k++)
-        append(buf, len, &pos, "%s%lld", k ? "x" : "", (long long)spec->block[k]);
+    for (int k = 0; k < spec->ndims; k++) {
+        if (spec->gen[k] == NULL) {
+            append(buf, len, &pos, "%s%lld", k ? "x" : "", (long long)spec->block[k]);
+            continue;
+        }
+        for (int i = 0; i < spec->grid[k]; i++)
+            append(buf, len, &pos, "%s%lld", i ? "+" : k ? "x" : "", (long long)spec->sizes[k][i]);
+    }
     append(buf, len, &pos, ",grid=");
     for (int k = 0; k < spec->ndims; k++)
         append(buf, len, &pos, "%s%d", k ? "x" : "", spec->grid[k]);
@@ -486,8 +578,25 @@ void spec_format(const tool_spec *spec, char *buf, size_t len)
 
 int spec_layout(const tool_spec *spec, redist_layout *layout)
 {
-    return redist_layout_create(spec->ndims, spec->extent, spec->block, spec->grid, spec->first,
-                                spec->ranks, spec->order, layout);
+    const int64_t *sizes[SPEC_MAX_DIMS];
+    for (int k = 0; k < spec->ndims; k++)
+        sizes[k] = spec->gen[k] ? spec->sizes[k] : NULL;
+    return redist_layout_create_gen_block(spec->ndims, spec->extent, spec->block, spec->grid,
+                                          spec->first, spec->ranks, spec->order, sizes, layout);
+}
+
+/* An irregular dimension's block of global index g (the last i with gen[i] <= g). */
+static int64_t gen_block_of(const tool_spec *spec, int dim, int64_t g)
+{
+    int lo = 0, hi = spec->grid[dim];
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (spec->gen[dim][mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 int64_t spec_elements(const tool_spec *spec)
@@ -515,11 +624,15 @@ int spec_coords_of_rank(const tool_spec *spec, int rank, int coords[])
 
 int spec_coord_of(const tool_spec *spec, int dim, int64_t g)
 {
+    if (spec->gen[dim])
+        return (int)((gen_block_of(spec, dim, g) + spec->first[dim]) % spec->grid[dim]);
     return (int)((g / spec->block[dim] + spec->first[dim]) % spec->grid[dim]);
 }
 
 int64_t spec_local_index_of(const tool_spec *spec, int dim, int64_t g)
 {
+    if (spec->gen[dim])
+        return g - spec->gen[dim][gen_block_of(spec, dim, g)];
     int64_t b = spec->block[dim];
     return (g / b / spec->grid[dim]) * b + g % b; /* no b * grid: blocks go up to INT64_MAX */
 }
@@ -528,6 +641,8 @@ int64_t spec_global_index_of(const tool_spec *spec, int dim, int coord, int64_t 
 {
     int64_t b = spec->block[dim], p = spec->grid[dim];
     int64_t shift = ((int64_t)coord - spec->first[dim] + p) % p; /* block offset in a course */
+    if (spec->gen[dim])
+        return spec->gen[dim][shift] + l;
     return ((l / b) * p + shift) * b + l % b;
 }
 
@@ -539,6 +654,10 @@ void spec_local_extents(const tool_spec *spec, const int coords[], int64_t local
            n (blocks go up to INT64_MAX). */
         int64_t b = spec->block[k], p = spec->grid[k], n = spec->extent[k];
         int64_t shift = ((int64_t)coords[k] - spec->first[k] + p) % p;
+        if (spec->gen[k]) {
+            local[k] = spec->gen[k][shift + 1] - spec->gen[k][shift];
+            continue;
+        }
         int fits = b <= n / p;
         int64_t full = fits ? n / (b * p) : 0, rest = fits ? n % (b * p) : n;
         int64_t extra = shift == 0 || b <= rest / shift ? rest - shift * b : -1;

@@ -31,6 +31,11 @@ typedef struct tool_spec {
     int nprocs;   /* product of grid */
     int *ranks;   /* nprocs ranks, grid coordinates in row-major order; never NULL after parse */
     int max_rank; /* largest entry of ranks */
+    /* Irregular blocks (block=3+3+2+2): NULL, or grid[k] sizes whose prefix sums gen[k] holds
+       (grid[k] + 1 entries): block i = [gen[k][i], gen[k][i + 1]) on coordinate
+       (first[k] + i) mod grid[k]; block[k] is then the largest size (at least 1). */
+    int64_t *sizes[SPEC_MAX_DIMS], *gen[SPEC_MAX_DIMS];
+    int nsizes[SPEC_MAX_DIMS];
 } tool_spec;
 
 /* Parses `text` into `spec`. default_procs > 0 stands for procs= when the text names none of

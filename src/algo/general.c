@@ -91,16 +91,14 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
     redist__storage_strides(mine, w->coords, w->stride);
     w->origin = 0;
     for (size_t k = 0; k < d; k++) {
-        int64_t b = mine->block[k], P = mine->grid[k], phase = mine->phase[k];
-        int64_t rel = ((int64_t)w->coords[k] - mine->first[k] + P) % P;
         int64_t lo = redist__local_first(mine, (int)k, w->coords[k]);
         w->shape[k] = redist__local_extent(mine, (int)k, w->coords[k]);
         w->origin += lo * w->stride[k];
         if ((w->other[k] = malloc((size_t)(w->shape[k] + 1) * sizeof(int))) == NULL)
             return REDIST_ERR_NOMEM;
         for (int64_t i = 0; i < w->shape[k]; i++) { /* Table 1: the global index, its owner */
-            int64_t l = lo + i; /* a local index of the extended window (window.c) */
-            w->other[k][i] = redist__owner(peer, (int)k, (l / b * P + rel) * b + l % b - phase);
+            int64_t g = redist__global_index(mine, (int)k, w->coords[k], lo + i);
+            w->other[k][i] = redist__owner(peer, (int)k, g);
         }
     }
     return REDIST_SUCCESS;

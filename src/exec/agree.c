@@ -44,7 +44,15 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     size_t d = l != NULL ? (size_t)l->ndims : 0, np = l != NULL ? (size_t)l->nprocs : 0;
     redist__fp_add(fp, names[0], l != NULL ? &l->ndims : NULL, l != NULL ? sizeof l->ndims : 0);
     redist__fp_add(fp, names[1], l != NULL ? l->extent : NULL, d * sizeof(int64_t));
-    redist__fp_add(fp, names[2], l != NULL ? l->block : NULL, d * sizeof(int64_t));
+    if (l != NULL && l->gen != NULL) { /* irregular blocks: their sizes are the blocks */
+        uint64_t h = redist__hash_bytes(1469598103934665603ull, l->block, d * sizeof(int64_t));
+        for (size_t k = 0; k < d; k++)
+            if (l->gen[k] != NULL)
+                h = redist__hash_bytes(h, l->gen[k], ((size_t)l->grid[k] + 1) * sizeof(int64_t));
+        redist__fp_add(fp, names[2], &h, sizeof h);
+    } else {
+        redist__fp_add(fp, names[2], l != NULL ? l->block : NULL, d * sizeof(int64_t));
+    }
     redist__fp_add(fp, names[3], l != NULL ? l->grid : NULL, d * sizeof(int));
     redist__fp_add(fp, names[4], l != NULL ? l->first : NULL, d * sizeof(int));
     redist__fp_add(fp, names[5], l != NULL ? l->ranks : NULL, np * sizeof(int));

@@ -39,9 +39,15 @@ struct redist_layout_s {
     int *storage;         /* [ndims] the dimensions from slowest to fastest in local storage:
                              0..d-1 for row-major, d-1..0 for column-major, any order for a
                              plan's axis-permuted view of its destination (permute.c) */
-    int plain;            /* no phase along any dimension: every algorithm applies */
-    int dense;            /* a whole array with no ld: the local array holds exactly the
-                             rank's elements */
+    /* Irregular blocks (HPF 2's GEN_BLOCK, gen_block.c) along dimension k when gen[k] is not
+       NULL: grid[k] + 1 prefix sums, block i = [gen[k][i], gen[k][i + 1]) on coordinate
+       (first[k] + i) mod grid[k], one block per coordinate; block[k] is then the largest
+       (at least 1), so that the dimension is an interval dimension (sections.c). */
+    int64_t **gen; /* [ndims], NULL when no dimension is irregular */
+    int plain;     /* no phase along any dimension and no irregular blocks: every
+                      algorithm applies */
+    int dense;     /* a whole array with no ld: the local array holds exactly the
+                      rank's elements */
 };
 
 /* Grid position (row-major linear coordinate) of rank, or -1 if rank is not in the layout. */
@@ -55,6 +61,14 @@ int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c);
 /* Elements of coordinate c among the first n of a cyclic(b) distribution over p coordinates
    with block 0 on coordinate first (ScaLAPACK's NUMROC). */
 int64_t redist__numroc(int64_t n, int64_t b, int64_t p, int64_t first, int64_t c);
+/* Irregular blocks (gen_block.c): the block of global index g along an irregular dimension
+   k (binary search), and the global index of local index `local` of coordinate c along any
+   dimension. */
+int64_t redist__gen_block_of(const struct redist_layout_s *l, int k, int64_t g);
+int64_t redist__global_index(const struct redist_layout_s *l, int k, int c, int64_t local);
+int redist__gen_copy(struct redist_layout_s *to, const struct redist_layout_s *from,
+                     const int *perm);
+void redist__gen_free(struct redist_layout_s *l);
 /* Local index along k of global index g (owner implied). */
 int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g);
 /* Coordinate along k that owns global index g. */

@@ -2,7 +2,9 @@
  *
  * Along dimension k, global index g lives in global block g / b, on coordinate
  * (g / b + first) mod P, at local index (g / (b P)) b + g mod b ([TCR96], Table 1, made
- * 0-based; [LBP96] §3.1). Grid coordinates map to ranks row-major (last fastest).
+ * 0-based; [LBP96] §3.1). Grid coordinates map to ranks row-major (last fastest). Along an
+ * irregular dimension (HPF 2's GEN_BLOCK, made by gen_block.c), block i is the interval
+ * [gen[i], gen[i + 1]) on coordinate (i + first) mod P, at local index g - gen[i].
  */
 #include "index/index.h"
 
@@ -19,11 +21,15 @@ static int positive_mod(int64_t a, int64_t m)
 /* Along k, an element's index in the extended window (window.c): g + phase. */
 int redist__owner(const struct redist_layout_s *l, int k, int64_t g)
 {
+    if (l->gen != NULL && l->gen[k] != NULL)
+        return positive_mod(redist__gen_block_of(l, k, g) + l->first[k], l->grid[k]);
     return positive_mod((g + l->phase[k]) / l->block[k] + l->first[k], l->grid[k]);
 }
 
 int64_t redist__local_index(const struct redist_layout_s *l, int k, int64_t g)
 {
+    if (l->gen != NULL && l->gen[k] != NULL)
+        return g - l->gen[k][redist__gen_block_of(l, k, g)];
     int64_t b = l->block[k];
     g += l->phase[k];
     return (g / b / l->grid[k]) * b + g % b;
@@ -53,8 +59,66 @@ int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
 {
     if (l->extent[k] == 0)
         return 0;
+    if (l->gen != NULL && l->gen[k] != NULL) {
+        int i = positive_mod((int64_t)c - l->first[k], l->grid[k]);
+        return l->gen[k][i + 1] - l->gen[k][i];
+    }
     return redist__numroc(l->extent[k] + l->phase[k], l->block[k], l->grid[k], l->first[k], c) -
            redist__local_first(l, k, c);
+}
+
+/* ---- irregular blocks --------------------------------------------------------------- */
+
+int64_t redist__gen_block_of(const struct redist_layout_s *l, int k, int64_t g)
+{
+    const int64_t *s = l->gen[k];
+    int lo = 0, hi = l->grid[k]; /* s[lo] <= g < s[hi]: the last i with s[i] <= g */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (s[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t redist__global_index(const struct redist_layout_s *l, int k, int c, int64_t local)
+{
+    int64_t P = l->grid[k], rel = ((int64_t)c - l->first[k] + P) % P;
+    if (l->gen != NULL && l->gen[k] != NULL)
+        return l->gen[k][rel] + local;
+    int64_t b = l->block[k]; /* [TCR96] Table 1, in the extended window (window.c) */
+    return (local / b * P + rel) * b + local % b - l->phase[k];
+}
+
+void redist__gen_free(struct redist_layout_s *l)
+{
+    for (int k = 0; l->gen != NULL && k < l->ndims; k++)
+        free(l->gen[k]);
+    free(l->gen);
+    l->gen = NULL;
+}
+
+int redist__gen_copy(struct redist_layout_s *to, const struct redist_layout_s *from,
+                     const int *perm)
+{
+    if (from->gen == NULL)
+        return REDIST_SUCCESS;
+    if ((to->gen = calloc((size_t)from->ndims, sizeof *to->gen)) == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int j = 0; j < from->ndims; j++) {
+        if (from->gen[j] == NULL)
+            continue;
+        size_t n = ((size_t)from->grid[j] + 1) * sizeof *from->gen[j];
+        int64_t *s = malloc(n);
+        if (s == NULL)
+            return REDIST_ERR_NOMEM; /* to->gen freed with the layout */
+        memcpy(s, from->gen[j], n);
+        to->gen[perm != NULL ? perm[j] : j] = s;
+        to->plain = 0;
+    }
+    return REDIST_SUCCESS;
 }
 
 /* Sorts grid positions by their rank (qsort has no context argument in C11). */
@@ -116,6 +180,9 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
     h = redist__hash_bytes(h, l->grid, d * sizeof *l->grid);
     h = redist__hash_bytes(h, l->first, d * sizeof *l->first);
     h = redist__hash_bytes(h, l->phase, d * sizeof *l->phase);
+    for (size_t k = 0; l->gen != NULL && k < d; k++)
+        if (l->gen[k] != NULL)
+            h = redist__hash_bytes(h, l->gen[k], ((size_t)l->grid[k] + 1) * sizeof *l->gen[k]);
     return redist__hash_bytes(h, l->ranks, (size_t)l->nprocs * sizeof *l->ranks);
 }
 
@@ -194,6 +261,7 @@ void redist__window_free(struct redist_layout_s *l)
     free(l->root_first);
     free(l->ld);
     free(l->storage);
+    redist__gen_free(l);
 }
 
 int redist__window_init(struct redist_layout_s *l)
@@ -314,6 +382,8 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[])
 
 int64_t redist__storage_extent(const struct redist_layout_s *l, int k, int c)
 {
+    if (l->gen != NULL && l->gen[k] != NULL) /* never a window: the local array is the block */
+        return redist__local_extent(l, k, c);
     return redist__numroc(l->root_extent[k], l->block[k], l->grid[k], l->root_first[k], c);
 }
 

@@ -107,5 +107,7 @@ struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *ds
         v->storage[i] = perm[dst->storage[i]];
     v->plain = dst->plain;
     v->dense = dst->dense;
+    if (redist__gen_copy(v, dst, perm) != REDIST_SUCCESS)
+        redist_layout_free(&v);
     return v;
 }

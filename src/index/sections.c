@@ -25,6 +25,8 @@
 int redist__interval_dim(const struct redist_layout_s *l, int k)
 {
     int64_t n = l->extent[k], P = l->grid[k];
+    if (l->gen != NULL && l->gen[k] != NULL)
+        return n > 0;
     return n > 0 && (P == 1 || l->block[k] >= n / P + (n % P != 0));
 }
 
@@ -54,11 +56,28 @@ typedef struct pair_geometry {
     int k, a_is_src;
 } pair_geometry;
 
+static int is_gen(const struct redist_layout_s *l, int k)
+{
+    return l->gen != NULL && l->gen[k] != NULL;
+}
+
+/* Coordinate c's interval [*lo, *hi) of an irregular dimension k of l. */
+static void gen_interval(const struct redist_layout_s *l, int k, int c, int64_t *lo, int64_t *hi)
+{
+    int64_t P = l->grid[k], i = ((int64_t)c - l->first[k] + P) % P;
+    *lo = l->gen[k][i];
+    *hi = l->gen[k][i + 1];
+}
+
 /* Coordinate a's interval [*lo, *hi) of A (empty when lo >= hi). */
 static void interval_of(const pair_geometry *g, int a, int64_t *lo, int64_t *hi)
 {
     const struct redist_layout_s *A = g->A;
     int64_t n = A->extent[g->k], P = A->grid[g->k], b = A->block[g->k];
+    if (is_gen(A, g->k)) {
+        gen_interval(A, g->k, a, lo, hi);
+        return;
+    }
     if (P == 1) {
         *lo = 0;
         *hi = n;
@@ -97,9 +116,23 @@ static void add_run(const pair_geometry *g, redist__run *runs, int64_t *n, int64
                                : (redist__run){b_off, a_off, len, count};
 }
 
+/* Both irregular: the one run where the two intervals overlap. */
+static int64_t overlap_run(const pair_geometry *g, int a, int d, redist__run *runs, int64_t *nruns)
+{
+    int64_t alo, ahi, blo, bhi;
+    interval_of(g, a, &alo, &ahi);
+    gen_interval(g->B, g->k, d, &blo, &bhi);
+    int64_t from = alo > blo ? alo : blo, to = ahi < bhi ? ahi : bhi;
+    *nruns = 0;
+    add_run(g, runs, nruns, from - alo, from - blo, to - from, 1);
+    return to > from ? to - from : 0;
+}
+
 /* The runs of pair (A coordinate a, B coordinate d): at most three. Returns the elements. */
 static int64_t pair_runs(const pair_geometry *g, int a, int d, redist__run *runs, int64_t *nruns)
 {
+    if (is_gen(g->B, g->k))
+        return overlap_run(g, a, d, runs, nruns);
     const struct redist_layout_s *B = g->B;
     int64_t bb = B->block[g->k], pb = B->grid[g->k];
     int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
@@ -134,6 +167,18 @@ static int compare_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The coordinates of l's irregular dimension k whose blocks meet [lo, hi) (lo < hi), in
+   block order: a binary search and one entry per block. */
+static int gen_coords_meeting(const struct redist_layout_s *l, int k, int64_t lo, int64_t hi,
+                              int *out)
+{
+    int64_t i0 = redist__gen_block_of(l, k, lo), i1 = redist__gen_block_of(l, k, hi - 1);
+    int n = 0;
+    for (int64_t i = i0; i <= i1; i++)
+        out[n++] = (int)((i + l->first[k]) % l->grid[k]);
+    return n;
+}
+
 /* Candidate peers of A coordinate a: the B coordinates owning blocks in a's interval. */
 static int peers_of_a(const pair_geometry *g, int a, int *out)
 {
@@ -142,6 +187,8 @@ static int peers_of_a(const pair_geometry *g, int a, int *out)
     interval_of(g, a, &lo, &hi);
     if (lo >= hi)
         return 0;
+    if (is_gen(B, g->k))
+        return gen_coords_meeting(B, g->k, lo, hi, out);
     int64_t jlo = lo / bb, jhi = (hi - 1) / bb, nblocks = jhi - jlo + 1;
     int n = 0;
     for (int64_t j = jlo; j < jlo + (nblocks < pb ? nblocks : pb); j++)
@@ -159,13 +206,20 @@ static int peers_of_b(const pair_geometry *g, int d, int *out)
     int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
     if (pa == 1)
         return (out[0] = 0, 1);
+    if (is_gen(B, g->k)) { /* both irregular: A's blocks meeting d's interval */
+        int64_t lo, hi;
+        gen_interval(B, g->k, d, &lo, &hi);
+        return lo < hi ? gen_coords_meeting(A, g->k, lo, hi, out) : 0;
+    }
     int64_t nblocks = (n - 1) / bb + 1, mine = jd < nblocks ? (nblocks - 1 - jd) / pb + 1 : 0;
     int cnt = 0;
     if ((double)mine * ((double)(bb / ba) + 2.0) < (double)pa) {
         int64_t prev = -1;
         for (int64_t t = 0; t < mine; t++) {
             int64_t s = (jd + t * pb) * bb, e = n - s < bb ? n : s + bb;
-            for (int64_t r = s / ba; r <= (e - 1) / ba && r < pa; r++)
+            int64_t r0 = is_gen(A, g->k) ? redist__gen_block_of(A, g->k, s) : s / ba;
+            int64_t r1 = is_gen(A, g->k) ? redist__gen_block_of(A, g->k, e - 1) : (e - 1) / ba;
+            for (int64_t r = r0; r <= r1 && r < pa; r++)
                 if (r != prev)
                     out[cnt++] = (int)((r + A->first[g->k]) % pa), prev = r;
         }
@@ -185,8 +239,8 @@ int redist__dim_sections_create(const struct redist_layout_s *src,
                                 redist__dim_pattern *out)
 {
     pair_geometry g = {src, dst, k, 1};
-    if (!redist__interval_dim(src, k))
-        g = (pair_geometry){dst, src, k, 0};
+    if (!redist__interval_dim(src, k) || (is_gen(dst, k) && !is_gen(src, k)))
+        g = (pair_geometry){dst, src, k, 0}; /* A: an irregular side if there is one */
     int mine_is_a = (side == REDIST__SIDE_SRC) == g.a_is_src;
     const struct redist_layout_s *other = mine_is_a ? g.B : g.A;
     int64_t pb = g.B->grid[k], bb = g.B->block[k], n = src->extent[k];

@@ -40,6 +40,8 @@ struct redist_layout_s *redist__layout_copy(const struct redist_layout_s *l)
     memcpy(c->storage, l->storage, d * sizeof *l->storage);
     c->plain = l->plain;
     c->dense = l->dense;
+    if (redist__gen_copy(c, l, NULL) != REDIST_SUCCESS)
+        redist_layout_free(&c);
     return c;
 }
 
@@ -157,6 +159,13 @@ int redist_layout_create_window(redist_layout parent, const int64_t offset[], co
     *window = NULL;
     if (parent == NULL)
         return redist__fail(REDIST_ERR_ARG, "parent layout is NULL");
+    if (parent->gen != NULL)
+        for (int k = 0; k < parent->ndims; k++)
+            if (parent->gen[k] != NULL)
+                return redist__fail(REDIST_ERR_UNSUPPORTED,
+                                    "windows of layouts with irregular blocks (dimension %d) are "
+                                    "not supported",
+                                    k);
     int err = check_window(parent, offset, count, ld);
     if (err != REDIST_SUCCESS)
         return err;

@@ -3,7 +3,8 @@
 # between different grids, blocks and storage orders, and --alpha/--beta scaling, each run
 # verified element by element on 1 to 5 ranks (with ranks that hold nothing); bad
 # permutations and mismatched extents are usage errors (exit 2); explain --permute plans the
-# same transposes without MPI.
+# same transposes without MPI; irregular blocks (block=3+3+2+2) run verified and bad ones are
+# usage errors.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
 
@@ -37,6 +38,32 @@ check_run "scaled transpose (alpha 2.5, beta -0.5)" 6000 "$MPIEXEC" $MPIEXEC_PRE
 # shellcheck disable=SC2086
 check_run "scaled copy (alpha -1)" 1000 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 2 "$REDIST" run \
     --from n=1000,block=7 --to n=1000,block=100 --alpha -1 --verify --repeat 2
+
+# Irregular blocks (block=3+3+2+2: HPF 2's GEN_BLOCK), empty blocks included, to cyclic and to
+# other irregular blocks, with and without a permutation.
+for np in 1 2 4; do
+    sizes=$(python3 -c "import sys; n=$np; print('+'.join(str(60 // n + (i < 60 % n)) for i in range(n)))")
+    # shellcheck disable=SC2086
+    check_run "PETSc-style split $sizes -> cyclic(7) on $np ranks" 60 "$MPIEXEC" $MPIEXEC_PREFLAGS \
+        -n "$np" "$REDIST" run --from "n=60,block=$sizes" --to n=60,block=7 --verify --repeat 2
+done
+# shellcheck disable=SC2086
+check_run "irregular 2-D with an empty block, transposed, 4 ranks" 600 "$MPIEXEC" \
+    $MPIEXEC_PREFLAGS -n 4 "$REDIST" run --from n=30x20,block=10+0+15+5x4,grid=4x1 \
+    --to n=20x30,block=5x9+9+12,grid=1x3,ranks=3:0:1 --permute 1,0 --verify --repeat 2
+# shellcheck disable=SC2086
+check_run "irregular to irregular, 5 ranks" 100 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 5 "$REDIST" run \
+    --from n=100,block=1+49+0+25+25 --to n=100,block=33+33+34,grid=3,ranks=4:2:0 --verify --repeat 2
+expect_usage "3 sizes along dimension 0, but the grid has 4" "$REDIST" explain \
+    --from n=10,block=3+3+4,procs=4 --to n=10,procs=4
+expect_usage "do not sum to n = 10" "$REDIST" explain --from n=10,block=3+3+2+1,procs=4 \
+    --to n=10,procs=4
+expect_usage "'-3' is not a block size" "$REDIST" explain --from n=10,block=3+-3+2+1,procs=4 \
+    --to n=10,procs=4
+run_cmd 60 "$REDIST" explain --from n=10,block=3+3+2+2,procs=4 --to n=10,block=4,procs=4
+if [[ "$CLI_STATUS" != 0 ]] || ! grep -q "block=3+3+2+2" "$CLI_OUT"; then
+    fail "explain with irregular blocks: exit $CLI_STATUS"
+else echo "ok: explain shows the irregular blocks in canonical form"; fi
 
 expect_usage "not --from's n permuted" "$REDIST" explain --from n=40x30,procs=4 \
     --to n=40x30,procs=2 --permute 1,0

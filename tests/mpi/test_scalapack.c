@@ -453,14 +453,7 @@ int main(int argc, char **argv)
     Cblacs_pinfo(&me, &np);
     uint64_t seed = 20261123;
     int cases = 120, only = -1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--seed") == 0)
-            seed = strtoull(argv[i + 1], NULL, 10);
-        else if (strcmp(argv[i], "--cases") == 0)
-            cases = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--case") == 0)
-            only = atoi(argv[i + 1]);
-    }
+    mtest_case_args(argc, argv, &seed, &cases, &only);
     for (int i = 0; i < cases; i++) {
         rng = seed * 6364136223846793005ull + (uint64_t)i * 1442695040888963407ull + 1;
         if (only < 0 || only == i)

@@ -72,15 +72,7 @@ static int64_t numroc(int64_t n, int64_t b, int p, int first, int c)
 
 static int coords_of(const side_t *s, int ndims, int rank, int coords[])
 {
-    for (int pos = 0; pos < s->nprocs; pos++)
-        if (s->ranks[pos] == rank) {
-            for (int k = ndims - 1; k >= 0; k--) {
-                coords[k] = pos % s->grid[k];
-                pos /= s->grid[k];
-            }
-            return 1;
-        }
-    return 0;
+    return mtest_coords_of(s->ranks, s->nprocs, s->grid, ndims, rank, coords);
 }
 
 /* This rank's padding along each dimension: the same random draw on every rank (the case's
@@ -274,26 +266,14 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
        (the variants past the list). */
     int nalg = redist_algorithm_count();
     for (int ai = -1; ai < nalg + 4; ai++) {
-        const char *name = ai < 0 || ai == nalg ? "auto"
-                           : ai < nalg          ? redist_algorithm_name(ai)
-                                                : "direct-async";
         redist_options opt;
-        redist_options_init(&opt);
-        opt.algorithm = name;
+        const char *name = mtest_variant(ai, &opt);
         opt.permutation = cs->permuted ? cs->perm : NULL;
         if (cs->scaled) {
             memcpy(opt.alpha, cs->alpha, sizeof opt.alpha);
             memcpy(opt.beta, cs->beta, sizeof opt.beta);
             opt.conjugate = cs->conjugate;
         }
-        if (ai == nalg)
-            opt.max_buffer_bytes = 64; /* a few elements per chunk */
-        if (ai == nalg + 1)
-            opt.transport = REDIST_TRANSPORT_DATATYPE;
-        if (ai > nalg + 1)
-            opt.transport = REDIST_TRANSPORT_PACK;
-        if (ai == nalg + 3)
-            opt.shared_memory = 0;
         redist_plan plan = NULL;
         rc = redist_plan_create(src, dst, type, MPI_COMM_WORLD, &opt, &plan);
         if (!mtest_all_same(rc))
@@ -354,27 +334,8 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
 
 static void random_side(side_t *s, int ndims, const int64_t count[], int aligned)
 {
-    int p = (int)rnd(1, nranks < MAXP ? nranks : MAXP);
-    int all[MAXP];
-    for (int i = 0; i < nranks && i < MAXP; i++)
-        all[i] = i;
-    for (int i = (nranks < MAXP ? nranks : MAXP) - 1; i > 0; i--) { /* a random subset */
-        int j = (int)rnd(0, i), t = all[i];
-        all[i] = all[j];
-        all[j] = t;
-    }
-    s->nprocs = p;
-    memcpy(s->ranks, all, (size_t)p * sizeof(int));
+    s->nprocs = mtest_random_grid(&rng, nranks, MAXP, ndims, s->ranks, s->grid);
     memcpy(s->count, count, (size_t)ndims * sizeof *count);
-    for (int k = 0; k < ndims; k++) /* factor p over the dimensions */
-        s->grid[k] = 1;
-    for (int left = p, k = 0; left > 1; k = (k + 1) % ndims) {
-        int f = 2;
-        while (left % f)
-            f++;
-        s->grid[k] *= f;
-        left /= f;
-    }
     s->order = rnd(0, 1) ? REDIST_COL_MAJOR : REDIST_ROW_MAJOR;
     s->nested = rnd(0, 3) == 0;
     for (int k = 0; k < ndims; k++) {
@@ -548,14 +509,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     uint64_t seed = 20261123u;
     int cases = 150, only = -1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--seed") == 0)
-            seed = strtoull(argv[i + 1], NULL, 10);
-        else if (strcmp(argv[i], "--cases") == 0)
-            cases = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--case") == 0)
-            only = atoi(argv[i + 1]);
-    }
+    mtest_case_args(argc, argv, &seed, &cases, &only);
     static int64_t pads_src[MAXP][MAXD], pads_dst[MAXP][MAXD];
     for (int i = 0; i < cases; i++) {
         rng = seed * 2654435761u + (uint64_t)i * 40503u + 1;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c)
@@ -97,4 +98,70 @@ int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi)
     x ^= x << 17;
     *state = x;
     return lo + (int64_t)(x % (uint64_t)(hi - lo + 1));
+}
+
+void mtest_case_args(int argc, char **argv, uint64_t *seed, int *cases, int *only)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--seed") == 0)
+            *seed = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--cases") == 0)
+            *cases = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--case") == 0)
+            *only = atoi(argv[i + 1]);
+    }
+}
+
+const char *mtest_variant(int v, redist_options *opt)
+{
+    int nalg = redist_algorithm_count();
+    const char *name = v < 0 || v == nalg ? "auto"
+                       : v < nalg         ? redist_algorithm_name(v)
+                                          : "direct-async";
+    redist_options_init(opt);
+    opt->algorithm = name;
+    if (v == nalg)
+        opt->max_buffer_bytes = 64; /* a few elements per chunk */
+    if (v == nalg + 1)
+        opt->transport = REDIST_TRANSPORT_DATATYPE;
+    if (v > nalg + 1)
+        opt->transport = REDIST_TRANSPORT_PACK;
+    if (v == nalg + 3)
+        opt->shared_memory = 0;
+    return name;
+}
+
+int mtest_random_grid(uint64_t *state, int nranks, int maxp, int nd, int ranks[], int grid[])
+{
+    int n = nranks < maxp ? nranks : maxp, p = (int)mtest_rand(state, 1, n);
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* a random subset, in random order */
+        int j = (int)mtest_rand(state, 0, i), t = ranks[i];
+        ranks[i] = ranks[j];
+        ranks[j] = t;
+    }
+    for (int k = 0; k < nd; k++)
+        grid[k] = 1;
+    for (int left = p, k = 0; left > 1; k = (k + 1) % nd) { /* p's factors, round robin */
+        int f = 2;
+        while (left % f)
+            f++;
+        grid[k] *= f;
+        left /= f;
+    }
+    return p;
+}
+
+int mtest_coords_of(const int ranks[], int nprocs, const int grid[], int nd, int rank, int coords[])
+{
+    for (int pos = 0; pos < nprocs; pos++)
+        if (ranks[pos] == rank) {
+            for (int k = nd - 1; k >= 0; k--) {
+                coords[k] = pos % grid[k];
+                pos /= grid[k];
+            }
+            return 1;
+        }
+    return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "redist.h"
+
 /* Sums the error counts of all ranks, prints " No Errors" or " Found N errors" on rank 0,
    finalizes MPI and returns the process exit status (0 only if no rank found an error). */
 int mtest_finalize(int errs);
@@ -40,5 +42,24 @@ void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...);
 /* A uniform integer in [lo, hi] from the xorshift generator *state (nonzero), advanced: every
    rank that seeds it alike draws the same cases. */
 int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi);
+
+/* --seed S, --cases C, --case K (only case K) into the given defaults. */
+void mtest_case_args(int argc, char **argv, uint64_t *seed, int *cases, int *only);
+
+/* The plan variants the layout tests run, v = -1 .. redist_algorithm_count() + 3: auto, every
+   algorithm the library lists, then auto in bounded mode (64-byte chunks) and direct-async
+   with the datatype transport, the pack transport, and packing without shared memory. Sets
+   *opt (initialised) and returns the algorithm's name. */
+const char *mtest_variant(int v, redist_options *opt);
+
+/* A random subset of 1 .. min(nranks, maxp) ranks in random order (ranks[], which needs
+   min(nranks, maxp) entries) and a grid of nd dimensions over them (their prime factors
+   round robin); returns how many. */
+int mtest_random_grid(uint64_t *state, int nranks, int maxp, int nd, int ranks[], int grid[]);
+
+/* The grid coordinates of `rank` in a layout's rank list (row-major positions over grid):
+   1 and coords[] filled, or 0 if the rank is not in it. */
+int mtest_coords_of(const int ranks[], int nprocs, const int grid[], int nd, int rank,
+                    int coords[]);
 
 #endif
