@@ -37,7 +37,7 @@ const char tool_explain_help[] =
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
     "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, algorithms[], tables, relabel {kept, moved, given_moved}.\n";
+    "memory, algorithms[], tables, relabel {kept, moved, given_moved}, permutation.\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
@@ -244,6 +244,12 @@ static void print_json(const explain_state *s)
     json_spec(f, a->pair.from, &s->from);
     fputs(", \"to\": ", f);
     json_spec(f, a->pair.to, &s->to);
+    if (a->pair.permuted) {
+        fputs(", \"permutation\": [", f);
+        for (int j = 0; j < a->pair.npermute; j++)
+            fprintf(f, "%s%d", j ? ", " : "", a->pair.permute[j]);
+        fputs("]", f);
+    }
     fprintf(
         f,
         ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, \"array_bytes\": ",
@@ -295,6 +301,19 @@ static void print_text_pattern(const explain_state *s)
     printf("  from     %s\n", text);
     spec_format(&s->to, text, sizeof text);
     printf("  to       %s\n", text);
+    if (s->a.pair.permuted) {
+        int d = s->a.pair.npermute;
+        printf("  permute  ");
+        for (int j = 0; j < d; j++)
+            printf("%s%d", j ? "," : "", s->a.pair.permute[j]);
+        printf(": the destination's element (");
+        for (int j = 0; j < d; j++)
+            printf("%sg%d", j ? "," : "", s->a.pair.permute[j]);
+        printf(") is the source's (");
+        for (int j = 0; j < d; j++)
+            printf("%sg%d", j ? "," : "", j);
+        printf(")\n");
+    }
     if (s->a.relabel)
         printf("  relabel  destination ranks chosen to keep data in place: %lld elements cross "
                "between ranks (%lld with the given ranks), %lld stay\n",

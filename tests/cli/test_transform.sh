@@ -82,7 +82,8 @@ run_cmd 60 "$REDIST" explain --from n=4096x4096,block=32x32,grid=2x2,order=col \
     --to n=4096x4096,block=128x128,grid=2x2,order=col --permute 1,0 --json
 if [[ "$CLI_STATUS" != 0 ]]; then fail "explain --permute: exit $CLI_STATUS"
 elif ! python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); \
-        sys.exit(0 if r["max_bytes_per_rank"] == 25165824 else 1)' "$CLI_OUT"; then
+        sys.exit(0 if r["max_bytes_per_rank"] == 25165824 and r["permutation"] == [1, 0] \
+                 else 1)' "$CLI_OUT"; then
     fail "explain --permute: bytes per rank"
 else echo "ok: explain --permute plans a 4096^2 transpose (25165824 bytes per rank)"; fi
 finish
