@@ -206,6 +206,23 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
    every rank of both groups alike. Execute with (src, NULL) on the source side and
    (NULL, dst) on the other. The plan runs over the groups merged (source first), so error
    details number destination ranks after the source group's. */
+/* Batches: `count` arrays moved by one plan with one message per peer pair per execute (the
+   pieces of every array for a peer packed together). Array i goes from src[i] to dst[i] with
+   element type types[i]; layouts, windows, types and sizes may differ between arrays. The
+   options apply to every array (permutation, scaling, check_arguments); the exchange is
+   direct-async's (algorithm NULL, "auto" or "direct-async", else NOT_APPLICABLE), packed
+   (bounded mode and the datatype transport: REDIST_ERR_UNSUPPORTED), at most 2^31 - 1 bytes
+   per peer (else REDIST_ERR_UNSUPPORTED). Collective over comm, errors agreed, like
+   redist_plan_create; free with redist_plan_free. Execute with redist_execute_batch (or
+   redist_start_batch, then redist_test / redist_wait), src[i] and dst[i] as for
+   redist_execute (NULL where a rank holds nothing of array i); redist_execute and
+   redist_start on a batch plan are REDIST_ERR_ARG. */
+int redist_plan_create_batch(int count, const redist_layout src[], const redist_layout dst[],
+                             const MPI_Datatype types[], MPI_Comm comm, const redist_options *opt,
+                             redist_plan *plan);
+int redist_execute_batch(redist_plan plan, const void *const src[], void *const dst[]);
+int redist_start_batch(redist_plan plan, const void *const src[], void *const dst[]);
+
 int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype type,
                              MPI_Comm intercomm, int is_source, const redist_options *opt,
                              redist_plan *plan);

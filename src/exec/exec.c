@@ -80,12 +80,19 @@ static const char *at_base(const void *buf, int64_t base, size_t elsize)
 /* Starts an execution; force_dry: run dry whatever the buffers (an inner plan of a dry
    outer execution); inner: a child plan, whose buffers its parent has already moved to the
    base. */
+int redist__check_execute_buffers(redist_plan p, const void *src, void *dst)
+{
+    return check_buffers(p, src, dst, 0);
+}
+
 static int begin(redist_plan p, const void *src, void *dst, int force_dry, int inner)
 {
     if (p == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan is NULL");
     if (redist__check_mpi() != REDIST_SUCCESS)
         return REDIST_ERR_MPI;
+    if (p->algo->is_batch)
+        return redist__fail(REDIST_ERR_ARG, "a batch plan runs with redist_start_batch");
     if (p->active)
         return redist__fail(REDIST_ERR_BUSY, "start: an execution is already in progress");
     p->local_error = force_dry ? REDIST_SUCCESS : check_buffers(p, src, dst, inner);
@@ -103,6 +110,15 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
         p->cur_src = at_base(p->cur_src, p->src_base, p->elsize);
         p->cur_dst = (char *)at_base(p->cur_dst, p->dst_base, p->elsize);
     }
+    return redist__begin_checked(p, p->local_error);
+}
+
+int redist__begin_checked(redist_plan p, int local_err)
+{
+    p->local_error = local_err;
+    if (local_err != REDIST_SUCCESS && !p->check_arguments)
+        return local_err;
+    p->dry = p->dry || local_err != REDIST_SUCCESS;
     p->global_error = REDIST_SUCCESS;
     p->check_req = MPI_REQUEST_NULL;
     if (p->check_arguments && MPI_Iallreduce(&p->local_error, &p->global_error, 1, MPI_INT, MPI_MIN,

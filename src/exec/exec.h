@@ -53,6 +53,7 @@ typedef struct redist__algorithm {
     int dry_needs_buffers; /* a dry execution still needs arrays of the right size */
     int packs;             /* it packs into the plan's send and receive buffers */
     int bounded;           /* it runs in bounded mode (strip.c) when the plan is bounded */
+    int is_batch;          /* a batch plan's exchange (api/batch.c): not for redist_start */
 } redist__algorithm;
 
 /* Rules shared by several algorithms. */
@@ -139,6 +140,12 @@ void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes);
 /* redist_start for a plan run inside another plan's execution (phases): dry = 1 runs it dry
    (every message posted, no user memory touched), as the outer execution is. */
 int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry);
+/* execute's checks of one array pair of plan p (the user's pointers): REDIST_SUCCESS or
+   REDIST_ERR_ARG with the reason. */
+int redist__check_execute_buffers(redist_plan p, const void *src, void *dst);
+/* The rest of redist_start once this rank's arguments are checked (local_err): a dry
+   execution when they are bad, the argument agreement, the algorithm's start (batches). */
+int redist__begin_checked(redist_plan p, int local_err);
 /* Frees a plan and everything it owns (the communicator and type copies included). */
 void redist__plan_destroy(struct redist_plan_s *plan);
 

@@ -1,0 +1,371 @@
+/* Batches: several arrays moved by one plan and one exchange, one message per peer pair.
+ *
+ * Each array gets its own plan (a child: the same layouts, types, windows, permutation and
+ * scaling rules, forced to direct-async's packed messages without the shared-memory window),
+ * which is used only for its messages: the batch packs, for every peer, the pieces of all
+ * arrays one after the other into one message, posts one receive and one send per peer, copies
+ * every array's local part, and unpacks each message as it arrives. The children's own pack
+ * buffers are released; the batch holds one send and one receive buffer for all.
+ *
+ * Start/test/wait are the plan's: redist_start_batch begins an execution (the argument
+ * agreement of execute included) and redist_test / redist_wait drive it (exec.c calls the
+ * batch's progress below).
+ */
+#include "api/api.h"
+#include "exec/engine.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct batch_dir {
+    int n;           /* peers */
+    int *peer;       /* [n] comm ranks, increasing */
+    int *msg;        /* [n * count] message index in child i's side, or -1 */
+    int64_t *offset; /* [n + 1] byte offsets in the buffer */
+    char *buf;
+} batch_dir;
+
+typedef struct batch {
+    int count;
+    redist_plan *child;
+    batch_dir send, recv;
+    MPI_Request *reqs; /* receives, then sends */
+    int *done;         /* per receive: unpacked */
+    const char **src;  /* this execution's arrays, at their windows' bases */
+    char **dst;
+} batch;
+
+static const redist__side *side_of(const batch *b, int i, int is_send)
+{
+    return is_send ? &b->child[i]->send : &b->child[i]->recv;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The peers of every child's side, merged, and where each child's message to each lies. */
+static int build_dir(batch *b, int is_send, batch_dir *d)
+{
+    int total = 0;
+    for (int i = 0; i < b->count; i++)
+        total += side_of(b, i, is_send)->nmsgs;
+    d->peer = malloc(((size_t)total + 1) * sizeof *d->peer);
+    if (d->peer == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int i = 0, at = 0; i < b->count; i++)
+        for (int m = 0; m < side_of(b, i, is_send)->nmsgs; m++)
+            d->peer[at++] = side_of(b, i, is_send)->msgs[m].peer;
+    qsort(d->peer, (size_t)total, sizeof *d->peer, compare_int);
+    d->n = 0;
+    for (int j = 0; j < total; j++)
+        if (j == 0 || d->peer[j] != d->peer[j - 1])
+            d->peer[d->n++] = d->peer[j];
+    d->msg = malloc(((size_t)d->n * (size_t)b->count + 1) * sizeof *d->msg);
+    d->offset = calloc((size_t)d->n + 1, sizeof *d->offset);
+    if (d->msg == NULL || d->offset == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int j = 0; j < d->n; j++) {
+        d->offset[j + 1] = d->offset[j];
+        for (int i = 0; i < b->count; i++) {
+            const redist__side *s = side_of(b, i, is_send);
+            int at = -1;
+            for (int m = 0; m < s->nmsgs && at < 0; m++) /* sorted by peer: a few each */
+                at = s->msgs[m].peer == d->peer[j] ? m : -1;
+            d->msg[j * b->count + i] = at;
+            if (at >= 0)
+                d->offset[j + 1] += s->msgs[at].nelems * (int64_t)b->child[i]->elsize;
+        }
+        if (d->offset[j + 1] - d->offset[j] > INT_MAX)
+            return redist__fail(REDIST_ERR_UNSUPPORTED,
+                                "a batch message of %lld bytes: at most 2^31 - 1 per peer",
+                                (long long)(d->offset[j + 1] - d->offset[j]));
+    }
+    return REDIST_SUCCESS;
+}
+
+static void free_dir(batch_dir *d)
+{
+    free(d->peer);
+    free(d->msg);
+    free(d->offset);
+    free(d->buf);
+}
+
+static void batch_destroy(struct redist_plan_s *p)
+{
+    batch *b = p->algo_state;
+    if (b == NULL)
+        return;
+    for (int i = 0; b->child != NULL && i < b->count; i++)
+        redist_plan_free(&b->child[i]);
+    free(b->child);
+    free_dir(&b->send);
+    free_dir(&b->recv);
+    free(b->reqs);
+    free(b->done);
+    free(b->src);
+    free(b->dst);
+    free(b);
+    p->algo_state = NULL;
+}
+
+/* The pieces of every array for peer slot j of d, packed (is_send) or unpacked. */
+static void move_peer(const batch *b, const batch_dir *d, int j, int is_send)
+{
+    char *at = d->buf + d->offset[j];
+    for (int i = 0; i < b->count; i++) {
+        int m = d->msg[j * b->count + i];
+        if (m < 0)
+            continue;
+        const struct redist_plan_s *c = b->child[i];
+        const redist__msg *msg = &side_of(b, i, is_send)->msgs[m];
+        if (is_send)
+            redist__pack(msg, b->src[i], at, c->elsize);
+        else
+            redist__unpack(msg, at, b->dst[i], c->elsize, c->scale);
+        at += msg->nelems * (int64_t)c->elsize;
+    }
+}
+
+static int batch_start(struct redist_plan_s *p)
+{
+    batch *b = p->algo_state;
+    int nr = b->recv.n, ns = b->send.n;
+    for (int j = 0; j < nr; j++) {
+        b->done[j] = 0;
+        int n = (int)(b->recv.offset[j + 1] - b->recv.offset[j]);
+        if (MPI_Irecv(b->recv.buf + b->recv.offset[j], n, MPI_BYTE, b->recv.peer[j],
+                      REDIST__TAG_DATA, p->comm, &b->reqs[j]) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "MPI_Irecv failed");
+    }
+    for (int j = 0; j < ns; j++) {
+        if (!p->dry)
+            move_peer(b, &b->send, j, 1);
+        int n = (int)(b->send.offset[j + 1] - b->send.offset[j]);
+        if (MPI_Isend(b->send.buf + b->send.offset[j], n, MPI_BYTE, b->send.peer[j],
+                      REDIST__TAG_DATA, p->comm, &b->reqs[nr + j]) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "MPI_Isend failed");
+    }
+    for (int i = 0; i < b->count && !p->dry; i++) /* the local parts, while messages travel */
+        if (b->child[i]->self != NULL)
+            redist__copy(b->child[i]->self, b->src[i], b->dst[i], b->child[i]->elsize,
+                         b->child[i]->scale);
+    return REDIST_SUCCESS;
+}
+
+/* Unpacks every message that has arrived; *done once all are in and sent. */
+static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    batch *b = p->algo_state;
+    int nr = b->recv.n, total = nr + b->send.n;
+    int *idx = malloc(((size_t)total + 1) * sizeof *idx); /* small: one entry per peer */
+    if (idx == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "batch progress");
+    int err = REDIST_SUCCESS, outcount = 0;
+    for (;;) {
+        int rc = blocking ? MPI_Waitsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE)
+                          : MPI_Testsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            err = redist__fail(REDIST_ERR_MPI, "MPI_Waitsome/Testsome failed");
+            break;
+        }
+        for (int k = 0; k < outcount && outcount != MPI_UNDEFINED; k++)
+            if (idx[k] < nr && !p->dry)
+                move_peer(b, &b->recv, idx[k], 0);
+        if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
+            break;
+    }
+    free(idx);
+    int flag = 1; /* complete once every request is null: each completed one was seen above */
+    for (int r = 0; r < total && flag; r++)
+        flag = b->reqs[r] == MPI_REQUEST_NULL;
+    *done = err != REDIST_SUCCESS || flag;
+    return err;
+}
+
+static const redist__algorithm batch_algorithm = {
+    .name = "batch",
+    .start = batch_start,
+    .progress = batch_progress,
+    .destroy = batch_destroy,
+    .is_batch = 1,
+};
+
+/* Phase 1: this rank's arguments; the children check the rest. */
+static int check_batch(int count, const redist_layout src[], const redist_layout dst[],
+                       const MPI_Datatype types[], const redist_options *opt, redist_plan *plan)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
+    if (count < 1 || src == NULL || dst == NULL || types == NULL)
+        return redist__fail(REDIST_ERR_ARG,
+                            "batch: count = %d must be >= 1 and src, dst, types not NULL", count);
+    const char *name = opt != NULL && opt->algorithm != NULL ? opt->algorithm : "auto";
+    if (strcmp(name, "auto") != 0 && strcmp(name, "direct-async") != 0)
+        return redist__fail(redist__algorithm_by_name(name) != NULL ? REDIST_ERR_NOT_APPLICABLE
+                                                                    : REDIST_ERR_UNKNOWN_ALGORITHM,
+                            "batch: algorithm '%s': a batch exchanges one message per peer pair "
+                            "(direct-async's exchange; auto)",
+                            name);
+    if (opt != NULL && opt->max_buffer_bytes != 0)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: bounded mode (max_buffer_bytes)");
+    if (opt != NULL && opt->transport == REDIST_TRANSPORT_DATATYPE)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: the datatype transport");
+    return REDIST_SUCCESS;
+}
+
+/* The children (collective, every rank makes every one), the directories and buffers. */
+static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout src[],
+                       const redist_layout dst[], const MPI_Datatype types[],
+                       const redist_options *opt, int err)
+{
+    redist_options o;
+    redist_options_init(&o);
+    if (opt != NULL)
+        o = *opt;
+    o.algorithm = "direct-async";
+    o.transport = REDIST_TRANSPORT_PACK;
+    o.shared_memory = 0;
+    o.check_arguments = 0; /* the batch agrees on its arguments itself */
+    for (int i = 0; i < b->count; i++) {
+        int rc = redist_plan_create(err == REDIST_SUCCESS ? src[i] : NULL,
+                                    err == REDIST_SUCCESS ? dst[i] : NULL, types[i], p->comm, &o,
+                                    &b->child[i]);
+        err = err != REDIST_SUCCESS ? err : rc;
+        if (err != REDIST_SUCCESS)
+            return err; /* every rank got the same code from the same child */
+    }
+    for (int i = 0; i < b->count; i++) { /* their messages only: the batch's buffers below */
+        free(b->child[i]->sendbuf);
+        free(b->child[i]->recvbuf);
+        b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
+    }
+    err = build_dir(b, 1, &b->send);
+    if (err == REDIST_SUCCESS)
+        err = build_dir(b, 0, &b->recv);
+    if (err == REDIST_SUCCESS) {
+        b->send.buf = redist__plan_buffer(p, (size_t)b->send.offset[b->send.n] + 1);
+        b->recv.buf = redist__plan_buffer(p, (size_t)b->recv.offset[b->recv.n] + 1);
+        b->reqs = malloc(((size_t)b->send.n + (size_t)b->recv.n + 1) * sizeof *b->reqs);
+        b->done = malloc(((size_t)b->recv.n + 1) * sizeof *b->done);
+        if (!b->send.buf || !b->recv.buf || !b->reqs || !b->done)
+            err = redist__fail(REDIST_ERR_NOMEM, "batch buffers");
+    }
+    return redist__agree(p->comm, p->rank, err, NULL);
+}
+
+static void batch_stats(struct redist_plan_s *p, const batch *b)
+{
+    redist_stats *s = &p->stats;
+    memset(s, 0, sizeof *s);
+    s->steps = 1;
+    s->messages_sent = b->send.n;
+    s->bytes_sent = b->send.offset[b->send.n];
+    s->messages_received = b->recv.n;
+    s->bytes_received = b->recv.offset[b->recv.n];
+    for (int i = 0; i < b->count; i++) {
+        const redist_stats *c = &b->child[i]->stats;
+        s->bytes_copied += c->bytes_copied;
+        s->predicted_seconds += c->predicted_seconds; /* at most: the messages are merged */
+        s->runs_per_period += c->runs_per_period;
+    }
+    s->transport = REDIST_TRANSPORT_PACK;
+    s->buffer_bytes = (int64_t)p->buffer_bytes;
+    s->max_messages_per_rank = s->messages_sent;
+    s->max_bytes_per_rank = s->bytes_sent;
+    redist__stats_maxima(p);
+}
+
+int redist_plan_create_batch(int count, const redist_layout src[], const redist_layout dst[],
+                             const MPI_Datatype types[], MPI_Comm comm, const redist_options *opt,
+                             redist_plan *plan)
+{
+    int size = 0, rank = 0;
+    int err = redist__plan_prologue(comm, plan, &rank, &size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = check_batch(count, src, dst, types, opt, plan);
+    struct redist_plan_s *p = calloc(1, sizeof *p);
+    batch *b = calloc(1, sizeof *b);
+    if (err == REDIST_SUCCESS &&
+        (p == NULL || b == NULL || (b->child = calloc((size_t)count, sizeof *b->child)) == NULL ||
+         (b->src = calloc((size_t)count, sizeof *b->src)) == NULL ||
+         (b->dst = calloc((size_t)count, sizeof *b->dst)) == NULL))
+        err = redist__fail(REDIST_ERR_NOMEM, "batch plan");
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+        err = redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
+    else
+        MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    /* The count must agree before the children are made, one per array on every rank. */
+    int counts[2] = {err == REDIST_SUCCESS ? count : 0, err == REDIST_SUCCESS ? -count : 0};
+    if (dup == MPI_COMM_NULL ||
+        MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_MIN, dup) != MPI_SUCCESS)
+        err = err != REDIST_SUCCESS ? err : redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    else if (err == REDIST_SUCCESS && counts[0] != -counts[1])
+        err = redist__fail(REDIST_ERR_MISMATCH, "batch: the ranks pass different counts");
+    if (dup != MPI_COMM_NULL)
+        err = redist__agree(dup, rank, err, NULL);
+    if (err != REDIST_SUCCESS) {
+        if (dup != MPI_COMM_NULL)
+            MPI_Comm_free(&dup);
+        if (b != NULL)
+            free(b->child), free(b->src), free(b->dst);
+        free(b);
+        free(p);
+        return err;
+    }
+    *p = (struct redist_plan_s){.comm = dup,
+                                .type = MPI_DATATYPE_NULL,
+                                .rank = rank,
+                                .size = size,
+                                .algo = &batch_algorithm,
+                                .check_req = MPI_REQUEST_NULL,
+                                .check_arguments = opt != NULL ? opt->check_arguments : 1,
+                                .algo_state = b};
+    redist_options_init(&p->opt);
+    b->count = count;
+    err = setup_batch(p, b, src, dst, types, opt, REDIST_SUCCESS);
+    if (err != REDIST_SUCCESS) {
+        redist__plan_destroy(p);
+        return err;
+    }
+    batch_stats(p, b);
+    *plan = p;
+    return REDIST_SUCCESS;
+}
+
+int redist_start_batch(redist_plan p, const void *const src[], void *const dst[])
+{
+    if (p == NULL || p->algo != &batch_algorithm)
+        return redist__fail(REDIST_ERR_ARG, "start_batch: %s",
+                            p == NULL ? "plan is NULL" : "not a batch plan (redist_start)");
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    if (p->active)
+        return redist__fail(REDIST_ERR_BUSY, "start_batch: an execution is already in progress");
+    batch *b = p->algo_state;
+    int err = src == NULL || dst == NULL
+                  ? redist__fail(REDIST_ERR_ARG, "start_batch: NULL array list")
+                  : REDIST_SUCCESS;
+    for (int i = 0; err == REDIST_SUCCESS && i < b->count; i++) {
+        err = redist__check_execute_buffers(b->child[i], src[i], dst[i]);
+        b->src[i] = src[i] == NULL ? NULL
+                                   : (const char *)src[i] +
+                                         b->child[i]->src_base * (int64_t)b->child[i]->elsize;
+        b->dst[i] = dst[i] == NULL
+                        ? NULL
+                        : (char *)dst[i] + b->child[i]->dst_base * (int64_t)b->child[i]->elsize;
+    }
+    return redist__begin_checked(p, err);
+}
+
+int redist_execute_batch(redist_plan p, const void *const src[], void *const dst[])
+{
+    int err = redist_start_batch(p, src, dst);
+    return err != REDIST_SUCCESS ? err : redist_wait(p);
+}
