@@ -38,6 +38,8 @@ const char tool_run_help[] =
     "                     so --to's n is --from's permuted (redist_options.permutation)\n"
     "  --alpha A, --beta B  dst = B dst + A src while unpacking (type double); --verify then\n"
     "                     checks one more execute onto a destination of ones\n"
+    "  --batch K          K copies of the pair in one batch plan (redist_plan_create_batch:\n"
+    "                     one message per peer pair), every destination verified\n"
     "  --quiet            print one key=value line instead of the report\n"
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
@@ -255,6 +257,14 @@ void tool_timing_summarise(double *T, int n, tool_timing *out)
     out->tmed = n % 2 ? T[n / 2] : 0.5 * (T[n / 2 - 1] + T[n / 2]);
 }
 
+int tool_execute(redist_plan plan, const void *src, void *dst)
+{
+    const char *name = redist_plan_algorithm(plan);
+    if (name != NULL && strcmp(name, "batch") == 0) /* src, dst: the arrays' pointer lists */
+        return redist_execute_batch(plan, (const void *const *)src, (void *const *)dst);
+    return redist_execute(plan, src, dst);
+}
+
 int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
                     double *seconds)
 {
@@ -262,7 +272,7 @@ int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm,
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     for (int j = 0; j < n2 && rc == REDIST_SUCCESS; j++)
-        rc = redist_execute(plan, src, dst);
+        rc = tool_execute(plan, src, dst);
     /* The slowest rank's average, and the worst error code, in one reduction. */
     double mine[2] = {(MPI_Wtime() - t0) / n2, (double)-rc}, worst[2];
     MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
@@ -340,6 +350,7 @@ typedef struct run_args {
     int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
     int scaled;  /* --alpha, --beta given */
     double alpha, beta;
+    int batch; /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -359,6 +370,8 @@ typedef struct run_state {
     tool_plan_summary sum;
     int n1, n2; /* the repeat counts in use */
     tool_timing tm;
+    const void **bsrc; /* --batch: the K arrays (one source, read by all; K destinations) */
+    void **bdst;
 } run_state;
 
 static int parse_repeat(const char *text, int *n1, int *n2)
@@ -429,7 +442,15 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->relabel = 1;
     else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
         return m;
-    else
+    else if ((m = tool_opt_value(argc, argv, i, "--batch", &v)) > 0) {
+        char *end = NULL;
+        long k = strtol(v, &end, 10);
+        if (end == v || *end || k < 1 || k > 64) {
+            tool_error(rank0, TOOL_USAGE, "--batch: expected a count from 1 to 64, got '%s'", v);
+            return TOOL_OPT_REPORTED;
+        }
+        a->batch = (int)k;
+    } else
         return 0;
     return 1;
 }
@@ -482,6 +503,9 @@ static int parse_specs(run_state *s)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--relabel and --permute exclude each other here (redist_relabel "
                           "compares layouts of one array)");
+    if (s->a.batch && (s->a.inter || s->a.relabel || s->a.pair.max_buffer))
+        return tool_error(s->rank == 0, TOOL_USAGE,
+                          "--batch: not with --inter, --relabel or --max-buffer");
     if (s->a.inter)
         return parse_inter_specs(s);
     char err[256];
@@ -522,6 +546,38 @@ static int relabel(run_state *s)
     return rc;
 }
 
+/* --batch K: the pointer lists, every array reading the one source and writing its own
+   destination (the first is the pair's). */
+static int batch_arrays(run_state *s)
+{
+    int k = s->a.batch, bad = 0;
+    size_t bytes = (size_t)(s->data.ndst ? s->data.ndst : 1) * s->data.el;
+    s->bsrc = calloc((size_t)k, sizeof *s->bsrc);
+    s->bdst = calloc((size_t)k, sizeof *s->bdst);
+    bad = s->bsrc == NULL || s->bdst == NULL;
+    for (int i = 0; !bad && i < k; i++) {
+        s->bsrc[i] = s->data.src;
+        s->bdst[i] = i == 0 ? s->data.dst : malloc(bytes);
+        bad = s->bdst[i] == NULL;
+        if (!bad && i > 0)
+            memcpy(s->bdst[i], s->data.dst, bytes); /* the poison pattern */
+    }
+    if (tool_agree_status(bad, s->comm))
+        return tool_error(s->rank == 0, TOOL_FAILED, "out of memory for the batch's arrays");
+    return TOOL_OK;
+}
+
+/* The source and destination arguments of an execute: the pair's arrays, or the batch's
+   pointer lists. */
+static const void *exec_src(const run_state *s)
+{
+    return s->a.batch ? (const void *)s->bsrc : s->data.src;
+}
+static void *exec_dst(const run_state *s)
+{
+    return s->a.batch ? (void *)s->bdst : s->data.dst;
+}
+
 /* The layouts, and the local arrays filled: the data is checked with the tool's own layout
    formulas, so the library's local sizes must match them. */
 static int make_data(run_state *s)
@@ -548,7 +604,7 @@ static int make_data(run_state *s)
     if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
         return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
     tool_arrays_poison(&s->data);
-    return TOOL_OK;
+    return s->a.batch ? batch_arrays(s) : TOOL_OK;
 }
 
 /* --inter: the two groups, joined; the destination layout in its group's numbering. */
@@ -574,6 +630,19 @@ static int plan_inter(run_state *s, const redist_options *opt)
     return rc;
 }
 
+/* --batch K: K copies of the pair in one batch plan. */
+static int plan_batch(run_state *s, const redist_options *opt)
+{
+    redist_layout src[64], dst[64];
+    MPI_Datatype types[64];
+    for (int i = 0; i < s->a.batch; i++) {
+        src[i] = s->src_layout;
+        dst[i] = s->dst_layout;
+        types[i] = s->type;
+    }
+    return redist_plan_create_batch(s->a.batch, src, dst, types, s->comm, opt, &s->plan);
+}
+
 /* The plan, its creation timed on the slowest rank, and its statistics. */
 static int make_plan(run_state *s)
 {
@@ -589,9 +658,10 @@ static int make_plan(run_state *s)
     }
     MPI_Barrier(s->comm);
     double t0 = MPI_Wtime();
-    int rc = s->a.inter ? plan_inter(s, &opt)
-                        : redist_plan_create(s->src_layout, s->dst_layout, s->type, s->comm, &opt,
-                                             &s->plan);
+    int rc = s->a.inter   ? plan_inter(s, &opt)
+             : s->a.batch ? plan_batch(s, &opt)
+                          : redist_plan_create(s->src_layout, s->dst_layout, s->type, s->comm, &opt,
+                                               &s->plan);
     double mine = MPI_Wtime() - t0;
     MPI_Allreduce(&mine, &s->plan_seconds, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     rc = tool_agree_code(rc, s->comm);
@@ -616,11 +686,11 @@ static void choose_repeat(double warm, int *n1, int *n2)
 static int warm_up(run_state *s)
 {
     char why[768];
-    int rc = tool_time_batch(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
+    int rc = tool_time_batch(s->plan, exec_src(s), exec_dst(s), s->comm, 1, &s->warm);
     /* The first execute pays for first touches; a second one, if cheap, is the better guess
        of the steady state. */
     if (rc == REDIST_SUCCESS && s->warm < 1.0)
-        rc = tool_time_batch(s->plan, s->data.src, s->data.dst, s->comm, 1, &s->warm);
+        rc = tool_time_batch(s->plan, exec_src(s), exec_dst(s), s->comm, 1, &s->warm);
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "execute", rc));
@@ -686,7 +756,7 @@ static int run_trials(run_state *s)
     /* Long runs say how far they got. */
     int progress = !s->a.quiet && s->warm * s->n1 * s->n2 > 2.0;
     int rc =
-        tool_time_plan(s->plan, s->data.src, s->data.dst, s->comm, s->n1, s->n2, progress, &s->tm);
+        tool_time_plan(s->plan, exec_src(s), exec_dst(s), s->comm, s->n1, s->n2, progress, &s->tm);
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "execute", rc));
@@ -718,7 +788,8 @@ static void print_times(const run_state *s, double gbps, int64_t wrong)
            tool_fmt_seconds(b3, sizeof b3, tm->tavg), tool_fmt_seconds(b4, sizeof b4, tm->tmax),
            gbps);
     if (s->a.verify && !wrong)
-        printf("  verified   all %lld elements correct\n", (long long)spec_elements(&s->from));
+        printf("  verified   all %lld elements correct%s\n", (long long)spec_elements(&s->from),
+               s->a.batch > 1 ? " in each array of the batch" : "");
 }
 
 /* Names the first wrong element by its global coordinates, as the user wrote the extents. */
@@ -752,12 +823,19 @@ static int report(const run_state *s)
         double *d = s->data.dst;
         for (int64_t i = 0; i < s->data.ndst; i++)
             d[i] = e.start;
-        if (tool_agree_code(redist_execute(s->plan, s->data.src, d), s->comm) != REDIST_SUCCESS)
+        for (int k = 1; k < s->a.batch; k++)
+            for (int64_t i = 0; i < s->data.ndst; i++)
+                ((double *)s->bdst[k])[i] = e.start;
+        if (tool_agree_code(tool_execute(s->plan, exec_src(s), exec_dst(s)), s->comm) !=
+            REDIST_SUCCESS)
             return tool_error(s->rank == 0, TOOL_FAILED, "verify: the scaled execute failed");
     }
-    if (s->a.verify)
-        wrong = tool_verify_all_expect(&s->to, s->rank, s->a.pair.type, s->data.dst, &e, s->comm,
-                                       &first_bad);
+    for (int k = 0; s->a.verify && k < (s->a.batch ? s->a.batch : 1); k++) {
+        int64_t first = INT64_MAX;
+        wrong += tool_verify_all_expect(&s->to, s->rank, s->a.pair.type,
+                                        s->a.batch ? s->bdst[k] : s->data.dst, &e, s->comm, &first);
+        first_bad = first < first_bad ? first : first_bad;
+    }
     if (s->rank == 0) {
         if (s->a.quiet)
             print_quiet(s, gbps, wrong);
@@ -776,6 +854,10 @@ static void run_free(run_state *s)
     tool_layouts_free(&s->src_layout, &s->dst_layout);
     if (s->type != MPI_DATATYPE_NULL && s->a.pair.type == TOOL_DOUBLE3)
         MPI_Type_free(&s->type);
+    for (int k = 1; s->bdst != NULL && k < s->a.batch; k++)
+        free(s->bdst[k]);
+    free(s->bdst);
+    free(s->bsrc);
     tool_arrays_free(&s->data);
     spec_free(&s->from);
     spec_free(&s->to);

@@ -172,6 +172,9 @@ int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, 
                    int progress, tool_timing *out);
 /* Collective over comm: one trial, a barrier then n2 executes back to back; *seconds is the
    slowest rank's average. Returns the worst code of all ranks. */
+/* redist_execute, or for a batch plan (redist_plan_algorithm "batch") redist_execute_batch
+   with src and dst the arrays' pointer lists. */
+int tool_execute(redist_plan plan, const void *src, void *dst);
 int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
                     double *seconds);
 /* Sets out's Tmin/Tmed/Tavg/Tmax from the n > 0 trial times T (which it sorts). */

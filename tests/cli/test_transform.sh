@@ -4,7 +4,7 @@
 # verified element by element on 1 to 5 ranks (with ranks that hold nothing); bad
 # permutations and mismatched extents are usage errors (exit 2); explain --permute plans the
 # same transposes without MPI; irregular blocks (block=3+3+2+2) run verified and bad ones are
-# usage errors.
+# usage errors; batches (--batch K) run verified.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
 
@@ -64,6 +64,23 @@ run_cmd 60 "$REDIST" explain --from n=10,block=3+3+2+2,procs=4 --to n=10,block=4
 if [[ "$CLI_STATUS" != 0 ]] || ! grep -q "block=3+3+2+2" "$CLI_OUT"; then
     fail "explain with irregular blocks: exit $CLI_STATUS"
 else echo "ok: explain shows the irregular blocks in canonical form"; fi
+
+# Batches: K copies of a pair in one plan, every destination verified.
+for np in 1 3 4; do
+    # shellcheck disable=SC2086
+    check_run "batch of 5 transposes on $np ranks" 3000 "$MPIEXEC" $MPIEXEC_PREFLAGS -n "$np" \
+        "$REDIST" run --from n=60x50,block=4x3 --to n=50x60,block=7x5,order=col --permute 1,0 \
+        --batch 5 --verify --repeat 2
+done
+# shellcheck disable=SC2086
+check_run "scaled batch of 3, irregular blocks" 600 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 3 "$REDIST" \
+    run --from n=600,block=100+0+500 --to n=600,block=13 --batch 3 --alpha 2 --beta 0.5 \
+    --verify --repeat 2
+# shellcheck disable=SC2086
+run_cmd 60 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 2 "$REDIST" run --from n=10 --to n=10 --batch 0
+if [[ "$CLI_STATUS" != 2 ]] || ! grep -q "from 1 to 64" "$CLI_ERR"; then
+    fail "--batch 0: exit $CLI_STATUS, want 2"
+else echo "ok: --batch 0 is a usage error"; fi
 
 expect_usage "not --from's n permuted" "$REDIST" explain --from n=40x30,procs=4 \
     --to n=40x30,procs=2 --permute 1,0
