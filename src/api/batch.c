@@ -31,7 +31,7 @@ typedef struct batch {
     redist_plan *child;
     batch_dir send, recv;
     MPI_Request *reqs; /* receives, then sends */
-    int *done;         /* per receive: unpacked */
+    int *idx;          /* MPI_Waitsome's indices (allocated with the plan: none at execute) */
     const char **src;  /* this execution's arrays, at their windows' bases */
     char **dst;
 } batch;
@@ -106,7 +106,7 @@ static void batch_destroy(struct redist_plan_s *p)
     free_dir(&b->send);
     free_dir(&b->recv);
     free(b->reqs);
-    free(b->done);
+    free(b->idx);
     free(b->src);
     free(b->dst);
     free(b);
@@ -136,7 +136,6 @@ static int batch_start(struct redist_plan_s *p)
     batch *b = p->algo_state;
     int nr = b->recv.n, ns = b->send.n;
     for (int j = 0; j < nr; j++) {
-        b->done[j] = 0;
         int n = (int)(b->recv.offset[j + 1] - b->recv.offset[j]);
         if (MPI_Irecv(b->recv.buf + b->recv.offset[j], n, MPI_BYTE, b->recv.peer[j],
                       REDIST__TAG_DATA, p->comm, &b->reqs[j]) != MPI_SUCCESS)
@@ -161,10 +160,7 @@ static int batch_start(struct redist_plan_s *p)
 static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     batch *b = p->algo_state;
-    int nr = b->recv.n, total = nr + b->send.n;
-    int *idx = malloc(((size_t)total + 1) * sizeof *idx); /* small: one entry per peer */
-    if (idx == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "batch progress");
+    int nr = b->recv.n, total = nr + b->send.n, *idx = b->idx;
     int err = REDIST_SUCCESS, outcount = 0;
     for (;;) {
         int rc = blocking ? MPI_Waitsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE)
@@ -179,7 +175,6 @@ static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
         if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
             break;
     }
-    free(idx);
     int flag = 1; /* complete once every request is null: each completed one was seen above */
     for (int r = 0; r < total && flag; r++)
         flag = b->reqs[r] == MPI_REQUEST_NULL;
@@ -251,8 +246,8 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
         b->send.buf = redist__plan_buffer(p, (size_t)b->send.offset[b->send.n] + 1);
         b->recv.buf = redist__plan_buffer(p, (size_t)b->recv.offset[b->recv.n] + 1);
         b->reqs = malloc(((size_t)b->send.n + (size_t)b->recv.n + 1) * sizeof *b->reqs);
-        b->done = malloc(((size_t)b->recv.n + 1) * sizeof *b->done);
-        if (!b->send.buf || !b->recv.buf || !b->reqs || !b->done)
+        b->idx = malloc(((size_t)b->send.n + (size_t)b->recv.n + 1) * sizeof *b->idx);
+        if (!b->send.buf || !b->recv.buf || !b->reqs || !b->idx)
             err = redist__fail(REDIST_ERR_NOMEM, "batch buffers");
     }
     return redist__agree(p->comm, p->rank, err, NULL);
