@@ -23,6 +23,14 @@ for np in 1 2 3 5; do
         run --from n=120x100,block=16x8,order=col --to n=100x120,block=32x5,order=col \
         --permute 1,0 --verify --repeat 2
 done
+# Local extents past the transposes' 512 x 512 super-tiles (and their 64 x 64 tiles).
+for np in 1 2; do
+    # shellcheck disable=SC2086
+    check_run "1100 x 700 transpose across super-tiles on $np ranks" 770000 "$MPIEXEC" \
+        $MPIEXEC_PREFLAGS -n "$np" "$REDIST" run --from n=1100x700,block=100x700 \
+        --to n=700x1100,block=700x550 --permute 1,0 --alpha 2 --beta 0.5 --verify \
+        --repeat 2
+done
 # shellcheck disable=SC2086
 check_run "3-D pencils, axes 2,0,1, 4 ranks" 96000 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 4 "$REDIST" \
     run --from n=40x60x40,block=10x60x40,grid=4x1x1 --to n=40x40x60,block=40x40x15,grid=1x1x4 \

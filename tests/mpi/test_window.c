@@ -2,8 +2,8 @@
  * (options.permutation) and scaling (options.alpha, beta, conjugate), checked element by
  * element.
  *
- * Random cases: 1-3 dimensions (extents up to 14, or in a tenth of the cases up to 200 x 200
- * or 45^3); on each side a parent array (extents 0..30, blocks 1..7 or
+ * Random cases: 1-3 dimensions (extents up to 14, or in a tenth of the cases up to 140 x 140
+ * or 30^3); on each side a parent array (extents 0..30, blocks 1..7 or
  * larger than the extent, a random grid on a random subset of the ranks in random order,
  * any first coordinate, row- or column-major) and a window of it (random offset, the same
  * window extents on both sides, or in half the cases the destination's a random permutation
@@ -355,7 +355,7 @@ static void gen_case(case_t *cs, int64_t pads_src[][MAXD], int64_t pads_dst[][MA
     cs->ndims = (int)rnd(1, MAXD);
     int large = cs->ndims > 1 && rnd(0, 9) == 0; /* several of the transposes' 64 x 64 tiles */
     for (int k = 0; k < cs->ndims; k++)
-        cs->count[k] = large            ? rnd(cs->ndims == 2 ? 90 : 20, cs->ndims == 2 ? 200 : 45)
+        cs->count[k] = large            ? rnd(cs->ndims == 2 ? 70 : 16, cs->ndims == 2 ? 140 : 30)
                        : rnd(0, 9) == 0 ? 0
                                         : rnd(1, cs->ndims == 1 ? 60 : 14);
     int aligned = rnd(0, 1);
