@@ -73,6 +73,16 @@ if [[ "$CLI_STATUS" != 0 ]] || ! grep -q "block=3+3+2+2" "$CLI_OUT"; then
     fail "explain with irregular blocks: exit $CLI_STATUS"
 else echo "ok: explain shows the irregular blocks in canonical form"; fi
 
+# Separate programs (--inter): a transpose, and irregular blocks scaled and transposed.
+# shellcheck disable=SC2086
+check_run "transpose between two groups (--inter)" 600 "$MPIEXEC" $MPIEXEC_PREFLAGS -n 4 \
+    "$REDIST" run --from n=30x20,block=4x3,procs=2 --to n=20x30,block=5x7,order=col \
+    --permute 1,0 --inter --verify --repeat 2
+# shellcheck disable=SC2086
+check_run "irregular, scaled and transposed between groups" 600 "$MPIEXEC" $MPIEXEC_PREFLAGS \
+    -n 5 "$REDIST" run --from n=30x20,block=10+0+20x3,grid=3x1 --to n=20x30,block=5x7,order=col \
+    --permute 1,0 --inter --alpha 3 --beta 1 --verify --repeat 2
+
 # Batches: K copies of a pair in one plan, every destination verified.
 for np in 1 3 4; do
     # shellcheck disable=SC2086
