@@ -19,16 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "redist.h"
 
 enum { MAXK = 64 };
 static int me, np, reps = 21, wrong;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* A row-major n x n layout, cyclic(b) both ways on grid g (ranks row-major from 0). */
 static redist_layout layout(int64_t n, int64_t b, const int g[2])
@@ -59,12 +54,6 @@ static void walk(int64_t n, int64_t b, const int g[2], int k, double *a, int che
             else if (a[i * loc[1] + j] != v)
                 wrong++;
         }
-}
-
-static double median_of(double *t)
-{
-    qsort(t, (size_t)reps, sizeof *t, compare_doubles);
-    return t[reps / 2];
 }
 
 static void one_size(int64_t n, int K)
@@ -131,7 +120,7 @@ static void one_size(int64_t n, int K)
     MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     double ms[M];
     for (int m = 0; m < M; m++)
-        ms[m] = median_of(t + m * reps) * 1e6;
+        ms[m] = bench_median(t + m * reps, reps) * 1e6;
     if (me == 0)
         printf("%6lld %4d %10.1f %10.1f %10.1f %8.2f %8.2f %8lld %8lld\n", (long long)n, K, ms[0],
                ms[1], ms[2], ms[0] / ms[2], ms[1] / ms[2], (long long)most[0], (long long)most[1]);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "redist.h"
 
 void Cblacs_pinfo(int *me, int *np);
@@ -77,18 +78,6 @@ static redist_layout layout_of(const matrix_t *mt, int col_order)
     redist_layout_free(&parent);
     free(ranks);
     return w;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, compare_doubles);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
 enum { M_SCALAPACK, M_CALL, M_EXECUTE, NMETHODS };
@@ -172,7 +161,7 @@ int main(int argc, char **argv)
                 t[m * reps + r] =
                     run_once(m, n, &a, m == M_SCALAPACK ? &want : &got, plan, ctxt_all);
         for (int m = 0; m < NMETHODS; m++)
-            med[m] = median(t + m * reps, reps);
+            med[m] = bench_median(t + m * reps, reps);
         if (me == 0)
             printf("%4d->%-4d %9.3f ms %9.3f ms %9.3f ms %9.2fx %11.3f%s\n", mb, mb2,
                    med[M_SCALAPACK] * 1e3, med[M_CALL] * 1e3, med[M_EXECUTE] * 1e3,

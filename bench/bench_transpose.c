@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "redist.h"
 
 #ifdef REDIST_HAVE_FFTW_MPI
@@ -49,18 +50,6 @@ void pdtran_(int *m, int *n, double *alpha, double *a, int *ia, int *ja, int *de
              double *c, int *ic, int *jc, int *descc);
 
 static int me, np, reps = 7, failures;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, compare_doubles);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* One timed repetition: barrier, fn, the slowest rank's seconds. */
 typedef void (*method_fn)(void *ctx);
@@ -83,7 +72,7 @@ static void time_methods(int nm, method_fn *fn, void **ctx, double *ms)
         for (int m = 0; m < nm; m++)
             t[m * reps + r] = time_once(fn[m], ctx[m]);
     for (int m = 0; m < nm; m++)
-        ms[m] = 1e3 * median(t + m * reps, reps);
+        ms[m] = 1e3 * bench_median(t + m * reps, reps);
     free(t);
 }
 

@@ -211,8 +211,8 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
    element type types[i]; layouts, windows, types and sizes may differ between arrays. The
    options apply to every array (permutation, scaling, check_arguments); the exchange is
    direct-async's (algorithm NULL, "auto" or "direct-async", else NOT_APPLICABLE), packed
-   (bounded mode and the datatype transport: REDIST_ERR_UNSUPPORTED), at most 2^31 - 1 bytes
-   per peer (else REDIST_ERR_UNSUPPORTED). Collective over comm, errors agreed, like
+   (bounded mode and the datatype transport: REDIST_ERR_UNSUPPORTED); messages of any size
+   (sent in chunks of at most 1 GiB). Collective over comm, errors agreed, like
    redist_plan_create; free with redist_plan_free. Execute with redist_execute_batch (or
    redist_start_batch, then redist_test / redist_wait), src[i] and dst[i] as for
    redist_execute (NULL where a rank holds nothing of array i); redist_execute and

@@ -19,10 +19,12 @@
 #include <string.h>
 
 typedef struct batch_dir {
-    int n;           /* peers */
-    int *peer;       /* [n] comm ranks, increasing */
-    int *msg;        /* [n * count] message index in child i's side, or -1 */
-    int64_t *offset; /* [n + 1] byte offsets in the buffer */
+    int n;              /* peers */
+    int *peer;          /* [n] comm ranks, increasing */
+    int *msg;           /* [n * count] message index in child i's side, or -1 */
+    int64_t *offset;    /* [n + 1] byte offsets in the buffer */
+    int64_t *first_req; /* [n + 1] requests of peer slot j: [first_req[j], first_req[j + 1]),
+                           a message in chunks of at most REDIST__CHUNK_BYTES */
     char *buf;
 } batch_dir;
 
@@ -30,8 +32,10 @@ typedef struct batch {
     int count;
     redist_plan *child;
     batch_dir send, recv;
-    MPI_Request *reqs; /* receives, then sends */
+    MPI_Request *reqs; /* receives' chunks, then sends' */
     int *idx;          /* MPI_Waitsome's indices (allocated with the plan: none at execute) */
+    int *slot_of_req;  /* receive request -> its peer slot */
+    int64_t *left;     /* per receive slot: chunks still to arrive */
     const char **src;  /* this execution's arrays, at their windows' bases */
     char **dst;
 } batch;
@@ -50,41 +54,45 @@ static int compare_int(const void *a, const void *b)
 /* The peers of every child's side, merged, and where each child's message to each lies. */
 static int build_dir(batch *b, int is_send, batch_dir *d)
 {
-    int total = 0;
+    size_t total = 0;
     for (int i = 0; i < b->count; i++)
-        total += side_of(b, i, is_send)->nmsgs;
-    d->peer = malloc(((size_t)total + 1) * sizeof *d->peer);
-    if (d->peer == NULL)
+        total += (size_t)side_of(b, i, is_send)->nmsgs;
+    d->peer = malloc((total + 1) * sizeof *d->peer);
+    int *next = calloc(b->count > 0 ? (size_t)b->count : 1, sizeof *next); /* per child */
+    if (d->peer == NULL || next == NULL) {
+        free(next);
         return REDIST_ERR_NOMEM;
-    for (int i = 0, at = 0; i < b->count; i++)
+    }
+    size_t at = 0;
+    for (int i = 0; i < b->count; i++)
         for (int m = 0; m < side_of(b, i, is_send)->nmsgs; m++)
             d->peer[at++] = side_of(b, i, is_send)->msgs[m].peer;
-    qsort(d->peer, (size_t)total, sizeof *d->peer, compare_int);
+    qsort(d->peer, total, sizeof *d->peer, compare_int);
     d->n = 0;
-    for (int j = 0; j < total; j++)
+    for (size_t j = 0; j < total; j++)
         if (j == 0 || d->peer[j] != d->peer[j - 1])
             d->peer[d->n++] = d->peer[j];
     d->msg = malloc(((size_t)d->n * (size_t)b->count + 1) * sizeof *d->msg);
     d->offset = calloc((size_t)d->n + 1, sizeof *d->offset);
-    if (d->msg == NULL || d->offset == NULL)
+    d->first_req = calloc((size_t)d->n + 1, sizeof *d->first_req);
+    if (d->msg == NULL || d->offset == NULL || d->first_req == NULL) {
+        free(next);
         return REDIST_ERR_NOMEM;
-    for (int j = 0; j < d->n; j++) {
+    }
+    for (int j = 0; j < d->n; j++) { /* the peers in order: each child's messages are too */
         d->offset[j + 1] = d->offset[j];
         for (int i = 0; i < b->count; i++) {
             const redist__side *s = side_of(b, i, is_send);
-            int at = -1;
-            for (int m = 0; m < s->nmsgs && at < 0; m++) /* sorted by peer: a few each */
-                at = s->msgs[m].peer == d->peer[j] ? m : -1;
-            d->msg[j * b->count + i] = at;
-            if (at >= 0)
-                d->offset[j + 1] += s->msgs[at].nelems * (int64_t)b->child[i]->elsize;
+            int m = next[i] < s->nmsgs && s->msgs[next[i]].peer == d->peer[j] ? next[i]++ : -1;
+            d->msg[j * b->count + i] = m;
+            if (m >= 0)
+                d->offset[j + 1] += s->msgs[m].nelems * (int64_t)b->child[i]->elsize;
         }
-        if (d->offset[j + 1] - d->offset[j] > INT_MAX)
-            return redist__fail(REDIST_ERR_UNSUPPORTED,
-                                "a batch message of %lld bytes: at most 2^31 - 1 per peer",
-                                (long long)(d->offset[j + 1] - d->offset[j]));
+        d->first_req[j + 1] = d->first_req[j] + redist__chunks(d->offset[j + 1] - d->offset[j]);
     }
-    return REDIST_SUCCESS;
+    free(next);
+    return d->first_req[d->n] < INT_MAX ? REDIST_SUCCESS
+                                        : redist__fail(REDIST_ERR_UNSUPPORTED, "batch: requests");
 }
 
 static void free_dir(batch_dir *d)
@@ -92,6 +100,7 @@ static void free_dir(batch_dir *d)
     free(d->peer);
     free(d->msg);
     free(d->offset);
+    free(d->first_req);
     free(d->buf);
 }
 
@@ -107,6 +116,8 @@ static void batch_destroy(struct redist_plan_s *p)
     free_dir(&b->recv);
     free(b->reqs);
     free(b->idx);
+    free(b->slot_of_req);
+    free(b->left);
     free(b->src);
     free(b->dst);
     free(b);
@@ -134,20 +145,22 @@ static void move_peer(const batch *b, const batch_dir *d, int j, int is_send)
 static int batch_start(struct redist_plan_s *p)
 {
     batch *b = p->algo_state;
-    int nr = b->recv.n, ns = b->send.n;
-    for (int j = 0; j < nr; j++) {
-        int n = (int)(b->recv.offset[j + 1] - b->recv.offset[j]);
-        if (MPI_Irecv(b->recv.buf + b->recv.offset[j], n, MPI_BYTE, b->recv.peer[j],
-                      REDIST__TAG_DATA, p->comm, &b->reqs[j]) != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "MPI_Irecv failed");
+    const batch_dir *r = &b->recv, *sd = &b->send;
+    int64_t nrr = r->first_req[r->n];
+    for (int j = 0; j < r->n; j++) {
+        b->left[j] = r->first_req[j + 1] - r->first_req[j];
+        int rc = redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j],
+                                    r->peer[j], 0, p->comm, b->reqs + r->first_req[j]);
+        if (rc < 0)
+            return rc;
     }
-    for (int j = 0; j < ns; j++) {
+    for (int j = 0; j < sd->n; j++) {
         if (!p->dry)
-            move_peer(b, &b->send, j, 1);
-        int n = (int)(b->send.offset[j + 1] - b->send.offset[j]);
-        if (MPI_Isend(b->send.buf + b->send.offset[j], n, MPI_BYTE, b->send.peer[j],
-                      REDIST__TAG_DATA, p->comm, &b->reqs[nr + j]) != MPI_SUCCESS)
-            return redist__fail(REDIST_ERR_MPI, "MPI_Isend failed");
+            move_peer(b, sd, j, 1);
+        int rc = redist__post_bytes(sd->buf + sd->offset[j], sd->offset[j + 1] - sd->offset[j],
+                                    sd->peer[j], 1, p->comm, b->reqs + nrr + sd->first_req[j]);
+        if (rc < 0)
+            return rc;
     }
     for (int i = 0; i < b->count && !p->dry; i++) /* the local parts, while messages travel */
         if (b->child[i]->self != NULL)
@@ -156,11 +169,12 @@ static int batch_start(struct redist_plan_s *p)
     return REDIST_SUCCESS;
 }
 
-/* Unpacks every message that has arrived; *done once all are in and sent. */
+/* Unpacks every message whose chunks have all arrived; *done once all are in and sent. */
 static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     batch *b = p->algo_state;
-    int nr = b->recv.n, total = nr + b->send.n, *idx = b->idx;
+    int nrr = (int)b->recv.first_req[b->recv.n];
+    int total = nrr + (int)b->send.first_req[b->send.n], *idx = b->idx;
     int err = REDIST_SUCCESS, outcount = 0;
     for (;;) {
         int rc = blocking ? MPI_Waitsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE)
@@ -169,9 +183,11 @@ static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
             err = redist__fail(REDIST_ERR_MPI, "MPI_Waitsome/Testsome failed");
             break;
         }
-        for (int k = 0; k < outcount && outcount != MPI_UNDEFINED; k++)
-            if (idx[k] < nr && !p->dry)
-                move_peer(b, &b->recv, idx[k], 0);
+        for (int k = 0; k < outcount && outcount != MPI_UNDEFINED; k++) {
+            int j = idx[k] < nrr ? b->slot_of_req[idx[k]] : -1;
+            if (j >= 0 && --b->left[j] == 0 && !p->dry)
+                move_peer(b, &b->recv, j, 0);
+        }
         if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
             break;
     }
@@ -245,9 +261,16 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
     if (err == REDIST_SUCCESS) {
         b->send.buf = redist__plan_buffer(p, (size_t)b->send.offset[b->send.n] + 1);
         b->recv.buf = redist__plan_buffer(p, (size_t)b->recv.offset[b->recv.n] + 1);
-        b->reqs = malloc(((size_t)b->send.n + (size_t)b->recv.n + 1) * sizeof *b->reqs);
-        b->idx = malloc(((size_t)b->send.n + (size_t)b->recv.n + 1) * sizeof *b->idx);
-        if (!b->send.buf || !b->recv.buf || !b->reqs || !b->idx)
+        size_t nrr = (size_t)b->recv.first_req[b->recv.n],
+               nreq = nrr + (size_t)b->send.first_req[b->send.n];
+        b->reqs = malloc((nreq + 1) * sizeof *b->reqs);
+        b->idx = malloc((nreq + 1) * sizeof *b->idx);
+        b->slot_of_req = malloc((nrr + 1) * sizeof *b->slot_of_req);
+        b->left = malloc(((size_t)b->recv.n + 1) * sizeof *b->left);
+        for (int j = 0; b->slot_of_req != NULL && j < b->recv.n; j++)
+            for (int64_t q = b->recv.first_req[j]; q < b->recv.first_req[j + 1]; q++)
+                b->slot_of_req[q] = j;
+        if (!b->send.buf || !b->recv.buf || !b->reqs || !b->idx || !b->slot_of_req || !b->left)
             err = redist__fail(REDIST_ERR_NOMEM, "batch buffers");
     }
     return redist__agree(p->comm, p->rank, err, NULL);

@@ -52,17 +52,23 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
         return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
     }
     char *base = (is_send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
-    int64_t bytes = m->nelems * (int64_t)p->elsize, n = redist__chunks(bytes);
+    return redist__post_bytes(base, m->nelems * (int64_t)p->elsize, m->peer, is_send, p->comm,
+                              reqs);
+}
+
+int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Comm comm,
+                       MPI_Request reqs[])
+{
+    int64_t n = redist__chunks(bytes);
     for (int64_t c = 0; c < n; c++) {
         int64_t len = bytes - c * REDIST__CHUNK_BYTES;
         int count = (int)(len < REDIST__CHUNK_BYTES ? len : REDIST__CHUNK_BYTES);
         char *at = base + c * REDIST__CHUNK_BYTES;
-        int rc = is_send
-                     ? MPI_Isend(at, count, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, &reqs[c])
-                     : MPI_Irecv(at, count, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, &reqs[c]);
+        int rc = is_send ? MPI_Isend(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c])
+                         : MPI_Irecv(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c]);
         if (rc != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "%s with rank %d failed",
-                                is_send ? "MPI_Isend" : "MPI_Irecv", m->peer);
+                                is_send ? "MPI_Isend" : "MPI_Irecv", peer);
     }
     return (int)n;
 }

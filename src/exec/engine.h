@@ -9,6 +9,10 @@
    chunk of at most REDIST__CHUNK_BYTES. */
 int64_t redist__msg_requests(const struct redist_plan_s *p, int is_send, int i);
 int64_t redist__side_requests(const struct redist_plan_s *p, int is_send);
+/* bytes from base to or from peer as MPI_BYTE messages of at most REDIST__CHUNK_BYTES
+   (redist__chunks(bytes) requests, one for 0 bytes); returns their number, or an error. */
+int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Comm comm,
+                       MPI_Request reqs[]);
 /* Post receive message i; returns the number of requests written, or an error (< 0). */
 int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* Send message i as it stands in the send buffer (the algorithm packed it); returns requests

@@ -622,7 +622,9 @@ static int nothing_to_do(const call_t *cl)
            cl->beta[1] == 0.0;
 }
 
-static int run(const call_t *cl, const void *a, void *b)
+/* local: this process's verdict on the arguments checked before (uplo, diag, p?tran's one
+   context); it goes into the exchange like any other, so every process learns it. */
+static int run(const call_t *cl, const void *a, void *b, int local)
 {
     int rows = 0, cols = 0, row = -1, col = -1;
     Cblacs_gridinfo(cl->ictxt, &rows, &cols, &row, &col);
@@ -638,7 +640,8 @@ static int run(const call_t *cl, const void *a, void *b)
     memset(&sb, 0, sizeof sb);
     /* m or n = 0 does nothing, as in ScaLAPACK (whose routine reads nothing else then); the
        exchange still runs, so that a process with other m, n is told, not left waiting. */
-    int status = cl->m < 0 || cl->n < 0
+    int status = local != REDIST_SUCCESS ? local
+                 : cl->m < 0 || cl->n < 0
                      ? fail(REDIST_ERR_ARG, "m = %d, n = %d must be >= 0", cl->m, cl->n)
                      : REDIST_SUCCESS,
         sb_status = REDIST_SUCCESS;
@@ -739,12 +742,17 @@ static void call_op(kind_t kind, int op, const double alpha[2], const double bet
     if (cl.descb[CTXT_] == -1)
         memset(cl.descb + 2, 0, sizeof cl.descb - 2 * sizeof *cl.descb);
     last_detail[0] = '\0';
+    int local = REDIST_SUCCESS;
     if (uplo != NULL && strchr("UuLl", *uplo) == NULL)
-        last_error = fail(REDIST_ERR_ARG, "uplo = '%c' must be 'U' or 'L'", *uplo);
+        local = fail(REDIST_ERR_ARG, "uplo = '%c' must be 'U' or 'L'", *uplo);
     else if (diag != NULL && strchr("UuNn", *diag) == NULL)
-        last_error = fail(REDIST_ERR_ARG, "diag = '%c' must be 'U' or 'N'", *diag);
-    else
-        last_error = run(&cl, a, b);
+        local = fail(REDIST_ERR_ARG, "diag = '%c' must be 'U' or 'N'", *diag);
+    else if (op != OP_COPY && descb[CTXT_] != desca[CTXT_]) /* PBLAS: one context */
+        local = fail(REDIST_ERR_ARG,
+                     "descc[CTXT] = %d is not desca[CTXT] = %d: PBLAS transposes within one "
+                     "context",
+                     descb[CTXT_], desca[CTXT_]);
+    last_error = run(&cl, a, b, local);
 }
 
 static void call(kind_t kind, const char *uplo, const char *diag, const int *m, const int *n,
@@ -754,26 +762,12 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
     call_op(kind, OP_COPY, NULL, NULL, uplo, diag, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);
 }
 
-/* p?tran: A and C in one context, every process of its grid in both (PBLAS's rule); the
-   union context is that grid. A's context is the union; a C in another one is refused on
-   every process (the exchange carries the verdict). */
+/* p?tran: A and C in one context, every process of its grid in both (PBLAS's rule): the
+   union context is A's (call_op refuses a C in another one on every process). */
 static void call_tran(kind_t kind, int op, const double alpha[2], const double beta[2],
                       const int *m, const int *n, const void *a, const int *ia, const int *ja,
                       const int *desca, void *c, const int *ic, const int *jc, const int *descc)
 {
-    if (descc[CTXT_] != desca[CTXT_]) {
-        int bad[DLEN_];
-        memcpy(bad, descc, sizeof bad);
-        bad[DTYPE_] = -1; /* read_side refuses it, so every process learns of the error */
-        call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, bad,
-                &desca[CTXT_]);
-        if (last_error == REDIST_ERR_ARG || last_error == REDIST_SUCCESS)
-            last_error = fail(REDIST_ERR_ARG,
-                              "descc[CTXT] = %d is not desca[CTXT] = %d: PBLAS "
-                              "transposes within one context",
-                              descc[CTXT_], desca[CTXT_]);
-        return;
-    }
     call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc,
             &desca[CTXT_]);
 }

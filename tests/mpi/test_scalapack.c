@@ -392,7 +392,8 @@ static void hostile_cases(void)
                  {"m = n = 0 with garbage descriptors", REDIST_SUCCESS},
                  {"pdtran: alpha differs on the last process", REDIST_ERR_MISMATCH},
                  {"pdtran: C in another context", REDIST_ERR_ARG},
-                 {"pdtran: alpha = 0, beta = 1 (C untouched)", REDIST_SUCCESS}};
+                 {"pdtran: alpha = 0, beta = 1 (C untouched)", REDIST_SUCCESS},
+                 {"pdtrmr2d: uplo 'X' on the last process only", REDIST_ERR_ARG}};
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
         int m = 8, nn = 8, da[9], db[9], ia = 1, last = me == np - 1;
         memcpy(da, desc, sizeof da);
@@ -414,7 +415,10 @@ static void hostile_cases(void)
             da[2] = -5;
             db[4] = 0;
         }
-        if (k >= 8) { /* transposes */
+        if (k == 11) { /* a bad uplo on one process: told everywhere, nobody waits */
+            char uplo = last ? 'X' : 'U', diag = 'N';
+            redist_pdtrmr2d(&uplo, &diag, &m, &nn, a, &ia, &one, da, b, &one, &one, db, &ctxt);
+        } else if (k >= 8) { /* transposes */
             double alpha = k == 8 && last ? 3.0 : k == 10 ? 0.0 : 1.0, beta = k == 10 ? 1.0 : 0.0;
             if (k == 9)
                 db[1] = ctxt + 1000;
