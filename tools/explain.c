@@ -170,7 +170,7 @@ static int summarise_pattern(redist_layout src, redist_layout dst, int procs, in
         p->total_bytes += t.bytes_sent;
         p->bytes_copied += t.bytes_copied;
     }
-    free(members);
+    redist__free(members);
     return rc;
 }
 

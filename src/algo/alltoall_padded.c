@@ -36,10 +36,10 @@ static void destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->sendbuf);
-    free(s->recvbuf);
-    free(s->ws);
-    free(s);
+    redist__free(s->sendbuf);
+    redist__free(s->recvbuf);
+    redist__free(s->ws);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -102,7 +102,7 @@ static void fingerprint_options(redist__fingerprints *fp, const redist_options *
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;

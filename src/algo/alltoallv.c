@@ -21,11 +21,11 @@ static void destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->scounts);
-    free(s->sdispls);
-    free(s->rcounts);
-    free(s->rdispls);
-    free(s);
+    redist__free(s->scounts);
+    redist__free(s->sdispls);
+    redist__free(s->rcounts);
+    redist__free(s->rdispls);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -51,15 +51,15 @@ static void fill_counts(const redist__side *side, int *counts, int *displs)
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     size_t n = (size_t)p->size;
-    s->scounts = calloc(n, sizeof(int));
-    s->sdispls = calloc(n, sizeof(int));
-    s->rcounts = calloc(n, sizeof(int));
-    s->rdispls = calloc(n, sizeof(int));
+    s->scounts = redist__calloc(n, sizeof(int));
+    s->sdispls = redist__calloc(n, sizeof(int));
+    s->rcounts = redist__calloc(n, sizeof(int));
+    s->rdispls = redist__calloc(n, sizeof(int));
     if (!s->scounts || !s->sdispls || !s->rcounts || !s->rdispls)
         return REDIST_ERR_NOMEM;
     fill_counts(&p->send, s->scounts, s->sdispls);

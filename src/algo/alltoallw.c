@@ -20,13 +20,13 @@ static void destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->scounts);
-    free(s->sdispls);
-    free(s->rcounts);
-    free(s->rdispls);
-    free(s->stypes); /* the types themselves belong to the plan */
-    free(s->rtypes);
-    free(s);
+    redist__free(s->scounts);
+    redist__free(s->sdispls);
+    redist__free(s->rcounts);
+    redist__free(s->rdispls);
+    redist__free(s->stypes); /* the types themselves belong to the plan */
+    redist__free(s->rtypes);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -54,17 +54,17 @@ static void by_rank(const redist__side *side, const MPI_Datatype *msg_types, int
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     size_t n = (size_t)p->size;
-    s->scounts = calloc(n, sizeof(int));
-    s->sdispls = calloc(n, sizeof(int));
-    s->rcounts = calloc(n, sizeof(int));
-    s->rdispls = calloc(n, sizeof(int));
-    s->stypes = malloc(n * sizeof(MPI_Datatype));
-    s->rtypes = malloc(n * sizeof(MPI_Datatype));
+    s->scounts = redist__calloc(n, sizeof(int));
+    s->sdispls = redist__calloc(n, sizeof(int));
+    s->rcounts = redist__calloc(n, sizeof(int));
+    s->rdispls = redist__calloc(n, sizeof(int));
+    s->stypes = redist__malloc(n * sizeof(MPI_Datatype));
+    s->rtypes = redist__malloc(n * sizeof(MPI_Datatype));
     if (!s->scounts || !s->sdispls || !s->rcounts || !s->rdispls || !s->stypes || !s->rtypes)
         return REDIST_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)

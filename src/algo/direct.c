@@ -34,16 +34,16 @@ static void destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->steps);
-    free(s->reqs);
-    free(s);
+    redist__free(s->steps);
+    redist__free(s->reqs);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
 /* Message index per peer rank, -1 where there is none (messages are sorted by peer). */
 static int *index_by_peer(const redist__side *side, int size)
 {
-    int *idx = malloc((size_t)size * sizeof *idx);
+    int *idx = redist__malloc((size_t)size * sizeof *idx);
     if (idx == NULL)
         return NULL;
     for (int r = 0; r < size; r++)
@@ -107,25 +107,25 @@ static int covers_every_message(const struct redist_plan_s *p, const state *s)
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     int *send_of = index_by_peer(&p->send, p->size), *recv_of = index_by_peer(&p->recv, p->size);
     int64_t K = p->pair.s.table ? p->pair.s.tc.rx.K : 0, most = p->size > K ? p->size : K;
-    s->steps = malloc((size_t)most * sizeof *s->steps);
+    s->steps = redist__malloc((size_t)most * sizeof *s->steps);
     int err = send_of && recv_of && s->steps ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS && !table_steps(p, s, send_of, recv_of))
         for (int k = 1; k < p->size; k++)
             add_step(p, s,
                      (step){send_of[(p->rank + k) % p->size],
                             recv_of[(p->rank - k + p->size) % p->size]});
-    free(send_of);
-    free(recv_of);
+    redist__free(send_of);
+    redist__free(recv_of);
     if (err == REDIST_SUCCESS && !covers_every_message(p, s))
         err = redist__fail(REDIST_ERR_NOT_APPLICABLE, "direct: the schedule misses a message");
     if (err == REDIST_SUCCESS) {
-        s->reqs = malloc((size_t)(s->max_reqs + 1) * sizeof *s->reqs);
+        s->reqs = redist__malloc((size_t)(s->max_reqs + 1) * sizeof *s->reqs);
         if (s->reqs == NULL)
             err = REDIST_ERR_NOMEM;
     }

@@ -37,11 +37,11 @@ void redist__direct_async_destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->reqs);
-    free(s->msg_of_req);
-    free(s->chunks_left);
-    free(s->indices);
-    free(s);
+    redist__free(s->reqs);
+    redist__free(s->msg_of_req);
+    redist__free(s->chunks_left);
+    redist__free(s->indices);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -49,7 +49,7 @@ int redist__direct_async_setup(struct redist_plan_s *p)
 {
     if (p->bounded)
         return redist__strip_setup(p);
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
@@ -60,10 +60,10 @@ int redist__direct_async_setup(struct redist_plan_s *p)
     s->nrecv_reqs = (int)nr;
     s->nsend_reqs = (int)ns;
     s->ack_first = (int)(nr + ns);
-    s->reqs = malloc((size_t)(nr + ns + nacks + 1) * sizeof *s->reqs);
-    s->msg_of_req = malloc((size_t)(nr + 1) * sizeof *s->msg_of_req);
-    s->chunks_left = malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->chunks_left);
-    s->indices = malloc((size_t)(nr + 1) * sizeof *s->indices);
+    s->reqs = redist__malloc((size_t)(nr + ns + nacks + 1) * sizeof *s->reqs);
+    s->msg_of_req = redist__malloc((size_t)(nr + 1) * sizeof *s->msg_of_req);
+    s->chunks_left = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->chunks_left);
+    s->indices = redist__malloc((size_t)(nr + 1) * sizeof *s->indices);
     if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices)
         return REDIST_ERR_NOMEM;
     return REDIST_SUCCESS;

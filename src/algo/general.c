@@ -48,12 +48,12 @@ typedef struct state {
 static void free_walk(walk *w)
 {
     for (int k = 0; w->other != NULL && k < w->ndims; k++)
-        free(w->other[k]);
-    free(w->other);
-    free(w->shape);
-    free(w->stride);
-    free(w->idx);
-    free(w->coords);
+        redist__free(w->other[k]);
+    redist__free(w->other);
+    redist__free(w->shape);
+    redist__free(w->stride);
+    redist__free(w->idx);
+    redist__free(w->coords);
 }
 
 static void destroy(struct redist_plan_s *p)
@@ -64,7 +64,7 @@ static void destroy(struct redist_plan_s *p)
     free_walk(&s->out);
     free_walk(&s->in);
     redist__packets_free(&s->pk);
-    free(s);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -76,11 +76,11 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
     size_t d = (size_t)mine->ndims;
     w->ndims = mine->ndims;
     w->peer = peer;
-    w->shape = malloc(d * sizeof *w->shape);
-    w->stride = malloc(d * sizeof *w->stride);
-    w->idx = malloc(d * sizeof *w->idx);
-    w->coords = malloc(d * sizeof *w->coords);
-    w->other = calloc(d, sizeof *w->other);
+    w->shape = redist__malloc(d * sizeof *w->shape);
+    w->stride = redist__malloc(d * sizeof *w->stride);
+    w->idx = redist__malloc(d * sizeof *w->idx);
+    w->coords = redist__malloc(d * sizeof *w->coords);
+    w->other = redist__calloc(d, sizeof *w->other);
     if (!w->shape || !w->stride || !w->idx || !w->coords || !w->other)
         return REDIST_ERR_NOMEM;
     int pos = redist__layout_position(mine, rank);
@@ -94,7 +94,7 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
         int64_t lo = redist__local_first(mine, (int)k, w->coords[k]);
         w->shape[k] = redist__local_extent(mine, (int)k, w->coords[k]);
         w->origin += lo * w->stride[k];
-        if ((w->other[k] = malloc((size_t)(w->shape[k] + 1) * sizeof(int))) == NULL)
+        if ((w->other[k] = redist__malloc((size_t)(w->shape[k] + 1) * sizeof(int))) == NULL)
             return REDIST_ERR_NOMEM;
         for (int64_t i = 0; i < w->shape[k]; i++) { /* Table 1: the global index, its owner */
             int64_t g = redist__global_index(mine, (int)k, w->coords[k], lo + i);
@@ -166,7 +166,7 @@ static const redist__packet_ops ops = {pack, place_one, place_all};
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = calloc(1, sizeof *s);
+    state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;

@@ -151,7 +151,7 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
     }
     for (int i = 0; i < MAX_PHASES; i++)
         redist_layout_free(&mid[i]);
-    free(members);
+    redist__free(members);
     return err;
 }
 

@@ -124,15 +124,15 @@ static void free_cut(cut *c, int d)
 {
     for (int k = 0; c->dims != NULL && k < d; k++) {
         cut_dim *D = &c->dims[k];
-        free(D->res_peer);
-        free(D->by_peer);
-        free(D->peer_start);
-        free(D->all);
-        free(D->match);
-        free(D->coord);
+        redist__free(D->res_peer);
+        redist__free(D->by_peer);
+        redist__free(D->peer_start);
+        redist__free(D->all);
+        redist__free(D->match);
+        redist__free(D->coord);
     }
-    free(c->dims);
-    free(c->slot_of_pos);
+    redist__free(c->dims);
+    redist__free(c->slot_of_pos);
 }
 
 void redist__p001_ratio_destroy(struct redist_plan_s *p)
@@ -143,15 +143,15 @@ void redist__p001_ratio_destroy(struct redist_plan_s *p)
     free_cut(&s->out, s->d);
     free_cut(&s->in, s->d);
     redist__packets_free(&s->pk);
-    free(s->nest);
-    free(s->P);
-    free(s->first);
-    free(s->idx);
-    free(s->at);
-    free(s->mult);
-    free(s->lists);
-    free(s->counts);
-    free(s);
+    redist__free(s->nest);
+    redist__free(s->P);
+    redist__free(s->first);
+    redist__free(s->idx);
+    redist__free(s->at);
+    redist__free(s->mult);
+    redist__free(s->lists);
+    redist__free(s->counts);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -166,12 +166,12 @@ static int cut_dimension(cut_dim *D, int64_t shape, int64_t stride, int64_t x, i
     D->npieces = shape / D->piece + (shape % D->piece != 0);
     D->nres = D->K < D->npieces ? D->K : D->npieces;
     size_t nr = (size_t)D->nres + 1, np = (size_t)D->npieces + 1;
-    D->res_peer = malloc(nr * sizeof *D->res_peer);
-    D->by_peer = malloc(nr * sizeof *D->by_peer);
-    D->peer_start = calloc((size_t)P + 1, sizeof *D->peer_start);
-    D->all = malloc(np * sizeof *D->all);
-    D->match = malloc(np * sizeof *D->match);
-    D->coord = malloc(np * sizeof *D->coord);
+    D->res_peer = redist__malloc(nr * sizeof *D->res_peer);
+    D->by_peer = redist__malloc(nr * sizeof *D->by_peer);
+    D->peer_start = redist__calloc((size_t)P + 1, sizeof *D->peer_start);
+    D->all = redist__malloc(np * sizeof *D->all);
+    D->match = redist__malloc(np * sizeof *D->match);
+    D->coord = redist__malloc(np * sizeof *D->coord);
     if (!D->res_peer || !D->by_peer || !D->peer_start || !D->all || !D->match || !D->coord)
         return REDIST_ERR_NOMEM;
     for (int64_t r = 0; r < D->nres; r++) {
@@ -197,11 +197,11 @@ static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist
                     const redist__side *side, redist__p001_seq_fn seq, cut *c)
 {
     int d = s->d, pos = redist__layout_position(mine, p->rank);
-    c->dims = calloc((size_t)d, sizeof *c->dims);
-    c->slot_of_pos = malloc((size_t)mine->nprocs * sizeof *c->slot_of_pos);
-    int *coords = malloc((size_t)d * sizeof *coords);
-    int64_t *shape = malloc((size_t)d * sizeof *shape),
-            *stride = malloc((size_t)d * sizeof *stride);
+    c->dims = redist__calloc((size_t)d, sizeof *c->dims);
+    c->slot_of_pos = redist__malloc((size_t)mine->nprocs * sizeof *c->slot_of_pos);
+    int *coords = redist__malloc((size_t)d * sizeof *coords);
+    int64_t *shape = redist__malloc((size_t)d * sizeof *shape),
+            *stride = redist__malloc((size_t)d * sizeof *stride);
     int err =
         c->dims && c->slot_of_pos && coords && shape && stride ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     c->in_layout = pos >= 0;
@@ -222,9 +222,9 @@ static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist
                                 p->dst->block[k], s->P[k], s->first[k], me, seq);
         }
     }
-    free(coords);
-    free(shape);
-    free(stride);
+    redist__free(coords);
+    redist__free(shape);
+    redist__free(stride);
     return err;
 }
 
@@ -366,19 +366,19 @@ static const redist__packet_ops ratio_ops = {pack_all, unpack_one, unpack_all};
 int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_seq,
                              redist__p001_seq_fn recv_seq)
 {
-    ratio_state *s = calloc(1, sizeof *s);
+    ratio_state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     int d = s->d = p->src->ndims;
-    s->nest = malloc((size_t)d * sizeof *s->nest);
-    s->P = malloc((size_t)d * sizeof *s->P);
-    s->first = malloc((size_t)d * sizeof *s->first);
-    s->idx = calloc((size_t)d, sizeof *s->idx);
-    s->at = calloc((size_t)d, sizeof *s->at);
-    s->mult = calloc((size_t)d, sizeof *s->mult);
-    s->lists = calloc((size_t)d, sizeof *s->lists);
-    s->counts = calloc((size_t)d, sizeof *s->counts);
+    s->nest = redist__malloc((size_t)d * sizeof *s->nest);
+    s->P = redist__malloc((size_t)d * sizeof *s->P);
+    s->first = redist__malloc((size_t)d * sizeof *s->first);
+    s->idx = redist__calloc((size_t)d, sizeof *s->idx);
+    s->at = redist__calloc((size_t)d, sizeof *s->at);
+    s->mult = redist__calloc((size_t)d, sizeof *s->mult);
+    s->lists = redist__calloc((size_t)d, sizeof *s->lists);
+    s->counts = redist__calloc((size_t)d, sizeof *s->counts);
     if (!s->nest || !s->P || !s->first || !s->idx || !s->at || !s->mult || !s->lists || !s->counts)
         return REDIST_ERR_NOMEM;
     for (int k = 0; k < d; k++) {
@@ -413,7 +413,7 @@ int redist__p001_two_phases(struct redist_plan_s *p, int use_lcm, const char *fi
                             const char *second)
 {
     int d = p->src->ndims;
-    int64_t *m = malloc((size_t)d * sizeof *m);
+    int64_t *m = redist__malloc((size_t)d * sizeof *m);
     redist_layout mid[1] = {NULL};
     for (int k = 0; m != NULL && k < d; k++) {
         int64_t x = p->src->block[k], y = p->dst->block[k], g = redist__gcd64(x, y);
@@ -422,7 +422,7 @@ int redist__p001_two_phases(struct redist_plan_s *p, int use_lcm, const char *fi
     if (m != NULL)
         redist_layout_create(d, p->src->extent, m, p->src->grid, p->src->first, p->src->ranks,
                              p->src->order, &mid[0]);
-    free(m);
+    redist__free(m);
     const char *names[2] = {first, second};
     redist__phases *ph = NULL;
     int err = redist__phases_create(p, 2, mid, names, -1, p->opt.synchronous_receive, &ph);

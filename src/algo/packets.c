@@ -21,12 +21,12 @@ int redist__msg_index(const redist__side *side, int peer)
 
 void redist__packets_free(redist__packets *pk)
 {
-    free(pk->out);
-    free(pk->in);
-    free(pk->selfbuf);
-    free(pk->reqs);
-    free(pk->msg_of_req);
-    free(pk->chunks_left);
+    redist__free(pk->out);
+    redist__free(pk->in);
+    redist__free(pk->selfbuf);
+    redist__free(pk->reqs);
+    redist__free(pk->msg_of_req);
+    redist__free(pk->chunks_left);
     memset(pk, 0, sizeof *pk);
 }
 
@@ -41,11 +41,11 @@ int redist__packets_setup(struct redist_plan_s *p, redist__packets *pk,
     if (nrecv + nsend > INT32_MAX)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "too many requests");
     int64_t self = p->self ? p->self->nelems : 0;
-    pk->out = calloc((size_t)p->send.nmsgs + 1, sizeof *pk->out);
-    pk->in = calloc((size_t)p->recv.nmsgs + 1, sizeof *pk->in);
-    pk->reqs = malloc((size_t)(nrecv + nsend + 1) * sizeof *pk->reqs);
-    pk->msg_of_req = malloc((size_t)(nrecv + 1) * sizeof *pk->msg_of_req);
-    pk->chunks_left = malloc(((size_t)p->recv.nmsgs + 1) * sizeof *pk->chunks_left);
+    pk->out = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *pk->out);
+    pk->in = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *pk->in);
+    pk->reqs = redist__malloc((size_t)(nrecv + nsend + 1) * sizeof *pk->reqs);
+    pk->msg_of_req = redist__malloc((size_t)(nrecv + 1) * sizeof *pk->msg_of_req);
+    pk->chunks_left = redist__malloc(((size_t)p->recv.nmsgs + 1) * sizeof *pk->chunks_left);
     pk->selfbuf = redist__plan_buffer(p, (size_t)self * p->elsize + 1);
     if (!pk->out || !pk->in || !pk->reqs || !pk->msg_of_req || !pk->chunks_left || !pk->selfbuf)
         return REDIST_ERR_NOMEM;

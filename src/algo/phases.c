@@ -19,16 +19,16 @@ void redist__phases_free(redist__phases *ph)
     for (int i = 0; i < REDIST__MAX_PHASES; i++) {
         redist_plan_free(&ph->plan[i]);
         redist_layout_free(&ph->mid[i]);
-        free(ph->buf[i]);
+        redist__free(ph->buf[i]);
     }
-    free(ph);
+    redist__free(ph);
 }
 
 int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
                           const char *const names[], int d, int synchronous_receive,
                           redist__phases **out)
 {
-    redist__phases *ph = calloc(1, sizeof *ph);
+    redist__phases *ph = redist__calloc(1, sizeof *ph);
     *out = ph;
     int err = ph != NULL && n >= 1 && n <= REDIST__MAX_PHASES ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     for (int i = 0; i + 1 < n; i++) {

@@ -78,20 +78,20 @@ void redist__relay_free(redist__relay *r)
     if (r == NULL)
         return;
     for (int64_t i = 0; r->slot != NULL && i < r->K; i++)
-        free(r->slot[i]);
-    free(r->slot);
-    free(r->slot_cap);
-    free(r->final_origin);
-    free(r->stays);
+        redist__free(r->slot[i]);
+    redist__free(r->slot);
+    redist__free(r->slot_cap);
+    redist__free(r->final_origin);
+    redist__free(r->stays);
     for (int64_t t = 0; r->steps != NULL && t < r->sched.nsteps; t++) {
-        free(r->steps[t].send_size);
-        free(r->steps[t].recv_size);
+        redist__free(r->steps[t].send_size);
+        redist__free(r->steps[t].recv_size);
     }
-    free(r->steps);
-    free(r->sendbuf);
-    free(r->recvbuf);
+    redist__free(r->steps);
+    redist__free(r->sendbuf);
+    redist__free(r->recvbuf);
     redist__rowsched_free(&r->sched);
-    free(r);
+    redist__free(r);
 }
 
 static int rank_of(const redist__relay_table *t, const struct redist_plan_s *p, int64_t col)
@@ -141,7 +141,7 @@ static void simulate_row(redist__relay *r, const redist__relay_table *t,
 static int alloc_steps(redist__relay *r, const redist__relay_table *t,
                        const struct redist_plan_s *p)
 {
-    r->steps = calloc((size_t)r->sched.nsteps + 1, sizeof *r->steps);
+    r->steps = redist__calloc((size_t)r->sched.nsteps + 1, sizeof *r->steps);
     if (r->steps == NULL)
         return REDIST_ERR_NOMEM;
     for (int64_t s = 0; s < r->sched.nsteps; s++) {
@@ -149,8 +149,8 @@ static int alloc_steps(redist__relay *r, const redist__relay_table *t,
         relay_step *rs = &r->steps[s];
         rs->nrows = st->nrows;
         rs->rows = st->rows;
-        rs->send_size = calloc((size_t)st->nrows + 1, sizeof *rs->send_size);
-        rs->recv_size = calloc((size_t)st->nrows + 1, sizeof *rs->recv_size);
+        rs->send_size = redist__calloc((size_t)st->nrows + 1, sizeof *rs->send_size);
+        rs->recv_size = redist__calloc((size_t)st->nrows + 1, sizeof *rs->recv_size);
         if (rs->send_size == NULL || rs->recv_size == NULL)
             return REDIST_ERR_NOMEM;
         int64_t c = r->column, from = c;
@@ -207,13 +207,13 @@ int redist__relay_shift_table(const struct redist_layout_s *src, const struct re
     memset(t, 0, sizeof *t);
     int64_t P = comm_size;
     t->K = t->P = P;
-    t->sizes = calloc((size_t)(P * P), sizeof *t->sizes);
+    t->sizes = redist__calloc((size_t)(P * P), sizeof *t->sizes);
     if (t->sizes == NULL)
         return REDIST_ERR_NOMEM;
     for (int64_t o = 0; o < P; o++) {
         redist__side send;
         if (redist__side_create(src, dst, REDIST__SIDE_SRC, (int)o, &send) != 0) {
-            free(t->sizes);
+            redist__free(t->sizes);
             t->sizes = NULL;
             return REDIST_ERR_NOMEM;
         }
@@ -245,7 +245,7 @@ static void reverse_schedule(redist__row_schedule *s, int64_t *scratch)
 int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
                          redist__row_schedule *sched, redist__relay **out)
 {
-    redist__relay *r = calloc(1, sizeof *r);
+    redist__relay *r = redist__calloc(1, sizeof *r);
     *out = r;
     if (r == NULL) {
         redist__rowsched_free(sched);
@@ -260,14 +260,14 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     r->column = t->sizes != NULL ? p->rank : (int)redist__table_column(p->src, &t->tc, p->rank);
     if (r->column < 0)
         return REDIST_SUCCESS;
-    int64_t *where = malloc((size_t)t->P * sizeof *where);
-    int64_t *inverse = malloc((size_t)t->P * sizeof *inverse);
+    int64_t *where = redist__malloc((size_t)t->P * sizeof *where);
+    int64_t *inverse = redist__malloc((size_t)t->P * sizeof *inverse);
     if (t->dual && inverse != NULL)
         reverse_schedule(&r->sched, inverse);
-    r->slot = calloc((size_t)t->K, sizeof *r->slot);
-    r->slot_cap = calloc((size_t)t->K, sizeof *r->slot_cap);
-    r->final_origin = calloc((size_t)t->K, sizeof *r->final_origin);
-    r->stays = calloc((size_t)t->K, 1);
+    r->slot = redist__calloc((size_t)t->K, sizeof *r->slot);
+    r->slot_cap = redist__calloc((size_t)t->K, sizeof *r->slot_cap);
+    r->final_origin = redist__calloc((size_t)t->K, sizeof *r->final_origin);
+    r->stays = redist__calloc((size_t)t->K, 1);
     int err = where && inverse && r->slot && r->slot_cap && r->final_origin && r->stays
                   ? alloc_steps(r, t, p)
                   : REDIST_ERR_NOMEM;
@@ -276,8 +276,8 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
             simulate_row(r, &r->table, p, i, where, inverse);
         err = finish_setup(p, r);
     }
-    free(where);
-    free(inverse);
+    redist__free(where);
+    redist__free(inverse);
     return err;
 }
 
@@ -439,7 +439,7 @@ int redist__relay_lcm_tables(const redist__case *c, redist__rx *first, redist__r
 int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder build,
                              redist__shift_builder shift, int d)
 {
-    relay_state *s = calloc(1, sizeof *s);
+    relay_state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
@@ -481,8 +481,8 @@ void redist__relay_algo_destroy(struct redist_plan_s *p)
         return;
     redist__relay_free(s->relay);
     redist__phases_free(s->phases);
-    free(s->table.sizes);
-    free(s);
+    redist__free(s->table.sizes);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -544,13 +544,14 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
     } else {
         err = redist__relay_shift_table(src, dst, comm_size, elsize, &t);
         if (err == REDIST_SUCCESS && (err = shift(comm_size, d, &sched)) != REDIST_SUCCESS)
-            free(t.sizes);
+            redist__free(t.sizes);
     }
     if (err != REDIST_SUCCESS)
         return err;
-    int64_t P = t.P, *where = malloc((size_t)P * sizeof *where);
-    int64_t *next = malloc((size_t)P * sizeof *next), *msgs = calloc((size_t)P, sizeof *msgs);
-    int64_t *bytes = calloc((size_t)P, sizeof *bytes);
+    int64_t P = t.P, *where = redist__malloc((size_t)P * sizeof *where);
+    int64_t *next = redist__malloc((size_t)P * sizeof *next),
+            *msgs = redist__calloc((size_t)P, sizeof *msgs);
+    int64_t *bytes = redist__calloc((size_t)P, sizeof *bytes);
     if (where == NULL || next == NULL || msgs == NULL || bytes == NULL)
         err = REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS && t.dual)
@@ -598,11 +599,11 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
         out[2] += msgs[c] * lines;
         out[3] += bytes[c] * sum_cross;
     }
-    free(where);
-    free(next);
-    free(msgs);
-    free(bytes);
-    free(t.sizes);
+    redist__free(where);
+    redist__free(next);
+    redist__free(msgs);
+    redist__free(bytes);
+    redist__free(t.sizes);
     redist__rowsched_free(&sched);
     return err;
 }

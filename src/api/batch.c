@@ -57,10 +57,10 @@ static int build_dir(batch *b, int is_send, batch_dir *d)
     size_t total = 0;
     for (int i = 0; i < b->count; i++)
         total += (size_t)side_of(b, i, is_send)->nmsgs;
-    d->peer = malloc((total + 1) * sizeof *d->peer);
-    int *next = calloc(b->count > 0 ? (size_t)b->count : 1, sizeof *next); /* per child */
+    d->peer = redist__malloc((total + 1) * sizeof *d->peer);
+    int *next = redist__calloc(b->count > 0 ? (size_t)b->count : 1, sizeof *next); /* per child */
     if (d->peer == NULL || next == NULL) {
-        free(next);
+        redist__free(next);
         return REDIST_ERR_NOMEM;
     }
     size_t at = 0;
@@ -72,11 +72,11 @@ static int build_dir(batch *b, int is_send, batch_dir *d)
     for (size_t j = 0; j < total; j++)
         if (j == 0 || d->peer[j] != d->peer[j - 1])
             d->peer[d->n++] = d->peer[j];
-    d->msg = malloc(((size_t)d->n * (size_t)b->count + 1) * sizeof *d->msg);
-    d->offset = calloc((size_t)d->n + 1, sizeof *d->offset);
-    d->first_req = calloc((size_t)d->n + 1, sizeof *d->first_req);
+    d->msg = redist__malloc(((size_t)d->n * (size_t)b->count + 1) * sizeof *d->msg);
+    d->offset = redist__calloc((size_t)d->n + 1, sizeof *d->offset);
+    d->first_req = redist__calloc((size_t)d->n + 1, sizeof *d->first_req);
     if (d->msg == NULL || d->offset == NULL || d->first_req == NULL) {
-        free(next);
+        redist__free(next);
         return REDIST_ERR_NOMEM;
     }
     for (int j = 0; j < d->n; j++) { /* the peers in order: each child's messages are too */
@@ -90,18 +90,18 @@ static int build_dir(batch *b, int is_send, batch_dir *d)
         }
         d->first_req[j + 1] = d->first_req[j] + redist__chunks(d->offset[j + 1] - d->offset[j]);
     }
-    free(next);
+    redist__free(next);
     return d->first_req[d->n] < INT_MAX ? REDIST_SUCCESS
                                         : redist__fail(REDIST_ERR_UNSUPPORTED, "batch: requests");
 }
 
 static void free_dir(batch_dir *d)
 {
-    free(d->peer);
-    free(d->msg);
-    free(d->offset);
-    free(d->first_req);
-    free(d->buf);
+    redist__free(d->peer);
+    redist__free(d->msg);
+    redist__free(d->offset);
+    redist__free(d->first_req);
+    redist__free(d->buf);
 }
 
 static void batch_destroy(struct redist_plan_s *p)
@@ -111,16 +111,16 @@ static void batch_destroy(struct redist_plan_s *p)
         return;
     for (int i = 0; b->child != NULL && i < b->count; i++)
         redist_plan_free(&b->child[i]);
-    free(b->child);
+    redist__free(b->child);
     free_dir(&b->send);
     free_dir(&b->recv);
-    free(b->reqs);
-    free(b->idx);
-    free(b->slot_of_req);
-    free(b->left);
-    free(b->src);
-    free(b->dst);
-    free(b);
+    redist__free(b->reqs);
+    redist__free(b->idx);
+    redist__free(b->slot_of_req);
+    redist__free(b->left);
+    redist__free(b->src);
+    redist__free(b->dst);
+    redist__free(b);
     p->algo_state = NULL;
 }
 
@@ -251,8 +251,8 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
             return err; /* every rank got the same code from the same child */
     }
     for (int i = 0; i < b->count; i++) { /* their messages only: the batch's buffers below */
-        free(b->child[i]->sendbuf);
-        free(b->child[i]->recvbuf);
+        redist__free(b->child[i]->sendbuf);
+        redist__free(b->child[i]->recvbuf);
         b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
     }
     err = build_dir(b, 1, &b->send);
@@ -263,10 +263,10 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
         b->recv.buf = redist__plan_buffer(p, (size_t)b->recv.offset[b->recv.n] + 1);
         size_t nrr = (size_t)b->recv.first_req[b->recv.n],
                nreq = nrr + (size_t)b->send.first_req[b->send.n];
-        b->reqs = malloc((nreq + 1) * sizeof *b->reqs);
-        b->idx = malloc((nreq + 1) * sizeof *b->idx);
-        b->slot_of_req = malloc((nrr + 1) * sizeof *b->slot_of_req);
-        b->left = malloc(((size_t)b->recv.n + 1) * sizeof *b->left);
+        b->reqs = redist__malloc((nreq + 1) * sizeof *b->reqs);
+        b->idx = redist__malloc((nreq + 1) * sizeof *b->idx);
+        b->slot_of_req = redist__malloc((nrr + 1) * sizeof *b->slot_of_req);
+        b->left = redist__malloc(((size_t)b->recv.n + 1) * sizeof *b->left);
         for (int j = 0; b->slot_of_req != NULL && j < b->recv.n; j++)
             for (int64_t q = b->recv.first_req[j]; q < b->recv.first_req[j + 1]; q++)
                 b->slot_of_req[q] = j;
@@ -307,12 +307,13 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
     if (err != REDIST_SUCCESS)
         return err;
     err = check_batch(count, src, dst, types, opt, plan);
-    struct redist_plan_s *p = calloc(1, sizeof *p);
-    batch *b = calloc(1, sizeof *b);
+    struct redist_plan_s *p = redist__calloc(1, sizeof *p);
+    batch *b = redist__calloc(1, sizeof *b);
     if (err == REDIST_SUCCESS &&
-        (p == NULL || b == NULL || (b->child = calloc((size_t)count, sizeof *b->child)) == NULL ||
-         (b->src = calloc((size_t)count, sizeof *b->src)) == NULL ||
-         (b->dst = calloc((size_t)count, sizeof *b->dst)) == NULL))
+        (p == NULL || b == NULL ||
+         (b->child = redist__calloc((size_t)count, sizeof *b->child)) == NULL ||
+         (b->src = redist__calloc((size_t)count, sizeof *b->src)) == NULL ||
+         (b->dst = redist__calloc((size_t)count, sizeof *b->dst)) == NULL))
         err = redist__fail(REDIST_ERR_NOMEM, "batch plan");
     MPI_Comm dup = MPI_COMM_NULL;
     if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
@@ -332,9 +333,9 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
         if (dup != MPI_COMM_NULL)
             MPI_Comm_free(&dup);
         if (b != NULL)
-            free(b->child), free(b->src), free(b->dst);
-        free(b);
-        free(p);
+            redist__free(b->child), redist__free(b->src), redist__free(b->dst);
+        redist__free(b);
+        redist__free(p);
         return err;
     }
     *p = (struct redist_plan_s){.comm = dup,

@@ -74,7 +74,7 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         MPI_Comm_free(&dup);
         return err;
     }
-    struct redist_plan_s *pl = calloc(1, sizeof *pl);
+    struct redist_plan_s *pl = redist__calloc(1, sizeof *pl);
     if (pl == NULL) {
         err = REDIST_ERR_NOMEM;
     } else {

@@ -130,7 +130,7 @@ int redist__keep_options(const redist_options *opt, redist_options *kept, char *
     if (kept->alltoall_algorithm == NULL)
         return REDIST_SUCCESS;
     size_t n = strlen(kept->alltoall_algorithm) + 1;
-    if ((*strings = malloc(n)) == NULL)
+    if ((*strings = redist__malloc(n)) == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan options");
     memcpy(*strings, kept->alltoall_algorithm, n);
     kept->alltoall_algorithm = *strings;
@@ -218,13 +218,13 @@ static int build_messages(struct redist_plan_s *p)
     p->dst = p->opt.permutation != NULL ? redist__layout_permuted(p->dst, p->opt.permutation)
                                         : redist__layout_copy(p->dst);
     p->opt.permutation = NULL;
-    p->self = calloc(1, sizeof *p->self);
+    p->self = redist__calloc(1, sizeof *p->self);
     if (p->src == NULL || p->dst == NULL || p->self == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan");
     int has_self = 0;
     int err = redist__sides_create(p->src, p->dst, p->rank, &p->send, &p->recv, p->self, &has_self);
     if (!has_self) {
-        free(p->self);
+        redist__free(p->self);
         p->self = NULL;
     }
     if (err != REDIST_SUCCESS)
@@ -239,7 +239,7 @@ static int build_messages(struct redist_plan_s *p)
 static int side_types(struct redist_plan_s *p, const redist__side *side, int use_dst,
                       MPI_Datatype **types)
 {
-    *types = malloc((size_t)(side->nmsgs + 1) * sizeof **types);
+    *types = redist__malloc((size_t)(side->nmsgs + 1) * sizeof **types);
     if (*types == NULL)
         return REDIST_ERR_NOMEM;
     for (int i = 0; i < side->nmsgs; i++)
@@ -343,7 +343,7 @@ static int agree_on_case(struct redist_plan_s *p, int err)
         return (int)-v[0];
     }
     /* The steps of the shift schedule: which shifts any rank uses. */
-    unsigned char *flags = calloc((size_t)p->size, 1);
+    unsigned char *flags = redist__calloc((size_t)p->size, 1);
     int ok = flags != NULL, all_ok = 0;
     if (ok)
         redist__shift_flags(&p->send, p->rank, p->size, flags);
@@ -358,7 +358,7 @@ static int agree_on_case(struct redist_plan_s *p, int err)
         p->pair.src = p->src;
         p->pair.dst = p->dst;
     }
-    free(flags);
+    redist__free(flags);
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
 }
 
@@ -594,13 +594,13 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     MPI_Comm dup = MPI_COMM_NULL;
     if (duplicate(comm, &dup) != REDIST_SUCCESS)
         return REDIST_ERR_MPI;
-    struct redist_plan_s *p = calloc(1, sizeof *p);
+    struct redist_plan_s *p = redist__calloc(1, sizeof *p);
     if (err == REDIST_SUCCESS && p == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "plan");
     err = redist__agree(dup, rank, err, &fp);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
-        free(p);
+        redist__free(p);
         return err;
     }
     return create_agreed(p, src, dst, type, dup, rank, size, elsize, opt, plan);
@@ -614,13 +614,13 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
     MPI_Comm dup = MPI_COMM_NULL;
     if (duplicate(parent->comm, &dup) != REDIST_SUCCESS) /* collective: fails everywhere */
         return REDIST_ERR_MPI;
-    struct redist_plan_s *p = calloc(1, sizeof *p);
+    struct redist_plan_s *p = redist__calloc(1, sizeof *p);
     if (local_err == REDIST_SUCCESS && (p == NULL || from == NULL || to == NULL))
         local_err = redist__fail(REDIST_ERR_NOMEM, "child plan");
     int err = redist__agree(dup, parent->rank, local_err, NULL);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
-        free(p);
+        redist__free(p);
         return err;
     }
     p->node_load = parent->node_load;

@@ -28,7 +28,7 @@ int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
         q = 0;
     }
     size_t cells = (size_t)q * (size_t)q;
-    int64_t *w = calloc(cells + 1, sizeof *w);
+    int64_t *w = redist__calloc(cells + 1, sizeof *w);
     redist_layout positions = err == REDIST_SUCCESS ? redist__layout_by_position(dst) : NULL;
     if (err == REDIST_SUCCESS && (w == NULL || positions == NULL))
         err = redist__fail(REDIST_ERR_NOMEM, "redist_relabel: a %d x %d matrix", q, q);
@@ -42,7 +42,7 @@ int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
     if (err == REDIST_SUCCESS) /* the solver allocates: its failure is agreed too */
         err =
             redist__agree(comm, rank, redist__relabel_solve(dst, w, ranks_out, kept, moved), NULL);
-    free(w);
+    redist__free(w);
     redist_layout_free(&positions);
     return err;
 }

@@ -39,13 +39,13 @@ static void destroy(struct redist_plan_s *p)
     bmmc_state *s = p->algo_state;
     if (s == NULL)
         return;
-    free(s->temp);
-    free(s->recvbuf);
-    free(s->scounts);
-    free(s->sdispls);
-    free(s->rcounts);
-    free(s->rdispls);
-    free(s);
+    redist__free(s->temp);
+    redist__free(s->recvbuf);
+    redist__free(s->scounts);
+    redist__free(s->sdispls);
+    redist__free(s->rcounts);
+    redist__free(s->rdispls);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
@@ -59,10 +59,10 @@ static int alloc_state(struct redist_plan_s *p, bmmc_state *s)
         return REDIST_ERR_NOMEM;
     if (s->method == 2) {
         size_t n = (size_t)p->size;
-        s->scounts = calloc(n, sizeof(int));
-        s->sdispls = calloc(n, sizeof(int));
-        s->rcounts = calloc(n, sizeof(int));
-        s->rdispls = calloc(n, sizeof(int));
+        s->scounts = redist__calloc(n, sizeof(int));
+        s->sdispls = redist__calloc(n, sizeof(int));
+        s->rcounts = redist__calloc(n, sizeof(int));
+        s->rdispls = redist__calloc(n, sizeof(int));
         if ((s->recvbuf = redist__plan_buffer(p, bytes)) == NULL || !s->scounts || !s->sdispls ||
             !s->rcounts || !s->rdispls)
             return REDIST_ERR_NOMEM;
@@ -201,7 +201,7 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 int redist__bmmc_setup(struct redist_plan_s *p, const redist__bmmc_plan *bp, uint64_t me,
                        const int *ranks)
 {
-    bmmc_state *s = calloc(1, sizeof *s);
+    bmmc_state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;

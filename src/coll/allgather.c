@@ -133,6 +133,6 @@ int redist_allgather(const void *sendbuf, void *recvbuf, int64_t count, MPI_Data
         const void *src = redist__coll_source(sendbuf, (char *)recvbuf + rank * bytes, bytes, &w);
         err = run(i, src, recvbuf, bytes, rank, p, w, c);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

@@ -287,6 +287,6 @@ int redist_alltoall(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datat
         const void *src = b > 0 ? redist__coll_source(sendbuf, recvbuf, size * b, &w) : sendbuf;
         err = redist__coll_alltoall_run(idx, src, recvbuf, b, rank, size, w, c);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

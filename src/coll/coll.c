@@ -17,7 +17,7 @@ static int free_private(MPI_Comm comm, int key, void *value, void *extra)
     (void)comm, (void)key, (void)extra;
     coll_cache *c = value;
     MPI_Comm_free(&c->dup);
-    free(c);
+    redist__free(c);
     return MPI_SUCCESS;
 }
 
@@ -41,11 +41,11 @@ static int private_cache(MPI_Comm comm, coll_cache **out)
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     /* One rank out of memory must not leave the others with a cached duplicate it lacks
        (their next call would dup no more while it would): agree first. */
-    coll_cache *c = malloc(sizeof *c);
+    coll_cache *c = redist__malloc(sizeof *c);
     int ok = c != NULL, all = 0;
     int merr = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (merr != MPI_SUCCESS || !all) {
-        free(c);
+        redist__free(c);
         MPI_Comm_free(&dup);
         return merr != MPI_SUCCESS ? REDIST_ERR_MPI : REDIST_ERR_NOMEM;
     }
@@ -316,7 +316,7 @@ char *redist__coll_workspace(int64_t bytes, int *err)
 {
     if (*err != REDIST_SUCCESS)
         return NULL;
-    char *ws = (uint64_t)bytes < SIZE_MAX ? malloc(bytes > 0 ? (size_t)bytes : 1) : NULL;
+    char *ws = (uint64_t)bytes < SIZE_MAX ? redist__malloc(bytes > 0 ? (size_t)bytes : 1) : NULL;
     if (ws == NULL)
         *err = redist__fail(REDIST_ERR_NOMEM, "workspace of %lld bytes", (long long)bytes);
     return ws;
@@ -394,7 +394,7 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
         err = algos[i].run(src, recvbuf, count, es, type, op, rank, p, w, c);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }
 
@@ -476,6 +476,6 @@ int redist__coll_rooted(const void *sendbuf, void *recvbuf, int64_t count, MPI_D
         err = is_tree ? tree(s, r, bytes, root, rank, p, w, c)
                       : linear(s, r, bytes, root, rank, p, c);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

@@ -8,7 +8,7 @@
  * (redist__coll_workspace); then ONE agreement, redist__coll_begin, on the private duplicate
  * of comm, so that every rank returns the same code for any of these errors; then a->run on
  * the private communicator, with point-to-point messages only and no allocation; then
- * free(workspace) on every path.
+ * redist__free(workspace) on every path.
  *
  * Costs are stated in the paper's terms, t_s (start-up) and t_w (per byte), m the message
  * size in bytes, p the number of ranks; redist__coll_ts/tw give the model's values.
@@ -83,7 +83,7 @@ extern const redist__coll_algo redist__coll_tree_sg, redist__coll_hypercube_sg,
    failure (REDIST_ERR_NOMEM) is agreed like an argument error; the algorithms carve their
    buffers out of it and never allocate. redist__coll_workspace returns NULL and leaves *err
    when *err is already set; otherwise at least 1 byte (a zero-size workspace is a valid
-   pointer), or NULL and *err = REDIST_ERR_NOMEM. Free it with free() on every path. */
+   pointer), or NULL and *err = REDIST_ERR_NOMEM. Free it with redist__free() on every path. */
 char *redist__coll_workspace(int64_t bytes, int *err);
 /* This rank and the size of comm (ranks are the same in the private duplicate); *rank and *p
    are left unchanged when comm is MPI_COMM_NULL. */

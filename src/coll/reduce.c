@@ -251,6 +251,6 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
         err = algos[i].run(src, recvbuf, count, es, type, op, root, rank, p, w, c);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

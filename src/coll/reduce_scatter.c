@@ -236,6 +236,6 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
         const void *src = redist__coll_source(sendbuf, recvbuf, p * b, &w);
         err = run(a, &x, src, recvbuf, rank, p, w);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

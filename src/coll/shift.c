@@ -213,6 +213,6 @@ int redist_shift(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype
         sh s = {alias ? ws : sendbuf, {w, w + b}, recvbuf, n, b, rank, size, q, c};
         err = runs[idx](&s);
     }
-    free(ws);
+    redist__free(ws);
     return err;
 }

@@ -57,6 +57,22 @@ int64_t redist__mul_sat(int64_t a, int64_t b);
 /* Chunks of a message of `bytes` (at least 1: an empty message is one empty chunk). */
 int64_t redist__chunks(int64_t bytes);
 
+/* ---- allocation (alloc.c) ------------------------------------------------------------------ */
+/* Every allocation of the library goes through these (never malloc itself), so that tests
+   can count allocations and make any one of them fail (redist__alloc_fail_at). They behave
+   as malloc, calloc, realloc and free; the counters are atomic. */
+void *redist__malloc(size_t bytes);
+void *redist__calloc(size_t count, size_t size);
+void *redist__realloc(void *p, size_t bytes);
+void redist__free(void *p);
+
+/* Test hooks. Allocations attempted so far (successful or not), and blocks not yet freed. */
+int64_t redist__alloc_calls(void);
+int64_t redist__alloc_live(void);
+/* Makes the allocation attempt numbered `call` (as redist__alloc_calls counts them: the next
+   one is redist__alloc_calls()) fail and return NULL; -1 (the default) fails none. */
+void redist__alloc_fail_at(int64_t call);
+
 /* ---- memory (sysmem.c) ----------------------------------------------------------------- */
 /* Bytes of physical memory (REDIST_MEMORY_LIMIT overrides). */
 double redist__memory_limit(void);

@@ -21,9 +21,9 @@ static int groups_type(const redist__level *L, int use_dst, MPI_Datatype unit, M
 {
     int64_t n = L->nruns;
     MPI_Aint period = (MPI_Aint)(use_dst ? L->dst_period : L->src_period) * stride;
-    MPI_Datatype *types = malloc((size_t)n * sizeof *types);
-    MPI_Aint *displs = malloc((size_t)n * sizeof *displs);
-    int *ones = malloc((size_t)n * sizeof *ones);
+    MPI_Datatype *types = redist__malloc((size_t)n * sizeof *types);
+    MPI_Aint *displs = redist__malloc((size_t)n * sizeof *displs);
+    int *ones = redist__malloc((size_t)n * sizeof *ones);
     int rc = types && displs && ones ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     int made = 0;
     for (int64_t r = 0; rc == MPI_SUCCESS && r < n; r++) {
@@ -37,9 +37,9 @@ static int groups_type(const redist__level *L, int use_dst, MPI_Datatype unit, M
         rc = MPI_Type_create_struct((int)n, ones, displs, types, out);
     for (int i = 0; i < made; i++)
         MPI_Type_free(&types[i]);
-    free(types);
-    free(displs);
-    free(ones);
+    redist__free(types);
+    redist__free(displs);
+    redist__free(ones);
     return rc;
 }
 
@@ -62,8 +62,8 @@ static int periods_type(const redist__level *L, int use_dst, MPI_Datatype unit, 
     if (n < 2 || count < 2)
         return MPI_SUCCESS;
     MPI_Aint period = (MPI_Aint)(use_dst ? L->dst_period : L->src_period) * stride;
-    MPI_Aint *displs = malloc((size_t)n * sizeof *displs);
-    int *lens = malloc((size_t)n * sizeof *lens);
+    MPI_Aint *displs = redist__malloc((size_t)n * sizeof *displs);
+    int *lens = redist__malloc((size_t)n * sizeof *lens);
     int rc = displs && lens ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (int64_t r = 0; rc == MPI_SUCCESS && r < n; r++) {
         displs[r] = (MPI_Aint)(use_dst ? L->runs[r].dst_off : L->runs[r].src_off) * stride;
@@ -80,8 +80,8 @@ static int periods_type(const redist__level *L, int use_dst, MPI_Datatype unit, 
         MPI_Type_free(&one);
     if (spaced != MPI_DATATYPE_NULL)
         MPI_Type_free(&spaced);
-    free(displs);
-    free(lens);
+    redist__free(displs);
+    redist__free(lens);
     return rc;
 }
 

@@ -60,10 +60,10 @@ static int check_buffers(redist_plan p, const void *src, void *dst, int inner)
    here is fine). */
 static int scratch_buffers(redist_plan p)
 {
-    free(p->dry_src);
-    free(p->dry_dst);
-    p->dry_src = calloc((size_t)p->src_hi + 1, p->elsize);
-    p->dry_dst = malloc(((size_t)p->dst_hi + 1) * p->elsize);
+    redist__free(p->dry_src);
+    redist__free(p->dry_dst);
+    p->dry_src = redist__calloc((size_t)p->src_hi + 1, p->elsize);
+    p->dry_dst = redist__malloc(((size_t)p->dst_hi + 1) * p->elsize);
     if (p->dry_src == NULL || p->dry_dst == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "scratch buffers for a failed execute");
     p->cur_src = p->dry_src;

@@ -31,12 +31,12 @@ void redist__shm_free(struct redist_plan_s *p)
     MPI_Win_unlock_all(s->win);
     MPI_Win_free(&s->win); /* frees the segment that p->sendbuf pointed to */
     MPI_Comm_free(&s->node);
-    free(s);
+    redist__free(s);
     p->shm = NULL;
     p->sendbuf = NULL;
-    free(p->send_local);
-    free(p->recv_local);
-    free(p->recv_at);
+    redist__free(p->send_local);
+    redist__free(p->recv_local);
+    redist__free(p->recv_at);
     p->send_local = p->recv_local = NULL;
     p->recv_at = NULL;
 }
@@ -44,7 +44,8 @@ void redist__shm_free(struct redist_plan_s *p)
 /* Node-communicator rank of each comm rank (-1: another node). */
 static int *node_ranks(MPI_Comm comm, MPI_Comm node, int size)
 {
-    int *all = malloc((size_t)size * sizeof *all), *out = malloc((size_t)size * sizeof *out);
+    int *all = redist__malloc((size_t)size * sizeof *all),
+        *out = redist__malloc((size_t)size * sizeof *out);
     MPI_Group g_comm, g_node;
     int ok = all && out && MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS;
     if (ok && MPI_Comm_group(node, &g_node) == MPI_SUCCESS) {
@@ -60,9 +61,9 @@ static int *node_ranks(MPI_Comm comm, MPI_Comm node, int size)
         MPI_Group_free(&g_comm);
         ok = 0;
     }
-    free(all);
+    redist__free(all);
     if (!ok) {
-        free(out);
+        redist__free(out);
         return NULL;
     }
     return out;
@@ -77,7 +78,7 @@ static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
             theirs[r] = 0;
         return REDIST_SUCCESS;
     }
-    int64_t *mine = malloc((size_t)p->size * sizeof *mine);
+    int64_t *mine = redist__malloc((size_t)p->size * sizeof *mine);
     if (mine == NULL)
         return REDIST_ERR_NOMEM;
     for (int r = 0; r < p->size; r++)
@@ -85,15 +86,15 @@ static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
     for (int i = 0; i < p->send.nmsgs; i++)
         mine[p->send.msgs[i].peer] = p->send.msgs[i].offset * (int64_t)p->elsize;
     int rc = MPI_Alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, p->comm);
-    free(mine);
+    redist__free(mine);
     return rc == MPI_SUCCESS ? REDIST_SUCCESS : REDIST_ERR_MPI;
 }
 
 static int locate_messages(struct redist_plan_s *p, const int *node_rank, const int64_t *offs)
 {
-    p->send_local = calloc((size_t)p->send.nmsgs + 1, sizeof *p->send_local);
-    p->recv_local = calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_local);
-    p->recv_at = calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_at);
+    p->send_local = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *p->send_local);
+    p->recv_local = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_local);
+    p->recv_at = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_at);
     if (!p->send_local || !p->recv_local || !p->recv_at)
         return REDIST_ERR_NOMEM;
     for (int i = 0; i < p->send.nmsgs; i++)
@@ -133,8 +134,8 @@ static int segments_fit(struct redist_plan_s *p, MPI_Comm node, MPI_Aint bytes)
    window (p->shm NULL): messages then go through MPI. */
 int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
 {
-    redist__shm *s = calloc(1, sizeof *s);
-    int64_t *offs = malloc((size_t)p->size * sizeof *offs);
+    redist__shm *s = redist__calloc(1, sizeof *s);
+    int64_t *offs = redist__malloc((size_t)p->size * sizeof *offs);
     int *node_rank = NULL;
     int err = s && offs ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     MPI_Comm node = MPI_COMM_NULL;
@@ -150,8 +151,8 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
         if (!segments_fit(p, node, bytes)) {
             MPI_Info_free(&info);
             MPI_Comm_free(&node);
-            free(s);
-            free(offs);
+            redist__free(s);
+            redist__free(offs);
             return REDIST_SUCCESS;
         }
         rc = MPI_Win_allocate_shared(bytes, 1, info, node, &base, &win);
@@ -160,8 +161,8 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
     if (rc != MPI_SUCCESS) { /* MPI failures in collectives are the same on every rank */
         if (node != MPI_COMM_NULL)
             MPI_Comm_free(&node);
-        free(s);
-        free(offs);
+        redist__free(s);
+        redist__free(offs);
         return redist__fail(REDIST_ERR_MPI, "shared-memory window");
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
@@ -190,11 +191,11 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
         MPI_Win_unlock_all(win);
         MPI_Win_free(&win);
         MPI_Comm_free(&node);
-        free(s);
+        redist__free(s);
         err = all;
     }
-    free(node_rank);
-    free(offs);
+    redist__free(node_rank);
+    redist__free(offs);
     return err == REDIST_SUCCESS ? err : redist__fail(err, "shared-memory transport setup");
 }
 

@@ -12,7 +12,7 @@ void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
                      p->algo != NULL ? p->algo->name : "the plan", total / 1e9, limit / 1e9);
         return NULL;
     }
-    void *b = malloc(bytes);
+    void *b = redist__malloc(bytes);
     if (b != NULL)
         p->buffer_bytes = total;
     return b;
@@ -23,7 +23,7 @@ static void free_types(MPI_Datatype *t, int n)
     for (int i = 0; t != NULL && i < n; i++)
         if (t[i] != MPI_DATATYPE_NULL)
             MPI_Type_free(&t[i]);
-    free(t);
+    redist__free(t);
 }
 
 void redist__plan_destroy(struct redist_plan_s *p)
@@ -35,22 +35,22 @@ void redist__plan_destroy(struct redist_plan_s *p)
     redist__shm_free(p);
     free_types(p->send_types, p->send.nmsgs);
     free_types(p->recv_types, p->recv.nmsgs);
-    free(p->dry_src);
-    free(p->dry_dst);
+    redist__free(p->dry_src);
+    redist__free(p->dry_dst);
     redist__side_free(&p->send);
     redist__side_free(&p->recv);
     if (p->self != NULL) {
         redist__msg_free(p->self);
-        free(p->self);
+        redist__free(p->self);
     }
-    free(p->sendbuf);
-    free(p->recvbuf);
+    redist__free(p->sendbuf);
+    redist__free(p->recvbuf);
     redist_layout_free(&p->src);
     redist_layout_free(&p->dst);
-    free(p->opt_strings);
+    redist__free(p->opt_strings);
     if (p->type != MPI_DATATYPE_NULL)
         MPI_Type_free(&p->type);
     if (p->comm != MPI_COMM_NULL)
         MPI_Comm_free(&p->comm);
-    free(p);
+    redist__free(p);
 }

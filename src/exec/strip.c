@@ -134,7 +134,7 @@ static int is_local(const struct redist_plan_s *p, int is_send, int i)
 static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const redist__side *side,
                       int is_send)
 {
-    d->order = malloc(((size_t)side->nmsgs + 1) * sizeof *d->order);
+    d->order = redist__malloc(((size_t)side->nmsgs + 1) * sizeof *d->order);
     if (d->order == NULL)
         return REDIST_ERR_NOMEM;
     d->n = schedule_order(p, side, is_send, d->order);
@@ -146,14 +146,14 @@ static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const re
     slot_shape(p, side, s->chunk, side_budget(p), &d->nslots, &d->slot_bytes);
     d->levels = levels;
     size_t per = 3 * (size_t)levels, count = s->anyorder ? (size_t)d->n + 1 : 1;
-    d->scratch = malloc(per * count * sizeof *d->scratch);
-    d->cursors = calloc(count, sizeof *d->cursors);
-    d->done = calloc(count, sizeof *d->done);
-    d->notes = calloc(count, sizeof *d->notes);
+    d->scratch = redist__malloc(per * count * sizeof *d->scratch);
+    d->cursors = redist__calloc(count, sizeof *d->cursors);
+    d->done = redist__calloc(count, sizeof *d->done);
+    d->notes = redist__calloc(count, sizeof *d->notes);
     if (!d->cursors || !d->done || !d->notes)
         return REDIST_ERR_NOMEM;
-    d->slot_elems = calloc((size_t)d->nslots + 1, sizeof *d->slot_elems);
-    d->note = calloc((size_t)d->nslots + 1, sizeof *d->note);
+    d->slot_elems = redist__calloc((size_t)d->nslots + 1, sizeof *d->slot_elems);
+    d->note = redist__calloc((size_t)d->nslots + 1, sizeof *d->note);
     if (!d->scratch || !d->slot_elems || !d->note)
         return REDIST_ERR_NOMEM;
     size_t total = (size_t)d->nslots * d->slot_bytes;
@@ -168,14 +168,14 @@ static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const re
 static void free_side(const struct redist_plan_s *p, strip_side *d, int is_send)
 {
     if (!(is_send && p->shm != NULL))
-        free(d->slots);
-    free(d->slot_elems);
-    free(d->note);
-    free(d->order);
-    free(d->scratch);
-    free(d->cursors);
-    free(d->done);
-    free(d->notes);
+        redist__free(d->slots);
+    redist__free(d->slot_elems);
+    redist__free(d->note);
+    redist__free(d->order);
+    redist__free(d->scratch);
+    redist__free(d->cursors);
+    redist__free(d->done);
+    redist__free(d->notes);
 }
 
 void redist__strip_destroy(struct redist_plan_s *p)
@@ -185,14 +185,14 @@ void redist__strip_destroy(struct redist_plan_s *p)
         return;
     free_side(p, &s->send, 1);
     free_side(p, &s->recv, 0);
-    free(s->reqs);
-    free(s);
+    redist__free(s->reqs);
+    redist__free(s);
     p->algo_state = NULL;
 }
 
 int redist__strip_setup(struct redist_plan_s *p)
 {
-    strip *s = calloc(1, sizeof *s);
+    strip *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
@@ -205,7 +205,7 @@ int redist__strip_setup(struct redist_plan_s *p)
         return err;
     s->nrecv = s->anyorder ? s->recv.n : s->recv.nslots;
     s->nreqs = 2 * (s->nrecv + s->send.nslots);
-    s->reqs = malloc(((size_t)s->nreqs + 1) * sizeof *s->reqs);
+    s->reqs = redist__malloc(((size_t)s->nreqs + 1) * sizeof *s->reqs);
     return s->reqs != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
 }
 

@@ -14,11 +14,14 @@
 static int hungarian(int n, const int64_t *c, int *p)
 {
     size_t m = (size_t)n + 1;
-    int64_t *u = calloc(m, sizeof *u), *v = calloc(m, sizeof *v), *minv = malloc(m * sizeof *minv);
-    int *way = calloc(m, sizeof *way), *row_of = calloc(m, sizeof *row_of); /* column -> row */
-    char *used = malloc(m);
+    int64_t *u = redist__calloc(m, sizeof *u), *v = redist__calloc(m, sizeof *v),
+            *minv = redist__malloc(m * sizeof *minv);
+    int *way = redist__calloc(m, sizeof *way),
+        *row_of = redist__calloc(m, sizeof *row_of); /* column -> row */
+    char *used = redist__malloc(m);
     if (!u || !v || !minv || !way || !row_of || !used) {
-        free(u), free(v), free(minv), free(way), free(row_of), free(used);
+        redist__free(u), redist__free(v), redist__free(minv), redist__free(way),
+            redist__free(row_of), redist__free(used);
         return REDIST_ERR_NOMEM;
     }
     for (int i = 1; i <= n; i++) {
@@ -63,7 +66,8 @@ static int hungarian(int n, const int64_t *c, int *p)
     }
     for (int j = 1; j <= n; j++)
         p[row_of[j] - 1] = j - 1;
-    free(u), free(v), free(minv), free(way), free(row_of), free(used);
+    redist__free(u), redist__free(v), redist__free(minv), redist__free(way), redist__free(row_of),
+        redist__free(used);
     return REDIST_SUCCESS;
 }
 
@@ -88,10 +92,10 @@ static int greedy(int n, const int64_t *w, int *p)
     size_t cells = 0, nn = (size_t)n * (size_t)n;
     for (size_t k = 0; k < nn; k++)
         cells += w[k] > 0;
-    cell *list = malloc((cells + 1) * sizeof *list);
-    char *row_done = calloc((size_t)n, 1), *col_done = calloc((size_t)n, 1);
+    cell *list = redist__malloc((cells + 1) * sizeof *list);
+    char *row_done = redist__calloc((size_t)n, 1), *col_done = redist__calloc((size_t)n, 1);
     if (!list || !row_done || !col_done) {
-        free(list), free(row_done), free(col_done);
+        redist__free(list), redist__free(row_done), redist__free(col_done);
         return REDIST_ERR_NOMEM;
     }
     size_t c = 0;
@@ -114,7 +118,7 @@ static int greedy(int n, const int64_t *w, int *p)
         p[i] = j;
         col_done[j] = 1;
     }
-    free(list), free(row_done), free(col_done);
+    redist__free(list), redist__free(row_done), redist__free(col_done);
     return REDIST_SUCCESS;
 }
 
@@ -136,13 +140,13 @@ int redist__assign_max(int n, const int64_t *w, int *p)
     int64_t top = 0;
     for (size_t k = 0; k < nn; k++)
         top = w[k] > top ? w[k] : top;
-    int64_t *c = malloc(nn * sizeof *c);
+    int64_t *c = redist__malloc(nn * sizeof *c);
     if (c == NULL)
         return REDIST_ERR_NOMEM;
     for (size_t k = 0; k < nn; k++)
         c[k] = top - w[k]; /* maximise w = minimise top - w, all >= 0 */
     int err = hungarian(n, c, p);
-    free(c);
+    redist__free(c);
     return err;
 }
 
@@ -174,7 +178,7 @@ int redist__relabel_solve(const struct redist_layout_s *dst, const int64_t *w, i
                           int64_t *kept, int64_t *moved)
 {
     int q = dst->nprocs;
-    int *p = malloc(((size_t)q + 1) * sizeof *p);
+    int *p = redist__malloc(((size_t)q + 1) * sizeof *p);
     int err = p != NULL ? redist__assign_max(q, w, p) : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS) {
         int64_t total = 1, identity = 0; /* total: every element of the array */
@@ -191,6 +195,6 @@ int redist__relabel_solve(const struct redist_layout_s *dst, const int64_t *w, i
         if (moved)
             *moved = total - best;
     }
-    free(p);
+    redist__free(p);
     return err;
 }

@@ -55,7 +55,7 @@ int redist_layout_create_gen_block(int ndims, const int64_t extent[], const int6
         if (grid[k] < 1 || extent[k] < 0 || (sizes[k] == NULL && block == NULL))
             return redist_layout_create(ndims, extent, block, grid, first, ranks, order, layout);
     int err = check_sizes(ndims, extent, grid, sizes);
-    int64_t *b = malloc((size_t)ndims * sizeof *b);
+    int64_t *b = redist__malloc((size_t)ndims * sizeof *b);
     if (err == REDIST_SUCCESS && b == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "layout");
     for (int k = 0; err == REDIST_SUCCESS && k < ndims; k++) {
@@ -65,14 +65,14 @@ int redist_layout_create_gen_block(int ndims, const int64_t extent[], const int6
     }
     if (err == REDIST_SUCCESS)
         err = redist_layout_create(ndims, extent, b, grid, first, ranks, order, layout);
-    free(b);
+    redist__free(b);
     struct redist_layout_s *l = err == REDIST_SUCCESS ? *layout : NULL;
-    if (l != NULL && (l->gen = calloc((size_t)ndims, sizeof *l->gen)) == NULL)
+    if (l != NULL && (l->gen = redist__calloc((size_t)ndims, sizeof *l->gen)) == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "layout");
     for (int k = 0; err == REDIST_SUCCESS && k < ndims; k++) {
         if (sizes[k] == NULL)
             continue;
-        if ((l->gen[k] = malloc(((size_t)grid[k] + 1) * sizeof *l->gen[k])) == NULL) {
+        if ((l->gen[k] = redist__malloc(((size_t)grid[k] + 1) * sizeof *l->gen[k])) == NULL) {
             err = redist__fail(REDIST_ERR_NOMEM, "layout");
             break;
         }

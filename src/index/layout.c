@@ -95,8 +95,8 @@ int64_t redist__global_index(const struct redist_layout_s *l, int k, int c, int6
 void redist__gen_free(struct redist_layout_s *l)
 {
     for (int k = 0; l->gen != NULL && k < l->ndims; k++)
-        free(l->gen[k]);
-    free(l->gen);
+        redist__free(l->gen[k]);
+    redist__free(l->gen);
     l->gen = NULL;
 }
 
@@ -105,13 +105,13 @@ int redist__gen_copy(struct redist_layout_s *to, const struct redist_layout_s *f
 {
     if (from->gen == NULL)
         return REDIST_SUCCESS;
-    if ((to->gen = calloc((size_t)from->ndims, sizeof *to->gen)) == NULL)
+    if ((to->gen = redist__calloc((size_t)from->ndims, sizeof *to->gen)) == NULL)
         return REDIST_ERR_NOMEM;
     for (int j = 0; j < from->ndims; j++) {
         if (from->gen[j] == NULL)
             continue;
         size_t n = ((size_t)from->grid[j] + 1) * sizeof *from->gen[j];
-        int64_t *s = malloc(n);
+        int64_t *s = redist__malloc(n);
         if (s == NULL)
             return REDIST_ERR_NOMEM; /* to->gen freed with the layout */
         memcpy(s, from->gen[j], n);
@@ -255,24 +255,24 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
 /* The window fields (window.c) of a whole array, and their release. */
 void redist__window_free(struct redist_layout_s *l)
 {
-    free(l->phase);
-    free(l->start);
-    free(l->root_extent);
-    free(l->root_first);
-    free(l->ld);
-    free(l->storage);
+    redist__free(l->phase);
+    redist__free(l->start);
+    redist__free(l->root_extent);
+    redist__free(l->root_first);
+    redist__free(l->ld);
+    redist__free(l->storage);
     redist__gen_free(l);
 }
 
 int redist__window_init(struct redist_layout_s *l)
 {
     size_t d = (size_t)l->ndims;
-    l->phase = calloc(d, sizeof *l->phase);
-    l->start = calloc(d, sizeof *l->start);
-    l->root_extent = malloc(d * sizeof *l->root_extent);
-    l->root_first = malloc(d * sizeof *l->root_first);
-    l->ld = calloc(d, sizeof *l->ld);
-    l->storage = malloc(d * sizeof *l->storage);
+    l->phase = redist__calloc(d, sizeof *l->phase);
+    l->start = redist__calloc(d, sizeof *l->start);
+    l->root_extent = redist__malloc(d * sizeof *l->root_extent);
+    l->root_first = redist__malloc(d * sizeof *l->root_first);
+    l->ld = redist__calloc(d, sizeof *l->ld);
+    l->storage = redist__malloc(d * sizeof *l->storage);
     if (!l->phase || !l->start || !l->root_extent || !l->root_first || !l->ld || !l->storage)
         return redist__fail(REDIST_ERR_NOMEM, "layout");
     for (int i = 0; i < l->ndims; i++)
@@ -290,14 +290,14 @@ int redist_layout_free(redist_layout *layout)
         return redist__fail(REDIST_ERR_ARG, "layout: NULL pointer");
     struct redist_layout_s *l = *layout;
     if (l != NULL) {
-        free(l->extent);
-        free(l->block);
-        free(l->grid);
-        free(l->first);
-        free(l->ranks);
-        free(l->by_rank);
+        redist__free(l->extent);
+        redist__free(l->block);
+        redist__free(l->grid);
+        redist__free(l->first);
+        redist__free(l->ranks);
+        redist__free(l->by_rank);
         redist__window_free(l);
-        free(l);
+        redist__free(l);
     }
     *layout = NULL;
     return REDIST_SUCCESS;
@@ -308,13 +308,13 @@ static int check_ranks(struct redist_layout_s *l)
     for (int i = 0; i < l->nprocs; i++)
         if (l->ranks[i] < 0)
             return redist__fail(REDIST_ERR_ARG, "ranks[%d] = %d must be >= 0", i, l->ranks[i]);
-    int *tmp = malloc((size_t)l->nprocs * sizeof *tmp);
+    int *tmp = redist__malloc((size_t)l->nprocs * sizeof *tmp);
     if (tmp == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "layout rank index");
     for (int i = 0; i < l->nprocs; i++)
         l->by_rank[i] = i;
     sort_positions(l->by_rank, l->nprocs, l->ranks, tmp);
-    free(tmp);
+    redist__free(tmp);
     l->max_rank = l->ranks[l->by_rank[l->nprocs - 1]];
     for (int i = 1; i < l->nprocs; i++) {
         int a = l->by_rank[i - 1], b = l->by_rank[i];
@@ -334,19 +334,19 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
     if (err != REDIST_SUCCESS)
         return err;
     *layout = NULL;
-    struct redist_layout_s *l = calloc(1, sizeof *l);
+    struct redist_layout_s *l = redist__calloc(1, sizeof *l);
     if (l == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "layout");
     size_t d = (size_t)ndims, np = (size_t)nprocs;
     l->ndims = ndims;
     l->order = order;
     l->nprocs = (int)nprocs;
-    l->extent = malloc(d * sizeof *l->extent);
-    l->block = malloc(d * sizeof *l->block);
-    l->grid = malloc(d * sizeof *l->grid);
-    l->first = calloc(d, sizeof *l->first);
-    l->ranks = malloc(np * sizeof *l->ranks);
-    l->by_rank = malloc(np * sizeof *l->by_rank);
+    l->extent = redist__malloc(d * sizeof *l->extent);
+    l->block = redist__malloc(d * sizeof *l->block);
+    l->grid = redist__malloc(d * sizeof *l->grid);
+    l->first = redist__calloc(d, sizeof *l->first);
+    l->ranks = redist__malloc(np * sizeof *l->ranks);
+    l->by_rank = redist__malloc(np * sizeof *l->by_rank);
     if (!l->extent || !l->block || !l->grid || !l->first || !l->ranks || !l->by_rank) {
         redist_layout_free(&l);
         return redist__fail(REDIST_ERR_NOMEM, "layout");
@@ -414,7 +414,7 @@ int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
         return redist__fail(REDIST_ERR_ARG, "layout_local_size: NULL argument");
     int64_t stack_shape[8];
     int64_t *shape =
-        layout->ndims <= 8 ? stack_shape : malloc((size_t)layout->ndims * sizeof *shape);
+        layout->ndims <= 8 ? stack_shape : redist__malloc((size_t)layout->ndims * sizeof *shape);
     if (shape == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "layout_local_size");
     int err = redist_layout_local_shape(layout, rank, shape);
@@ -422,7 +422,7 @@ int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
     for (int k = 0; err == REDIST_SUCCESS && k < layout->ndims; k++)
         n *= shape[k];
     if (shape != stack_shape)
-        free(shape);
+        redist__free(shape);
     if (err == REDIST_SUCCESS)
         *count = n;
     return err;

@@ -159,11 +159,11 @@ static int order_by_peer(segment *segs, int64_t n, int npeer)
         qsort(segs, (size_t)n, sizeof *segs, compare_segments);
         return REDIST_SUCCESS;
     }
-    int64_t *start = calloc((size_t)npeer + 1, sizeof *start);
-    segment *sorted = malloc((size_t)n * sizeof *sorted);
+    int64_t *start = redist__calloc((size_t)npeer + 1, sizeof *start);
+    segment *sorted = redist__malloc((size_t)n * sizeof *sorted);
     if (start == NULL || sorted == NULL) {
-        free(start);
-        free(sorted);
+        redist__free(start);
+        redist__free(sorted);
         return REDIST_ERR_NOMEM;
     }
     for (int64_t s = 0; s < n; s++)
@@ -173,8 +173,8 @@ static int order_by_peer(segment *segs, int64_t n, int npeer)
     for (int64_t s = 0; s < n; s++) /* stable: g stays increasing within a peer */
         sorted[start[segs[s].other]++] = segs[s];
     memcpy(segs, sorted, (size_t)n * sizeof *segs);
-    free(start);
-    free(sorted);
+    redist__free(start);
+    redist__free(sorted);
     return REDIST_SUCCESS;
 }
 
@@ -228,10 +228,10 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
 {
     if (p == NULL)
         return;
-    free(p->peer);
-    free(p->first_run);
-    free(p->elems);
-    free(p->runs);
+    redist__free(p->peer);
+    redist__free(p->first_run);
+    redist__free(p->elems);
+    redist__free(p->runs);
     memset(p, 0, sizeof *p);
 }
 
@@ -257,20 +257,20 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     segment_list list = {0, NULL};
     walk_segments(a, b, k, coord, window, collect_segment, &list);
     int64_t nsegs = list.n;
-    list = (segment_list){0, malloc((size_t)(nsegs ? nsegs : 1) * sizeof *list.segs)};
+    list = (segment_list){0, redist__malloc((size_t)(nsegs ? nsegs : 1) * sizeof *list.segs)};
     if (list.segs != NULL)
         walk_segments(a, b, k, coord, window, collect_segment, &list);
     if (list.segs != NULL && order_by_peer(list.segs, nsegs, b->grid[k]) != REDIST_SUCCESS) {
-        free(list.segs);
+        redist__free(list.segs);
         list.segs = NULL;
     }
     for (int64_t s = 0; list.segs != NULL && s < nsegs; s++)
         out->npeers += s == 0 || list.segs[s].other != list.segs[s - 1].other;
     /* Each segment gives at most a full group and a tail. */
-    out->runs = malloc((size_t)(2 * nsegs + 1) * sizeof *out->runs);
-    out->peer = malloc((size_t)(out->npeers + 1) * sizeof *out->peer);
-    out->elems = malloc((size_t)(out->npeers + 1) * sizeof *out->elems);
-    out->first_run = malloc((size_t)(out->npeers + 1) * sizeof *out->first_run);
+    out->runs = redist__malloc((size_t)(2 * nsegs + 1) * sizeof *out->runs);
+    out->peer = redist__malloc((size_t)(out->npeers + 1) * sizeof *out->peer);
+    out->elems = redist__malloc((size_t)(out->npeers + 1) * sizeof *out->elems);
+    out->first_run = redist__malloc((size_t)(out->npeers + 1) * sizeof *out->first_run);
     err = REDIST_ERR_NOMEM;
     if (!list.segs || !out->runs || !out->peer || !out->elems || !out->first_run)
         goto done;
@@ -290,7 +290,7 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
     out->first_run[i] = nruns;
     err = REDIST_SUCCESS;
 done:
-    free(list.segs);
+    redist__free(list.segs);
     if (err != REDIST_SUCCESS) {
         redist__dim_pattern_free(out);
         return redist__fail_context(err, "pattern of dimension %d", k);
@@ -302,8 +302,8 @@ done:
 
 static void free_msg(redist__msg *m)
 {
-    free(m->levels);
-    free(m->owned_runs);
+    redist__free(m->levels);
+    redist__free(m->owned_runs);
     redist__tiles_free(m->tiles);
     memset(m, 0, sizeof *m);
 }
@@ -314,10 +314,10 @@ void redist__side_free(redist__side *s)
         return;
     for (int i = 0; i < s->nmsgs; i++)
         free_msg(&s->msgs[i]);
-    free(s->msgs);
+    redist__free(s->msgs);
     for (int k = 0; s->dims != NULL && k < s->ndims; k++)
         redist__dim_pattern_free(&s->dims[k]);
-    free(s->dims);
+    redist__free(s->dims);
     memset(s, 0, sizeof *s);
 }
 
@@ -357,7 +357,7 @@ static int merge_contiguous_levels(redist__msg *m)
             out->dst_stride != in->dst_stride * r->len)
             break;
         if (m->owned_runs == NULL) {
-            m->owned_runs = malloc((size_t)total * sizeof *m->owned_runs);
+            m->owned_runs = redist__malloc((size_t)total * sizeof *m->owned_runs);
             if (m->owned_runs == NULL)
                 return REDIST_ERR_NOMEM;
             total = 0; /* now the fill level of owned_runs */
@@ -409,7 +409,7 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
     redist__storage_strides(dst, side == REDIST__SIDE_SRC ? w->peer : w->mine, w->dst_stride);
     m->nlevels = d;
     m->nelems = 1;
-    m->levels = malloc((size_t)d * sizeof *m->levels);
+    m->levels = redist__malloc((size_t)d * sizeof *m->levels);
     if (m->levels == NULL)
         return REDIST_ERR_NOMEM;
     for (int l = 0; l < d; l++) {
@@ -430,22 +430,22 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
 
 static int alloc_work(side_work *w, int d)
 {
-    w->mine = calloc((size_t)d, sizeof(int));
-    w->peer = calloc((size_t)d, sizeof(int));
-    w->idx = calloc((size_t)d, sizeof(int));
-    w->src_stride = calloc((size_t)d, sizeof(int64_t));
-    w->dst_stride = calloc((size_t)d, sizeof(int64_t));
+    w->mine = redist__calloc((size_t)d, sizeof(int));
+    w->peer = redist__calloc((size_t)d, sizeof(int));
+    w->idx = redist__calloc((size_t)d, sizeof(int));
+    w->src_stride = redist__calloc((size_t)d, sizeof(int64_t));
+    w->dst_stride = redist__calloc((size_t)d, sizeof(int64_t));
     return w->mine && w->peer && w->idx && w->src_stride && w->dst_stride ? REDIST_SUCCESS
                                                                           : REDIST_ERR_NOMEM;
 }
 
 static void free_work(side_work *w)
 {
-    free(w->mine);
-    free(w->peer);
-    free(w->idx);
-    free(w->src_stride);
-    free(w->dst_stride);
+    redist__free(w->mine);
+    redist__free(w->peer);
+    redist__free(w->idx);
+    redist__free(w->src_stride);
+    redist__free(w->dst_stride);
 }
 
 /* Enumerates the Cartesian product of the per-dimension peers (mixed radix). */
@@ -460,7 +460,7 @@ static int build_msgs(const struct redist_layout_s *src, const struct redist_lay
     }
     if (n == 0)
         return REDIST_SUCCESS;
-    s->msgs = calloc((size_t)n, sizeof *s->msgs);
+    s->msgs = redist__calloc((size_t)n, sizeof *s->msgs);
     if (s->msgs == NULL)
         return REDIST_ERR_NOMEM;
     for (int64_t i = 0; i < n; i++) {
@@ -491,7 +491,7 @@ int redist__side_create(const struct redist_layout_s *src, const struct redist_l
     out->in_layout = 1;
     side_work w = {0};
     int err = alloc_work(&w, src->ndims);
-    out->dims = calloc((size_t)src->ndims, sizeof *out->dims);
+    out->dims = redist__calloc((size_t)src->ndims, sizeof *out->dims);
     if (err != REDIST_SUCCESS || out->dims == NULL) {
         err = REDIST_ERR_NOMEM;
         goto done;

@@ -17,7 +17,7 @@ int redist__check_permutation(int ndims, const int perm[])
 {
     if (perm == NULL)
         return REDIST_SUCCESS;
-    unsigned char *seen = calloc((size_t)ndims, 1);
+    unsigned char *seen = redist__calloc((size_t)ndims, 1);
     if (seen == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "permutation check");
     int err = REDIST_SUCCESS;
@@ -29,7 +29,7 @@ int redist__check_permutation(int ndims, const int perm[])
             err = redist__fail(REDIST_ERR_ARG,
                                "permutation[%d] = %d appears twice: not a permutation", j, perm[j]);
     }
-    free(seen);
+    redist__free(seen);
     return err;
 }
 
@@ -56,10 +56,11 @@ int redist__permuted_shape_matches(const struct redist_layout_s *src,
 static int permuted_ranks(const struct redist_layout_s *dst, const int perm[], const int *vgrid,
                           int *ranks)
 {
-    int d = dst->ndims, *v = calloc((size_t)d, sizeof *v), *c = calloc((size_t)d, sizeof *c);
+    int d = dst->ndims, *v = redist__calloc((size_t)d, sizeof *v),
+        *c = redist__calloc((size_t)d, sizeof *c);
     if (v == NULL || c == NULL) {
-        free(v);
-        free(c);
+        redist__free(v);
+        redist__free(c);
         return REDIST_ERR_NOMEM;
     }
     for (int pos = 0; pos < dst->nprocs; pos++) { /* v counts up, last coordinate fastest */
@@ -69,19 +70,19 @@ static int permuted_ranks(const struct redist_layout_s *dst, const int perm[], c
         for (int k = d - 1; k >= 0 && ++v[k] == vgrid[k]; k--)
             v[k] = 0;
     }
-    free(v);
-    free(c);
+    redist__free(v);
+    redist__free(c);
     return REDIST_SUCCESS;
 }
 
 struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *dst, const int perm[])
 {
     int d = dst->ndims;
-    int64_t *extent = malloc(2 * (size_t)d * sizeof *extent), *block = extent + d;
-    int *grid = malloc((2 * (size_t)d + (size_t)dst->nprocs) * sizeof *grid);
+    int64_t *extent = redist__malloc(2 * (size_t)d * sizeof *extent), *block = extent + d;
+    int *grid = redist__malloc((2 * (size_t)d + (size_t)dst->nprocs) * sizeof *grid);
     if (extent == NULL || grid == NULL) {
-        free(extent);
-        free(grid);
+        redist__free(extent);
+        redist__free(grid);
         return NULL;
     }
     int *first = grid + d, *ranks = grid + 2 * d;
@@ -94,8 +95,8 @@ struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *ds
         redist_layout_create(d, extent, block, grid, first, ranks, dst->order, &v) !=
             REDIST_SUCCESS)
         v = NULL;
-    free(extent);
-    free(grid);
+    redist__free(extent);
+    redist__free(grid);
     if (v == NULL)
         return NULL;
     SCATTER(v->phase, dst->phase, perm, d);

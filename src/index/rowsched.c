@@ -50,10 +50,10 @@ void redist__rowsched_free(redist__row_schedule *s)
     if (s == NULL)
         return;
     for (int64_t k = 0; s->steps != NULL && k < s->nsteps; k++) {
-        free(s->steps[k].rows);
-        free(s->steps[k].to);
+        redist__free(s->steps[k].rows);
+        redist__free(s->steps[k].to);
     }
-    free(s->steps);
+    redist__free(s->steps);
     memset(s, 0, sizeof *s);
 }
 
@@ -63,7 +63,7 @@ static int sched_init(redist__row_schedule *s, const redist__rx *rx, int64_t cap
     memset(s, 0, sizeof *s);
     s->K = rx->K;
     s->P = rx->P;
-    s->steps = calloc((size_t)(cap > 0 ? cap : 1), sizeof *s->steps);
+    s->steps = redist__calloc((size_t)(cap > 0 ? cap : 1), sizeof *s->steps);
     return s->steps == NULL ? REDIST_ERR_NOMEM : 0;
 }
 
@@ -72,11 +72,11 @@ static int sched_init(redist__row_schedule *s, const redist__rx *rx, int64_t cap
 static redist__row_step *add_step(redist__row_schedule *s, int64_t nrows)
 {
     redist__row_step *st = &s->steps[s->nsteps];
-    st->rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *st->rows);
-    st->to = malloc((size_t)s->P * sizeof *st->to);
+    st->rows = redist__malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *st->rows);
+    st->to = redist__malloc((size_t)s->P * sizeof *st->to);
     if (st->rows == NULL || st->to == NULL) {
-        free(st->rows);
-        free(st->to);
+        redist__free(st->rows);
+        redist__free(st->to);
         memset(st, 0, sizeof *st);
         return NULL;
     }
@@ -226,28 +226,28 @@ typedef struct phase_scratch {
 
 static void scratch_free(phase_scratch *w)
 {
-    free(w->key);
-    free(w->group);
-    free(w->order);
-    free(w->start);
-    free(w->cursor);
-    free(w->at);
-    free(w->ps);
-    free(w->map);
-    free(w->other);
+    redist__free(w->key);
+    redist__free(w->group);
+    redist__free(w->order);
+    redist__free(w->start);
+    redist__free(w->cursor);
+    redist__free(w->at);
+    redist__free(w->ps);
+    redist__free(w->map);
+    redist__free(w->other);
 }
 
 static int scratch_alloc(phase_scratch *w, int64_t K, int64_t P)
 {
-    w->key = malloc((size_t)K * sizeof *w->key);
-    w->group = malloc((size_t)K * sizeof *w->group);
-    w->order = malloc((size_t)K * sizeof *w->order);
-    w->start = calloc((size_t)K + 1, sizeof *w->start);
-    w->cursor = malloc((size_t)K * sizeof *w->cursor);
-    w->at = malloc((size_t)P * sizeof *w->at);
-    w->ps = malloc((size_t)P * sizeof *w->ps);
-    w->map = malloc((size_t)P * sizeof *w->map);
-    w->other = malloc((size_t)P * sizeof *w->other);
+    w->key = redist__malloc((size_t)K * sizeof *w->key);
+    w->group = redist__malloc((size_t)K * sizeof *w->group);
+    w->order = redist__malloc((size_t)K * sizeof *w->order);
+    w->start = redist__calloc((size_t)K + 1, sizeof *w->start);
+    w->cursor = redist__malloc((size_t)K * sizeof *w->cursor);
+    w->at = redist__malloc((size_t)P * sizeof *w->at);
+    w->ps = redist__malloc((size_t)P * sizeof *w->ps);
+    w->map = redist__malloc((size_t)P * sizeof *w->map);
+    w->other = redist__malloc((size_t)P * sizeof *w->other);
     if (w->key && w->group && w->order && w->start && w->cursor && w->at && w->ps && w->map &&
         w->other)
         return 0;
@@ -493,10 +493,11 @@ int redist__rowsched_check(const redist__rx *rx, const redist__row_schedule *s,
         return REDIST_ERR_ARG;
     st->steps = s->nsteps;
     int64_t K = rx->K, P = rx->P;
-    int64_t *cell = malloc((size_t)(K * P) * sizeof *cell);
-    unsigned char *moves = calloc((size_t)(K * P), 1);
-    int64_t *tmp = malloc((size_t)P * sizeof *tmp), *stamp = malloc((size_t)K * sizeof *stamp);
-    char *seen = malloc((size_t)P);
+    int64_t *cell = redist__malloc((size_t)(K * P) * sizeof *cell);
+    unsigned char *moves = redist__calloc((size_t)(K * P), 1);
+    int64_t *tmp = redist__malloc((size_t)P * sizeof *tmp),
+            *stamp = redist__malloc((size_t)K * sizeof *stamp);
+    char *seen = redist__malloc((size_t)P);
     int rc = cell && moves && tmp && stamp && seen ? 0 : REDIST_ERR_NOMEM;
     for (int64_t i = 0; rc == 0 && i < K; i++) {
         stamp[i] = -1;
@@ -511,11 +512,11 @@ int redist__rowsched_check(const redist__rx *rx, const redist__row_schedule *s,
     }
     if (rc == 0)
         rc = final_ok(rx, cell, moves, st);
-    free(cell);
-    free(moves);
-    free(tmp);
-    free(stamp);
-    free(seen);
+    redist__free(cell);
+    redist__free(moves);
+    redist__free(tmp);
+    redist__free(stamp);
+    redist__free(seen);
     return rc;
 }
 

@@ -248,17 +248,17 @@ int redist__dim_sections_create(const struct redist_layout_s *src,
     memset(out, 0, sizeof *out);
     out->src_period = g.a_is_src ? a_period : bb;
     out->dst_period = g.a_is_src ? bb : a_period;
-    int *peers = malloc((size_t)other->grid[k] * sizeof *peers);
-    out->peer = malloc((size_t)other->grid[k] * sizeof *out->peer);
-    out->elems = malloc((size_t)other->grid[k] * sizeof *out->elems);
-    out->first_run = malloc(((size_t)other->grid[k] + 1) * sizeof *out->first_run);
-    out->runs = malloc((3 * (size_t)other->grid[k] + 1) * sizeof *out->runs);
+    int *peers = redist__malloc((size_t)other->grid[k] * sizeof *peers);
+    out->peer = redist__malloc((size_t)other->grid[k] * sizeof *out->peer);
+    out->elems = redist__malloc((size_t)other->grid[k] * sizeof *out->elems);
+    out->first_run = redist__malloc(((size_t)other->grid[k] + 1) * sizeof *out->first_run);
+    out->runs = redist__malloc((3 * (size_t)other->grid[k] + 1) * sizeof *out->runs);
     if (!peers || !out->peer || !out->elems || !out->first_run || !out->runs) {
-        free(peers);
-        free(out->peer);
-        free(out->elems);
-        free(out->first_run);
-        free(out->runs);
+        redist__free(peers);
+        redist__free(out->peer);
+        redist__free(out->elems);
+        redist__free(out->first_run);
+        redist__free(out->runs);
         memset(out, 0, sizeof *out);
         return redist__fail(REDIST_ERR_NOMEM, "sections of dimension %d", k);
     }
@@ -277,6 +277,6 @@ int redist__dim_sections_create(const struct redist_layout_s *src,
         nruns += added;
     }
     out->first_run[out->npeers] = nruns;
-    free(peers);
+    redist__free(peers);
     return REDIST_SUCCESS;
 }

@@ -46,9 +46,9 @@ void redist__tiles_free(redist__tiles *t)
 {
     if (t == NULL)
         return;
-    free(t->src_f);
-    free(t->buf_stride);
-    free(t);
+    redist__free(t->src_f);
+    redist__free(t->buf_stride);
+    redist__free(t);
 }
 
 /* The level (not the innermost) where the destination's stride is 1, or -1. */
@@ -78,14 +78,14 @@ void redist__tiles_create(redist__msg *m)
        (or without the memory for them) the element-by-element path moves the same data. */
     if (ni < 2 || 4 * (nf + ni) > m->nelems || nf + ni > MAX_LIST_ENTRIES)
         return;
-    redist__tiles *t = calloc(1, sizeof *t);
+    redist__tiles *t = redist__calloc(1, sizeof *t);
     if (t == NULL)
         return;
     t->level = F;
     t->nf = nf;
     t->ni = ni;
-    t->src_f = malloc((size_t)(2 * (nf + ni)) * sizeof *t->src_f);
-    t->buf_stride = malloc((size_t)m->nlevels * sizeof *t->buf_stride);
+    t->src_f = redist__malloc((size_t)(2 * (nf + ni)) * sizeof *t->src_f);
+    t->buf_stride = redist__malloc((size_t)m->nlevels * sizeof *t->buf_stride);
     if (t->src_f == NULL || t->buf_stride == NULL) {
         redist__tiles_free(t);
         return;

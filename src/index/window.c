@@ -79,11 +79,11 @@ int redist__storage_span(const struct redist_layout_s *l, int rank, int64_t *cou
     int pos = redist__layout_position(l, rank);
     if (pos < 0)
         return REDIST_SUCCESS;
-    int *coords = malloc((size_t)l->ndims * sizeof *coords);
-    int64_t *stride = malloc((size_t)l->ndims * sizeof *stride);
+    int *coords = redist__malloc((size_t)l->ndims * sizeof *coords);
+    int64_t *stride = redist__malloc((size_t)l->ndims * sizeof *stride);
     if (coords == NULL || stride == NULL) {
-        free(coords);
-        free(stride);
+        redist__free(coords);
+        redist__free(stride);
         return redist__fail(REDIST_ERR_NOMEM, "storage span");
     }
     redist__layout_coords_of(l, pos, coords);
@@ -101,8 +101,8 @@ int redist__storage_span(const struct redist_layout_s *l, int rank, int64_t *cou
         *lo = *base + first;
         *hi = *base + last + 1;
     }
-    free(coords);
-    free(stride);
+    redist__free(coords);
+    redist__free(stride);
     return REDIST_SUCCESS;
 }
 

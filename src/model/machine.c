@@ -196,7 +196,7 @@ static void load_file(file_cache *c, const char *path, const struct stat *st)
     c->m = default_machine;
     char *text = NULL;
     FILE *f = st->st_size < (1 << 20) ? fopen(path, "r") : NULL;
-    if (f != NULL && (text = calloc((size_t)st->st_size + 1, 1)) != NULL &&
+    if (f != NULL && (text = redist__calloc((size_t)st->st_size + 1, 1)) != NULL &&
         fread(text, 1, (size_t)st->st_size, f) == (size_t)st->st_size) {
         char why[160];
         if (redist__machine_parse(text, &c->m, why, sizeof why) == 0)
@@ -206,7 +206,7 @@ static void load_file(file_cache *c, const char *path, const struct stat *st)
     } else {
         snprintf(c->source, sizeof c->source, "defaults (%s unreadable)", path);
     }
-    free(text);
+    redist__free(text);
     if (f != NULL)
         fclose(f);
 }

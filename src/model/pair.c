@@ -65,7 +65,7 @@ int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int 
 {
     /* Both layouts keep their grid positions sorted by rank (by_rank): merge the two lists. */
     int n = 0, i = 0, j = 0;
-    int *out = malloc(((size_t)src->nprocs + (size_t)dst->nprocs) * sizeof *out);
+    int *out = redist__malloc(((size_t)src->nprocs + (size_t)dst->nprocs) * sizeof *out);
     if (out == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "explain: rank list");
     while (i < src->nprocs || j < dst->nprocs) {
@@ -117,7 +117,7 @@ static int shift_set_room(shift_set *s)
     if (s->cap > 0 && s->n <= s->cap / 2)
         return REDIST_SUCCESS;
     int64_t cap = s->cap ? 2 * s->cap : 64;
-    int *v = realloc(s->v, (size_t)cap * sizeof *v);
+    int *v = redist__realloc(s->v, (size_t)cap * sizeof *v);
     if (v == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "explain: shifts");
     s->v = v;
@@ -196,7 +196,7 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         out->total_bytes += s.send.total_elems * elsize;
         sides_free(&s);
     }
-    free(members);
+    redist__free(members);
     if (err == REDIST_SUCCESS) {
         redist__traffic_finish(vmax, NULL, comm_size, (size_t)elsize, &out->c.t);
         out->c.t.shift_steps = shift_set_distinct_nonzero(&shifts);
@@ -204,7 +204,7 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         out->c.src = src;
         out->c.dst = dst;
     }
-    free(shifts.v);
+    redist__free(shifts.v);
     if (err != REDIST_SUCCESS)
         return err;
     out->key = key;
