@@ -25,9 +25,11 @@ static int check_sizes(int ndims, const int64_t extent[], const int grid[],
             if (sizes[k][c] < 0 || sizes[k][c] > REDIST_MAX_EXTENT)
                 return redist__fail(REDIST_ERR_ARG, "sizes[%d][%d] = %lld must be in [0, 2^62]", k,
                                     c, (long long)sizes[k][c]);
-            sum += sizes[k][c]; /* stops once past 2^62: no overflow */
-            if (sum > REDIST_MAX_EXTENT)
+            if (sizes[k][c] > REDIST_MAX_EXTENT - sum) { /* past 2^62: stop before overflowing */
+                sum = REDIST_MAX_EXTENT + 1;
                 break;
+            }
+            sum += sizes[k][c];
         }
         if (sum != extent[k])
             return redist__fail(REDIST_ERR_ARG,
