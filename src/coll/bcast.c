@@ -165,7 +165,8 @@ int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm
                 : -1;
     MPI_Comm c;
     redist__fingerprints fp;
-    redist__coll_fingerprints(&fp, count * (int64_t)es, root, algorithm);
+    redist__coll_fingerprints(&fp, err == REDIST_SUCCESS ? count * (int64_t)es : 0, root,
+                              algorithm);
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err != REDIST_SUCCESS || count == 0 || p == 1)
         return err;

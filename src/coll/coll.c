@@ -382,7 +382,7 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
     int i = err == REDIST_SUCCESS
                 ? redist__coll_pick(table, n, algorithm, p, (double)count * (double)es, &err)
                 : -1;
-    int64_t bytes = count * (int64_t)es, need = 0;
+    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)es : 0, need = 0;
     if (i >= 0 && count > 0) /* the MPI_IN_PLACE copy, then the algorithm's */
         need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rank, p);
     char *ws = redist__coll_workspace(need, &err), *w = ws;

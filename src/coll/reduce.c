@@ -237,7 +237,7 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     int i = err == REDIST_SUCCESS
                 ? redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err)
                 : -1;
-    int64_t bytes = count * (int64_t)es, need = 0;
+    int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)es : 0, need = 0;
     if (i >= 0 && count > 0) { /* the MPI_IN_PLACE copy (root only, checked), the algorithm's */
         int rel = (rank - virtual_root(op, root) + p) % p;
         need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rel, rank, p);
