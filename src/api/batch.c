@@ -208,7 +208,8 @@ static const redist__algorithm batch_algorithm = {
 
 /* Phase 1: this rank's arguments; the children check the rest. */
 static int check_batch(int count, const redist_layout src[], const redist_layout dst[],
-                       const MPI_Datatype types[], const redist_options *opt, redist_plan *plan)
+                       const MPI_Datatype types[], const redist_options *opt, int size,
+                       redist_plan *plan)
 {
     if (plan == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
@@ -226,7 +227,9 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: bounded mode (max_buffer_bytes)");
     if (opt != NULL && opt->transport == REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: the datatype transport");
-    return REDIST_SUCCESS;
+    /* The children run with options of the batch's choosing (check_arguments, shared_memory,
+       transport): the user's values are checked here, not by them. */
+    return redist__check_options(opt, size);
 }
 
 /* The children (collective, every rank makes every one), the directories and buffers. */
@@ -306,7 +309,7 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
     int err = redist__plan_prologue(comm, plan, &rank, &size);
     if (err != REDIST_SUCCESS)
         return err;
-    err = check_batch(count, src, dst, types, opt, plan);
+    err = check_batch(count, src, dst, types, opt, size, plan);
     struct redist_plan_s *p = redist__calloc(1, sizeof *p);
     batch *b = redist__calloc(1, sizeof *b);
     if (err == REDIST_SUCCESS &&
@@ -320,15 +323,23 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
         err = redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
     else
         MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    /* The count must agree before the children are made, one per array on every rank. */
-    int counts[2] = {err == REDIST_SUCCESS ? count : 0, err == REDIST_SUCCESS ? -count : 0};
+    /* The count must agree before the children are made, one per array on every rank; a rank
+       that failed already counts for no side (its error is the one agreed below). */
+    int counts[2] = {err == REDIST_SUCCESS ? count : INT_MAX,
+                     err == REDIST_SUCCESS ? -count : INT_MAX};
     if (dup == MPI_COMM_NULL ||
         MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_MIN, dup) != MPI_SUCCESS)
         err = err != REDIST_SUCCESS ? err : redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
     else if (err == REDIST_SUCCESS && counts[0] != -counts[1])
         err = redist__fail(REDIST_ERR_MISMATCH, "batch: the ranks pass different counts");
+    /* The options the children do not compare (they get the batch's own check_arguments,
+       shared_memory and transport), and the algorithm name, as redist_plan_create does:
+       execute's argument agreement is a collective every rank must make alike. */
+    redist__fingerprints fp;
+    fp.n = 0;
+    redist__fp_options(&fp, opt);
     if (dup != MPI_COMM_NULL)
-        err = redist__agree(dup, rank, err, NULL);
+        err = redist__agree(dup, rank, err, &fp);
     if (err != REDIST_SUCCESS) {
         if (dup != MPI_COMM_NULL)
             MPI_Comm_free(&dup);
