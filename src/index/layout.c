@@ -430,10 +430,10 @@ int redist_layout_local_size(redist_layout layout, int rank, int64_t *count)
 
 int redist_layout_ndims(redist_layout layout)
 {
-    return layout ? layout->ndims : REDIST_ERR_ARG;
+    return layout ? layout->ndims : redist__fail(REDIST_ERR_ARG, "layout_ndims: layout is NULL");
 }
 
 int redist_layout_nprocs(redist_layout layout)
 {
-    return layout ? layout->nprocs : REDIST_ERR_ARG;
+    return layout ? layout->nprocs : redist__fail(REDIST_ERR_ARG, "layout_nprocs: layout is NULL");
 }
