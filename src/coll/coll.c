@@ -69,6 +69,20 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
                    sizeof model);
 }
 
+void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op)
+{
+    const MPI_Op named[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                            MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                            MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+    int n = (int)(sizeof named / sizeof named[0]), kind = -1, commute = 0;
+    for (int i = 0; i < n && kind < 0; i++)
+        if (op == named[i])
+            kind = i;
+    if (kind < 0 && op != MPI_OP_NULL && MPI_Op_commutative(op, &commute) == MPI_SUCCESS)
+        kind = n + commute; /* user-defined */
+    redist__fp_add(fp, "op (predefined, or a user-defined op's commutativity)", &kind, sizeof kind);
+}
+
 int redist__coll_no_in_place(const void *buf, const char *name)
 {
     return buf == MPI_IN_PLACE
@@ -389,6 +403,7 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
     MPI_Comm c;
     redist__fingerprints fp;
     redist__coll_fingerprints(&fp, bytes, -1, algorithm);
+    redist__coll_fingerprint_op(&fp, err == REDIST_SUCCESS ? op : MPI_OP_NULL);
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);

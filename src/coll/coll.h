@@ -30,6 +30,10 @@ int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints 
    the root (-1: none) and the algorithm's name. */
 void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root,
                                const char *algorithm);
+/* The reductions' op, as a value every rank computes alike: a predefined op's place in MPI's
+   list (handles may differ between processes), a user-defined op's commutativity (the only
+   portable property, and the one that picks the algorithm and the operand order). */
+void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op);
 
 /* Local argument checks shared by the operations (no communication). */
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize);

@@ -246,6 +246,7 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     MPI_Comm c;
     redist__fingerprints fp;
     redist__coll_fingerprints(&fp, bytes, root, algorithm);
+    redist__coll_fingerprint_op(&fp, err == REDIST_SUCCESS ? op : MPI_OP_NULL);
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);

@@ -229,6 +229,7 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     MPI_Comm c;
     redist__fingerprints fp;
     redist__coll_fingerprints(&fp, b, -1, algorithm);
+    redist__coll_fingerprint_op(&fp, err == REDIST_SUCCESS ? op : MPI_OP_NULL);
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && b > 0) {
         ctx x = {type, op, count, b, c};
