@@ -35,6 +35,13 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
     err = redist__element_size(type, elsize);
     if (err != REDIST_SUCCESS)
         return err;
+    /* As for layouts: at most 2^62 elements, fewer than 2^63 bytes (so that no byte count of
+       a rank's part overflows). */
+    if (n > 62 || ((int64_t)1 << n) > INT64_MAX / (int64_t)*elsize)
+        return redist__fail(REDIST_ERR_ARG,
+                            "bmmc: 2^%d elements of %zu bytes: an array has at most 2^62 "
+                            "elements and fewer than 2^63 bytes",
+                            n, *elsize);
     return redist__bmmc_plan_init(n, *p, f, columns, complement, bp);
 }
 
