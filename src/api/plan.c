@@ -533,6 +533,10 @@ static int create_agreed(struct redist_plan_s *p, redist_layout src, redist_layo
         p->type = MPI_DATATYPE_NULL;
         err = redist__fail(REDIST_ERR_MPI, "MPI_Type_dup failed");
     }
+    /* The duplicate committed (a no-op for a committed type): MPI cannot tell us whether the
+       user's type was, and alltoallv hands the plan's type to MPI. */
+    if (err == REDIST_SUCCESS && MPI_Type_commit(&p->type) != MPI_SUCCESS)
+        err = redist__fail(REDIST_ERR_MPI, "MPI_Type_commit failed");
     err = redist__agree(dup, rank, err, NULL);
     if (err == REDIST_SUCCESS)
         err = setup(p, algorithm_name(opt));
