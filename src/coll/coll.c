@@ -83,6 +83,17 @@ void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op)
     redist__fp_add(fp, "op (predefined, or a user-defined op's commutativity)", &kind, sizeof kind);
 }
 
+int redist__coll_check_op(MPI_Datatype type, MPI_Op op)
+{
+    char in[16] = {0}, inout[16] = {0};
+    if (MPI_Reduce_local(in, inout, 0, type, op) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_ARG,
+                            "op cannot combine elements of type (MPI_Reduce_local refuses the "
+                            "pair: a predefined op the type does not have, or a type that was "
+                            "never committed)");
+    return REDIST_SUCCESS;
+}
+
 int redist__coll_no_in_place(const void *buf, const char *name)
 {
     return buf == MPI_IN_PLACE
@@ -367,6 +378,8 @@ int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_nee
         return err;
     if (need_op && op == MPI_OP_NULL)
         return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
+    if (need_op && (err = redist__coll_check_op(type, op)) != REDIST_SUCCESS)
+        return err;
     if (root >= 0 || root < -1) {
         int p = 0;
         if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &p) == MPI_SUCCESS &&

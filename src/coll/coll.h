@@ -34,6 +34,11 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
    list (handles may differ between processes), a user-defined op's commutativity (the only
    portable property, and the one that picks the algorithm and the operand order). */
 void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op);
+/* REDIST_ERR_ARG unless MPI can apply op to type: MPI_Reduce_local of no element checks the
+   pair (a predefined op the type lacks, such as MPI_BAND on MPI_DOUBLE; a type that was never
+   committed) without calling a user function. Local; before the agreement, so that no rank
+   fails alone inside an algorithm while the others wait for it. */
+int redist__coll_check_op(MPI_Datatype type, MPI_Op op);
 
 /* Local argument checks shared by the operations (no communication). */
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize);

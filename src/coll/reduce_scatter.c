@@ -212,6 +212,8 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     if (err == REDIST_SUCCESS && op == MPI_OP_NULL)
         err = redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
     if (err == REDIST_SUCCESS)
+        err = redist__coll_check_op(type, op);
+    if (err == REDIST_SUCCESS)
         err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
         err = redist__fail(REDIST_ERR_ARG, "%s is NULL", sendbuf == NULL ? "sendbuf" : "recvbuf");
