@@ -29,6 +29,11 @@ static int check_sentinel(const void *buf, const char *name)
             REDIST_ERR_ARG,
             "%s is MPI_IN_PLACE: redistribution needs separate source and destination arrays",
             name);
+    if (buf == redist_f_not_contiguous())
+        return redist__fail(REDIST_ERR_ARG,
+                            "%s is a non-contiguous Fortran array: pass a contiguous one (a "
+                            "compiler's copy would not stay in place until the execution ends)",
+                            name);
     return REDIST_SUCCESS;
 }
 

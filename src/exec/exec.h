@@ -14,6 +14,11 @@
 
 struct redist_plan_s;
 
+/* The address the Fortran module passes for a buffer it cannot hand over (a non-contiguous
+   array section; api/fortran.c). An execute given it fails with REDIST_ERR_ARG, agreed like
+   every buffer error. */
+const void *redist_f_not_contiguous(void);
+
 /* ---- the algorithm interface ---------------------------------------------------------------
    One file per algorithm defines one of these (src/algo/, src/bmmc/perform.c) and the
    registry (src/algo/registry.c) lists it. Its rules are pure, from the case (the same on

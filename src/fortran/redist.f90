@@ -127,6 +127,10 @@ module redist
       import :: c_int, c_ptr
       integer(c_int), value :: err
     end function
+    !> The C library's marker for a non-contiguous buffer (src/api/fortran.c).
+    type(c_ptr) function c_not_contiguous() bind(C, name="redist_f_not_contiguous")
+      import :: c_ptr
+    end function
     type(c_ptr) function c_last_error_detail() bind(C, name="redist_last_error_detail")
       import :: c_ptr
     end function
@@ -156,16 +160,19 @@ contains
     end do
   end function
 
-  !> The address of a contiguous buffer, C's NULL when absent; ok = .false. if not contiguous.
-  function address(x, ok) result(p)
+  !> The address of a contiguous buffer, C's NULL when absent, and the C library's marker
+  !> for a non-contiguous one: every process still makes the collective call, and the C side
+  !> returns REDIST_ERR_ARG on every process (agreed like any buffer error).
+  function address(x) result(p)
     type(*), dimension(..), intent(in), target, optional :: x
-    logical, intent(out) :: ok
     type(c_ptr) :: p
     p = c_null_ptr
-    ok = .true.
     if (.not. present(x)) return
-    ok = is_contiguous(x)
-    if (ok) p = c_loc(x)
+    if (is_contiguous(x)) then
+      p = c_loc(x)
+    else
+      p = c_not_contiguous()
+    end if
   end function
 
   !> redist_layout_create: extent, block, grid of size ndims; first (0-based grid
@@ -293,12 +300,7 @@ contains
     type(redist_plan), intent(in) :: plan
     type(*), dimension(..), intent(in), target, optional :: src
     type(*), dimension(..), intent(inout), target, optional :: dst
-    type(c_ptr) :: s, d
-    logical :: ok_s, ok_d
-    s = address(src, ok_s)
-    d = address(dst, ok_d)
-    err = REDIST_ERR_ARG
-    if (ok_s .and. ok_d) err = c_execute(plan%p, s, d)
+    err = c_execute(plan%p, address(src), address(dst))
   end function
 
   !> redist_start: the arrays must stay in place until the execution completes.
@@ -306,12 +308,7 @@ contains
     type(redist_plan), intent(in) :: plan
     type(*), dimension(..), intent(in), target, asynchronous, optional :: src
     type(*), dimension(..), intent(inout), target, asynchronous, optional :: dst
-    type(c_ptr) :: s, d
-    logical :: ok_s, ok_d
-    s = address(src, ok_s)
-    d = address(dst, ok_d)
-    err = REDIST_ERR_ARG
-    if (ok_s .and. ok_d) err = c_start(plan%p, s, d)
+    err = c_start(plan%p, address(src), address(dst))
   end function
 
   integer(c_int) function redist_test(plan, done) result(err)
