@@ -1,10 +1,12 @@
 #include "support/mtest.h"
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int64_t mtest_global_of(int64_t l, int64_t b, int P, int first, int c)
 {
@@ -164,4 +166,39 @@ int mtest_coords_of(const int ranks[], int nprocs, const int grid[], int nd, int
             return 1;
         }
     return 0;
+}
+
+/* The whole report, written at once by the handler (write is async-signal-safe). */
+static char watchdog_line[640];
+static size_t watchdog_len;
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    ssize_t ignored = write(STDOUT_FILENO, watchdog_line, watchdog_len);
+    (void)ignored;
+    _exit(1);
+}
+
+void mtest_watchdog(int seconds, int rank, const char *fmt, ...)
+{
+    static int installed;
+    alarm(0);
+    if (seconds <= 0)
+        return;
+    if (!installed) {
+        signal(SIGALRM, on_watchdog);
+        installed = 1;
+    }
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    int n = snprintf(watchdog_line, sizeof watchdog_line,
+                     "[rank %d] no return after %d s (hang) in: %s\n", rank, seconds, what);
+    watchdog_len = n < 0                              ? 0
+                   : (size_t)n < sizeof watchdog_line ? (size_t)n
+                                                      : sizeof watchdog_line - 1;
+    alarm((unsigned)seconds);
 }

@@ -62,4 +62,13 @@ int mtest_random_grid(uint64_t *state, int nranks, int maxp, int nd, int ranks[]
 int mtest_coords_of(const int ranks[], int nprocs, const int grid[], int nd, int rank,
                     int coords[]);
 
+/* A watchdog for one step of a test: if the step does not end within `seconds`, the process
+   writes "[rank R] no return after S s (hang) in: <what>" to stdout and exits with status 1
+   (the library must never hang; the test may end itself). seconds = 0 disarms it. Uses
+   alarm() and SIGALRM. rank is the caller's MPI_COMM_WORLD rank. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void mtest_watchdog(int seconds, int rank, const char *fmt, ...);
+
 #endif
