@@ -39,6 +39,28 @@ static int check_inter(MPI_Comm intercomm, int is_source, redist_plan *plan, int
     return REDIST_SUCCESS;
 }
 
+/* is_source must be one value per group before the groups are merged (MPI_Intercomm_merge's
+   `high` must be; MPICH hangs otherwise): each group learns the other group's minimum and
+   maximum through the intercommunicator, judges them, and sends its verdict back, so that
+   every rank of both groups knows both verdicts. Collective over both groups, whatever
+   is_source is. */
+static int check_sides(MPI_Comm intercomm, int is_source)
+{
+    int side = is_source == 0 || is_source == 1 ? is_source : 2; /* 2: not a side (later) */
+    int mine[2] = {side, -side}, theirs[2] = {0, 0};
+    int other_ok = 0, mine_ok = 0;
+    if (MPI_Allreduce(mine, theirs, 2, MPI_INT, MPI_MIN, intercomm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce over intercomm failed");
+    other_ok = theirs[0] == -theirs[1];
+    if (MPI_Allreduce(&other_ok, &mine_ok, 1, MPI_INT, MPI_MIN, intercomm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce over intercomm failed");
+    if (!mine_ok || !other_ok)
+        return redist__fail(REDIST_ERR_ARG, "is_source differs within a group: every rank of a "
+                                            "group must pass the same value (1 in one group, 0 "
+                                            "in the other)");
+    return REDIST_SUCCESS;
+}
+
 /* Checks that need the merged communicator: is_source is 0 or 1 and opposite in the two
    groups (the source group then holds merged ranks 0 .. P_src - 1), and each layout fits its
    group. Returns this rank's status (the caller agrees on it). */
@@ -91,6 +113,8 @@ int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype 
 {
     int local = 0, remote = 0;
     int err = check_inter(intercomm, is_source, plan, &local, &remote);
+    if (err == REDIST_SUCCESS)
+        err = check_sides(intercomm, is_source);
     if (err != REDIST_SUCCESS)
         return err;
     int p_src = is_source == 1 ? local : remote, p_dst = is_source == 1 ? remote : local;
