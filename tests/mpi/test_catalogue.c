@@ -1419,6 +1419,7 @@ enum {
     IN_BOTH_SOURCE,
     IN_SWAPPED,
     IN_MIXED,
+    IN_IS_SOURCE_2_RANK0,
     IN_SRC_BEYOND,
     IN_NULL_PLAN,
     IN_NULL_DST_LAST,
@@ -1460,6 +1461,9 @@ static int run_inter(int v)
         break;
     case IN_MIXED: /* rank 1 (source group, with rank 0) claims the destination side */
         src = rank == 1 ? 0 : src;
+        break;
+    case IN_IS_SOURCE_2_RANK0: /* rank 0 shares the source group with rank 1 */
+        src = rank == 0 ? 2 : src;
         break;
     case IN_SRC_BEYOND:
         s = LIs_beyond;
@@ -2837,7 +2841,10 @@ static void build_catalogue(void)
       MULTI);
     E(pi, "is_source 1 in both groups", run_inter, IN_BOTH_SOURCE, ARG, "both groups", MULTI);
     E(pi, "the groups swap sides (legal)", run_inter, IN_SWAPPED, OK, NULL, MULTI);
-    E(pi, "is_source 0 on one rank of the source group", run_inter, IN_MIXED, ARG, NULL, MULTI3);
+    E(pi, "is_source 0 on one rank of the source group", run_inter, IN_MIXED, ARG, "within a group",
+      MULTI3);
+    E(pi, "is_source 2 on rank 0 only (the source group)", run_inter, IN_IS_SOURCE_2_RANK0, ARG,
+      "within a group", MULTI3);
     E(pi, "a src rank == the source group's size", run_inter, IN_SRC_BEYOND, ARG, "source group",
       MULTI);
     E(pi, "plan (output) NULL", run_inter, IN_NULL_PLAN, ARG, "plan", MULTI);
