@@ -153,7 +153,9 @@ static void walk_level(walker *w, int l, int64_t ao, int64_t bo)
         return;
     }
     int64_t es = (int64_t)w->es;
-    int64_t a_elem = L->src_stride * es, b_elem = L->dst_stride * es;
+    /* The stream side's strides are the peer's (a guess): never used, never formed. */
+    int64_t a_elem = w->a_stream ? 0 : L->src_stride * es,
+            b_elem = w->b_stream ? 0 : L->dst_stride * es;
     for (int64_t r = 0; r < L->nruns; r++) {
         const redist__run *run = &L->runs[r];
         for (int64_t j = 0; j < run->count; j++) {

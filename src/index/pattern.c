@@ -59,6 +59,12 @@ static int64_t dim_period(const struct redist_layout_s *src, const struct redist
     return l < 0 ? 0 : l;
 }
 
+/* Whether dimension k of l has irregular blocks (gen_block.c). */
+static int gen_dim(const struct redist_layout_s *l, int k)
+{
+    return l->gen != NULL && l->gen[k] != NULL;
+}
+
 /* The first block index of coordinate `coord` of layout a along k (blocks of the extended
    window, window.c), and the number of blocks that meet [0, window) of the window. */
 static int64_t first_block(const struct redist_layout_s *a, int k, int coord)
@@ -74,35 +80,66 @@ static int64_t blocks_in(const struct redist_layout_s *a, int k, int64_t window)
 /* Calls emit(g, len, other_coord) for the segments of coordinate `coord` of layout A within
    [0, window), split at the block boundaries of layout B, in increasing g. Block i of A's
    extended window covers [i ba - phase, (i + 1) ba - phase) of the window. Every sum stays
-   below window + phase + window <= 2^63 whatever the blocks (up to INT64_MAX). */
+   below window + phase + window <= 2^63 whatever the blocks (up to INT64_MAX). An irregular
+   side (never a window, so no phase) reaches here only against a window with a phase, which
+   the sections do not handle: its blocks are its intervals (gen_block.c). */
 typedef void (*emit_fn)(void *ctx, int64_t g, int64_t len, int other);
+static void split_at_b(const struct redist_layout_s *b, int k, int64_t g, int64_t end, emit_fn emit,
+                       void *ctx)
+{
+    int64_t bb = b->block[k], pb = b->grid[k], fb = b->phase[k];
+    while (g < end) {
+        int64_t e, other;
+        if (gen_dim(b, k)) {
+            int64_t j = redist__gen_block_of(b, k, g);
+            e = b->gen[k][j + 1] < end ? b->gen[k][j + 1] : end;
+            other = (j + b->first[k]) % pb;
+        } else {
+            int64_t to_boundary = bb - (g + fb) % bb;
+            e = to_boundary < end - g ? g + to_boundary : end;
+            other = ((g + fb) / bb + b->first[k]) % pb;
+        }
+        emit(ctx, g, e - g, (int)other);
+        g = e;
+    }
+}
 static void walk_segments(const struct redist_layout_s *a, const struct redist_layout_s *b, int k,
                           int coord, int64_t window, emit_fn emit, void *ctx)
 {
-    int64_t ba = a->block[k], pa = a->grid[k], bb = b->block[k], pb = b->grid[k];
-    int64_t fa = a->phase[k], fb = b->phase[k];
+    int64_t ba = a->block[k], pa = a->grid[k];
+    int64_t fa = a->phase[k];
+    if (gen_dim(a, k)) {
+        int64_t i = first_block(a, k, coord), lo = a->gen[k][i], hi = a->gen[k][i + 1];
+        split_at_b(b, k, lo < window ? lo : window, hi < window ? hi : window, emit, ctx);
+        return;
+    }
     int64_t nblocks = blocks_in(a, k, window);
     for (int64_t i = first_block(a, k, coord); i < nblocks; i += pa) {
         int64_t from = i * ba, left = window + fa - from; /* extended-window indices */
         int64_t g = from > fa ? from - fa : 0, end = (ba < left ? from + ba : window + fa) - fa;
-        while (g < end) {
-            int64_t to_boundary = bb - (g + fb) % bb,
-                    e = to_boundary < end - g ? g + to_boundary : end;
-            emit(ctx, g, e - g, (int)(((g + fb) / bb + b->first[k]) % pb));
-            g = e;
-        }
+        split_at_b(b, k, g, end, emit, ctx);
     }
 }
 
 /* An upper bound on the segments walk_segments emits, computed without walking: the
-   coordinate's blocks, each cut at most ba/bb + 1 times, and at most one cut per block of B. */
+   coordinate's blocks, each cut at most ba/bb + 1 times, and at most one cut per block of B.
+   An irregular A: its one interval; an irregular B: any of its blocks may cut. */
 static double segments_bound(const struct redist_layout_s *a, const struct redist_layout_s *b,
                              int k, int coord, int64_t window)
 {
-    int64_t nblocks = blocks_in(a, k, window), i0 = first_block(a, k, coord);
-    double mine = i0 < nblocks ? (double)((nblocks - 1 - i0) / a->grid[k] + 1) : 0.0;
-    double cuts_per_block = (double)(a->block[k] / b->block[k]) + 2.0;
-    double cuts = mine * cuts_per_block, b_blocks = (double)blocks_in(b, k, window);
+    double mine, cuts_per_block;
+    if (gen_dim(a, k)) {
+        int64_t i = first_block(a, k, coord), lo = a->gen[k][i], hi = a->gen[k][i + 1];
+        int64_t len = (hi < window ? hi : window) - (lo < window ? lo : window);
+        mine = len > 0 ? 1.0 : 0.0;
+        cuts_per_block = (double)(len / b->block[k]) + 2.0;
+    } else {
+        int64_t nblocks = blocks_in(a, k, window), i0 = first_block(a, k, coord);
+        mine = i0 < nblocks ? (double)((nblocks - 1 - i0) / a->grid[k] + 1) : 0.0;
+        cuts_per_block = (double)(a->block[k] / b->block[k]) + 2.0;
+    }
+    double b_blocks = gen_dim(b, k) ? (double)b->grid[k] : (double)blocks_in(b, k, window);
+    double cuts = gen_dim(b, k) ? b_blocks : mine * cuts_per_block;
     return mine + (cuts < b_blocks ? cuts : b_blocks);
 }
 
@@ -382,7 +419,23 @@ static int merge_contiguous_levels(redist__msg *m)
 typedef struct side_work {
     int *mine, *peer, *idx; /* [ndims] coordinates and per-dimension peer indices */
     int64_t *src_stride, *dst_stride;
+    int rank; /* the rank whose side this is */
 } side_work;
+
+/* The peer's strides: a guess (its ld is its own) that only decides whether levels merge,
+   which keeps the element order: each side moves data with its own strides. Dense: this
+   rank's ld with the peer's extents could make a stride pass 2^63 (redist__check_ld bounds it
+   with this rank's extents only); dense, every stride is at most the peer's local array of
+   the root, 2^62 elements. */
+static void peer_strides(const struct redist_layout_s *l, const int coords[], int64_t stride[])
+{
+    int64_t s = 1;
+    for (int i = 0; i < l->ndims; i++) {
+        int k = l->storage[l->ndims - 1 - i];
+        stride[k] = s;
+        s *= redist__storage_extent(l, k, coords[k]);
+    }
+}
 
 /* A level's period as the message uses it: 0 when no run of the peer repeats, since then no
    offset ever adds it (and a block near INT64_MAX would overflow the byte steps computed from
@@ -403,10 +456,17 @@ static int build_msg(const struct redist_layout_s *src, const struct redist_layo
     for (int k = 0; k < d; k++)
         w->peer[k] = s->dims[k].peer[w->idx[k]];
     m->peer = other->ranks[redist__layout_position_of(other, w->peer)];
-    /* The peer's strides are a guess (its ld is its own) that only decides whether levels
-       merge, which keeps the element order: each side moves data with its own strides. */
-    redist__storage_strides(src, side == REDIST__SIDE_SRC ? w->mine : w->peer, w->src_stride);
-    redist__storage_strides(dst, side == REDIST__SIDE_SRC ? w->peer : w->mine, w->dst_stride);
+    /* This rank's strides on its side, and on the other for its self part (copied with
+       them); a guess for the peer's (peer_strides). */
+    int self = m->peer == w->rank, src_side = side == REDIST__SIDE_SRC;
+    if (src_side || self)
+        redist__storage_strides(src, src_side ? w->mine : w->peer, w->src_stride);
+    else
+        peer_strides(src, w->peer, w->src_stride);
+    if (!src_side || self)
+        redist__storage_strides(dst, src_side ? w->peer : w->mine, w->dst_stride);
+    else
+        peer_strides(dst, w->peer, w->dst_stride);
     m->nlevels = d;
     m->nelems = 1;
     m->levels = redist__malloc((size_t)d * sizeof *m->levels);
@@ -490,6 +550,7 @@ int redist__side_create(const struct redist_layout_s *src, const struct redist_l
         return REDIST_SUCCESS;
     out->in_layout = 1;
     side_work w = {0};
+    w.rank = rank;
     int err = alloc_work(&w, src->ndims);
     out->dims = redist__calloc((size_t)src->ndims, sizeof *out->dims);
     if (err != REDIST_SUCCESS || out->dims == NULL) {

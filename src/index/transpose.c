@@ -76,7 +76,7 @@ void redist__tiles_create(redist__msg *m)
     /* Worth it and affordable: lists of two dimensions, a quarter of the message's elements
        at most, and at most MAX_LIST_ENTRIES. They only make the move faster: without them
        (or without the memory for them) the element-by-element path moves the same data. */
-    if (ni < 2 || 4 * (nf + ni) > m->nelems || nf + ni > MAX_LIST_ENTRIES)
+    if (ni < 2 || nf + ni > m->nelems / 4 || nf + ni > MAX_LIST_ENTRIES) /* nf, ni <= 2^61 */
         return;
     redist__tiles *t = redist__calloc(1, sizeof *t);
     if (t == NULL)
@@ -223,7 +223,8 @@ static void tiled_level(const tiled_walk *w, int l, int64_t ao, int64_t bo, int6
         return;
     }
     const redist__level *L = &w->m->levels[l];
-    int64_t es = (int64_t)w->es, a_elem = L->src_stride * es, b_elem = L->dst_stride * es;
+    int64_t es = (int64_t)w->es, b_elem = L->dst_stride * es;
+    int64_t a_elem = w->a_stream ? 0 : L->src_stride * es; /* a stream: the peer's, unused */
     int64_t step = w->t->buf_stride[l];
     for (int64_t r = 0; r < L->nruns; r++) {
         const redist__run *run = &L->runs[r];
