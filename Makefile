@@ -7,6 +7,8 @@
 #   make bench            build, then run bench/run.sh
 #   make test             run the tests of build/ only (no rebuild of build-asan/)
 #   make asan             build and test build-asan/ only
+#   make fuzz             build the libFuzzer targets (clang) in build-fuzz/, run each for
+#                         FUZZ_SECONDS (60) on its corpus (tests/fuzz/; scripts/fuzz.sh)
 #   make format           clang-format -i every C file
 #   make clean
 #
@@ -115,6 +117,26 @@ bench: build
 	    bash bench/run.sh; \
 	else echo "bench: no bench/run.sh; benchmark programs are in $(BUILD_DIR)/"; fi
 
+# libFuzzer targets (tests/fuzz/): their own tree, built with clang, MPI-free. Knobs:
+# FUZZ_SECONDS per target, FUZZ_TARGETS (e.g. "spec pattern"; default all), FUZZ_ARGS
+# (libFuzzer flags), FUZZ_DIR, FUZZ_CC. CI: make fuzz FUZZ_SECONDS=10.
+FUZZ_DIR       ?= build-fuzz
+FUZZ_CC        ?= clang
+FUZZ_SECONDS   ?= 60
+FUZZ_TARGETS   ?=
+FUZZ_ARGS      ?=
+
+.PHONY: fuzz
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found (apt-get install clang)"; exit 1; }
+	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=Debug \
+	  "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DREDIST_FUZZ=ON -DREDIST_BUILD_TESTS=OFF \
+	  -DREDIST_BUILD_TOOLS=OFF -DREDIST_BUILD_BENCH=OFF -DREDIST_BUILD_EXAMPLES=OFF \
+	  -DREDIST_WERROR=$(WERROR)
+	$(CMAKE) --build $(FUZZ_DIR) -j$(JOBS) --target redist_fuzz
+	@FUZZ_DIR="$(FUZZ_DIR)" FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+	  FUZZ_ARGS="$(FUZZ_ARGS)" bash scripts/fuzz.sh
+
 format:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format: $(CLANG_FORMAT) not found (apt-get install clang-format)"; exit 1; }
 	$(CLANG_FORMAT) -i $(C_FILES)
@@ -124,4 +146,4 @@ format-check:
 	$(CLANG_FORMAT) --dry-run -Werror $(C_FILES)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

@@ -28,6 +28,9 @@
  * Options: -v names each entry on rank 0 before it runs; --list prints the table and exits.
  * Output: " No Errors" on success, else one line per failed check and " Found N errors".
  */
+/* nprocs: 1 2 3 4 */
+/* (one rank; two; three: not a power of two, a group of two ranks on one side of the
+   intercommunicator; four: a power of two above two. Any count works when run by hand.) */
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
