@@ -97,10 +97,14 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
             return n;
         s->nacks += n;
     }
+    int recv_reqs = k;
     for (int j = 0; j < p->send.nmsgs; j++) {
         int n = redist__pack_and_send(p, (first + j) % p->send.nmsgs, s->reqs + k);
-        if (n < 0)
+        if (n < 0) { /* MPI failed: nothing of this execute may still write the arrays */
+            redist__abandon_requests(s->reqs, recv_reqs, s->reqs + recv_reqs, k - recv_reqs);
+            redist__abandon_requests(NULL, 0, s->reqs + s->ack_first, s->nacks);
             return n;
+        }
         k += n;
     }
     redist__copy_self(p);

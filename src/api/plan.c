@@ -229,9 +229,10 @@ static int build_messages(struct redist_plan_s *p)
     }
     if (err != REDIST_SUCCESS)
         return err;
-    redist__side_tiles(&p->recv); /* the cache-blocked transposes of unpacking, if any */
-    if (p->self != NULL)
-        redist__tiles_create(p->self);
+    /* the cache-blocked transposes of unpacking, if any */
+    if (redist__side_tiles(&p->recv) != REDIST_SUCCESS ||
+        (p->self != NULL && redist__tiles_create(p->self) != REDIST_SUCCESS))
+        return redist__fail(REDIST_ERR_NOMEM, "transpose tiles");
     return local_storage(p);
 }
 

@@ -115,7 +115,11 @@ int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, s
     }
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_commit(&inner);
-    *out = inner;
+    if (rc != MPI_SUCCESS && inner != elem)
+        MPI_Type_free(&inner);
+    *out = rc == MPI_SUCCESS ? inner : MPI_DATATYPE_NULL; /* never elem: the caller frees it */
+    if (rc == MPI_ERR_NO_MEM)                             /* ours (the helpers' arrays) or MPI's */
+        return redist__fail(REDIST_ERR_NOMEM, "building a message datatype");
     return rc == MPI_SUCCESS ? REDIST_SUCCESS
                              : redist__fail(REDIST_ERR_MPI, "building a message datatype");
 }

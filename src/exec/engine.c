@@ -127,6 +127,18 @@ void redist__copy_self(struct redist_plan_s *p)
         redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize, p->scale);
 }
 
+void redist__abandon_requests(MPI_Request recvs[], int nrecvs, MPI_Request sends[], int nsends)
+{
+    for (int i = 0; i < nrecvs; i++)
+        if (recvs[i] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&recvs[i]);
+            MPI_Wait(&recvs[i], MPI_STATUS_IGNORE);
+        }
+    for (int i = 0; i < nsends; i++)
+        if (sends[i] != MPI_REQUEST_NULL)
+            MPI_Request_free(&sends[i]);
+}
+
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what)
 {
     *done = 1;

@@ -28,6 +28,11 @@ int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req);
 int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
 /* Copies the self part (unless dry). */
 void redist__copy_self(struct redist_plan_s *p);
+/* After an MPI error in the middle of a start: cancels the receives already posted (and
+   waits for the cancellation, so that MPI writes no buffer afterwards) and frees the
+   sends' requests (they complete, or not, on their own). */
+void redist__abandon_requests(MPI_Request recvs[], int nrecvs, MPI_Request sends[], int nsends);
+
 /* Waits for (blocking) or tests one request; *done = 1 when it is complete. */
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what);
 

@@ -120,6 +120,9 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
 
 int redist__begin_checked(redist_plan p, int local_err)
 {
+    if (p->broken)
+        return redist__fail(REDIST_ERR_STATE, "an MPI error broke this plan in an earlier "
+                                              "execution: free it and create it again");
     p->local_error = local_err;
     if (local_err != REDIST_SUCCESS && !p->check_arguments)
         return local_err;
@@ -132,8 +135,12 @@ int redist__begin_checked(redist_plan p, int local_err)
     p->active = 1;
     p->algo_done = 0;
     int err = p->algo->start(p);
-    if (err != REDIST_SUCCESS)
+    if (err != REDIST_SUCCESS) { /* an MPI failure: its messages are not all posted, so
+                                    waiting for them could wait forever */
         p->local_error = err;
+        p->algo_done = 1;
+        p->broken = 1;
+    }
     return REDIST_SUCCESS;
 }
 
@@ -173,6 +180,7 @@ static int drive(redist_plan p, int blocking, int *done)
     int err = p->algo_done ? REDIST_SUCCESS : p->algo->progress(p, blocking, done);
     if (err != REDIST_SUCCESS) { /* an MPI failure: nothing sensible remains to wait for */
         p->local_error = err;
+        p->broken = 1;
         *done = 1;
     }
     p->algo_done = *done;

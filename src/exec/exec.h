@@ -109,6 +109,8 @@ struct redist_plan_s {
     /* One execution in flight. */
     int active;
     int algo_done; /* the algorithm's progress reported done; only the agreement remains */
+    int broken;    /* an MPI call failed in an execution: messages may be left in flight, so
+                      later executions would match them; the plan only frees */
     int dry;       /* this rank's arguments were bad: communicate, touch nothing */
     const char *cur_src;
     char *cur_dst;

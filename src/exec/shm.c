@@ -78,15 +78,12 @@ static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
             theirs[r] = 0;
         return REDIST_SUCCESS;
     }
-    int64_t *mine = redist__malloc((size_t)p->size * sizeof *mine);
-    if (mine == NULL)
-        return REDIST_ERR_NOMEM;
-    for (int r = 0; r < p->size; r++)
-        mine[r] = -1;
+    for (int r = 0; r < p->size; r++) /* in place: no allocation, which could fail on one
+                                          rank and leave the others in the MPI_Alltoall */
+        theirs[r] = -1;
     for (int i = 0; i < p->send.nmsgs; i++)
-        mine[p->send.msgs[i].peer] = p->send.msgs[i].offset * (int64_t)p->elsize;
-    int rc = MPI_Alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, p->comm);
-    redist__free(mine);
+        theirs[p->send.msgs[i].peer] = p->send.msgs[i].offset * (int64_t)p->elsize;
+    int rc = MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, p->comm);
     return rc == MPI_SUCCESS ? REDIST_SUCCESS : REDIST_ERR_MPI;
 }
 
@@ -128,6 +125,24 @@ static int segments_fit(struct redist_plan_s *p, MPI_Comm node, MPI_Aint bytes)
     return all;
 }
 
+/* Whether every rank of the plan got its window (win NULL: this one did not). If not, the
+   ranks that have one free it, and node is freed: the plan goes without shared memory, as
+   when the segments do not fit. A window that one rank of a node gets and another does not
+   would be an MPI library's broken collective; MPI_Win_free would then wait for the rank
+   without one. */
+static int every_window(struct redist_plan_s *p, MPI_Comm node, MPI_Win *win)
+{
+    int mine = win != NULL, all = 0;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        all = 0;
+    if (all)
+        return 1;
+    if (win != NULL)
+        MPI_Win_free(win);
+    MPI_Comm_free(&node);
+    return 0;
+}
+
 /* Every rank makes every collective call whatever happened locally (a rank that runs out
    of memory still takes part), so that a failure anywhere is an error everywhere, never a
    hang. Where a node's segment would not fit, every rank returns REDIST_SUCCESS with no
@@ -157,6 +172,11 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
         }
         rc = MPI_Win_allocate_shared(bytes, 1, info, node, &base, &win);
         MPI_Info_free(&info);
+        if (!every_window(p, node, rc == MPI_SUCCESS ? &win : NULL)) {
+            redist__free(s);
+            redist__free(offs);
+            return REDIST_SUCCESS; /* no window (no room in /dev/shm?): messages go by MPI */
+        }
     }
     if (rc != MPI_SUCCESS) { /* MPI failures in collectives are the same on every rank */
         if (node != MPI_COMM_NULL)

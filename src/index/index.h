@@ -229,12 +229,11 @@ void redist__copy(const redist__msg *m, const char *src, char *dst, size_t elsiz
                   const redist__scale *sc);
 
 /* Sets m->tiles when the destination's unit stride is not on the innermost level and the
-   lists are worth their memory, else (also when out of memory: the walk without tiles moves
-   the same elements) NULL. */
-void redist__tiles_create(redist__msg *m);
+   lists are worth their memory, else NULL. REDIST_SUCCESS or REDIST_ERR_NOMEM. */
+int redist__tiles_create(redist__msg *m);
 /* redist__tiles_create for every message of a side (plans call it for their receive side
-   and self part: the messages they unpack). */
-void redist__side_tiles(redist__side *s);
+   and self part: the messages they unpack); REDIST_ERR_NOMEM if one failed. */
+int redist__side_tiles(redist__side *s);
 void redist__tiles_free(redist__tiles *t);
 /* Moves message m into the destination array b (structured by the levels' dst offsets) from
    the source array a, or from the message buffer a when a_stream, by tiles; m->tiles set. */

@@ -66,21 +66,23 @@ static int unit_level(const redist__msg *m)
 /* 2^22 indices: 64 MB of lists for one message, for a local array of 2^21 x 2^21. */
 enum { MAX_LIST_ENTRIES = 1 << 22 };
 
-void redist__tiles_create(redist__msg *m)
+int redist__tiles_create(redist__msg *m)
 {
     m->tiles = NULL;
     int F = unit_level(m), last = m->nlevels - 1;
     if (F < 0 || m->nelems == 0)
-        return;
+        return REDIST_SUCCESS;
     int64_t nf = level_elems(&m->levels[F]), ni = level_elems(&m->levels[last]);
     /* Worth it and affordable: lists of two dimensions, a quarter of the message's elements
        at most, and at most MAX_LIST_ENTRIES. They only make the move faster: without them
-       (or without the memory for them) the element-by-element path moves the same data. */
+       the element-by-element path moves the same data. Still, running out of memory for
+       them is REDIST_ERR_NOMEM, as everywhere else in plan creation: a plan never quietly
+       becomes slower than the one asked for. */
     if (ni < 2 || nf + ni > m->nelems / 4 || nf + ni > MAX_LIST_ENTRIES) /* nf, ni <= 2^61 */
-        return;
+        return REDIST_SUCCESS;
     redist__tiles *t = redist__calloc(1, sizeof *t);
     if (t == NULL)
-        return;
+        return REDIST_ERR_NOMEM;
     t->level = F;
     t->nf = nf;
     t->ni = ni;
@@ -88,7 +90,7 @@ void redist__tiles_create(redist__msg *m)
     t->buf_stride = redist__malloc((size_t)m->nlevels * sizeof *t->buf_stride);
     if (t->src_f == NULL || t->buf_stride == NULL) {
         redist__tiles_free(t);
-        return;
+        return REDIST_ERR_NOMEM;
     }
     t->dst_f = t->src_f + nf;
     t->src_i = t->dst_f + nf;
@@ -101,12 +103,15 @@ void redist__tiles_create(redist__msg *m)
         s *= level_elems(&m->levels[l]);
     }
     m->tiles = t;
+    return REDIST_SUCCESS;
 }
 
-void redist__side_tiles(redist__side *s)
+int redist__side_tiles(redist__side *s)
 {
     for (int i = 0; i < s->nmsgs; i++)
-        redist__tiles_create(&s->msgs[i]);
+        if (redist__tiles_create(&s->msgs[i]) != REDIST_SUCCESS)
+            return REDIST_ERR_NOMEM; /* the side's free frees the lists made so far */
+    return REDIST_SUCCESS;
 }
 
 /* ---- execute ----------------------------------------------------------------------------- */

@@ -23,25 +23,6 @@ enum { CALLS = 10000, SETS = 24, N = 24 };
 
 static int me, np, errs;
 
-static int fresh_comm_index(void)
-{
-    MPI_Comm c;
-    MPI_Comm_dup(MPI_COMM_SELF, &c);
-    int index = (int)MPI_Comm_c2f(c);
-    MPI_Comm_free(&c);
-    return index;
-}
-
-static int fresh_type_index(void)
-{
-    MPI_Datatype t;
-    MPI_Type_contiguous(2, MPI_DOUBLE, &t);
-    MPI_Type_commit(&t);
-    int index = (int)MPI_Type_c2f(t);
-    MPI_Type_free(&t);
-    return index;
-}
-
 typedef struct {
     int ctxt_all, ctxt_a, ctxt_b;
 } grids_t;
@@ -124,12 +105,12 @@ int main(int argc, char **argv)
         one_call(&g, i % SETS, i);
         if (i == 2 * 1000 - 1) { /* after two rounds of grids: the caches are warm */
             heap0 = mallinfo2().uordblks;
-            comm0 = fresh_comm_index();
-            type0 = fresh_type_index();
+            comm0 = mtest_fresh_comm_index();
+            type0 = mtest_fresh_type_index();
         }
     }
     size_t heap = mallinfo2().uordblks;
-    int comm = fresh_comm_index(), type = fresh_type_index();
+    int comm = mtest_fresh_comm_index(), type = mtest_fresh_type_index();
     /* New grids over the same processes reuse the cached union communicator and plans. */
     if (comm > comm0)
         mtest_fail(&errs, me, "communicators", "a fresh communicator's index went from %d to %d",

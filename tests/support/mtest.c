@@ -202,3 +202,22 @@ void mtest_watchdog(int seconds, int rank, const char *fmt, ...)
                                                       : sizeof watchdog_line - 1;
     alarm((unsigned)seconds);
 }
+
+int mtest_fresh_comm_index(void)
+{
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_SELF, &c);
+    int index = (int)MPI_Comm_c2f(c);
+    MPI_Comm_free(&c);
+    return index;
+}
+
+int mtest_fresh_type_index(void)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(2, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    int index = (int)MPI_Type_c2f(t);
+    MPI_Type_free(&t);
+    return index;
+}

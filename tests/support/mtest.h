@@ -71,4 +71,9 @@ __attribute__((format(printf, 3, 4)))
 #endif
 void mtest_watchdog(int seconds, int rank, const char *fmt, ...);
 
+/* MPI objects: a leaked communicator or datatype keeps its handle's slot, so the handle
+   (MPI_Comm_c2f, MPI_Type_c2f) of a fresh object made and freed grows with every leak. */
+int mtest_fresh_comm_index(void);
+int mtest_fresh_type_index(void);
+
 #endif
