@@ -4,15 +4,6 @@
  * C addresses (the module takes c_loc of contiguous arrays). */
 #include "api/api.h"
 
-/* The module passes this address for a non-contiguous buffer, so that the rank still makes the
-   collective call and every rank returns REDIST_ERR_ARG (exec.c), instead of returning alone
-   while the others wait for it. */
-static const char not_contiguous[1];
-const void *redist_f_not_contiguous(void)
-{
-    return not_contiguous;
-}
-
 int redist_f_plan_create(redist_layout src, redist_layout dst, MPI_Fint type, MPI_Fint comm,
                          const char *algorithm, int64_t max_buffer_bytes, redist_plan *plan)
 {
