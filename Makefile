@@ -7,6 +7,8 @@
 #   make bench            build, then run bench/run.sh
 #   make test             run the tests of build/ only (no rebuild of build-asan/)
 #   make asan             build and test build-asan/ only
+#   make stress           long randomized runs: thousands of random cases per test and rank
+#                         count, 10^4 plans (scripts/stress.sh; STRESS_* knobs below)
 #   make fuzz             build the libFuzzer targets (clang) in build-fuzz/, run each for
 #                         FUZZ_SECONDS (60) on its corpus (tests/fuzz/; scripts/fuzz.sh)
 #   make format           clang-format -i every C file
@@ -136,6 +138,19 @@ fuzz:
 	$(CMAKE) --build $(FUZZ_DIR) -j$(JOBS) --target redist_fuzz
 	@FUZZ_DIR="$(FUZZ_DIR)" FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 	  FUZZ_ARGS="$(FUZZ_ARGS)" bash scripts/fuzz.sh
+
+# Long randomized runs (scripts/stress.sh): test_window, test_gen_block and test_batch with
+# STRESS_CASES random cases (new seed each run, printed) at every rank count of
+# STRESS_NPROCS, and test_stress with STRESS_PLANS plans. CI's short version:
+# make stress STRESS_CASES=300 STRESS_NPROCS="2 3 5 8" STRESS_PLANS=2000.
+STRESS_CASES   ?= 2000
+STRESS_NPROCS  ?= $(MPI_NPROCS)
+STRESS_PLANS   ?= 10000
+
+.PHONY: stress
+stress: build
+	@STRESS_CASES="$(STRESS_CASES)" STRESS_NPROCS="$(STRESS_NPROCS)" STRESS_PLANS="$(STRESS_PLANS)" \
+	  bash scripts/stress.sh "$(abspath $(BUILD_DIR))"
 
 format:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format: $(CLANG_FORMAT) not found (apt-get install clang-format)"; exit 1; }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Long randomized runs that `make check` keeps short (issue 16): the random-case tests with
+# many more cases and a new seed per run, at every rank count, and test_stress with 10^4
+# plans. Each run is bounded by STRESS_SECONDS (per program and rank count); a failure
+# prints the command that reproduces it (same seed).
+#
+#   STRESS_CASES   random cases per test and rank count (default 2000; CI's short run: 300)
+#   STRESS_NPROCS  rank counts (default "1 2 3 4 5 7 8")
+#   STRESS_PLANS   plans created and freed by test_stress (default 10000)
+#   STRESS_SEED    the seed (default: from the clock, printed)
+#   STRESS_SECONDS time limit of one run (default 900)
+set -uo pipefail
+build=${1:?usage: stress.sh BUILD_DIR}
+# shellcheck disable=SC1091
+source "$build/mpiexec.env"
+cases=${STRESS_CASES:-2000}
+nprocs=${STRESS_NPROCS:-1 2 3 4 5 7 8}
+plans=${STRESS_PLANS:-10000}
+seed=${STRESS_SEED:-$(date +%s)}
+limit=${STRESS_SECONDS:-900}
+echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans"
+failed=0
+run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
+    local np=$1 prog=$2
+    shift 2
+    local start out rc
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    out=$(timeout "$limit" "$MPIEXEC" $MPIEXEC_NUMPROC_FLAG "$np" $MPIEXEC_PREFLAGS \
+        "$build/tests/mpi/$prog" "$@" $MPIEXEC_POSTFLAGS 2>&1)
+    rc=$?
+    if [[ $rc -ne 0 ]] || ! grep -q "No Errors" <<<"$out"; then
+        failed=$((failed + 1))
+        grep -v '^\[vm' <<<"$out" | head -20
+        echo "stress: FAILED (exit $rc): $MPIEXEC $MPIEXEC_NUMPROC_FLAG $np $MPIEXEC_PREFLAGS $build/tests/mpi/$prog $*"
+    else
+        echo "stress: ok $prog $* on $np ranks ($(($(date +%s) - start)) s)"
+    fi
+}
+for np in $nprocs; do
+    for prog in test_window test_gen_block test_batch; do
+        run "$np" "$prog" --seed "$seed" --cases "$cases"
+    done
+    run "$np" test_stress --plans "$plans"
+done
+if [[ $failed -ne 0 ]]; then
+    echo "stress: $failed runs FAILED (seed $seed)"
+    exit 1
+fi
+echo "stress: PASSED (seed $seed)"
