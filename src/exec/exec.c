@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Whether bytes [a_lo, a_hi) past a and [b_lo, b_hi) past b overlap. */
 /* The Fortran module passes this address for a non-contiguous buffer, so that the rank still
    makes the collective call and every rank returns REDIST_ERR_ARG, instead of returning alone
    while the others wait for it. It lives here, with the check, so that the execution layer
@@ -21,6 +20,7 @@ const void *redist_f_not_contiguous(void)
     return not_contiguous;
 }
 
+/* Whether bytes [a_lo, a_hi) past a and [b_lo, b_hi) past b overlap. */
 static int ranges_overlap(const void *a, int64_t a_lo, int64_t a_hi, const void *b, int64_t b_lo,
                           int64_t b_hi)
 {

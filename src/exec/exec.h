@@ -15,7 +15,7 @@
 struct redist_plan_s;
 
 /* The address the Fortran module passes for a buffer it cannot hand over (a non-contiguous
-   array section; api/fortran.c). An execute given it fails with REDIST_ERR_ARG, agreed like
+   array section; defined in exec.c). An execute given it fails with REDIST_ERR_ARG, agreed like
    every buffer error. */
 const void *redist_f_not_contiguous(void);
 
