@@ -50,7 +50,7 @@ typedef struct redist_plan_s *redist_plan;
     X(MISMATCH, -6, "ranks passed different arguments to a collective call")                       \
     X(UNSUPPORTED, -7, "not supported by this version of redist")                                  \
     X(BUSY, -8, "the plan has a nonblocking execution in progress")                                \
-    X(STATE, -9, "no nonblocking execution is in progress")
+    X(STATE, -9, "the plan cannot run: an MPI error broke an earlier execution")
 
 #define REDIST_SUCCESS 0
 #define REDIST_ERR_ARG (-1)
