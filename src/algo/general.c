@@ -111,6 +111,8 @@ static void walk_elements(struct redist_plan_s *p, state *s, walk *w, visit_fn v
 {
     int d = w->ndims;
     int64_t count = w->in_layout;
+    if (!w->in_layout) /* shape, stride and other are not set (make_walk) */
+        return;
     for (int k = 0; k < d; k++) {
         count *= w->shape[k];
         w->idx[k] = 0;
