@@ -21,12 +21,29 @@ static int free_private(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+/* At MPI_Finalize (MPI_COMM_SELF's attributes are deleted first): the keyval is freed, once
+   the attributes that use it are gone. */
+static int free_keyval(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)value, (void)extra;
+    MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
 /* The cache of comm, created at the first call on it (collective). */
 static int private_cache(MPI_Comm comm, coll_cache **out)
 {
-    if (keyval == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) != MPI_SUCCESS)
-        return REDIST_ERR_MPI;
+    if (keyval == MPI_KEYVAL_INVALID) {
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) !=
+            MPI_SUCCESS)
+            return REDIST_ERR_MPI;
+        int hook = MPI_KEYVAL_INVALID; /* freed by MPI with its attribute */
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval, &hook, NULL) ==
+            MPI_SUCCESS) {
+            MPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
+            MPI_Comm_free_keyval(&hook);
+        }
+    }
     void *value = NULL;
     int found = 0;
     if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
