@@ -219,6 +219,8 @@ static void set_finalize_hook(void)
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_all, &key, NULL) == MPI_SUCCESS &&
         MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
         finalize_hook_set = 1;
+    if (key != MPI_KEYVAL_INVALID) /* MPI frees it once the attribute is deleted */
+        MPI_Comm_free_keyval(&key);
 }
 
 static context *find_context(int ictxt, int rows, int cols, int row, int col)
