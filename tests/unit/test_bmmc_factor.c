@@ -393,9 +393,11 @@ static void test_errors(void)
     CHECK(redist__bmmc_plan_init(20, 3, 4, a, 0, &b) == REDIST_ERR_ARG, "zero column");
 }
 
-int main(void)
+/* --quick (scripts/valgrind.sh): n up to 12 and one large n (16). */
+int main(int argc, char **argv)
 {
-    int max_n = 20;
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int max_n = quick ? 16 : 20;
     size_t N = (size_t)1 << max_n;
     arrays w = {malloc(N * 8), malloc(N * 8), malloc(N * 8), malloc(N * 8), malloc(64 * 8)};
     int64_t *cnt = malloc(((size_t)1 << 12) * sizeof *cnt);
@@ -406,7 +408,7 @@ int main(void)
     free(w.cnt);
     w.cnt = cnt;
     test_errors();
-    for (int n = 0; n <= 14; n++) {
+    for (int n = 0; n <= (quick ? 12 : 14); n++) {
         for (int p = 0; p <= (n < 4 ? n : 4); p++) {
             for (int f = 0; f <= n - p; f++) {
                 standard(n, p, f, &w);
