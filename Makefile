@@ -11,6 +11,8 @@
 #                         count, 10^4 plans (scripts/stress.sh; STRESS_* knobs below)
 #   make fuzz             build the libFuzzer targets (clang) in build-fuzz/, run each for
 #                         FUZZ_SECONDS (60) on its corpus (tests/fuzz/; scripts/fuzz.sh)
+#   make valgrind         build, then valgrind (memcheck) on every serial test and some MPI
+#                         tests (scripts/valgrind.sh); VALGRIND_SHORT=1 for CI's short run
 #   make format           clang-format -i every C file
 #   make clean
 #
@@ -151,6 +153,19 @@ STRESS_PLANS   ?= 10000
 stress: build
 	@STRESS_CASES="$(STRESS_CASES)" STRESS_NPROCS="$(STRESS_NPROCS)" STRESS_PLANS="$(STRESS_PLANS)" \
 	  bash scripts/stress.sh "$(abspath $(BUILD_DIR))"
+
+# Memory checks (scripts/valgrind.sh; docs/architecture.md, "Memory checks"): valgrind's
+# memcheck on every serial test of $(BUILD_DIR) and on a set of its MPI tests, MPI's own
+# reports suppressed (tests/valgrind/). Knobs: VALGRIND_SHORT=1 (CI's short version),
+# VALGRIND_MPI_TESTS ("name [args];..."), VALGRIND_NPROCS, VALGRIND_SERIAL=0, VALGRIND_JOBS,
+# VALGRIND_ARGS (valgrind flags). CI: make valgrind VALGRIND_SHORT=1.
+VALGRIND_SHORT ?= 0
+
+.PHONY: valgrind
+valgrind:
+	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR="$(BUILD_DIR)" VALGRIND_SHORT="$(VALGRIND_SHORT)" bash scripts/valgrind.sh
 
 format:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format: $(CLANG_FORMAT) not found (apt-get install clang-format)"; exit 1; }

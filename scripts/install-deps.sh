@@ -44,6 +44,7 @@ have_lib scalapack-openmpi scalapack || have_pkg libscalapack-openmpi-dev ||
 have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox
 have_cmd python3 || need python3
+have_cmd valgrind || need valgrind # make valgrind
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0
