@@ -102,7 +102,7 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
         int n = redist__pack_and_send(p, (first + j) % p->send.nmsgs, s->reqs + k);
         if (n < 0) { /* MPI failed: nothing of this execute may still write the arrays */
             redist__abandon_requests(s->reqs, recv_reqs, s->reqs + recv_reqs, k - recv_reqs);
-            redist__abandon_requests(NULL, 0, s->reqs + s->ack_first, s->nacks);
+            redist__abandon_requests(s->reqs + s->ack_first, s->nacks, NULL, 0); /* receives */
             return n;
         }
         k += n;
