@@ -64,8 +64,11 @@ int redist__packets_start(struct redist_plan_s *p, redist__packets *pk)
     pk->nreqs = 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
         int n = redist__post_recv(p, i, pk->reqs + pk->nreqs);
-        if (n < 0)
+        if (n < 0) { /* the receives already posted are cancelled (as for the sends below) */
+            redist__abandon_requests(pk->reqs, pk->nreqs, NULL, 0);
+            pk->nreqs = 0;
             return n;
+        }
         for (int c = 0; c < n; c++)
             pk->msg_of_req[pk->nreqs + c] = i;
         pk->chunks_left[i] = n;
@@ -78,8 +81,12 @@ int redist__packets_start(struct redist_plan_s *p, redist__packets *pk)
         pk->ops->pack(p, pk->algo);
     for (int i = 0; i < p->send.nmsgs; i++) {
         int n = redist__post_send(p, i, pk->reqs + pk->nreqs);
-        if (n < 0)
+        if (n < 0) {
+            redist__abandon_requests(pk->reqs, pk->nrecv, pk->reqs + pk->nrecv,
+                                     pk->nreqs - pk->nrecv);
+            pk->nreqs = 0;
             return n;
+        }
         pk->nreqs += n;
     }
     return REDIST_SUCCESS;

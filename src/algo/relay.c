@@ -321,14 +321,21 @@ static int post_step(struct redist_plan_s *p, redist__relay *r)
         at += rs->send_size[k];
     }
     r->nreqs = 0;
-    if (rs->recv_rank >= 0 &&
-        MPI_Irecv(r->recvbuf, (int)rs->recv_bytes, MPI_BYTE, rs->recv_rank, REDIST__TAG_RELAY,
-                  p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "relay: MPI_Irecv failed");
-    if (rs->send_rank >= 0 &&
-        MPI_Isend(r->sendbuf, (int)rs->send_bytes, MPI_BYTE, rs->send_rank, REDIST__TAG_RELAY,
-                  p->comm, &r->reqs[r->nreqs++]) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "relay: MPI_Isend failed");
+    if (rs->recv_rank >= 0) {
+        if (MPI_Irecv(r->recvbuf, (int)rs->recv_bytes, MPI_BYTE, rs->recv_rank, REDIST__TAG_RELAY,
+                      p->comm, &r->reqs[0]) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "relay: MPI_Irecv failed");
+        r->nreqs = 1;
+    }
+    if (rs->send_rank >= 0) {
+        if (MPI_Isend(r->sendbuf, (int)rs->send_bytes, MPI_BYTE, rs->send_rank, REDIST__TAG_RELAY,
+                      p->comm, &r->reqs[r->nreqs]) != MPI_SUCCESS) {
+            redist__abandon_requests(r->reqs, r->nreqs, NULL, 0); /* the step's receive */
+            r->nreqs = 0;
+            return redist__fail(REDIST_ERR_MPI, "relay: MPI_Isend failed");
+        }
+        r->nreqs++;
+    }
     return REDIST_SUCCESS;
 }
 

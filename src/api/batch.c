@@ -151,16 +151,20 @@ static int batch_start(struct redist_plan_s *p)
         b->left[j] = r->first_req[j + 1] - r->first_req[j];
         int rc = redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j],
                                     r->peer[j], 0, p->comm, b->reqs + r->first_req[j]);
-        if (rc < 0)
+        if (rc < 0) { /* the receives already posted are cancelled (as for the sends below) */
+            redist__abandon_requests(b->reqs, (int)r->first_req[j], NULL, 0);
             return rc;
+        }
     }
     for (int j = 0; j < sd->n; j++) {
         if (!p->dry)
             move_peer(b, sd, j, 1);
         int rc = redist__post_bytes(sd->buf + sd->offset[j], sd->offset[j + 1] - sd->offset[j],
                                     sd->peer[j], 1, p->comm, b->reqs + nrr + sd->first_req[j]);
-        if (rc < 0)
+        if (rc < 0) {
+            redist__abandon_requests(b->reqs, (int)nrr, b->reqs + nrr, (int)sd->first_req[j]);
             return rc;
+        }
     }
     for (int i = 0; i < b->count && !p->dry; i++) /* the local parts, while messages travel */
         if (b->child[i]->self != NULL)

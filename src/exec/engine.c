@@ -66,9 +66,15 @@ int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Com
         char *at = base + c * REDIST__CHUNK_BYTES;
         int rc = is_send ? MPI_Isend(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c])
                          : MPI_Irecv(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c]);
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) { /* this message's chunks already posted are taken back */
+            reqs[c] = MPI_REQUEST_NULL;
+            if (is_send)
+                redist__abandon_requests(NULL, 0, reqs, (int)c);
+            else
+                redist__abandon_requests(reqs, (int)c, NULL, 0);
             return redist__fail(REDIST_ERR_MPI, "%s with rank %d failed",
                                 is_send ? "MPI_Isend" : "MPI_Irecv", peer);
+        }
     }
     return (int)n;
 }
