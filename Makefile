@@ -17,11 +17,28 @@
 #   make clean
 #
 # Knobs: JOBS, CTEST_JOBS, WERROR (ON/OFF), MPI_NPROCS / ASAN_MPI_NPROCS (rank counts for
-# MPI tests, e.g. MPI_NPROCS="1 2 4"), CMAKE_ARGS, ASAN_CMAKE_ARGS, PREFIX, DESTDIR.
+# MPI tests, e.g. MPI_NPROCS="1 2 4"), CMAKE_ARGS, ASAN_CMAKE_ARGS, PREFIX, DESTDIR, and
+# MPI (openmpi, the default: the system's mpicc and mpiexec; or mpich: Debian's MPICH,
+# mpicc.mpich and mpiexec.mpich, in its own trees build-mpich/ and build-asan-mpich/, e.g.
+# `make check MPI=mpich`).
 
 SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
 .SHELLFLAGS := -o pipefail -c
+
+MPI            ?= openmpi
+ifeq ($(MPI),openmpi)
+MPI_CMAKE_ARGS :=
+else ifeq ($(MPI),mpich)
+BUILD_DIR      ?= build-mpich
+ASAN_DIR       ?= build-asan-mpich
+MPICH_BINDIR   ?= /usr/bin
+MPI_CMAKE_ARGS := -DMPI_C_COMPILER=$(MPICH_BINDIR)/mpicc.mpich \
+                  -DMPI_Fortran_COMPILER=$(MPICH_BINDIR)/mpif90.mpich \
+                  -DMPIEXEC_EXECUTABLE=$(MPICH_BINDIR)/mpiexec.mpich
+else
+$(error MPI=$(MPI): use MPI=openmpi or MPI=mpich)
+endif
 
 BUILD_DIR      ?= build
 ASAN_DIR       ?= build-asan
@@ -44,10 +61,11 @@ semi_list = $(subst $(space),;,$(strip $(1)))
 
 CONFIGURE      = $(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
                  -DREDIST_WERROR=$(WERROR) "-DREDIST_MPI_NPROCS=$(call semi_list,$(MPI_NPROCS))" \
-                 $(CMAKE_ARGS)
+                 $(MPI_CMAKE_ARGS) $(CMAKE_ARGS)
 CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
                  -DREDIST_SANITIZE=ON -DREDIST_BUILD_BENCH=OFF -DREDIST_WERROR=$(WERROR) \
-                 "-DREDIST_MPI_NPROCS=$(call semi_list,$(ASAN_MPI_NPROCS))" $(ASAN_CMAKE_ARGS)
+                 "-DREDIST_MPI_NPROCS=$(call semi_list,$(ASAN_MPI_NPROCS))" $(MPI_CMAKE_ARGS) \
+                 $(ASAN_CMAKE_ARGS)
 
 # include/redist.h is hand-formatted and owned by the API; not reformatted by default.
 FORMAT_DIRS    ?= src tools tests bench

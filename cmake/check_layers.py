@@ -22,8 +22,9 @@ ALLOWED_UPWARD = {("algo/phases", "api/plan")}
 
 
 def source_of(obj):
-    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct'."""
-    m = re.search(r"/src/(.+)\.c\.o$", obj)
+    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct' (the last /src/: the
+    checkout itself may sit in a directory called src)."""
+    m = re.search(r".*/src/(.+)\.c\.o$", obj)
     return m.group(1) if m else None
 
 

@@ -2,6 +2,8 @@
 # program against it twice: mpicc + pkg-config, and a CMake project using find_package.
 # Arguments (-D): BUILD_DIR SOURCE_DIR WORK_DIR MPICC PKG_CONFIG GENERATOR C_COMPILER, and
 # MPIF90 when the Fortran module was built (then a Fortran program is built both ways too).
+# The find_package projects get MPI_C_COMPILER=MPICC, so that they find the MPI redist was
+# built with (MPICH's mpicc.mpich beside the system's Open MPI mpicc).
 cmake_minimum_required(VERSION 3.18)
 
 function(run_step what)
@@ -50,7 +52,7 @@ check_program_output("pkg-config program")
 set(proj_build "${WORK_DIR}/cmake_project")
 run_step("configure find_package project"
          "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/cmake_project" -B "${proj_build}"
-         -G "${GENERATOR}" -DCMAKE_C_COMPILER=${C_COMPILER}
+         -G "${GENERATOR}" -DCMAKE_C_COMPILER=${C_COMPILER} -DMPI_C_COMPILER=${MPICC}
          -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 run_step("build find_package project" "${CMAKE_COMMAND}" --build "${proj_build}")
 run_step("run find_package program (shared)" "${proj_build}/prog")
@@ -78,6 +80,7 @@ if(MPIF90)
   run_step("configure find_package project with Fortran"
            "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/cmake_project" -B "${fproj}" -G "${GENERATOR}"
            -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_Fortran_COMPILER=${MPIF90} -DWITH_FORTRAN=ON
+           -DMPI_C_COMPILER=${MPICC}
            -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
   run_step("build find_package project with Fortran" "${CMAKE_COMMAND}" --build "${fproj}")
   run_step("run find_package Fortran program" "${fproj}/prog_fortran")

@@ -40,6 +40,10 @@ have_cmd gfortran || need gfortran # the Fortran module and the ScaLAPACK relink
 have_cmd mpirun || have_cmd mpiexec || need openmpi-bin
 have_lib scalapack-openmpi scalapack || have_pkg libscalapack-openmpi-dev ||
     need libscalapack-openmpi-dev
+# MPICH beside Open MPI, for `make check MPI=mpich` (the defaults mpicc/mpiexec stay Open MPI's)
+have_lib mpich || need libmpich-dev
+{ have_cmd mpicc.mpich && have_cmd mpiexec.mpich; } || need mpich
+have_lib scalapack-mpich || have_pkg libscalapack-mpich-dev || need libscalapack-mpich-dev
 [[ -e /usr/include/fftw3-mpi.h ]] || need libfftw3-mpi-dev # a peer in bench_transpose
 have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox

@@ -273,16 +273,15 @@ static void allocation_failures(const fault_case *c)
     if (!all_ok) /* not applicable to this pair on this many ranks */
         return;
     MPI_Allreduce(&mine, &calls, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    int comm0 = mtest_fresh_comm_index(), type0 = mtest_fresh_type_index();
+    long comm0 = mtest_live_comms(), type0 = mtest_live_types();
     for (int64_t k = 0; k < calls; k++) {
         inject(c, k, 2);                               /* every rank at call k */
         inject(c, k, rank == (int)(k % size) ? 1 : 0); /* one rank */
     }
-    if (mtest_fresh_comm_index() > comm0)
-        fail(c->name, "communicators leaked (fresh index %d -> %d)", comm0,
-             mtest_fresh_comm_index());
-    if (mtest_fresh_type_index() > type0)
-        fail(c->name, "datatypes leaked (fresh index %d -> %d)", type0, mtest_fresh_type_index());
+    if (mtest_live_comms() > comm0)
+        fail(c->name, "communicators leaked (%ld live -> %ld)", comm0, mtest_live_comms());
+    if (mtest_live_types() > type0)
+        fail(c->name, "datatypes leaked (%ld live -> %ld)", type0, mtest_live_types());
     if (rank == 0 && getenv("VERBOSE"))
         printf("%-40s %lld allocations injected\n", c->name, calls);
     if (c->kind == PLAIN && create(c, &plan) == REDIST_SUCCESS) /* and it still works */

@@ -1,25 +1,40 @@
 /* link: scalapack */
 /* nprocs: 1 2 4 */
-/* 10^4 calls of redist_p?gemr2d / p?trmr2d leak nothing: memory (glibc's heap in use),
- * communicators and datatypes (the Fortran index of a fresh handle, which grows when
- * handles are not freed) stay flat after the warm-up; the results stay right.
+/* 10^4 calls of redist_p?gemr2d / p?trmr2d leak nothing: the library's live blocks
+ * (redist__alloc_live), memory (glibc's heap in use), communicators and datatypes (the live
+ * ones, counted by tests/support/mtest.c) stay flat after the warm-up; the results stay
+ * right.
  *
  * The calls cycle through 24 argument sets on one union context, more than the plan cache
  * holds per context (so plans are evicted and made again), and every 1000 calls the grids
  * are freed and made again (BLACS reuses the handles: the cache must make a new
- * communicator and free nothing it still needs). */
+ * communicator and free nothing it still needs). The counts are compared after calls 2000
+ * and 8000: both end a round of grids at the same place in the cycle of argument sets, so
+ * the cache then holds the same plans (3000 calls hold 125 cycles).
+ *
+ * MPICH 4.0 with its ch4:ucx device (Debian 12's) leaks 56 bytes of UCX (a generic datatype,
+ * ucp_dt_create_generic) per message of a derived datatype: its heap grows whatever the
+ * library does, so with MPICH the heap is not compared (the test says so); the library's
+ * live blocks, communicators and datatypes are, exactly. */
 #include <malloc.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "redist.h"
 #include "support/mtest.h"
 
 #include "support/blacs.h"
 
-enum { CALLS = 10000, SETS = 24, N = 24 };
+enum { CALLS = 10000, SETS = 24, N = 24, FIRST = 2 * 1000 - 1, LAST = 8 * 1000 - 1 };
+
+#if defined(MPICH_VERSION)
+static const int heap_checked = 0; /* the MPI library's own leak: see above */
+#else
+static const int heap_checked = 1;
+#endif
 
 static int me, np, errs;
 
@@ -95,35 +110,44 @@ int main(int argc, char **argv)
     Cblacs_pinfo(&me, &np);
     grids_t g;
     make_grids(&g);
-    size_t heap0 = 0;
-    int comm0 = 0, type0 = 0;
+    size_t heap0 = 0, heap = 0;
+    long comm0 = 0, type0 = 0, comm = 0, type = 0;
+    int64_t live0 = 0, live = 0;
     for (int i = 0; i < CALLS; i++) {
         if (i > 0 && i % 1000 == 0) { /* new grids: BLACS reuses the handles */
             free_grids(&g);
             make_grids(&g);
         }
         one_call(&g, i % SETS, i);
-        if (i == 2 * 1000 - 1) { /* after two rounds of grids: the caches are warm */
-            heap0 = mallinfo2().uordblks;
-            comm0 = mtest_fresh_comm_index();
-            type0 = mtest_fresh_type_index();
+        if (i == FIRST || i == LAST) { /* FIRST: after two rounds of grids, the caches warm */
+            size_t h = mallinfo2().uordblks;
+            long c = mtest_live_comms(), t = mtest_live_types();
+            int64_t l = redist__alloc_live();
+            if (i == FIRST)
+                heap0 = h, comm0 = c, type0 = t, live0 = l;
+            else
+                heap = h, comm = c, type = t, live = l;
         }
     }
-    size_t heap = mallinfo2().uordblks;
-    int comm = mtest_fresh_comm_index(), type = mtest_fresh_type_index();
     /* New grids over the same processes reuse the cached union communicator and plans. */
-    if (comm > comm0)
-        mtest_fail(&errs, me, "communicators", "a fresh communicator's index went from %d to %d",
-                   comm0, comm);
-    if (type > type0)
-        mtest_fail(&errs, me, "datatypes", "a fresh datatype's index went from %d to %d", type0,
-                   type);
-    if (heap > heap0 + ((size_t)1 << 20))
+    if (live != live0)
+        mtest_fail(&errs, me, "blocks", "the library's live blocks went from %lld to %lld",
+                   (long long)live0, (long long)live);
+    if (comm != comm0)
+        mtest_fail(&errs, me, "communicators", "live communicators went from %ld to %ld", comm0,
+                   comm);
+    if (type != type0)
+        mtest_fail(&errs, me, "datatypes", "live datatypes went from %ld to %ld", type0, type);
+    if (heap_checked && heap > heap0 + ((size_t)1 << 20))
         mtest_fail(&errs, me, "memory", "heap in use went from %zu to %zu bytes", heap0, heap);
     if (me == 0)
-        printf("%d calls: heap %zu -> %zu bytes, fresh communicator index %d -> %d, datatype "
-               "%d -> %d\n",
-               CALLS, heap0, heap, comm0, comm, type0, type);
+        printf("%d calls; after calls %d and %d: library blocks %lld -> %lld, live communicators "
+               "%ld -> %ld, datatypes %ld -> %ld, heap %zu -> %zu bytes%s\n",
+               CALLS, FIRST + 1, LAST + 1, (long long)live0, (long long)live, comm0, comm, type0,
+               type, heap0, heap,
+               heap_checked
+                   ? ""
+                   : " (not compared: MPICH's ch4:ucx leaks per derived-datatype message)");
     free_grids(&g);
     return mtest_finalize(errs);
 }

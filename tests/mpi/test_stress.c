@@ -237,13 +237,13 @@ static void no_allocation_batch_bmmc(void)
 typedef struct {
     int64_t live;
     size_t heap;
-    int comm, type;
+    long comm, type;
 } resources;
 
 static resources resources_now(void)
 {
-    resources r = {redist__alloc_live(), mallinfo2().uordblks, mtest_fresh_comm_index(),
-                   mtest_fresh_type_index()};
+    resources r = {redist__alloc_live(), mallinfo2().uordblks, mtest_live_comms(),
+                   mtest_live_types()};
     return r;
 }
 
@@ -256,9 +256,9 @@ static void no_growth(const char *what, resources r0)
     if (r.heap > r0.heap + ((size_t)1 << 20))
         fail(what, "heap in use went from %zu to %zu bytes", r0.heap, r.heap);
     if (r.comm > r0.comm)
-        fail(what, "a fresh communicator's index went from %d to %d", r0.comm, r.comm);
+        fail(what, "live communicators went from %ld to %ld", r0.comm, r.comm);
     if (r.type > r0.type)
-        fail(what, "a fresh datatype's index went from %d to %d", r0.type, r.type);
+        fail(what, "live datatypes went from %ld to %ld", r0.type, r.type);
 }
 
 static void many_executes(int count)

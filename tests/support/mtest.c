@@ -203,21 +203,207 @@ void mtest_watchdog(int seconds, int rank, const char *fmt, ...)
     alarm((unsigned)seconds);
 }
 
-int mtest_fresh_comm_index(void)
+/* ---- Live communicators and datatypes, counted through MPI's profiling interface --------
+   Every call below that makes or frees a communicator or a datatype, by the library, the test
+   or ScaLAPACK's BLACS, passes through these definitions on its way to PMPI_. (A handle's
+   index is no measure: Open MPI hands out the lowest free Fortran index, MPICH the handle
+   freed last.) */
+static long live_comms, live_types;
+
+long mtest_live_comms(void)
 {
-    MPI_Comm c;
-    MPI_Comm_dup(MPI_COMM_SELF, &c);
-    int index = (int)MPI_Comm_c2f(c);
-    MPI_Comm_free(&c);
-    return index;
+    return __atomic_load_n(&live_comms, __ATOMIC_RELAXED);
 }
 
-int mtest_fresh_type_index(void)
+long mtest_live_types(void)
 {
-    MPI_Datatype t;
-    MPI_Type_contiguous(2, MPI_DOUBLE, &t);
-    MPI_Type_commit(&t);
-    int index = (int)MPI_Type_c2f(t);
-    MPI_Type_free(&t);
-    return index;
+    return __atomic_load_n(&live_types, __ATOMIC_RELAXED);
+}
+
+static int made_comm(int rc, const MPI_Comm *c)
+{
+    if (rc == MPI_SUCCESS && *c != MPI_COMM_NULL)
+        __atomic_add_fetch(&live_comms, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+static int made_type(int rc, const MPI_Datatype *t)
+{
+    if (rc == MPI_SUCCESS && *t != MPI_DATATYPE_NULL)
+        __atomic_add_fetch(&live_types, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_dup(comm, out), out);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_dup_with_info(comm, info, out), out);
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *out, MPI_Request *request)
+{
+    int rc = PMPI_Comm_idup(comm, out, request);
+    if (rc == MPI_SUCCESS) /* *out is set when the request completes */
+        __atomic_add_fetch(&live_comms, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_split(comm, color, key, out), out);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_split_type(comm, type, key, info, out), out);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_create(comm, group, out), out);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_create_group(comm, group, tag, out), out);
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader,
+                         int tag, MPI_Comm *out)
+{
+    return made_comm(PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, out),
+                     out);
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
+{
+    return made_comm(PMPI_Intercomm_merge(inter, high, out), out);
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *out)
+{
+    return made_comm(PMPI_Cart_create(comm, ndims, dims, periods, reorder, out), out);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
+{
+    return made_comm(PMPI_Cart_sub(comm, remain, out), out);
+}
+
+int MPI_Comm_accept(const char *port, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_accept(port, info, root, comm, out), out);
+}
+
+int MPI_Comm_connect(const char *port, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *out)
+{
+    return made_comm(PMPI_Comm_connect(port, info, root, comm, out), out);
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_free(comm);
+    if (rc == MPI_SUCCESS)
+        __atomic_sub_fetch(&live_comms, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_disconnect(comm);
+    if (rc == MPI_SUCCESS)
+        __atomic_sub_fetch(&live_comms, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_contiguous(count, old, out), out);
+}
+
+int MPI_Type_vector(int count, int len, int stride, MPI_Datatype old, MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_vector(count, len, stride, old, out), out);
+}
+
+int MPI_Type_create_hvector(int count, int len, MPI_Aint stride, MPI_Datatype old,
+                            MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_hvector(count, len, stride, old, out), out);
+}
+
+int MPI_Type_indexed(int count, const int lens[], const int displs[], MPI_Datatype old,
+                     MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_indexed(count, lens, displs, old, out), out);
+}
+
+int MPI_Type_create_hindexed(int count, const int lens[], const MPI_Aint displs[], MPI_Datatype old,
+                             MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_hindexed(count, lens, displs, old, out), out);
+}
+
+int MPI_Type_create_indexed_block(int count, int len, const int displs[], MPI_Datatype old,
+                                  MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_indexed_block(count, len, displs, old, out), out);
+}
+
+int MPI_Type_create_hindexed_block(int count, int len, const MPI_Aint displs[], MPI_Datatype old,
+                                   MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_hindexed_block(count, len, displs, old, out), out);
+}
+
+int MPI_Type_create_struct(int count, const int lens[], const MPI_Aint displs[],
+                           const MPI_Datatype types[], MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_struct(count, lens, displs, types, out), out);
+}
+
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                             int order, MPI_Datatype old, MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, old, out),
+                     out);
+}
+
+int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_create_resized(old, lb, extent, out), out);
+}
+
+int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *out)
+{
+    return made_type(PMPI_Type_dup(old, out), out);
+}
+
+/* The derived datatypes it returns are new handles, to be freed; named ones are not. */
+int MPI_Type_get_contents(MPI_Datatype type, int max_integers, int max_addresses, int max_datatypes,
+                          int integers[], MPI_Aint addresses[], MPI_Datatype types[])
+{
+    int ni = 0, na = 0, nd = 0, combiner = 0;
+    int rc = PMPI_Type_get_contents(type, max_integers, max_addresses, max_datatypes, integers,
+                                    addresses, types);
+    if (rc != MPI_SUCCESS || PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return rc;
+    for (int i = 0, n = nd; i < n && i < max_datatypes; i++)
+        if (PMPI_Type_get_envelope(types[i], &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+            combiner != MPI_COMBINER_NAMED)
+            __atomic_add_fetch(&live_types, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int MPI_Type_free(MPI_Datatype *type)
+{
+    int rc = PMPI_Type_free(type);
+    if (rc == MPI_SUCCESS)
+        __atomic_sub_fetch(&live_types, 1, __ATOMIC_RELAXED);
+    return rc;
 }

@@ -71,9 +71,11 @@ __attribute__((format(printf, 3, 4)))
 #endif
 void mtest_watchdog(int seconds, int rank, const char *fmt, ...);
 
-/* MPI objects: a leaked communicator or datatype keeps its handle's slot, so the handle
-   (MPI_Comm_c2f, MPI_Type_c2f) of a fresh object made and freed grows with every leak. */
-int mtest_fresh_comm_index(void);
-int mtest_fresh_type_index(void);
+/* MPI objects: the communicators and datatypes of this process made and not yet freed,
+   counted by mtest.c's profiling-interface definitions of MPI's constructors and MPI_Comm_free,
+   MPI_Comm_disconnect and MPI_Type_free (in every test that links tests/support), whoever
+   calls them: the library, the test, ScaLAPACK's BLACS. A leak makes them grow. */
+long mtest_live_comms(void);
+long mtest_live_types(void);
 
 #endif
