@@ -59,9 +59,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     int n = 12;
-    if (argc == 3 && strcmp(argv[1], "-n") == 0)
+    int ok = argc == 1 || (argc == 3 && strcmp(argv[1], "-n") == 0);
+    if (argc == 3)
         n = atoi(argv[2]);
-    if (argc == 2 || argc > 3 || n < 0 || n > 40) {
+    if (!ok || n < 0 || n > 40) {
         if (world_rank == 0)
             fprintf(stderr, "usage: %s [-n BITS]   (0 <= BITS <= 40)\n", argv[0]);
         MPI_Finalize();
