@@ -5,11 +5,12 @@
  *
  * A vector of N = 2^n doubles lies in blocks on P = 2^p ranks: rank r holds elements
  * r N/P ... (r + 1) N/P - 1. The element at index x moves to index y = x with its n bits in
- * reverse order. That is a BMMC permutation, y = A x xor c over GF(2) (Cormen [Cor97]):
- * redist_bmmc_bit_reversal builds the n x n bit matrix A, redist_plan_create_bmmc factors it
- * once, and each execute sends every element straight to its final place (in 2^p rounds for
- * bit reversal when p <= n - p; no indices travel). Executing the plan a second time, from
- * the result, gives the original vector back.
+ * reverse order. That is a BMMC permutation, y = A x xor c over GF(2) (Cormen, "Performing
+ * BMMC permutations efficiently on distributed-memory multiprocessors with MPI", [Cor97] in
+ * docs/references.md): redist_bmmc_bit_reversal builds the n x n bit matrix A,
+ * redist_plan_create_bmmc factors it once, and each execute sends every element straight to
+ * its final place (in 2^p rounds for bit reversal when p <= n - p; no indices travel).
+ * Executing the plan a second time, from the result, gives the original vector back.
  *
  * A BMMC plan needs a power-of-two number of ranks: on other counts this example runs on the
  * largest power of two and the remaining ranks hold nothing and sit it out.

@@ -7,10 +7,11 @@
  * dealt to the P ranks cyclic(x), x pulses at a time, so each rank holds whole pulses to
  * pulse-compress. Two redistributions follow, each one plan:
  *
- *  1. cyclic(x) -> cyclic(K x) along the pulses, on the same ranks: paper 001's x -> Kx case
- *     (Thakur, Choudhary, Ramanujam [TCR96]), e.g. to hand a later stage runs of K x
- *     consecutive pulses. One plan lets the cost model choose the algorithm ("auto"); a
- *     second forces [TCR96]'s X_TO_KX algorithm through redist_options.algorithm.
+ *  1. cyclic(x) -> cyclic(K x) along the pulses, on the same ranks, e.g. to hand a later
+ *     stage runs of K x consecutive pulses: the x -> Kx case of Thakur, Choudhary and
+ *     Ramanujam's "Efficient algorithms for array redistribution" ([TCR96],
+ *     docs/references.md). One plan lets the cost model choose the algorithm ("auto"); a
+ *     second forces the paper's X_TO_KX algorithm through redist_options.algorithm.
  *  2. The corner turn proper: from whole pulses per rank to whole range gates per rank
  *     (blocks of gates), transposed by redist_options.permutation so that each gate's
  *     slow-time series is contiguous, ready for the Doppler FFT.
