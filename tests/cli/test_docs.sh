@@ -42,8 +42,9 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP" "$CLI_OUT" "$CLI_ERR"' EXIT
 
-MPICC=$(sed -n 's/^MPI_C_COMPILER:FILEPATH=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null)
-export MPICC=${MPICC:-mpicc} REDIST BUILD_DIR MPIEXEC
+MPICC=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | head -n 1)
+MPICC=${MPICC:-$(command -v mpicc)}
+export MPICC REDIST BUILD_DIR MPIEXEC
 export MPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG:--n} MPIEXEC_PREFLAGS=${MPIEXEC_PREFLAGS:-}
 export REDIST_MACHINE_FILE="$TMP/no-machine-file"
 while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^REDIST_MACHINE_[A-Z_]*$' | grep -v '^REDIST_MACHINE_FILE$')
