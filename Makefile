@@ -68,7 +68,7 @@ CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_
                  $(ASAN_CMAKE_ARGS)
 
 # include/redist.h is hand-formatted and owned by the API; not reformatted by default.
-FORMAT_DIRS    ?= src tools tests bench
+FORMAT_DIRS    ?= src tools tests bench examples
 C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
 .PHONY: all build deps check test asan asan-build demo install bench format format-check clean
