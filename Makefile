@@ -3,7 +3,11 @@
 #   make / make build     configure + build (Release) in build/
 #   make check            install deps, build, run all tests; then the same with ASan+UBSan
 #   make demo             install deps, build, run `redist demo` on 4 ranks
-#   make install PREFIX=dir
+#   make install PREFIX=dir   (and DESTDIR=dir; docs/install.md)
+#   make uninstall        remove the files of the last install from $(BUILD_DIR)
+#   make deb              the Debian package $(BUILD_DIR)/redist_<version>_<arch>.deb (CPack)
+#   make deb-check        as root: build the package, apt-get install it, run the consumer
+#                         check (tests/consumer/) against /usr, then remove the package
 #   make bench            build, then run bench/run.sh
 #   make test             run the tests of build/ only (no rebuild of build-asan/)
 #   make asan             build and test build-asan/ only
@@ -130,6 +134,46 @@ demo:
 
 install: build
 	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+# Removes every file listed in $(BUILD_DIR)/install_manifest.txt (the last install from this
+# tree, DESTDIR included), then the manifest.
+.PHONY: uninstall deb deb-check
+uninstall:
+	$(CMAKE) --build $(BUILD_DIR) --target uninstall
+
+# The Debian package (CPack, settings at the end of CMakeLists.txt): built from $(BUILD_DIR)
+# against Open MPI, installing into /usr.
+deb: build
+	@if [ "$(MPI)" != openmpi ]; then echo "deb: the Debian package is built against Open MPI (MPI=openmpi), not $(MPI)"; exit 1; fi
+	rm -f $(BUILD_DIR)/redist_*.deb
+	@# cpack's install writes install_manifest.txt with the package's /usr paths: keep the
+	@# tree's own (make uninstall must never remove files in /usr that the package owns).
+	@m=$(BUILD_DIR)/install_manifest.txt; saved=$$(mktemp); have=0; \
+	if [ -f $$m ]; then cp -p $$m $$saved; have=1; fi; \
+	(cd $(BUILD_DIR) && cpack -G DEB); rc=$$?; \
+	if [ $$have = 1 ]; then mv $$saved $$m; else rm -f $$m $$saved; fi; \
+	exit $$rc
+	@ls -l $(BUILD_DIR)/redist_*.deb
+
+# Installs the package on this machine with apt-get, runs the consumer check against /usr
+# and removes the package again (apt-get remove --purge: no record of it is left), whatever
+# the check's outcome.
+deb-check:
+	@if [ "$$(id -u)" != 0 ]; then echo "deb-check: needs root (it installs the package with apt-get install and removes it afterwards); run it as root, or run make deb and install $(BUILD_DIR)/redist_*.deb yourself"; exit 1; fi
+	@if dpkg-query -W -f='$${Status}' redist 2>/dev/null | grep -q 'ok installed'; then echo "deb-check: a package redist is installed already; remove it first (apt-get remove redist)"; exit 1; fi
+	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory deb
+	@status=0; \
+	apt-get install -y ./$(BUILD_DIR)/redist_*.deb || { echo "deb-check: FAILED: apt-get install"; exit 1; }; \
+	BUILD_DIR="$(abspath $(BUILD_DIR))" bash tests/consumer/check.sh /usr || status=1; \
+	for f in /usr/bin/redist /usr/share/man/man1/redist.1 /usr/share/man/man3/redist.3; do \
+	  test -e $$f || { echo "deb-check: $$f is not installed"; status=1; }; done; \
+	/usr/bin/redist --version || status=1; \
+	apt-get remove -y --purge redist || status=1; \
+	if dpkg-query -W -f='$${Status}' redist 2>/dev/null | grep -q 'ok installed'; then echo "deb-check: the package is still installed"; status=1; fi; \
+	if [ $$status -eq 0 ]; then echo "deb-check: PASSED (installed, consumer check against /usr, removed)"; \
+	else echo "deb-check: FAILED"; fi; \
+	exit $$status
 
 bench: build
 	@if [ -f bench/run.sh ]; then \

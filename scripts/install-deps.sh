@@ -49,6 +49,13 @@ have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox
 have_cmd python3 || need python3
 have_cmd valgrind || need valgrind # make valgrind
+# make deb / make deb-check and the install tests: cpack's dependency scan (file,
+# dpkg-shlibdeps), objdump, and groff and man for the man pages
+have_cmd file || need file
+have_cmd dpkg-shlibdeps || need dpkg-dev
+have_cmd objdump || need binutils
+have_cmd groff || need groff-base
+have_cmd man || need man-db
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0

@@ -1,0 +1,38 @@
+# make uninstall (the `uninstall` target): removes every file listed in the install manifest
+# that cmake --install / make install wrote (-DMANIFEST=<build>/install_manifest.txt; its
+# paths include DESTDIR), then the package's own directories lib/cmake/redist and
+# include/redist if they are empty.
+# Files already gone are reported and skipped.
+cmake_minimum_required(VERSION 3.18)
+if(NOT MANIFEST OR NOT EXISTS "${MANIFEST}")
+  message(FATAL_ERROR "uninstall: no install manifest ${MANIFEST}: nothing was installed from "
+                      "this build tree (or it was uninstalled already)")
+endif()
+file(STRINGS "${MANIFEST}" _files)
+set(_removed 0)
+set(_dirs "")
+foreach(_f IN LISTS _files)
+  if(EXISTS "${_f}" OR IS_SYMLINK "${_f}")
+    file(REMOVE "${_f}")
+    if(EXISTS "${_f}" OR IS_SYMLINK "${_f}")
+      message(FATAL_ERROR "uninstall: could not remove ${_f}")
+    endif()
+    math(EXPR _removed "${_removed} + 1")
+    get_filename_component(_d "${_f}" DIRECTORY)
+    if(_d MATCHES "/(lib/cmake|include)/redist$")
+      list(APPEND _dirs "${_d}")
+    endif()
+  else()
+    message(STATUS "uninstall: ${_f} is already gone")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _dirs)
+foreach(_d IN LISTS _dirs)
+  file(GLOB _left "${_d}/*")
+  if(NOT _left)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E remove_directory "${_d}")
+  endif()
+endforeach()
+list(LENGTH _files _n)
+message(STATUS "uninstall: removed ${_removed} of the ${_n} files of ${MANIFEST}")
+file(REMOVE "${MANIFEST}")
