@@ -24,6 +24,9 @@
 #                                           directory, where later commands of the same
 #                                           document can compile or read it.
 #
+# Every relative link of these pages must name a file that exists, and a `#anchor` of the same
+# page one of its headings.
+#
 # Commands run with bash from a scratch directory in which build/ is BUILD_DIR, and include/
 # and examples/ are the source tree's, so `build/redist`, `source build/mpiexec.env` and
 # `mpicc ... -Iinclude -Lbuild` work as written. Shell functions stand in for the tool names:
@@ -176,11 +179,35 @@ def fail(where, cmd, why, out=""):
     for line in out.rstrip().split("\n")[-40:]:
         print(f"  | {line}")
 
+def slug(heading):
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+def check_links(doc, path):
+    """Relative links must name files that exist; #anchors in the same page, its headings."""
+    text = open(path, encoding="utf-8").read()
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    anchors = {slug(h) for h in re.findall(r"^#+ (.*)$", prose, re.M)}
+    bad = 0
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        if file and not os.path.exists(os.path.join(os.path.dirname(path), file)):
+            fail(doc, f"link {target}", "names a file that does not exist")
+            bad += 1
+        elif not file and anchor not in anchors:
+            fail(doc, f"link {target}", "names no heading of this page")
+            bad += 1
+    if not bad:
+        print(f"ok: {doc}: every relative link resolves")
+
 for doc in docs:
     path = os.path.join(src, doc)
     if not os.path.exists(path):
         fail(doc, "-", "document missing")
         continue
+    check_links(doc, path)
     for first, tag, directive, arg, body in blocks(path):
         where = f"{doc}:{first}"
         if directive == "file":
