@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The documentation's commands run and its worked figures are the tool's output.
 #
-# Scans README.md, docs/guide.md, docs/tool.md and docs/algorithms.md for fenced code blocks
-# and acts on them by their language tag and on an HTML comment on the line just above:
+# Scans README.md, docs/guide.md, docs/tool.md, docs/algorithms.md and docs/api.md for fenced
+# code blocks and acts on them by their language tag and on an HTML comment on the line just
+# above:
 #
 #   ```sh        every command in it is run (one per line; a line ending in `\` continues on
 #                the next; `#` comment lines are ignored) and must exit 0; output not checked.
@@ -78,7 +79,7 @@ mpiexec() { launch "$@"; }
 mpirun() { launch "$@"; }
 EOF
 
-python3 - "$SRC" "$TMP" README.md docs/guide.md docs/tool.md docs/algorithms.md <<'PY'
+python3 - "$SRC" "$TMP" README.md docs/guide.md docs/tool.md docs/algorithms.md docs/api.md <<'PY'
 import os, re, subprocess, sys, time
 
 src, tmp, docs = sys.argv[1], sys.argv[2], sys.argv[3:]
