@@ -136,7 +136,7 @@ install: build
 	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD_DIR) --prefix "$(PREFIX)"
 
 # Removes every file listed in $(BUILD_DIR)/install_manifest.txt (the last install from this
-# tree, DESTDIR included), then the manifest.
+# tree), under the DESTDIR that install used (install_manifest_destdir.txt), then the record.
 .PHONY: uninstall deb deb-check
 uninstall:
 	$(CMAKE) --build $(BUILD_DIR) --target uninstall
@@ -146,13 +146,9 @@ uninstall:
 deb: build
 	@if [ "$(MPI)" != openmpi ]; then echo "deb: the Debian package is built against Open MPI (MPI=openmpi), not $(MPI)"; exit 1; fi
 	rm -f $(BUILD_DIR)/redist_*.deb
-	@# cpack's install writes install_manifest.txt with the package's /usr paths: keep the
-	@# tree's own (make uninstall must never remove files in /usr that the package owns).
-	@m=$(BUILD_DIR)/install_manifest.txt; saved=$$(mktemp); have=0; \
-	if [ -f $$m ]; then cp -p $$m $$saved; have=1; fi; \
-	(cd $(BUILD_DIR) && cpack -G DEB); rc=$$?; \
-	if [ $$have = 1 ]; then mv $$saved $$m; else rm -f $$m $$saved; fi; \
-	exit $$rc
+	@# cpack's install rewrites the tree's record of the last install (make uninstall): keep it.
+	@source tests/install/keep_install_record.sh && keep_install_record $(BUILD_DIR) && \
+	  trap restore_install_record EXIT && cd $(BUILD_DIR) && cpack -G DEB
 	@ls -l $(BUILD_DIR)/redist_*.deb
 
 # Installs the package on this machine with apt-get, runs the consumer check against /usr

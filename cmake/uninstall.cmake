@@ -1,17 +1,27 @@
 # make uninstall (the `uninstall` target): removes every file listed in the install manifest
-# that cmake --install / make install wrote (-DMANIFEST=<build>/install_manifest.txt; its
-# paths include DESTDIR), then the package's own directories lib/cmake/redist and
-# include/redist if they are empty.
-# Files already gone are reported and skipped.
+# that cmake --install / make install wrote (-DMANIFEST=<build>/install_manifest.txt), under
+# the DESTDIR that install used (recorded beside it in install_manifest_destdir.txt: the
+# manifest's paths lack it), then the package's own directories lib/cmake/redist and
+# include/redist if they are empty, and the record. Files already gone are reported.
 cmake_minimum_required(VERSION 3.18)
 if(NOT MANIFEST OR NOT EXISTS "${MANIFEST}")
   message(FATAL_ERROR "uninstall: no install manifest ${MANIFEST}: nothing was installed from "
                       "this build tree (or it was uninstalled already)")
 endif()
+string(REGEX REPLACE "\\.txt$" "_destdir.txt" _destdir_file "${MANIFEST}")
+set(_destdir "")
+if(EXISTS "${_destdir_file}")
+  file(READ "${_destdir_file}" _destdir)
+  string(STRIP "${_destdir}" _destdir)
+endif()
+if(_destdir)
+  message(STATUS "uninstall: the install used DESTDIR=${_destdir}")
+endif()
 file(STRINGS "${MANIFEST}" _files)
 set(_removed 0)
 set(_dirs "")
 foreach(_f IN LISTS _files)
+  set(_f "${_destdir}${_f}")
   if(EXISTS "${_f}" OR IS_SYMLINK "${_f}")
     file(REMOVE "${_f}")
     if(EXISTS "${_f}" OR IS_SYMLINK "${_f}")
@@ -35,4 +45,4 @@ foreach(_d IN LISTS _dirs)
 endforeach()
 list(LENGTH _files _n)
 message(STATUS "uninstall: removed ${_removed} of the ${_n} files of ${MANIFEST}")
-file(REMOVE "${MANIFEST}")
+file(REMOVE "${MANIFEST}" "${_destdir_file}")

@@ -67,14 +67,11 @@ step() { echo "consumer check: $*"; }
 if [[ -n $install_from ]]; then
     [[ $prefix != /usr && $prefix != /usr/local ]] || fail "--install into $prefix: use a scratch prefix"
     rm -rf "$prefix"
-    # The install rewrites the tree's install_manifest.txt: keep the user's (make uninstall).
-    manifest=$install_from/install_manifest.txt
-    if [[ -f $manifest ]]; then
-        cp -p "$manifest" "$WORK_DIR/manifest.saved"
-        cleanup=("cp -p '$WORK_DIR/manifest.saved' '$manifest'" "${cleanup[@]}")
-    else
-        cleanup=("rm -f '$manifest'" "${cleanup[@]}")
-    fi
+    # The install rewrites the tree's record of the last install: keep the user's.
+    # shellcheck source=tests/install/keep_install_record.sh
+    source "$here/../install/keep_install_record.sh"
+    keep_install_record "$install_from"
+    cleanup=(restore_install_record "${cleanup[@]}")
     "$CMAKE" --install "$install_from" --prefix "$prefix" >"$WORK_DIR/install.log" 2>&1 ||
         fail "cmake --install $install_from --prefix $prefix:"$'\n'"$(cat "$WORK_DIR/install.log")"
     step "installed $install_from into $prefix"

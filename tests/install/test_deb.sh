@@ -24,14 +24,11 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work"
-# cpack's install rewrites the tree's install_manifest.txt: keep the user's.
-manifest=$build/install_manifest.txt
-if [[ -f $manifest ]]; then
-    cp -p "$manifest" "$work/manifest.saved"
-    trap 'cp -p "$work/manifest.saved" "$manifest"' EXIT
-else
-    trap 'rm -f "$manifest"' EXIT
-fi
+# cpack's install rewrites the tree's record of the last install: keep the user's.
+# shellcheck source=tests/install/keep_install_record.sh
+source "$(dirname "${BASH_SOURCE[0]}")/keep_install_record.sh"
+keep_install_record "$build"
+trap restore_install_record EXIT
 start=$(date +%s)
 (cd "$build" && "$CPACK" -G DEB -B "$work") >"$work/cpack.log" 2>&1 ||
     fail "cpack -G DEB:"$'\n'"$(cat "$work/cpack.log")"
