@@ -48,7 +48,13 @@ trap 'rm -rf "$TMP" "$CLI_OUT" "$CLI_ERR"' EXIT
 
 MPICC=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | head -n 1)
 MPICC=${MPICC:-$(command -v mpicc)}
-export MPICC REDIST BUILD_DIR MPIEXEC
+# A sanitizer build's library needs its programs built with the same flags (ASan's runtime
+# first in the program's libraries), as CMakeLists.txt builds the examples.
+SANITIZE_FLAGS=""
+if grep -q '^REDIST_SANITIZE:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+    SANITIZE_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+fi
+export MPICC SANITIZE_FLAGS REDIST BUILD_DIR MPIEXEC
 export MPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG:--n} MPIEXEC_PREFLAGS=${MPIEXEC_PREFLAGS:-}
 export REDIST_MACHINE_FILE="$TMP/no-machine-file"
 while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^REDIST_MACHINE_[A-Z_]*$' | grep -v '^REDIST_MACHINE_FILE$')
@@ -60,7 +66,8 @@ ln -s "$SRC/examples" "$TMP/work/examples"
 
 cat >"$TMP/prelude.sh" <<'EOF'
 redist() { "$REDIST" "$@"; }
-mpicc() { "$MPICC" "$@"; }
+# shellcheck disable=SC2086 # the flags are a list
+mpicc() { "$MPICC" $SANITIZE_FLAGS "$@"; }
 launch() {
     local n=1
     while [[ $# -gt 0 && "$1" == -* ]]; do
