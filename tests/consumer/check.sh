@@ -14,7 +14,7 @@
 #                         BUILD_DIR/mpiexec.env if BUILD_DIR is set, else mpiexec -n)
 #   NP                    ranks (3)
 #   FORTRAN               1: the Fortran module must be installed and is checked (default:
-#                         checked if PREFIX/{lib/pkgconfig/redist_fortran.pc} exists)
+#                         checked if PREFIX/lib/pkgconfig/redist_fortran.pc exists)
 #   WORK_DIR              scratch directory (default: a new temporary one, removed at exit)
 #   CMAKE, PKG_CONFIG     the tools (cmake, pkg-config)
 # Exit status 0 if every program was built and reported no wrong element.
@@ -65,7 +65,11 @@ fail() {
 step() { echo "consumer check: $*"; }
 
 if [[ -n $install_from ]]; then
-    [[ $prefix != /usr && $prefix != /usr/local ]] || fail "--install into $prefix: use a scratch prefix"
+    # The prefix is emptied first: it must be new, empty, or an earlier install of redist.
+    if [[ -d $prefix && -n $(ls -A "$prefix") && ! -f $prefix/lib/pkgconfig/redist.pc ]] ||
+        [[ $prefix == /usr || $prefix == /usr/local ]]; then
+        fail "--install into $prefix: use a new scratch prefix (it is emptied first)"
+    fi
     rm -rf "$prefix"
     # The install rewrites the tree's record of the last install: keep the user's.
     # shellcheck source=tests/install/keep_install_record.sh
