@@ -162,7 +162,7 @@ deb-check:
 	@status=0; \
 	apt-get install -y ./$(BUILD_DIR)/redist_*.deb || { echo "deb-check: FAILED: apt-get install"; exit 1; }; \
 	BUILD_DIR="$(abspath $(BUILD_DIR))" bash tests/consumer/check.sh /usr || status=1; \
-	for f in /usr/bin/redist /usr/share/man/man1/redist.1 /usr/share/man/man3/redist.3; do \
+	for f in /usr/bin/redist /usr/share/man/man1/redist.1.gz /usr/share/man/man3/redist.3.gz; do \
 	  test -e $$f || { echo "deb-check: $$f is not installed"; status=1; }; done; \
 	/usr/bin/redist --version || status=1; \
 	apt-get remove -y --purge redist || status=1; \

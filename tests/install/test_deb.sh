@@ -75,7 +75,7 @@ outside=$(awk '{print $6}' <<<"$listing" | grep -Ev '^\./$|^\./usr(/|$)' || true
 want=(usr/lib/libredist.so usr/lib/libredist.so.0 "usr/lib/libredist.so.$version" usr/lib/libredist.a
     usr/include/redist.h usr/lib/pkgconfig/redist.pc usr/lib/cmake/redist/redistConfig.cmake
     usr/lib/cmake/redist/redistConfigVersion.cmake usr/lib/cmake/redist/redistTargets.cmake
-    usr/bin/redist usr/share/man/man1/redist.1 usr/share/man/man3/redist.3)
+    usr/bin/redist usr/share/man/man1/redist.1.gz usr/share/man/man3/redist.3.gz)
 if [[ ${REDIST_FORTRAN:-0} == 1 ]]; then
     want+=(usr/include/redist.mod usr/include/redist/redist.mod usr/lib/libredist_fortran.so
         usr/lib/libredist_fortran.so.0
@@ -113,10 +113,11 @@ fi
 # The tool runs and is this version.
 tool_version=$("$root/usr/bin/redist" --version) || fail "/usr/bin/redist --version failed"
 [[ $tool_version == *"$version"* ]] || fail "redist --version: $tool_version"
-# The man pages are the sources' (section 1 and 3).
+# The man pages are the sources', compressed (section 1 and 3).
 for s in 1 3; do
-    cmp -s "$root/usr/share/man/man$s/redist.$s" "$(dirname "${BASH_SOURCE[0]}")/../../man/redist.$s" ||
-        fail "/usr/share/man/man$s/redist.$s differs from man/redist.$s"
+    gzip -dc "$root/usr/share/man/man$s/redist.$s.gz" |
+        cmp -s - "$(dirname "${BASH_SOURCE[0]}")/../../man/redist.$s" ||
+        fail "/usr/share/man/man$s/redist.$s.gz is not man/redist.$s compressed"
 done
 n=$(grep -c . <<<"$listing")
 echo "install_deb: $(basename "$deb"): $n entries, Depends: $depends"

@@ -24,7 +24,7 @@ trap restore_install_record EXIT
 "$CMAKE" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
     fail "cmake --install:"$'\n'"$(cat "$work/install.log")"
 installed=$(find "$prefix" -type f -o -type l | wc -l)
-for f in lib/libredist.so lib/libredist.a include/redist.h share/man/man3/redist.3; do
+for f in lib/libredist.so lib/libredist.a include/redist.h share/man/man3/redist.3.gz; do
     [[ -e $prefix/$f || -L $prefix/$f ]] || fail "$prefix/$f was not installed"
 done
 listed=$(grep -c "^$prefix/" "$build/install_manifest.txt") || true
