@@ -116,7 +116,7 @@ run() {
         # Compare real paths: with a merged /usr, /lib/libredist.so.0 is /usr/lib's.
         [[ -n $lib && $(readlink -f "$(dirname "$lib")") == "$(readlink -f "$libdir")" ]] ||
             fail "$name loads libredist from '$lib', not from $libdir"
-    elif ldd "$prog" | grep -q 'libredist\.so'; then
+    elif [[ $(ldd "$prog") == *libredist.so* ]]; then
         fail "$name should be linked statically, but loads libredist.so"
     fi
     out=$("$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$NP" "${preflags[@]}" "$prog" 2>&1) ||

@@ -58,8 +58,9 @@ if command -v apt-cache >/dev/null; then
     mapfile -t known < <(apt-cache policy "${names[@]}" 2>/dev/null | sed -n 's/^\([a-z0-9][^ ]*\):$/\1/p' |
         sed 's/:[a-z0-9]*$//' | sort -u)
     if [[ ${#known[@]} -gt 0 ]]; then # apt has package lists
+        known_list=$(printf '%s\n' "${known[@]}") # a here-string: `printf | grep -q` and pipefail
         for d in "${names[@]}"; do
-            printf '%s\n' "${known[@]}" | grep -qx "$d" || fail "Depends names $d, which apt does not know"
+            grep -qx "$d" <<<"$known_list" || fail "Depends names $d, which apt does not know"
         done
     else
         echo "install_deb: apt has no package lists; the Depends names are not checked against them"
@@ -97,9 +98,8 @@ soname=$(objdump -p "$root/usr/lib/libredist.so.$version" | awk '$1 == "SONAME" 
 [[ $soname == libredist.so.0 ]] || fail "SONAME of libredist.so.$version is '$soname'"
 # Executables and libraries carry no path into the build tree (RPATH/RUNPATH).
 while IFS= read -r f; do
-    if objdump -p "$f" 2>/dev/null | grep -E 'R(UN)?PATH' | grep -q "$build"; then
-        fail "/${f#"$root"/} has an rpath into the build tree: $(objdump -p "$f" | grep PATH)"
-    fi
+    paths=$(objdump -p "$f" 2>/dev/null | grep -E 'R(UN)?PATH' || true)
+    [[ $paths != *"$build"* ]] || fail "/${f#"$root"/} has an rpath into the build tree: $paths"
 done < <(find "$root/usr/bin" "$root/usr/lib" -maxdepth 1 -type f)
 # Nor do the text files (.pc, CMake package).
 if grep -rl "$build" "$root/usr/lib/pkgconfig" "$root/usr/lib/cmake" >/dev/null; then

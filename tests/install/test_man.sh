@@ -47,9 +47,12 @@ for c in "${commands[@]}"; do
         grep -Fq -- "$o" <<<"$t1" || bad "redist.1 does not mention $o of 'redist $c'"
     done
 done
+# (Lists as strings for here-strings: under pipefail, `printf | grep -q` fails at random when
+# grep exits before printf has written everything.)
+command_list=$(printf '%s\n' "${commands[@]}")
 # ... and no section for a sub-command the tool does not have (help is in the usage lines).
 while read -r c; do
-    printf '%s\n' "${commands[@]}" | grep -qx "$c" || grep -q "redist $c" <<<"$help" || bad "redist.1 describes 'redist $c', which redist --help does not list"
+    grep -qx "$c" <<<"$command_list" || grep -q "redist $c" <<<"$help" || bad "redist.1 describes 'redist $c', which redist --help does not list"
 done < <(sed -nE 's/^\.SS "?redist ([a-z]+).*/\1/p' <<<"$roff1")
 
 # Functions: every declaration of redist.h (a line starting with its return type).
@@ -57,11 +60,12 @@ header=$src/include/redist.h
 mapfile -t functions < <(grep -oE '^[a-z][a-z0-9_ ]*[ *]+redist_[a-z0-9_]+\(' "$header" |
     sed -E 's/.*(redist_[a-z0-9_]+)\($/\1/' | sort -u)
 [[ ${#functions[@]} -ge 50 ]] || bad "found only ${#functions[@]} functions in redist.h"
+function_list=$(printf '%s\n' "${functions[@]}")
 for f in "${functions[@]}"; do
     grep -Fq "$f(" <<<"$t3" || bad "redist.3 does not show $f( (a prototype or call)"
 done
 while read -r f; do
-    printf '%s\n' "${functions[@]}" | grep -qx "$f" || bad "redist.3 names $f, which redist.h does not declare"
+    grep -qx "$f" <<<"$function_list" || bad "redist.3 names $f, which redist.h does not declare"
 done < <(grep -oE 'redist_[a-z0-9_]+\(' <<<"$t3" | tr -d '(' | sort -u)
 mapfile -t codes < <(grep -oE '^#define REDIST_(SUCCESS|ERR_[A-Z_]+)' "$header" | awk '{print $2}')
 for e in "${codes[@]}"; do
