@@ -1,6 +1,6 @@
 /* redist demo: a short tour on however many ranks the tool was started with.
  *
- * 1. Paper 000's example (section 3.1, Figures 1-3): cyclic(2) -> cyclic(6), N = 48, P = 4.
+ * 1. [LBP96]'s example (section 3.1, Figures 1-3): cyclic(2) -> cyclic(6), N = 48, P = 4.
  *    The tables S, R, P, P_s and D_s (src/circulant.h) are printed, then the redistribution
  *    runs through every algorithm and every element is checked.
  * 2. A 2-D case (2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks ->
@@ -18,7 +18,7 @@ const char tool_demo_help[] =
     "usage: mpirun -n P redist demo      (also: redist with no command)\n"
     "\n"
     "A short tour on however many ranks it was started with (make demo uses 4):\n"
-    "  1. paper 000's example, cyclic(2) -> cyclic(6) of N = 48 elements on 4 processors:\n"
+    "  1. [LBP96]'s example, cyclic(2) -> cyclic(6) of N = 48 elements on 4 processors:\n"
     "     the initial distribution table S, the final table R, the destination processor\n"
     "     table P and its circulant form P_s with D_s (Theorem 2); then the redistribution\n"
     "     through every algorithm, every element checked (on min(P, 4) ranks);\n"
@@ -125,7 +125,7 @@ static int print_paper_tables(int rank)
         tool_tables t;
         char why[256];
         printf(
-            "1. Paper 000 (Lim, Bhat, Prasanna), section 3.1: cyclic(2) -> cyclic(6) of N = 48 elements on P = 4\n");
+            "1. [LBP96] (Lim, Bhat, Prasanna) §3.1: cyclic(2) -> cyclic(6) of N = 48 elements on P = 4\n");
         if (tables_compute(&c.from, &c.to, &t, why, sizeof why) == 0) {
             tables_print(stdout, &t, "   ", 0);
             tables_free(&t);
@@ -431,7 +431,7 @@ static void print_timed_header(int r, int c)
         DEMO_N, DEMO_N, tool_fmt_bytes(b, sizeof b, DEMO_BYTES), DEMO_BLOCK_FROM, DEMO_BLOCK_FROM,
         r, c, DEMO_BLOCK_TO, DEMO_BLOCK_TO, c, r);
     printf(
-        "   Times per execute: per trial the slowest rank's average, over n1 trials (paper 000, Fig. 13).\n");
+        "   Times per execute: per trial the slowest rank's average, over n1 trials ([LBP96] Fig. 13).\n");
     printf("   %-20s %9s %9s %9s %9s %7s %6s %6s %8s\n", "algorithm", "Tmin", "Tmed", "Tavg",
            "Tmax", "GB/s", "steps", "msgs", "T/a2aw");
     fflush(stdout);

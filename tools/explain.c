@@ -26,7 +26,7 @@ const char tool_explain_help[] =
     "  --max-buffer B           bounded mode: at most B bytes of buffers per rank (e.g. 1M,\n"
     "                           2^20); the algorithms that cannot run bounded say so\n"
     "  --tables                 for a 1-D cyclic(x) -> cyclic(Kx) pair (or the dual) on the\n"
-    "                           same P: paper 000's tables S, R, P (and S', P_s, D_s, R',\n"
+    "                           same P: [LBP96]'s tables S, R, P (and S', P_s, D_s, R',\n"
     "                           P_r, D_r when K <= P)\n"
     "  --relabel                the destination's ranks chosen to keep the most data in place\n"
     "                           (redist_relabel's answer; up to 4096 positions)\n"

@@ -39,7 +39,7 @@ static const char main_help[] =
     "  explain    the plan without running it: algorithm, steps, messages, bytes and predicted\n"
     "             time per algorithm (--json for machines, --tables for the paper's tables);\n"
     "             needs no MPI launch, --procs P stands for the communicator size\n"
-    "  simulate   paper 000's GDM model for cyclic(x) -> cyclic(Kx): predicted times of the\n"
+    "  simulate   [LBP96]'s GDM model for cyclic(x) -> cyclic(Kx): predicted times of the\n"
     "             schedules for large P, K and N, and the direct/indirect crossover; no MPI\n"
     "  bench      how well auto chooses: a grid of cases through every algorithm and auto,\n"
     "             auto's regret, predicted against measured time, CSV and plots (under mpirun)\n"

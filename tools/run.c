@@ -23,7 +23,7 @@ const char tool_run_help[] =
     "  --to SPEC          destination layout\n"
     "  --type T           char, int, double (default) or double3 (3 doubles, 24 bytes)\n"
     "  --algorithm A      auto (default) or a name from `redist explain` / the docs\n"
-    "  --repeat n1xn2     n1 trials of n2 consecutive executes each (paper 000, Fig. 13);\n"
+    "  --repeat n1xn2     n1 trials of n2 consecutive executes each ([LBP96] Fig. 13);\n"
     "  --repeat R         R trials of 1 execute; default: chosen from a warm-up run\n"
     "  --verify           check every destination element; exit 1 if any is wrong\n"
     "  --relabel          let redist_relabel choose which rank holds each destination grid\n"
@@ -744,7 +744,7 @@ static void print_header(const run_state *s)
            tool_fmt_bytes(b1, sizeof b1, (double)p->max_buffer_bytes),
            p->bounded ? "bounded mode (chunks)" : "default mode");
     printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
-           "             per trial the slowest rank's average (paper 000, Fig. 13)\n",
+           "             per trial the slowest rank's average ([LBP96] Fig. 13)\n",
            s->n1, s->n1 == 1 ? "" : "s", s->n2, s->n2 == 1 ? "" : "s", s->a.n1 ? "" : " (auto)",
            tool_fmt_seconds(b2, sizeof b2, s->warm));
     fflush(stdout);

@@ -17,7 +17,7 @@ const char tool_simulate_help[] =
     "usage: redist simulate [--procs P] [--K K] [--bytes b] [--Td s] [--tau s] [--d D|auto]\n"
     "                       [--from N] [--to N]\n"
     "Predicted time of one cyclic(x) -> cyclic(Kx) redistribution of N elements of b bytes\n"
-    "on P processors under paper 000's GDM model (Corollary 2): T_d seconds per message,\n"
+    "on P processors under [LBP96]'s GDM model (Corollary 2): T_d seconds per message,\n"
     "tau_d seconds per byte, step counts from the real schedules. No MPI launch needed.\n"
     "Defaults: Fig. 20(a): P = K = 128, b = 4, T_d = 40e-6, tau_d = 35e-9, hybrid d = 2,\n"
     "N from 2^10 to 2^30 by powers of 4. --d auto picks the best d for each N.\n"
@@ -182,7 +182,7 @@ int tool_simulate(int argc, char **argv)
     if (status != TOOL_OK)
         return status;
     printf(
-        "redist simulate: cyclic(x) -> cyclic(%lldx) on P = %lld, elements of %g bytes, GDM model (paper 000, Corollary 2)\n",
+        "redist simulate: cyclic(x) -> cyclic(%lldx) on P = %lld, elements of %g bytes, GDM model ([LBP96] Corollary 2)\n",
         (long long)a.K, (long long)a.P, a.b);
     if (print_table(&a) != TOOL_OK) {
         fprintf(stderr, "redist simulate: the model rejected these arguments\n");

@@ -1,4 +1,4 @@
-/* Paper 000's distribution and schedule tables, laid out and printed (see tables.h). The
+/* [LBP96]'s distribution and schedule tables, laid out and printed (see tables.h). The
    numbers all come from src/circulant.c. */
 #include "tables.h"
 
