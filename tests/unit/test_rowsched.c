@@ -407,7 +407,6 @@ static void test_closed_form_steps(void)
     printf(
         "closed-form step counts equal the schedules' in %ld cases (K <= P <= 64, d <= L + 2); %.2f s\n",
         compared, secs);
-    CHECK(secs < 5.0, "closed-form step count check took %.2f s", secs);
 }
 
 static void print_table(void)
