@@ -96,7 +96,7 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
     for (int i = 0; i < NALGOS; i++) {
         if (table[i]->applicable(c) != REDIST_SUCCESS ||
             (opt->max_buffer_bytes > 0 && !table[i]->bounded) ||
-            (redist__options_scale(opt) && !(table[i]->transports & REDIST__T_PACK)))
+            (redist__options_scale(opt) && !redist__algo_scales(table[i])))
             continue;
         double t = redist__predict(table[i], c, m, opt);
         if (best == NULL || t < best_time) {

@@ -375,11 +375,12 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
     if (a->applicable(&p->pair) != REDIST_SUCCESS)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot perform this redistribution", name);
-    if (redist__options_scale(&p->opt) && !(a->transports & REDIST__T_PACK))
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' only has the datatype transport: it cannot scale "
-                            "(alpha, beta, conjugate) while unpacking",
-                            name);
+    if (redist__options_scale(&p->opt) && !redist__algo_scales(a))
+        return redist__fail(
+            REDIST_ERR_NOT_APPLICABLE,
+            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
+            "places elements: %s",
+            name, a->unscaled ? "it moves them as they are" : "it only has the datatype transport");
     if (p->opt.max_buffer_bytes > 0 && !a->bounded)
         return redist__fail(REDIST_ERR_NOT_APPLICABLE,
                             "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "

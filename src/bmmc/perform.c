@@ -240,4 +240,5 @@ const redist__algorithm redist__algo_bmmc = {
     .destroy = destroy,
     .local_stats = local_stats,
     .dry_needs_buffers = 1,
+    .unscaled = 1, /* redist__bmmc_place copies; scaling would need a pass of its own */
 };

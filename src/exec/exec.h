@@ -59,7 +59,14 @@ typedef struct redist__algorithm {
     int packs;             /* it packs into the plan's send and receive buffers */
     int bounded;           /* it runs in bounded mode (strip.c) when the plan is bounded */
     int is_batch;          /* a batch plan's exchange (api/batch.c): not for redist_start */
+    int unscaled;          /* it places elements as they are: no alpha, beta or conjugate (bmmc) */
 } redist__algorithm;
+
+/* Whether the algorithm can scale while unpacking (options alpha, beta, conjugate). */
+static inline int redist__algo_scales(const redist__algorithm *a)
+{
+    return (a->transports & REDIST__T_PACK) && !a->unscaled;
+}
 
 /* Rules shared by several algorithms. */
 int redist__always_applicable(const redist__case *c);
