@@ -165,9 +165,10 @@ static void factor(int p, int *rows, int *cols)
 typedef struct {
     int ctxt, desc[9];
     int rows, cols;
-    int64_t local;    /* elements of the local array, LLD x local columns */
-    int pad;          /* LLD = max(local rows, 1) + pad on every process */
-    const int *procs; /* world rank of grid process (r, c): procs[r * cols + c] */
+    int64_t local;                /* elements of the local array, LLD x local columns */
+    int pad;                      /* LLD = max(local rows, 1) + pad on every process */
+    int myrow, mycol, local_rows; /* this process's place in the grid and its rows */
+    const int *procs;             /* world rank of grid process (r, c): procs[r * cols + c] */
 } matrix_t;
 
 /* A descriptor for an M x N matrix on context ctxt (this process's part; -1 outside). */
@@ -192,6 +193,7 @@ static void make_matrix(matrix_t *mt, int ctxt, const int *procs, int rows, int 
     }
     int lld = (lr > 1 ? lr : 1) + pad;
     mt->pad = pad;
+    mt->myrow = myrow, mt->mycol = mycol, mt->local_rows = lr;
     int d[9] = {1, ctxt, M, N, mb, nb, rsrc, csrc, lld};
     memcpy(mt->desc, d, sizeof d);
     mt->local = ctxt != -1 && myrow >= 0 ? (int64_t)lld * lc : 0;
@@ -253,14 +255,11 @@ static place_t place_of(const matrix_t *mt, int64_t gi, int64_t gj)
 static int global_of(const matrix_t *mt, int64_t l, int64_t *gi, int64_t *gj)
 {
     const int *d = mt->desc;
-    int nr, nc, r, c, M = d[2], mb = d[4], rsrc = d[6];
-    Cblacs_gridinfo(mt->ctxt, &nr, &nc, &r, &c);
-    int lr = numroc_(&M, &mb, &r, &rsrc, &nr), lld = d[8];
-    int64_t li = l % lld, lj = l / lld;
-    if (li >= lr)
+    int64_t li = l % d[8], lj = l / d[8];
+    if (li >= mt->local_rows)
         return 0;
-    *gi = (li / d[4] * nr + (r - d[6] + nr) % nr) * d[4] + li % d[4];
-    *gj = (lj / d[5] * nc + (c - d[7] + nc) % nc) * d[5] + lj % d[5];
+    *gi = mtest_global_of(li, d[4], mt->rows, d[6], mt->myrow);
+    *gj = mtest_global_of(lj, d[5], mt->cols, d[7], mt->mycol);
     return 1;
 }
 
