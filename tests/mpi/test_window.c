@@ -502,6 +502,24 @@ static void bad_ld_cases(void)
     redist_layout_free(&dst);
 }
 
+/* Case `index` of `seed` (the generator always runs, so that later cases stay the same), run
+   if `run`. */
+static void generate_and_run(uint64_t seed, int index, int run)
+{
+    static int64_t pads_src[MAXP][MAXD], pads_dst[MAXP][MAXD];
+    rng = seed * 2654435761u + (uint64_t)index * 40503u + 1;
+    case_t cs;
+    gen_case(&cs, pads_src, pads_dst);
+    if (!run)
+        return;
+    for (int k = 0; k < cs.ndims; k++)
+        if (cs.src.offset[k] % cs.src.block[k] || cs.dst.offset[k] % cs.dst.block[k]) {
+            phased_cases++; /* a window that starts inside a block */
+            break;
+        }
+    run_case(&cs, pads_src, pads_dst, index);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -510,31 +528,17 @@ int main(int argc, char **argv)
     uint64_t seed = 20261123u;
     int cases = 150, only = -1;
     mtest_case_args(argc, argv, &seed, &cases, &only);
-    static int64_t pads_src[MAXP][MAXD], pads_dst[MAXP][MAXD];
     /* Cases that once failed, found by make stress (a case depends on the rank count):
        bmmc forced on a scaled plan placed op(src) unscaled (2 ranks). */
     static const struct {
         uint64_t seed;
         int index, nranks;
     } regressions[] = {{1795464725u, 37, 2}};
-    int nreg = (int)(sizeof regressions / sizeof regressions[0]);
-    for (int i = only >= 0 ? 0 : -nreg; i < cases; i++) {
-        uint64_t case_seed = i < 0 ? regressions[nreg + i].seed : seed;
-        int index = i < 0 ? regressions[nreg + i].index : i;
-        if (i < 0 && regressions[nreg + i].nranks != nranks)
-            continue;
-        rng = case_seed * 2654435761u + (uint64_t)index * 40503u + 1;
-        case_t cs;
-        gen_case(&cs, pads_src, pads_dst);
-        if (only >= 0 && only != i)
-            continue;
-        for (int k = 0; k < cs.ndims; k++)
-            if (cs.src.offset[k] % cs.src.block[k] || cs.dst.offset[k] % cs.dst.block[k]) {
-                phased_cases++; /* a window that starts inside a block */
-                break;
-            }
-        run_case(&cs, pads_src, pads_dst, index);
-    }
+    for (size_t r = 0; only < 0 && r < sizeof regressions / sizeof regressions[0]; r++)
+        if (regressions[r].nranks == nranks)
+            generate_and_run(regressions[r].seed, regressions[r].index, 1);
+    for (int i = 0; i < cases; i++)
+        generate_and_run(seed, i, only < 0 || only == i);
     if (only < 0) {
         inter_case();
         bad_ld_cases();
