@@ -132,21 +132,7 @@ static int setup(struct redist_plan_s *p)
     return err;
 }
 
-static int post_requests(struct redist_plan_s *p, state *s);
-
-/* Posts the receive, the acknowledgement receive (shared memory) and the send of a step. If
-   one fails, the step's receives already posted are cancelled: a receive left pending would
-   keep the plan's communicator alive, and could take a later message. */
-static int post_step(struct redist_plan_s *p, state *s)
-{
-    int err = post_requests(p, s);
-    if (err != REDIST_SUCCESS) { /* the send is posted last: everything before is a receive */
-        redist__abandon_requests(s->reqs, s->nreqs, NULL, 0);
-        s->nreqs = 0;
-    }
-    return err;
-}
-
+/* The receive, the acknowledgement receive (shared memory) and the send of a step. */
 static int post_requests(struct redist_plan_s *p, state *s)
 {
     const step *st = &s->steps[s->current];
@@ -169,6 +155,19 @@ static int post_requests(struct redist_plan_s *p, state *s)
         s->nreqs += n;
     }
     return REDIST_SUCCESS;
+}
+
+/* Posts the step's requests. If one fails, the receives already posted are cancelled: a
+   receive left pending would keep the plan's communicator alive, and could take a later
+   message. */
+static int post_step(struct redist_plan_s *p, state *s)
+{
+    int err = post_requests(p, s);
+    if (err != REDIST_SUCCESS) { /* the send is posted last: everything before is a receive */
+        redist__abandon_requests(s->reqs, s->nreqs, NULL, 0);
+        s->nreqs = 0;
+    }
+    return err;
 }
 
 /* Unpacks the step's message as soon as it is in, and acknowledges a node peer's shared
