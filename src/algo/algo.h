@@ -54,10 +54,14 @@ double redist__direct_async_predict(const redist__case *c, const redist__machine
    that does not pack). Relays and phases hold more: see their stats. */
 int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algorithm *a,
                                      int transport);
-/* The bound a plan takes by itself when its default pack buffers would not fit in this
-   machine's memory (redist__memory_limit): min(64 MiB, memory / 16); 0 when they fit or a
-   does not pack with `transport`. */
-int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport);
+/* The bound a plan takes by itself when its default pack buffers would not fit in a rank's
+   share of its node's memory (redist__memory_share: the node's memory over node_ranks, the
+   plan's ranks on that node): min(64 MiB, share / 16); 0 when they fit or a does not pack
+   with `transport`. */
+int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport,
+                               int node_ranks);
+/* REDIST_ERR_NOMEM, with its detail, for a fallback bound below two elements. */
+int redist__fail_no_room(int64_t bound);
 
 /* Every algorithm's options: checked (the first error), and fingerprinted for the
    agreement (every option field once). NULL options are the defaults. */

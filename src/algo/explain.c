@@ -14,20 +14,27 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
 }
 
 /* The mode the plan would run in, as plan.c decides it: bounded if asked, or if the default
-   mode's buffers would not fit (auto then choosing among the algorithms that run bounded). */
-static void choose_mode(const redist__case *c, const redist__machine *m, redist_options *opt,
-                        const redist__algorithm **a, int auto_chosen, redist__explanation *out)
+   mode's buffers would not fit in a rank's share of its node's memory (auto then choosing
+   among the algorithms that run bounded). The ranks per node are the cost model's: every
+   rank on this machine's node where the machine is one node (shared_node, the default),
+   else one rank per node (no more is known without a launch). */
+static int choose_mode(const redist__case *c, const redist__machine *m, int comm_size,
+                       redist_options *opt, const redist__algorithm **a, int auto_chosen,
+                       redist__explanation *out)
 {
     out->transport = redist__choose_transport(*a, c, m, opt, REDIST_TRANSPORT_AUTO);
     out->default_bytes = redist__default_buffer_bytes(c, *a, out->transport);
     int64_t bound = opt->max_buffer_bytes;
-    if (bound == 0 && (bound = redist__fallback_bound(c, *a, out->transport)) > 0) {
+    int node_ranks = m->shared_node ? comm_size : 1;
+    if (bound == 0 && (bound = redist__fallback_bound(c, *a, out->transport, node_ranks)) > 0) {
         redist_options o = *opt;
         o.max_buffer_bytes = bound;
         if (auto_chosen && !(*a)->bounded)
             *a = redist__choose(c, m, &o);
         if (!(*a)->bounded)
             bound = 0; /* the datatype transport, or NOMEM: plan.c says which */
+        else if (bound < 2 * (int64_t)c->t.elsize)
+            return redist__fail_no_room(bound);
         else
             opt->max_buffer_bytes = bound;
     }
@@ -39,6 +46,7 @@ static void choose_mode(const redist__case *c, const redist__machine *m, redist_
     } else {
         out->buffer_bytes = out->default_bytes;
     }
+    return REDIST_SUCCESS;
 }
 
 int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
@@ -74,7 +82,9 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
         return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot bound its buffers", name);
     }
     memset(out, 0, sizeof *out);
-    choose_mode(&c, m, &opt, &a, auto_chosen, out);
+    err = choose_mode(&c, m, comm_size, &opt, &a, auto_chosen, out);
+    if (err != REDIST_SUCCESS)
+        return err;
     out->chosen = a->name;
     out->steps = out->bounded ? c.t.shift_steps : a->steps(&c, m, &opt);
     out->predicted_seconds = out->bounded ? redist__strip_predict(&c, m, opt.max_buffer_bytes)

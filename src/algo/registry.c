@@ -143,13 +143,25 @@ int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algori
     return c->t.max_packed * (int64_t)c->t.elsize;
 }
 
-int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport)
+int redist__fail_no_room(int64_t bound)
+{
+    return redist__fail(REDIST_ERR_NOMEM,
+                        "not even bounded mode fits: its buffers would get %lld bytes per rank, "
+                        "a sixteenth of a rank's share of its node's memory",
+                        (long long)bound);
+}
+
+int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport,
+                               int node_ranks)
 {
     if (!a->packs || transport != REDIST_TRANSPORT_PACK)
         return 0;
-    double need = 2.0 * (double)c->t.max_buffer * (double)c->t.elsize, mem = redist__memory_limit();
-    if (need <= mem)
+    double need = 2.0 * (double)c->t.max_buffer * (double)c->t.elsize,
+           share = redist__memory_share(node_ranks);
+    if (need <= share)
         return 0;
-    int64_t bound = (int64_t)(mem / 16), most = (int64_t)64 << 20;
+    int64_t bound = (int64_t)(share / 16), most = (int64_t)64 << 20;
+    if (bound < 1) /* still "does not fit": the caller finds it below two elements */
+        bound = 1;
     return bound < most ? bound : most;
 }

@@ -10,6 +10,9 @@
    (if plan is not NULL), and checks MPI and comm (initialized, a valid intracommunicator).
    Local: REDIST_ERR_MPI, REDIST_ERR_ARG, REDIST_ERR_UNSUPPORTED (an intercommunicator). */
 int redist__plan_prologue(MPI_Comm comm, redist_plan *plan, int *rank, int *size);
+/* The ranks of comm on the caller's node (collective: MPI_Comm_split_type), who share its
+   memory; comm's size if MPI cannot tell. */
+int redist__node_ranks(MPI_Comm comm);
 /* The maxima over the ranks of the stats' messages_sent and bytes_sent (collective):
    REDIST_ERR_MPI if the reduction fails. */
 int redist__stats_maxima(struct redist_plan_s *p);

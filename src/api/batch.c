@@ -262,6 +262,7 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
         redist__free(b->child[i]->recvbuf);
         b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
     }
+    p->node_ranks = b->count > 0 ? b->child[0]->node_ranks : 1; /* the same communicator */
     err = build_dir(b, 1, &b->send);
     if (err == REDIST_SUCCESS)
         err = build_dir(b, 0, &b->recv);

@@ -81,11 +81,13 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         MPI_Comm_free(&dup);
         return err;
     }
+    int node_ranks = redist__node_ranks(dup); /* collective: before any rank can fail */
     struct redist_plan_s *pl = redist__calloc(1, sizeof *pl);
     if (pl == NULL) {
         err = REDIST_ERR_NOMEM;
     } else {
         pl->comm = dup;
+        pl->node_ranks = node_ranks;
         pl->type = MPI_DATATYPE_NULL;
         pl->rank = rank;
         pl->size = size;

@@ -272,22 +272,29 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
 
 enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 3 };
 
-/* How crowded this rank's node is: ranks of the plan on it per core (at least 1), and
-   whether the plan spans other nodes. A machine file holds one rank per core's costs
-   (calibrate divides by its own load), a plan multiplies them by its node's: ranks that
-   share a core take turns at every step, copy and message. Child plans take their parent's
-   (their communicator has the same ranks). */
-static void measure_node(struct redist_plan_s *p)
+int redist__node_ranks(MPI_Comm comm)
 {
     MPI_Comm node;
-    int node_size = p->size;
-    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
+    int node_size = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
     }
-    p->node_load = redist__ranks_per_core(node_size);
-    p->not_one_node = node_size < p->size;
+    if (node_size < 1) /* cannot tell: as if every rank were here (the smallest share) */
+        MPI_Comm_size(comm, &node_size);
+    return node_size;
+}
+
+/* How crowded this rank's node is: ranks of the plan on it (they share its memory), per
+   core (at least 1), and whether the plan spans other nodes. A machine file holds one rank
+   per core's costs (calibrate divides by its own load), a plan multiplies them by its
+   node's: ranks that share a core take turns at every step, copy and message. Child plans
+   take their parent's (their communicator has the same ranks). */
+static void measure_node(struct redist_plan_s *p)
+{
+    p->node_ranks = redist__node_ranks(p->comm);
+    p->node_load = redist__ranks_per_core(p->node_ranks);
+    p->not_one_node = p->node_ranks < p->size;
 }
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
@@ -444,14 +451,17 @@ static int fill_stats(struct redist_plan_s *p)
     return redist__stats_maxima(p);
 }
 
-/* Pack buffers larger than this machine's memory could never be filled. Bounded mode needs
-   only its chunk slots, so an algorithm that runs bounded takes it (auto re-chooses among
-   those that do: direct-async always applies); another forced algorithm takes the datatype
-   transport where it has it and the user did not ask for packing; otherwise every rank
-   returns REDIST_ERR_NOMEM. The memory is each rank's own: the ranks agree. */
+/* Pack buffers larger than a rank's share of its node's memory could never be filled: the
+   node's memory is one, and the plan's ranks on it share it evenly (64 ranks on a node, 1/64
+   each). Bounded mode needs only its chunk slots, so an algorithm that runs bounded takes it
+   (auto re-chooses among those that do: direct-async always applies); another forced
+   algorithm takes the datatype transport where it has it and the user did not ask for
+   packing; otherwise every rank returns REDIST_ERR_NOMEM. Nodes (and limits) may differ:
+   the ranks agree. */
 static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
 {
-    int64_t bound = redist__fallback_bound(&p->pair, p->algo, p->transport), most = 0;
+    int64_t bound = redist__fallback_bound(&p->pair, p->algo, p->transport, p->node_ranks),
+            most = 0;
     if (MPI_Allreduce(&bound, &most, 1, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
     if (most == 0)
@@ -467,8 +477,7 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
         if (MPI_Allreduce(&bound, &least, 1, MPI_INT64_T, MPI_MIN, p->comm) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
         if (least < 2 * (int64_t)p->elsize)
-            return redist__fail(REDIST_ERR_NOMEM, "not even bounded mode fits in %.3g bytes",
-                                redist__memory_limit());
+            return redist__fail_no_room(least);
         return set_bounded(p, least);
     }
     if ((p->algo->transports & REDIST__T_DATATYPE) && p->opt.transport == REDIST_TRANSPORT_AUTO &&
@@ -478,8 +487,10 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
     }
     double need = 2.0 * (double)p->pair.t.max_buffer * (double)p->elsize;
     return redist__fail(REDIST_ERR_NOMEM,
-                        "%s needs pack buffers of up to %.3g GB per rank; this machine has %.3g GB",
-                        p->algo->name, need / 1e9, redist__memory_limit() / 1e9);
+                        "%s needs pack buffers of up to %.3g GB per rank; a rank's share of its "
+                        "node's %.3g GB is %.3g GB (%d ranks on the node)",
+                        p->algo->name, need / 1e9, redist__memory_limit() / 1e9,
+                        redist__memory_share(p->node_ranks) / 1e9, p->node_ranks);
 }
 
 /* Phase 3, collective: every rank makes every call whatever failed before. */
@@ -631,6 +642,7 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
     }
     p->node_load = parent->node_load;
     p->not_one_node = parent->not_one_node;
+    p->node_ranks = parent->node_ranks;
     return create_agreed(p, from, to, parent->type, dup, parent->rank, parent->size, parent->elsize,
                          opt, child);
 }

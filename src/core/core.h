@@ -74,8 +74,12 @@ int64_t redist__alloc_live(void);
 void redist__alloc_fail_at(int64_t call);
 
 /* ---- memory (sysmem.c) ----------------------------------------------------------------- */
-/* Bytes of physical memory (REDIST_MEMORY_LIMIT overrides). */
+/* Bytes of a node's physical memory (REDIST_MEMORY_LIMIT overrides): the whole node's, which
+   its ranks share. */
 double redist__memory_limit(void);
+/* One rank's share of its node's memory: the limit divided evenly among the node_ranks ranks
+   of a plan on that node (node_ranks < 1 counts as 1). */
+double redist__memory_share(int node_ranks);
 /* Bytes free for shared-memory segments: /dev/shm's free space, at most the physical memory
    (REDIST_SHM_LIMIT overrides). */
 double redist__shm_limit(void);

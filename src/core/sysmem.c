@@ -1,6 +1,8 @@
 /* What this machine's memory allows (pure POSIX, no MPI): plans refuse, or route around,
  * buffers that could never fit, instead of letting the kernel kill the job later.
  *
+ * Both limits are a node's: sysconf and /dev/shm measure the node, and every rank on it
+ * draws from the same memory (64 ranks on a node have 1/64 of it each, not all of it each).
  * REDIST_MEMORY_LIMIT and REDIST_SHM_LIMIT (bytes, environment) replace the measured values:
  * for a job that must stay within a share of the node, and for tests of the fallbacks.
  */
@@ -31,6 +33,11 @@ double redist__memory_limit(void)
         return forced;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (double)pages * (double)page : 1e300;
+}
+
+double redist__memory_share(int node_ranks)
+{
+    return redist__memory_limit() / (node_ranks > 1 ? node_ranks : 1);
 }
 
 double redist__shm_limit(void)

@@ -108,6 +108,7 @@ struct redist_plan_s {
     redist__machine machine_agreed; /* this process's, then agreed at plan time (plan.c) */
     double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
     int not_one_node;   /* 1: this plan's ranks span more than one node */
+    int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
     redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
     char *opt_strings;  /* owned copies of the options' strings */
     redist_stats stats;
@@ -148,8 +149,9 @@ void redist__shm_free(struct redist_plan_s *plan);
 void redist__shm_sync(struct redist_plan_s *plan);
 
 /* malloc for a plan's data buffers (pack buffers, relays, phases' arrays): NULL, with a
-   detail, once the plan's buffers would exceed this machine's memory, so that a plan that
-   could never run fails at creation (REDIST_ERR_NOMEM) instead of being killed later. */
+   detail, once the plan's buffers would exceed this rank's share of its node's memory
+   (redist__memory_share of p->node_ranks), so that a plan that could never run fails at
+   creation (REDIST_ERR_NOMEM) instead of being killed later. */
 void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes);
 /* redist_start for a plan run inside another plan's execution (phases): dry = 1 runs it dry
    (every message posted, no user memory touched), as the outer execution is. */

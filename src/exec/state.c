@@ -5,11 +5,14 @@
 
 void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
 {
-    double limit = redist__memory_limit(), total = p->buffer_bytes + (double)bytes;
-    if (total > limit) {
+    double share = redist__memory_share(p->node_ranks), total = p->buffer_bytes + (double)bytes;
+    if (total > share) {
         redist__fail(REDIST_ERR_NOMEM,
-                     "%s needs buffers of more than %.3g GB per rank; this machine has %.3g GB",
-                     p->algo != NULL ? p->algo->name : "the plan", total / 1e9, limit / 1e9);
+                     "%s needs buffers of more than %.3g GB per rank; a rank's share of its "
+                     "node's %.3g GB is %.3g GB (%d ranks on the node)",
+                     p->algo != NULL ? p->algo->name : "the plan", total / 1e9,
+                     redist__memory_limit() / 1e9, share / 1e9,
+                     p->node_ranks > 1 ? p->node_ranks : 1);
         return NULL;
     }
     void *b = redist__malloc(bytes);

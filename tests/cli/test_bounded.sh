@@ -38,6 +38,24 @@ else fail "indirect in bounded mode: not NOT_APPLICABLE"; fi
 expect_usage 'max-buffer: expected a number of bytes' "${EXPLAIN[@]}" --max-buffer lots
 expect_usage 'max-buffer: expected a number of bytes' "${EXPLAIN[@]}" --max-buffer -5
 
+# The memory limit is a node's, shared evenly by the plan's ranks on it (api.md "Memory"):
+# 300000 bytes over 3 ranks of one node leave 100000 to each, less than a rank's default
+# buffers of cyclic(3) -> cyclic(5) here (about 213 kB, which a limit per rank would let
+# through): bounded mode by itself, B = 300000 / (16 x 3) = 6250. explain counts the ranks of
+# --procs on one node when the machine file says they share one.
+MEMORY_PAIR=(--from "n=60000,block=3" --to "n=60000,block=5")
+machine_file=$(mktemp)
+echo "shared_node = 1" >"$machine_file"
+run_cmd 30 env REDIST_MACHINE_FILE="$machine_file" REDIST_MEMORY_LIMIT=300000 \
+    "$REDIST" explain "${MEMORY_PAIR[@]}" --procs 3 --json
+rm -f "$machine_file"
+if [[ "$CLI_STATUS" != 0 ]]; then fail "explain under REDIST_MEMORY_LIMIT: exit $CLI_STATUS"
+else
+    got=$(json_value '100000 < d["memory"]["default_bytes"] < 300000, d["memory"]["bounded_bytes"]')
+    if [[ "$got" == "True 6250" ]]; then echo "ok: explain: a node's limit shared by 3 ranks: $got"
+    else fail "explain under REDIST_MEMORY_LIMIT=300000 on 3 ranks: got $got, want True 6250"; fi
+fi
+
 if [[ -n "${MPIEXEC:-}" ]]; then
     # MPIEXEC_PREFLAGS is a space-separated list of flags (split on purpose).
     # shellcheck disable=SC2206
@@ -59,6 +77,13 @@ if [[ -n "${MPIEXEC:-}" ]]; then
             else echo "ok: run $args: verified, buffer_bytes=$bytes <= $bound"; fi
         fi
     done
+    run_cmd 120 env REDIST_MEMORY_LIMIT=300000 "${MPIRUN[@]}" "$REDIST" run "${MEMORY_PAIR[@]}" \
+        --verify --repeat 2 --quiet
+    bytes=$(sed -n 's/.*buffer_bytes=\([0-9]*\).*/\1/p' "$CLI_OUT")
+    if [[ "$CLI_STATUS" == 0 ]] && grep -q "wrong=0" "$CLI_OUT" && grep -q "bounded=1" "$CLI_OUT" &&
+        [[ -n "$bytes" && "$bytes" -le 6250 ]]; then
+        echo "ok: run: a node's limit shared by 3 ranks: bounded, buffer_bytes=$bytes <= 6250"
+    else fail "run under REDIST_MEMORY_LIMIT=300000 on 3 ranks: not bounded within 6250 bytes"; fi
     run_cmd 60 "${MPIRUN[@]}" "$REDIST" run --from n=1000 --to n=1000,block=3 --max-buffer 4
     if [[ "$CLI_STATUS" == 1 ]] && grep -q "max_buffer_bytes" "$CLI_ERR"; then
         echo "ok: a bound below two elements is the library's error"

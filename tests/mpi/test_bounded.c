@@ -30,10 +30,12 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 static int errs, rank, size;
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
+#define MAX_RANKS 1024 /* the rank lists below hold at most this many */
+
 typedef struct side {
     int nd;
     int64_t block[2];
-    int grid[2], first[2], ranks[16], order;
+    int grid[2], first[2], ranks[MAX_RANKS], order;
 } side;
 
 typedef struct pair {
@@ -246,31 +248,91 @@ static void expect_error(const pair *c, const char *algo, int64_t bound, int tra
     redist_layout_free(&ld);
 }
 
-/* REDIST_MEMORY_LIMIT below the default mode's buffers: bounded mode by itself. */
-static void fallback(const pair *c)
+/* The rank holding global element (i, j) on side s (the layout rule of redist.h). */
+static int owner(const side *s, const int64_t g[2])
 {
-    char limit[32];
-    snprintf(limit, sizeof limit, "%d", 200000);
-    setenv("REDIST_MEMORY_LIMIT", limit, 1);
+    int at = 0;
+    for (int k = 0; k < s->nd; k++)
+        at = at * s->grid[k] + (int)((g[k] / s->block[k] + s->first[k]) % s->grid[k]);
+    return s->ranks[at];
+}
+
+/* Bytes this rank sends to and receives from other ranks in pair c: its default mode's pack
+   buffers, counted element by element from the layout rule. */
+static double moved_bytes(const pair *c)
+{
+    int64_t moved = 0, g[2];
+    for (g[0] = 0; g[0] < c->n[0]; g[0]++)
+        for (g[1] = 0; g[1] < (c->src.nd > 1 ? c->n[1] : 1); g[1]++) {
+            int from = owner(&c->src, g), to = owner(&c->dst, g);
+            moved += from != to && (from == rank || to == rank);
+        }
+    return (double)moved * c->es;
+}
+
+/* REDIST_MEMORY_LIMIT = limit, forcing nothing else: what the case implies at this rank
+   count (mtest_memory_under): the default mode where every rank's buffers fit its share of
+   the node, bounded mode by itself within min(64 MiB, share / 16) where a node's do not, and
+   REDIST_ERR_NOMEM where that bound is below two elements. */
+static void fallback_at(const pair *c, double limit, double mine)
+{
+    char env[32], what[160];
+    snprintf(env, sizeof env, "%.0f", limit);
+    snprintf(what, sizeof what, "%s, memory limit %s", c->name, env);
+    mtest_memory m = mtest_memory_under(limit, mine);
+    int no_room = m.cannot_fit && m.bound < 2 * c->es;
+    setenv("REDIST_MEMORY_LIMIT", env, 1);
     redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
     int rc;
     /* packing (the datatype transport needs no buffers, so it would fit anyway) */
     redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, &rc, NULL);
-    if (rc == REDIST_SUCCESS) {
-        redist_stats st;
+    unsetenv("REDIST_MEMORY_LIMIT"); /* the limit is read at plan creation */
+    redist_stats st;
+    memset(&st, 0, sizeof st);
+    if (rc == REDIST_SUCCESS)
         redist_plan_stats(plan, &st);
-        int moves = st.max_bytes_per_rank > 0;
-        if (moves && (!st.bounded || st.buffer_bytes > 200000 / 16))
-            fail("memory limit 200000", "bounded %d, %lld bytes of buffers", st.bounded,
-                 (long long)st.buffer_bytes);
-        run_checked(c, plan, ls, ld, "memory limit 200000");
+    if (rank == 0)
+        printf("%s: expected %s, got %s%s\n", what,
+               no_room        ? "NOMEM"
+               : m.cannot_fit ? "bounded"
+               : m.must_fit   ? "default mode"
+                              : "either",
+               rc != REDIST_SUCCESS ? redist_error_name(rc) : "",
+               rc != REDIST_SUCCESS ? ""
+               : st.bounded         ? "bounded"
+                                    : "default mode");
+    if (rc == REDIST_SUCCESS) {
+        if (no_room || (m.cannot_fit && !st.bounded) || (m.must_fit && st.bounded) ||
+            (st.bounded && st.buffer_bytes > m.bound))
+            fail(what,
+                 "bounded %d with %lld bytes of buffers (%d ranks on a node; node's "
+                 "default buffers %s, bound %lld)",
+                 st.bounded, (long long)st.buffer_bytes, m.node_ranks,
+                 m.cannot_fit ? "exceed it"
+                 : m.must_fit ? "fit"
+                              : "near it",
+                 (long long)m.bound);
+        run_checked(c, plan, ls, ld, what);
         redist_plan_free(&plan);
-    } else {
-        fail("memory limit 200000", "plan: %s", redist_strerror(rc));
+    } else if (!(rc == REDIST_ERR_NOMEM && (no_room || (!m.must_fit && !m.cannot_fit)))) {
+        fail(what, "plan: %s (%s)", redist_strerror(rc), redist_last_error_detail());
     }
-    unsetenv("REDIST_MEMORY_LIMIT");
     redist_layout_free(&ls);
     redist_layout_free(&ld);
+}
+
+/* Limits below, near and above the default mode's buffers: 200000 bytes (16 ranks of one node
+   hold 60 kB each of the Block -> Cyclic pair: bounded there, although one rank's fit), half
+   the smallest node's default buffers, twice what every rank needs with room to spare, and
+   a byte less than a bounded share of two elements per rank (NOMEM wherever data moves). */
+static void fallback(const pair *c)
+{
+    double mine = moved_bytes(c);
+    mtest_memory m = mtest_memory_under(200000, mine); /* the needs, whatever the limit */
+    fallback_at(c, 200000, mine);
+    fallback_at(c, m.node_need / 2 > 1000 ? m.node_need / 2 : 1000, mine);
+    fallback_at(c, 2.0 * m.node_ranks * (2 * m.rank_need + 2), mine);
+    fallback_at(c, 16.0 * m.node_ranks * 2 * c->es - 1, mine);
 }
 
 int main(int argc, char **argv)
@@ -278,6 +340,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > MAX_RANKS) {
+        if (rank == 0)
+            printf("test_bounded: at most %d ranks\n", MAX_RANKS);
+        MPI_Finalize();
+        return 2;
+    }
     MPI_Datatype triple;
     MPI_Type_contiguous(3, MPI_DOUBLE, &triple);
     MPI_Type_commit(&triple);
@@ -326,6 +394,7 @@ int main(int argc, char **argv)
     run_pair(&blk);
     run_pair(&twod);
     fallback(&blk);
+    fallback(&twod);
 
     expect_error(&cyc, NULL, 15, REDIST_TRANSPORT_AUTO, REDIST_ERR_ARG, "bound below 2 elements");
     expect_error(&cyc, NULL, -1, REDIST_TRANSPORT_AUTO, REDIST_ERR_ARG, "negative bound");

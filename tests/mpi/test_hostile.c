@@ -769,24 +769,32 @@ static redist_stats stats_of(redist_plan plan)
     return st;
 }
 
-/* Creates the item 8 plan, checks its stats (-1: not checked), executes it, frees it. */
-static void memory_case(const char *what, const char *alg, int transport, int want_transport,
-                        int want_shm, int want_bounded)
+/* What a memory case expects: the code (SUCCESS, or NOMEM; -1: either) and, on success, the
+   stats (-1: not checked). */
+typedef struct {
+    int rc, transport, shm, bounded;
+} want_t;
+
+/* Creates the item 8 plan, checks its code and stats, executes it, frees it. */
+static void memory_case(const char *what, const char *alg, int transport, want_t want)
 {
     const int64_t n = 100000;
     case_t cs = {what, n, on_all(3, 0, REDIST_ROW_MAJOR), on_all(5, 0, REDIST_ROW_MAJOR), 0};
-    redist_plan plan = NULL;
+    redist_plan plan = garbage_handle();
     int rc = plan_3_to_5(n, alg, transport, &plan);
-    expect(what, rc, REDIST_SUCCESS);
+    expect2(what, rc, want.rc >= 0 ? want.rc : REDIST_SUCCESS,
+            want.rc >= 0 ? want.rc : REDIST_ERR_NOMEM);
+    if (rc != REDIST_SUCCESS && plan != NULL)
+        fail(what, "failed but *plan is not NULL");
     if (!all_ranks(rc == REDIST_SUCCESS))
         return;
     redist_stats st = stats_of(plan);
-    if (want_shm >= 0 && st.shared_memory != want_shm)
-        fail(what, "stats.shared_memory = %d, expected %d", st.shared_memory, want_shm);
-    if (want_transport >= 0 && st.transport != want_transport)
-        fail(what, "stats.transport = %d, expected %d", st.transport, want_transport);
-    if (want_bounded >= 0 && st.bounded != want_bounded)
-        fail(what, "stats.bounded = %d, expected %d", st.bounded, want_bounded);
+    if (want.shm >= 0 && st.shared_memory != want.shm)
+        fail(what, "stats.shared_memory = %d, expected %d", st.shared_memory, want.shm);
+    if (want.transport >= 0 && st.transport != want.transport)
+        fail(what, "stats.transport = %d, expected %d", st.transport, want.transport);
+    if (want.bounded >= 0 && st.bounded != want.bounded)
+        fail(what, "stats.bounded = %d, expected %d", st.bounded, want.bounded);
     bufs_t B = make_bufs(&cs);
     run_checked(plan, &B, 30, VIA_EXECUTE, what);
     run_checked(plan, &B, 31, VIA_TEST, what);
@@ -794,10 +802,25 @@ static void memory_case(const char *what, const char *alg, int transport, int wa
     expect(what, redist_plan_free(&plan), REDIST_SUCCESS);
 }
 
+/* Bytes rank r sends to and receives from other ranks for cyclic(3) -> cyclic(5) of n doubles
+   over all ranks (its default mode's pack buffers), counted over one period of 15 P
+   elements. */
+static double rank_traffic(int64_t n, int r)
+{
+    int64_t L = 15 * (int64_t)size, periods = n / L, rest = n % L, moved = 0;
+    for (int64_t g = 0; g < L; g++) {
+        int s = (int)((g / 3) % size), d = (int)((g / 5) % size);
+        if (s != d && (s == r || d == r))
+            moved += periods + (g < rest ? 1 : 0);
+    }
+    return (double)moved * sizeof(double);
+}
+
 /* Item 8: a shared-memory window that would not fit falls back to MPI messages; pack buffers
    that would not fit take bounded mode (chunks through a few slots) where the algorithm runs
    bounded, else the datatype transport, or NOMEM if packing is forced. The limits are read at
-   plan creation (src/core/sysmem.c). */
+   plan creation (src/core/sysmem.c); the memory limit is a node's, shared by its ranks, so
+   what the case implies depends on the ranks per node (mtest_memory_under). */
 static void test_memory_fallbacks(void)
 {
     step(1, "memory fallbacks");
@@ -810,82 +833,73 @@ static void test_memory_fallbacks(void)
     int one_node = all_ranks(node_size == size); /* then a window is expected */
     setenv("REDIST_SHM_LIMIT", "1000", 1);
     memory_case("REDIST_SHM_LIMIT=1000: direct-async, pack", "direct-async", REDIST_TRANSPORT_PACK,
-                REDIST_TRANSPORT_PACK, multi ? 0 : -1, 0);
+                (want_t){REDIST_SUCCESS, REDIST_TRANSPORT_PACK, multi ? 0 : -1, 0});
     unsetenv("REDIST_SHM_LIMIT");
     memory_case("no REDIST_SHM_LIMIT: direct-async, pack", "direct-async", REDIST_TRANSPORT_PACK,
-                REDIST_TRANSPORT_PACK, multi && one_node ? 1 : -1, 0);
+                (want_t){REDIST_SUCCESS, REDIST_TRANSPORT_PACK, multi && one_node ? 1 : -1, 0});
 
+    mtest_memory m = mtest_memory_under(100000, rank_traffic(100000, rank));
+    int no_room = m.cannot_fit && m.bound < 2 * (int64_t)sizeof(double);
+    /* Bounded where a node's buffers exceed the limit (its slots in the window on one node),
+       the default mode where every rank's fit its share; NOMEM where not even two elements
+       fit a rank's bounded share. */
+    want_t bounded = {no_room ? REDIST_ERR_NOMEM : REDIST_SUCCESS, REDIST_TRANSPORT_PACK,
+                      multi && one_node ? 1 : -1, 1};
+    want_t either = {-1, -1, -1, -1}, fits = {REDIST_SUCCESS, -1, -1, 0};
+    want_t may_bound = m.cannot_fit ? bounded : m.must_fit ? fits : either;
+    want_t datatype = {REDIST_SUCCESS, REDIST_TRANSPORT_DATATYPE, -1, 0};
+    want_t nomem = {REDIST_ERR_NOMEM, -1, -1, -1};
+    if (rank == 0 && verbose)
+        printf("REDIST_MEMORY_LIMIT=100000 over %d ranks per node: %s\n", m.node_ranks,
+               no_room        ? "no room"
+               : m.cannot_fit ? "bounded"
+               : m.must_fit   ? "fits"
+                              : "either");
     setenv("REDIST_MEMORY_LIMIT", "100000", 1);
-    int bounded_shm = multi && one_node ? 1 : -1; /* bounded mode's slots in the window */
     memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, transport auto", "direct-async",
-                REDIST_TRANSPORT_AUTO, REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
+                REDIST_TRANSPORT_AUTO, may_bound);
     memory_case("REDIST_MEMORY_LIMIT=100000: direct-async, pack", "direct-async",
-                REDIST_TRANSPORT_PACK, REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
-    memory_case("REDIST_MEMORY_LIMIT=100000: auto", NULL, REDIST_TRANSPORT_AUTO,
-                REDIST_TRANSPORT_PACK, bounded_shm, multi ? 1 : -1);
+                REDIST_TRANSPORT_PACK, may_bound);
+    memory_case("REDIST_MEMORY_LIMIT=100000: auto", NULL, REDIST_TRANSPORT_AUTO, may_bound);
     memory_case("REDIST_MEMORY_LIMIT=100000: direct, transport auto", "direct",
-                REDIST_TRANSPORT_AUTO, multi ? REDIST_TRANSPORT_DATATYPE : -1, -1, 0);
-    redist_plan plan = NULL;
-    int rc = plan_3_to_5(100000, "direct", REDIST_TRANSPORT_PACK, &plan);
-    expect("REDIST_MEMORY_LIMIT=100000: direct, pack", rc,
-           multi ? REDIST_ERR_NOMEM : REDIST_SUCCESS);
-    if (rc != REDIST_SUCCESS && plan != NULL)
-        fail("REDIST_MEMORY_LIMIT=100000: direct, pack", "failed but *plan is not NULL");
-    if (all_ranks(rc == REDIST_SUCCESS))
-        redist_plan_free(&plan);
+                REDIST_TRANSPORT_AUTO, m.cannot_fit ? datatype : fits);
+    memory_case("REDIST_MEMORY_LIMIT=100000: direct, pack", "direct", REDIST_TRANSPORT_PACK,
+                m.cannot_fit ? nomem
+                : m.must_fit ? fits
+                             : either);
     unsetenv("REDIST_MEMORY_LIMIT");
 }
 
-/* The largest bytes sent plus received by one rank for cyclic(3) -> cyclic(5) of n doubles
-   over all ranks, counted over one period of 15 P elements. */
-static double max_rank_traffic(int64_t n)
-{
-    int64_t L = 15 * (int64_t)size, periods = n / L, rest = n % L;
-    int64_t *moved = calloc((size_t)size, sizeof *moved);
-    for (int64_t g = 0; g < L; g++) {
-        int s = (int)((g / 3) % size), d = (int)((g / 5) % size);
-        int64_t times = periods + (g < rest ? 1 : 0);
-        if (s != d) {
-            moved[s] += times;
-            moved[d] += times;
-        }
-    }
-    int64_t most = 0;
-    for (int r = 0; r < size; r++)
-        most = moved[r] > most ? moved[r] : most;
-    free(moved);
-    return (double)most * sizeof(double);
-}
-
-/* Item 9: at least 10^10 doubles (80 GB), planned but never executed. Where one rank's pack
-   buffers for 10^10 would still fit (7 or 8 ranks on a 24 GB machine), the array grows until
-   they need twice the physical memory: the case is a plan that cannot fit, and a plan that
-   did fit would reserve tens of GB per rank (slow under ASan, which writes their shadow). */
+/* Item 9: at least 10^10 doubles (80 GB), planned but never executed. Where a node's pack
+   buffers for 10^10 would still fit (a few ranks on a node with much memory), the array grows
+   until they need twice its physical memory: the case is a plan that cannot fit, and a plan
+   that did fit would reserve tens of GB per rank (slow under ASan, which writes their
+   shadow). */
 static void test_huge_plan(void)
 {
     step(1, "plan too large for memory");
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     int64_t n = 10000000000LL;
-    double need = max_rank_traffic(n);
-    if (need > 0 && need < 2 * phys)
-        n = (int64_t)((double)n * (2 * phys / need)) + 1;
-    need = max_rank_traffic(n);
-    /* Pack buffers that exceed physical memory must be refused; close to it (10%) either
-       answer is right. With one rank nothing moves. */
-    int cannot_fit = need > 1.1 * phys;
+    mtest_memory m = mtest_memory_under(phys, rank_traffic(n, rank));
+    if (m.node_need > 0 && m.node_need < 2 * phys)
+        n = (int64_t)((double)n * (2 * phys / m.node_need)) + 1;
+    m = mtest_memory_under(phys, rank_traffic(n, rank));
+    /* Pack buffers that exceed the node's physical memory must be refused. With one rank
+       nothing moves. */
     char what[200];
 
     redist_plan plan = NULL;
     int rc = plan_3_to_5(n, NULL, REDIST_TRANSPORT_AUTO, &plan);
     snprintf(what, sizeof what,
-             "%.3g doubles, default options (%.3g GB per rank, %.3g GB of memory)", (double)n,
-             need / 1e9, phys / 1e9);
+             "%.3g doubles, default options (%.3g GB per rank at most, %d ranks on a node of "
+             "%.3g GB)",
+             (double)n, m.rank_need / 1e9, m.node_ranks, phys / 1e9);
     expect2(what, rc, REDIST_SUCCESS, REDIST_ERR_NOMEM);
     if (rc != REDIST_SUCCESS && plan != NULL)
         fail(what, "failed but *plan is not NULL");
     if (all_ranks(rc == REDIST_SUCCESS)) {
         redist_stats st = stats_of(plan);
-        if (cannot_fit && !st.bounded)
+        if (m.cannot_fit && !st.bounded)
             fail(what, "succeeded in the default mode, not bounded");
         if (st.buffer_bytes > ((int64_t)64 << 20))
             fail(what, "holds %lld bytes of buffers", (long long)st.buffer_bytes);
@@ -893,9 +907,11 @@ static void test_huge_plan(void)
     }
 
     rc = plan_3_to_5(n, "direct", REDIST_TRANSPORT_PACK, &plan);
-    snprintf(what, sizeof what, "%.3g doubles, direct, pack (%.3g GB per rank, %.3g GB of memory)",
-             (double)n, need / 1e9, phys / 1e9);
-    if (cannot_fit)
+    snprintf(what, sizeof what,
+             "%.3g doubles, direct, pack (%.3g GB per rank at most, %d ranks on a node of %.3g "
+             "GB)",
+             (double)n, m.rank_need / 1e9, m.node_ranks, phys / 1e9);
+    if (m.cannot_fit)
         expect(what, rc, REDIST_ERR_NOMEM);
     else
         expect2(what, rc, REDIST_SUCCESS, REDIST_ERR_NOMEM);

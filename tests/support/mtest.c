@@ -38,6 +38,32 @@ int mtest_all_same(int v)
     return mn == mx;
 }
 
+mtest_memory mtest_memory_under(double limit, double mine)
+{
+    MPI_Comm node;
+    int k = 1;
+    double node_sum = mine, most = mine;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &k);
+        MPI_Allreduce(&mine, &node_sum, 1, MPI_DOUBLE, MPI_SUM, node);
+        MPI_Comm_free(&node);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double share = limit / k, slots = share / 16, cap = (double)((int64_t)64 << 20);
+    /* The library's test is 2 max(sent, received) <= share for the largest rank, plus a byte
+       per buffer: 2 (sent + received) + 2 bounds it from above. */
+    int roomy = 2 * most + 2 <= share, over = node_sum > limit;
+    int64_t bound = slots < cap ? (int64_t)slots : (int64_t)cap;
+    mtest_memory m = {0, 0, bound > 0 ? bound : 1, k, node_sum, most};
+    MPI_Allreduce(MPI_IN_PLACE, &m.node_need, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&roomy, &m.must_fit, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&over, &m.cannot_fit, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &m.bound, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &m.node_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
 static int is_block(int64_t n, int64_t b, int P)
 {
     return P == 1 || b >= (n + P - 1) / P;

@@ -25,6 +25,21 @@ int64_t mtest_global_linear(int nd, const int64_t n[], const int64_t block[], co
 /* 1 if v is the same on every rank of MPI_COMM_WORLD (collective). */
 int mtest_all_same(int v);
 
+/* What REDIST_MEMORY_LIMIT = limit bytes implies for a plan over MPI_COMM_WORLD whose
+   default mode holds `mine` bytes of pack buffers on this rank (what it sends to and receives
+   from other ranks), from docs/api.md "Memory" and independently of the library: the limit
+   is a node's, and the plan's ranks on a node share it evenly. Collective. */
+typedef struct mtest_memory {
+    int must_fit;     /* every rank's default buffers fit its share with room to spare */
+    int cannot_fit;   /* some node's default buffers together exceed the limit */
+    int64_t bound;    /* bounded mode's bound, taken by itself: min(64 MiB, share / 16), the
+                         least over the ranks; below two elements, not even that fits */
+    int node_ranks;   /* the most ranks on one node */
+    double node_need; /* the least, over the nodes, of a node's default buffers together */
+    double rank_need; /* the most default buffers of one rank */
+} mtest_memory;
+mtest_memory mtest_memory_under(double limit, double mine);
+
 /* [SD96]'s section algorithms (docs/algorithms.md), worked out here independently of the
    library: -1 if `name` is not one of them, else 1 if it must apply to the pair (nd
    dimensions of extents n, source blocks xb on grid xg, destination yb on yg), 0 if it
