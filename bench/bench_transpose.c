@@ -8,8 +8,7 @@
  * 32:128, 128:32, 64:64, for N (default 4096) and N - 96 (not a power of two), with
  * (alpha, beta) = (1, 0) and (2, 0.5). Methods: PBLAS pdtran_ (Debian's ScaLAPACK) and
  * redist_pdtran (the drop-in; the timed calls hit its plan cache). redist's C equals PBLAS's
- * (integer data, dyadic alpha and beta: exact), or the program exits with status 1. COSTA is
- * a separate C++ program (bench/run_transpose.sh runs it on the same cases when built).
+ * (integer data, dyadic alpha and beta: exact), or the program exits with status 1.
  *
  * 3-D (FFT's case), N3^3 complex doubles (default 256):
  *  - pencils: x-pencils (z, y, x), x whole on each rank, z and y over a 2-D grid) to
