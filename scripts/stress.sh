@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Long randomized runs that `make check` keeps short (issue 16): the random-case tests with
 # many more cases and a new seed per run, at every rank count, and test_stress with 10^4
-# plans. Each run is bounded by STRESS_SECONDS (per program and rank count); a failure
-# prints the command that reproduces it (same seed).
+# plans; then every MPI test program once at rank counts beyond the cores (oversubscribed,
+# issue 25: a test must hold at any rank count, not only at the 1-8 that `make check` runs),
+# the random-case ones with the run's seed. Each run is bounded by STRESS_SECONDS (per program
+# and rank count); a failure prints the command that reproduces it (same seed).
 #
 #   STRESS_CASES   random cases per test and rank count (default 2000; CI's short run: 300)
 #   STRESS_NPROCS  rank counts (default "1 2 3 4 5 7 8")
+#   STRESS_WIDE_NPROCS  rank counts at which every program of tests/mpi runs once with its
+#                  own defaults (default "16"; empty: none)
 #   STRESS_PLANS   plans created and freed by test_stress (default 10000)
 #   STRESS_SEED    the seed (default: from the clock, printed)
 #   STRESS_SECONDS time limit of one run (default 900)
@@ -15,10 +19,11 @@ build=${1:?usage: stress.sh BUILD_DIR}
 source "$build/mpiexec.env"
 cases=${STRESS_CASES:-2000}
 nprocs=${STRESS_NPROCS:-1 2 3 4 5 7 8}
+wide=${STRESS_WIDE_NPROCS-16}
 plans=${STRESS_PLANS:-10000}
 seed=${STRESS_SEED:-$(date +%s)}
 limit=${STRESS_SECONDS:-900}
-echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans"
+echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans; every test at ${wide:-no more} ranks"
 failed=0
 run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
     local np=$1 prog=$2
@@ -34,7 +39,7 @@ run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
         grep -v '^\[vm' <<<"$out" | head -20
         echo "stress: FAILED (exit $rc): $MPIEXEC $MPIEXEC_NUMPROC_FLAG $np $MPIEXEC_PREFLAGS $build/tests/mpi/$prog $*"
     else
-        echo "stress: ok $prog $* on $np ranks ($(($(date +%s) - start)) s)"
+        echo "stress: ok $prog${*:+ $*} on $np ranks ($(($(date +%s) - start)) s)"
     fi
 }
 for np in $nprocs; do
@@ -42,6 +47,18 @@ for np in $nprocs; do
         run "$np" "$prog" --seed "$seed" --cases "$cases"
     done
     run "$np" test_stress --plans "$plans"
+done
+# Every MPI test program at the wide rank counts; those that draw random cases take the seed.
+for np in $wide; do
+    for path in "$build"/tests/mpi/test_*; do
+        [[ -f "$path" && -x "$path" ]] || continue
+        prog=${path##*/}
+        case $prog in
+        test_window | test_gen_block | test_batch | test_scalapack | test_random_layouts)
+            run "$np" "$prog" --seed "$seed" ;;
+        *) run "$np" "$prog" ;;
+        esac
+    done
 done
 if [[ $failed -ne 0 ]]; then
     echo "stress: $failed runs FAILED (seed $seed)"
