@@ -17,7 +17,8 @@
  *     and MPI's result (the op receives a committed type); on a predefined type the op
  *     receives the caller's own handle.
  *
- * MPI's reference runs only on the pairs the standard defines (MPICH 4.0 aborts inside
+ * Every datatype the library made (its duplicates, the contents it read) is freed. MPI's
+ * reference runs only on the pairs the standard defines (MPICH 4.0 aborts inside
  * MPI_Reduce on some others, whatever the handler). Output: " No Errors" or " Found N
  * errors".
  */
@@ -477,6 +478,7 @@ int main(int argc, char **argv)
     out_buf = calloc(buf_bytes, 1);
     want_buf = calloc(buf_bytes, 1);
     list_types();
+    long types_before = mtest_live_types();
     int nops;
     const op_case *op_list = ops(&nops);
     for (int t = 0; t < ntypes; t++)
@@ -486,6 +488,10 @@ int main(int argc, char **argv)
     every_algorithm(1);
     user_op_handle();
     mixed_struct();
+    /* The library's duplicates and the types MPI_Type_get_contents returned: all freed. */
+    if (mtest_live_types() != types_before)
+        mtest_fail(&errs, rank, "datatypes", "%ld live before the reductions, %ld after",
+                   types_before, mtest_live_types());
     if (rank == 0)
         printf("test_coll_types: %d predefined types x %d predefined ops, 4 reductions\n", ntypes,
                nops);
