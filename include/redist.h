@@ -193,9 +193,11 @@ const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 /* Collective over comm: every rank of comm calls it, including ranks in neither layout.
    All layout ranks must be < size of comm. The plan duplicates comm and type.
    A forced algorithm that cannot do this pair returns REDIST_ERR_NOT_APPLICABLE on every
-   rank. Any error is returned on every rank alike (no rank hangs). type must be a
-   committed datatype whose data is contiguous (size == extent, lower bound 0); other
-   derived types return REDIST_ERR_UNSUPPORTED. */
+   rank. Any error is returned on every rank alike (no rank hangs). type: any datatype whose
+   data is contiguous (size == extent == true extent, lower bound 0), predefined or derived,
+   committed or not (the plan commits its own duplicate; the caller's type is left as it
+   is); other derived types return REDIST_ERR_UNSUPPORTED. The same rule holds for every
+   function that takes a datatype, the basic operations included. */
 int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
                        const redist_options *opt, redist_plan *plan);
 
@@ -302,7 +304,12 @@ int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
      shift: ring, mesh, hypercube
    (redist_coll_algorithm_name lists them). Argument errors are agreed: every rank returns
    the same code. A hypercube algorithm that needs a power-of-two p returns
-   REDIST_ERR_NOT_APPLICABLE on every rank otherwise. docs/api.md has the details. */
+   REDIST_ERR_NOT_APPLICABLE on every rank otherwise. Types as for redist_plan_create
+   (contiguous, committed or not). Reductions: a predefined op where MPI 4.0 §6.9.2 defines
+   it, on a predefined type or a derived one made of one such type (reduced as that many of
+   it); else REDIST_ERR_ARG (MPI_BAND on MPI_DOUBLE, MPI_REPLACE, MPI_NO_OP, a struct of
+   two types). A user-defined op works on any type (a derived one reaches it as the
+   library's committed duplicate). docs/api.md has the details. */
 #ifndef REDIST_NO_MPI
 int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                  const char *algorithm);

@@ -324,10 +324,8 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
          (b->dst = redist__calloc((size_t)count, sizeof *b->dst)) == NULL))
         err = redist__fail(REDIST_ERR_NOMEM, "batch plan");
     MPI_Comm dup = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        err = redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
-    else
-        MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
+        err = REDIST_ERR_MPI;
     /* The count must agree before the children are made, one per array on every rank; a rank
        that failed already counts for no side (its error is the one agreed below). */
     int counts[2] = {err == REDIST_SUCCESS ? count : INT_MAX,

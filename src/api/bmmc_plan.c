@@ -73,9 +73,8 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
     redist__fingerprints fp;
     bmmc_fingerprints(n, f, columns, complement, elsize, opt, &fp);
     MPI_Comm dup = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
     err = redist__agree(dup, rank, err, &fp);
     if (err != REDIST_SUCCESS) {
         MPI_Comm_free(&dup);
@@ -99,8 +98,9 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
         pl->check_req = MPI_REQUEST_NULL;
         pl->src_count = pl->dst_count = redist__bmmc_local_count(&bp);
         err = redist__keep_options(opt, &pl->opt, &pl->opt_strings);
-        if (err == REDIST_SUCCESS && MPI_Type_dup(type, &pl->type) != MPI_SUCCESS)
-            err = REDIST_ERR_MPI;
+        if (err == REDIST_SUCCESS && (MPI_Type_dup(type, &pl->type) != MPI_SUCCESS ||
+                                      MPI_Type_commit(&pl->type) != MPI_SUCCESS))
+            err = REDIST_ERR_MPI; /* committed like every plan's duplicate (redist.h) */
         if (err == REDIST_SUCCESS)
             err = redist__bmmc_setup(pl, &bp, (uint64_t)rank, NULL);
     }

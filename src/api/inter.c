@@ -113,14 +113,20 @@ int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype 
 {
     int local = 0, remote = 0;
     int err = check_inter(intercomm, is_source, plan, &local, &remote);
-    if (err == REDIST_SUCCESS)
-        err = check_sides(intercomm, is_source);
+    if (err != REDIST_SUCCESS)
+        return err;
+    /* The checks' collectives and the merge run on the library's duplicate, so that no error
+       is raised on the user's intercommunicator (whose handler may abort). */
+    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    if (redist__comm_dup(intercomm, &inter) != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    err = check_sides(inter, is_source);
+    if (err == REDIST_SUCCESS && MPI_Intercomm_merge(inter, is_source != 1, &merged) != MPI_SUCCESS)
+        err = redist__fail(REDIST_ERR_MPI, "MPI_Intercomm_merge failed");
+    MPI_Comm_free(&inter);
     if (err != REDIST_SUCCESS)
         return err;
     int p_src = is_source == 1 ? local : remote, p_dst = is_source == 1 ? remote : local;
-    MPI_Comm merged = MPI_COMM_NULL;
-    if (MPI_Intercomm_merge(intercomm, is_source != 1, &merged) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Intercomm_merge failed");
     MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     int rank = 0;
     MPI_Comm_rank(merged, &rank);

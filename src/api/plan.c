@@ -583,15 +583,6 @@ int redist__plan_prologue(MPI_Comm comm, redist_plan *plan, int *rank, int *size
     return REDIST_SUCCESS;
 }
 
-/* The private duplicate every plan runs on, so that its traffic never meets the user's. */
-static int duplicate(MPI_Comm comm, MPI_Comm *dup)
-{
-    if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_dup failed");
-    MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
-    return REDIST_SUCCESS;
-}
-
 int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, MPI_Comm comm,
                        const redist_options *opt, redist_plan *plan)
 {
@@ -607,9 +598,9 @@ int redist_plan_create(redist_layout src, redist_layout dst, MPI_Datatype type, 
     arguments_fingerprints(err == REDIST_SUCCESS ? src : NULL, err == REDIST_SUCCESS ? dst : NULL,
                            elsize, opt, &fp);
 
-    /* Phase 2, on the private duplicate. */
+    /* Phase 2, on the private duplicate: its traffic never meets the user's. */
     MPI_Comm dup = MPI_COMM_NULL;
-    if (duplicate(comm, &dup) != REDIST_SUCCESS)
+    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
         return REDIST_ERR_MPI;
     struct redist_plan_s *p = redist__calloc(1, sizeof *p);
     if (err == REDIST_SUCCESS && p == NULL)
@@ -629,7 +620,7 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
 {
     *child = NULL;
     MPI_Comm dup = MPI_COMM_NULL;
-    if (duplicate(parent->comm, &dup) != REDIST_SUCCESS) /* collective: fails everywhere */
+    if (redist__comm_dup(parent->comm, &dup) != REDIST_SUCCESS) /* collective: fails everywhere */
         return REDIST_ERR_MPI;
     struct redist_plan_s *p = redist__calloc(1, sizeof *p);
     if (local_err == REDIST_SUCCESS && (p == NULL || from == NULL || to == NULL))

@@ -9,13 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int ranks_out[],
-                   int64_t *kept, int64_t *moved)
+/* redist_relabel on the library's duplicate comm of the user's communicator. */
+static int relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank, int size,
+                   int ranks_out[], int64_t *kept, int64_t *moved)
 {
-    int rank = 0, size = 0;
-    int err = redist__plan_prologue(comm, NULL, &rank, &size);
-    if (err != REDIST_SUCCESS)
-        return err;
+    int err = REDIST_SUCCESS;
     if (src == NULL || dst == NULL || ranks_out == NULL)
         err = redist__fail(REDIST_ERR_ARG, "redist_relabel: NULL argument");
     else if (!redist__same_global_shape(src, dst))
@@ -55,5 +53,20 @@ int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
             redist__agree(comm, rank, redist__relabel_solve(dst, w, ranks_out, kept, moved), NULL);
     redist__free(w);
     redist_layout_free(&positions);
+    return err;
+}
+
+int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int ranks_out[],
+                   int64_t *kept, int64_t *moved)
+{
+    int rank = 0, size = 0;
+    MPI_Comm dup = MPI_COMM_NULL;
+    int err = redist__plan_prologue(comm, NULL, &rank, &size);
+    if (err == REDIST_SUCCESS && redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
+        err = REDIST_ERR_MPI;
+    if (err != REDIST_SUCCESS)
+        return err;
+    err = relabel(src, dst, dup, rank, size, ranks_out, kept, moved);
+    MPI_Comm_free(&dup);
     return err;
 }

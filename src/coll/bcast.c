@@ -156,8 +156,8 @@ int redist_bcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm
     if (buf == MPI_IN_PLACE)
         err = redist__fail(REDIST_ERR_ARG, "buf may not be MPI_IN_PLACE");
     else
-        err = redist__coll_red_args(buf, buf, 1, count, type, MPI_OP_NULL, 0, root < 0 ? -2 : root,
-                                    comm, &es);
+        err = redist__coll_red_args(buf, buf, 1, count, type, MPI_OP_NULL, NULL,
+                                    root < 0 ? -2 : root, comm, &es);
     /* Choose before the agreement, so that its errors are agreed too (no workspace). */
     redist__coll_local(comm, &rank, &p);
     int i = err == REDIST_SUCCESS

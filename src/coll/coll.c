@@ -4,75 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int keyval = MPI_KEYVAL_INVALID;
-
-/* What the operations cache on a user's communicator. */
-typedef struct coll_cache {
-    MPI_Comm dup; /* the private duplicate: operations never see the user's own messages */
-    int checking; /* 1 (the default): every call agrees on its arguments */
-} coll_cache;
-
-static int free_private(MPI_Comm comm, int key, void *value, void *extra)
-{
-    (void)comm, (void)key, (void)extra;
-    coll_cache *c = value;
-    MPI_Comm_free(&c->dup);
-    redist__free(c);
-    return MPI_SUCCESS;
-}
-
-/* At MPI_Finalize (MPI_COMM_SELF's attributes are deleted first): the keyval is freed, once
-   the attributes that use it are gone. */
-static int free_keyval(MPI_Comm comm, int key, void *value, void *extra)
-{
-    (void)comm, (void)key, (void)value, (void)extra;
-    MPI_Comm_free_keyval(&keyval);
-    return MPI_SUCCESS;
-}
-
-/* The cache of comm, created at the first call on it (collective). */
-static int private_cache(MPI_Comm comm, coll_cache **out)
-{
-    if (keyval == MPI_KEYVAL_INVALID) {
-        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) !=
-            MPI_SUCCESS)
-            return REDIST_ERR_MPI;
-        int hook = MPI_KEYVAL_INVALID; /* freed by MPI with its attribute */
-        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval, &hook, NULL) ==
-            MPI_SUCCESS) {
-            MPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
-            MPI_Comm_free_keyval(&hook);
-        }
-    }
-    void *value = NULL;
-    int found = 0;
-    if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
-        return REDIST_ERR_MPI;
-    if (found) {
-        *out = value;
-        return REDIST_SUCCESS;
-    }
-    MPI_Comm dup;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        return REDIST_ERR_MPI;
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    /* One rank out of memory must not leave the others with a cached duplicate it lacks
-       (their next call would dup no more while it would): agree first. */
-    coll_cache *c = redist__malloc(sizeof *c);
-    int ok = c != NULL, all = 0;
-    int merr = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
-    if (merr != MPI_SUCCESS || !all) {
-        redist__free(c);
-        MPI_Comm_free(&dup);
-        return merr != MPI_SUCCESS ? REDIST_ERR_MPI : REDIST_ERR_NOMEM;
-    }
-    c->dup = dup;
-    c->checking = 1;
-    MPI_Comm_set_attr(comm, keyval, c);
-    *out = c;
-    return REDIST_SUCCESS;
-}
-
 void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root,
                                const char *algorithm)
 {
@@ -100,71 +31,11 @@ void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op)
     redist__fp_add(fp, "op (predefined, or a user-defined op's commutativity)", &kind, sizeof kind);
 }
 
-int redist__coll_check_op(MPI_Datatype type, MPI_Op op)
-{
-    char in[16] = {0}, inout[16] = {0};
-    if (MPI_Reduce_local(in, inout, 0, type, op) != MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_ARG,
-                            "op cannot combine elements of type (MPI_Reduce_local refuses the "
-                            "pair: a predefined op the type does not have, or a type that was "
-                            "never committed)");
-    return REDIST_SUCCESS;
-}
-
 int redist__coll_no_in_place(const void *buf, const char *name)
 {
     return buf == MPI_IN_PLACE
                ? redist__fail(REDIST_ERR_ARG, "%s may not be MPI_IN_PLACE here", name)
                : REDIST_SUCCESS;
-}
-
-/* The checks every call makes on comm before its own; the cache in *cache. */
-static int begin_comm(MPI_Comm comm, coll_cache **cache, int *rank, int *size)
-{
-    if (redist__check_mpi() != REDIST_SUCCESS)
-        return REDIST_ERR_MPI;
-    if (comm == MPI_COMM_NULL)
-        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
-    int inter = 0;
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported");
-    MPI_Comm_rank(comm, rank);
-    MPI_Comm_size(comm, size);
-    int err = private_cache(comm, cache);
-    if (err != REDIST_SUCCESS) /* the dup is collective: every rank failed alike */
-        return redist__fail(err, "private communicator");
-    return REDIST_SUCCESS;
-}
-
-int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
-                       int *rank, int *size)
-{
-    coll_cache *cache = NULL;
-    int err = begin_comm(comm, &cache, rank, size);
-    if (err != REDIST_SUCCESS)
-        return err;
-    *priv = cache->dup;
-    if (!cache->checking) /* redist_coll_set_checking(comm, 0): this rank's verdict only */
-        return local_err;
-    return redist__agree(*priv, *rank, local_err, fp);
-}
-
-int redist_coll_set_checking(MPI_Comm comm, int on)
-{
-    redist__clear_error();
-    coll_cache *cache = NULL;
-    int rank = 0, size = 0;
-    int err = begin_comm(comm, &cache, &rank, &size);
-    if (err != REDIST_SUCCESS)
-        return err;
-    int local = on == 0 || on == 1 ? REDIST_SUCCESS
-                                   : redist__fail(REDIST_ERR_ARG, "on = %d must be 0 or 1", on);
-    redist__fingerprints fp = {0};
-    redist__fp_add(&fp, "on", &on, sizeof on);
-    err = redist__agree(cache->dup, rank, local, &fp); /* always agreed, whatever it was */
-    if (err == REDIST_SUCCESS)
-        cache->checking = on;
-    return err;
 }
 
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize)
@@ -386,16 +257,16 @@ const void *redist__coll_source(const void *sendbuf, const void *in, int64_t byt
 }
 
 int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
-                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
-                          size_t *es)
+                          MPI_Datatype type, MPI_Op op, redist__coll_reducer *r, int root,
+                          MPI_Comm comm, size_t *es)
 {
     *es = 1;
+    if (r != NULL)
+        *r = (redist__coll_reducer){MPI_DATATYPE_NULL, 1, 0};
     int err = redist__coll_check_common(count, type, comm, es);
     if (err != REDIST_SUCCESS)
         return err;
-    if (need_op && op == MPI_OP_NULL)
-        return redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
-    if (need_op && (err = redist__coll_check_op(type, op)) != REDIST_SUCCESS)
+    if (r != NULL && (err = redist__coll_reducer_make(type, *es, op, r)) != REDIST_SUCCESS)
         return err;
     if (root >= 0 || root < -1) {
         int p = 0;
@@ -421,14 +292,19 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
 {
     size_t es = 1;
     int rank = 0, p = 1;
-    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, 1, -1, comm, &es);
+    redist__coll_reducer r;
+    int err = redist__coll_red_args(sendbuf, recvbuf, 1, count, type, op, &r, -1, comm, &es);
     redist__coll_local(comm, &rank, &p);
     int i = err == REDIST_SUCCESS
                 ? redist__coll_pick(table, n, algorithm, p, (double)count * (double)es, &err)
                 : -1;
     int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)es : 0, need = 0;
+    /* The algorithms reduce the reducer's elements (more than the user's for a derived type
+       under a predefined op). */
+    int64_t elements = count * r.per_element;
+    size_t unit = es / (size_t)r.per_element;
     if (i >= 0 && count > 0) /* the MPI_IN_PLACE copy, then the algorithm's */
-        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rank, p);
+        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(elements, unit, rank, p);
     char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
     redist__fingerprints fp;
@@ -437,8 +313,9 @@ int redist__coll_reduction(const void *sendbuf, void *recvbuf, int64_t count, MP
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
-        err = algos[i].run(src, recvbuf, count, es, type, op, rank, p, w, c);
+        err = algos[i].run(src, recvbuf, elements, unit, r.type, op, rank, p, w, c);
     }
+    redist__coll_reducer_free(&r);
     redist__free(ws);
     return err;
 }

@@ -34,11 +34,25 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
    list (handles may differ between processes), a user-defined op's commutativity (the only
    portable property, and the one that picks the algorithm and the operand order). */
 void redist__coll_fingerprint_op(redist__fingerprints *fp, MPI_Op op);
-/* REDIST_ERR_ARG unless MPI can apply op to type: MPI_Reduce_local of no element checks the
-   pair (a predefined op the type lacks, such as MPI_BAND on MPI_DOUBLE; a type that was never
-   committed) without calling a user function. Local; before the agreement, so that no rank
-   fails alone inside an algorithm while the others wait for it. */
-int redist__coll_check_op(MPI_Datatype type, MPI_Op op);
+/* How a reduction applies op (reducer.c): MPI_Reduce_local on `type`, per_element of them
+   for each of the user's elements. A predefined op reduces the predefined type the user's
+   type is made of; a user-defined op gets the user's predefined type, or the library's
+   committed duplicate of a derived one (owned: freed by redist__coll_reducer_free). */
+typedef struct redist__coll_reducer {
+    MPI_Datatype type;
+    int64_t per_element;
+    int owned;
+} redist__coll_reducer;
+/* REDIST_ERR_ARG unless MPI defines op on type (elsize bytes, contiguous): MPI_OP_NULL, a
+   predefined op on a type outside its classes (MPI_BAND on MPI_DOUBLE) or on a derived type
+   made of several predefined types, MPI_REPLACE and MPI_NO_OP; REDIST_ERR_UNSUPPORTED for
+   what this MPI lacks. Never lets MPI raise an error. Local; before the agreement, so that no
+   rank fails alone inside an algorithm while the others wait for it. Free *r on every path
+   (it is empty after a failure). */
+int redist__coll_reducer_make(MPI_Datatype type, size_t elsize, MPI_Op op, redist__coll_reducer *r);
+void redist__coll_reducer_free(redist__coll_reducer *r);
+/* The library's duplicate of MPI_COMM_SELF (cached like any private duplicate). Local. */
+int redist__coll_self(MPI_Comm *self);
 
 /* Local argument checks shared by the operations (no communication). */
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize);
@@ -168,10 +182,11 @@ void redist__coll_mesh(int p, int *rows, int *cols);
 
 /* Helpers shared by the reduction operations (reduce.c) and the broadcast tree (bcast.c). */
 /* Local checks of a reduction's arguments (no communication); root < 0: no root;
-   recv_needed: recvbuf must be valid. */
+   recv_needed: recvbuf must be valid; r NULL: no op (bcast), else the op's reducer (free it
+   on every path). */
 int redist__coll_red_args(const void *sendbuf, const void *recvbuf, int recv_needed, int64_t count,
-                          MPI_Datatype type, MPI_Op op, int need_op, int root, MPI_Comm comm,
-                          size_t *es);
+                          MPI_Datatype type, MPI_Op op, redist__coll_reducer *r, int root,
+                          MPI_Comm comm, size_t *es);
 /* Block i of count elements split over p ranks: its offset and length. */
 void redist__coll_block(int64_t count, int p, int i, int64_t *off, int64_t *len);
 /* Reduce-scatter of p blocks in rank order (non-commutative operations keep their order);

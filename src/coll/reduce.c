@@ -232,15 +232,18 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     size_t es = 1;
     int rank = -1, p = 1;
     redist__coll_local(comm, &rank, &p);
-    int err = redist__coll_red_args(sendbuf, recvbuf, rank == root, count, type, op, 1,
+    redist__coll_reducer r;
+    int err = redist__coll_red_args(sendbuf, recvbuf, rank == root, count, type, op, &r,
                                     root < 0 ? -2 : root, comm, &es);
     int i = err == REDIST_SUCCESS
                 ? redist__coll_pick(table, 3, algorithm, p, (double)count * (double)es, &err)
                 : -1;
     int64_t bytes = err == REDIST_SUCCESS ? count * (int64_t)es : 0, need = 0;
+    int64_t n = count * r.per_element; /* the reducer's elements, of `unit` bytes */
+    size_t unit = es / (size_t)r.per_element;
     if (i >= 0 && count > 0) { /* the MPI_IN_PLACE copy (root only, checked), the algorithm's */
         int rel = (rank - virtual_root(op, root) + p) % p;
-        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(count, es, rel, rank, p);
+        need = (sendbuf == MPI_IN_PLACE ? bytes : 0) + algos[i].workspace(n, unit, rel, rank, p);
     }
     char *ws = redist__coll_workspace(need, &err), *w = ws;
     MPI_Comm c;
@@ -250,8 +253,9 @@ int redist_reduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatyp
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && count > 0) {
         const void *src = redist__coll_source(sendbuf, recvbuf, bytes, &w);
-        err = algos[i].run(src, recvbuf, count, es, type, op, root, rank, p, w, c);
+        err = algos[i].run(src, recvbuf, n, unit, r.type, op, root, rank, p, w, c);
     }
+    redist__coll_reducer_free(&r);
     redist__free(ws);
     return err;
 }

@@ -53,7 +53,7 @@ static const redist__coll_algo *const ordered[] = {&redist__coll_hypercube_all, 
 typedef struct {
     MPI_Datatype type;
     MPI_Op op;
-    int64_t count; /* elements per block */
+    int64_t count; /* the reducer's elements per block */
     int64_t bytes; /* bytes per block */
     MPI_Comm c;
 } ctx;
@@ -208,11 +208,10 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
                           MPI_Op op, MPI_Comm comm, const char *algorithm)
 {
     size_t elsize = 0;
+    redist__coll_reducer r = {MPI_DATATYPE_NULL, 1, 0};
     int err = redist__coll_check_common(count, type, comm, &elsize);
-    if (err == REDIST_SUCCESS && op == MPI_OP_NULL)
-        err = redist__fail(REDIST_ERR_ARG, "op is MPI_OP_NULL");
     if (err == REDIST_SUCCESS)
-        err = redist__coll_check_op(type, op);
+        err = redist__coll_reducer_make(type, elsize, op, &r);
     if (err == REDIST_SUCCESS)
         err = redist__coll_no_in_place(recvbuf, "recvbuf");
     if (err == REDIST_SUCCESS && count > 0 && (sendbuf == NULL || recvbuf == NULL))
@@ -234,11 +233,12 @@ int redist_reduce_scatter(const void *sendbuf, void *recvbuf, int64_t count, MPI
     redist__coll_fingerprint_op(&fp, err == REDIST_SUCCESS ? op : MPI_OP_NULL);
     err = redist__coll_begin(comm, err, &fp, &c, &rank, &p);
     if (err == REDIST_SUCCESS && b > 0) {
-        ctx x = {type, op, count, b, c};
+        ctx x = {r.type, op, count * r.per_element, b, c};
         char *w = ws;
         const void *src = redist__coll_source(sendbuf, recvbuf, p * b, &w);
         err = run(a, &x, src, recvbuf, rank, p, w);
     }
+    redist__coll_reducer_free(&r);
     redist__free(ws);
     return err;
 }

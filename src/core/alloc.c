@@ -1,6 +1,7 @@
-/* The library's allocator: malloc, calloc, realloc and free with two atomic counters and a
- * failure switch. The counters let tests prove that executing a plan allocates nothing and
- * that a failed plan creation leaks nothing; the switch lets them make each allocation of
+/* The library's allocator: malloc, calloc, realloc and free with atomic counters and a
+ * failure switch. The counters let tests prove that executing a plan allocates nothing, that
+ * a failed plan creation leaks nothing and that planning costs no memory in proportion to
+ * the ranks that hold nothing (bytes requested); the switch lets them make each allocation of
  * plan creation fail in turn and check that REDIST_ERR_NOMEM reaches every rank. Costs two
  * relaxed atomic operations per allocation, which plan creation can afford and execution
  * never pays (it does not allocate). */
@@ -11,11 +12,13 @@
 
 static _Atomic int64_t alloc_calls;     /* attempts so far */
 static _Atomic int64_t alloc_live;      /* blocks handed out and not yet freed */
+static _Atomic int64_t alloc_bytes;     /* bytes asked for so far */
 static _Atomic int64_t alloc_fail = -1; /* the attempt that fails, or -1 */
 
-/* Counts one attempt; whether it is the one that must fail. */
-static int attempt_fails(void)
+/* Counts one attempt of `bytes`; whether it is the one that must fail. */
+static int attempt_fails(size_t bytes)
 {
+    atomic_fetch_add_explicit(&alloc_bytes, (int64_t)bytes, memory_order_relaxed);
     int64_t call = atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
     return call == atomic_load_explicit(&alloc_fail, memory_order_relaxed);
 }
@@ -29,19 +32,19 @@ static void *counted(void *p)
 
 void *redist__malloc(size_t bytes)
 {
-    return attempt_fails() ? NULL : counted(malloc(bytes));
+    return attempt_fails(bytes) ? NULL : counted(malloc(bytes));
 }
 
 void *redist__calloc(size_t count, size_t size)
 {
-    return attempt_fails() ? NULL : counted(calloc(count, size));
+    return attempt_fails(count * size) ? NULL : counted(calloc(count, size));
 }
 
 void *redist__realloc(void *p, size_t bytes)
 {
     if (!p)
         return redist__malloc(bytes);
-    if (attempt_fails())
+    if (attempt_fails(bytes))
         return NULL;                      /* p stays valid, as after a failed realloc */
     return realloc(p, bytes ? bytes : 1); /* never realloc(p, 0): it may free p */
 }
@@ -57,6 +60,11 @@ void redist__free(void *p)
 int64_t redist__alloc_calls(void)
 {
     return atomic_load_explicit(&alloc_calls, memory_order_relaxed);
+}
+
+int64_t redist__alloc_bytes(void)
+{
+    return atomic_load_explicit(&alloc_bytes, memory_order_relaxed);
 }
 
 int64_t redist__alloc_live(void)

@@ -69,6 +69,8 @@ void redist__free(void *p);
 /* Test hooks. Allocations attempted so far (successful or not), and blocks not yet freed. */
 int64_t redist__alloc_calls(void);
 int64_t redist__alloc_live(void);
+/* Bytes requested by every attempt so far (freed or not). */
+int64_t redist__alloc_bytes(void);
 /* Makes the allocation attempt numbered `call` (as redist__alloc_calls counts them: the next
    one is redist__alloc_calls()) fail and return NULL; -1 (the default) fails none. */
 void redist__alloc_fail_at(int64_t call);

@@ -39,6 +39,18 @@ int redist__scale_kind(MPI_Datatype type);
 /* Size of a contiguous element type, or an error for types we cannot copy as bytes. */
 int redist__element_size(MPI_Datatype type, size_t *elsize);
 
+/* ---- handles the library did not create (handles.c) ----------------------------------- */
+/* comm duplicated, MPI_ERRORS_RETURN on the duplicate; the call runs with comm's own handler
+   set to MPI_ERRORS_RETURN and restored after, so that a failure is returned
+   (REDIST_ERR_MPI, *dup = MPI_COMM_NULL) on every handler the user may have. Collective. */
+int redist__comm_dup(MPI_Comm comm, MPI_Comm *dup);
+/* The predefined type the datatype is made of: type itself when predefined; for a derived
+   type (committed or not) the one predefined type at every leaf of its constructor tree
+   (MPI_Type_get_envelope and MPI_Type_get_contents). REDIST_ERR_ARG for leaves of different
+   types, REDIST_ERR_UNSUPPORTED for a Fortran 90 parameterized type, REDIST_ERR_NOMEM;
+   *base = MPI_DATATYPE_NULL then. Local. */
+int redist__type_base(MPI_Datatype type, MPI_Datatype *base);
+
 /* Tags of the library's point-to-point messages, each on a private communicator. */
 enum {
     REDIST__TAG_DATA = 7713,  /* a message, or a chunk of one (exec/engine.c) */

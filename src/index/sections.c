@@ -167,6 +167,15 @@ static int compare_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The peer lists below are written twice: counted first (out NULL), then stored in an array
+   of that size. One rank's pattern then takes memory in proportion to its peers, never to
+   the other side's grid (explain builds every rank's; a plan over 2^20 ranks builds one). */
+static void put(int *out, int n, int64_t coord)
+{
+    if (out != NULL)
+        out[n] = (int)coord;
+}
+
 /* The coordinates of l's irregular dimension k whose blocks meet [lo, hi) (lo < hi), in
    block order: a binary search and one entry per block. */
 static int gen_coords_meeting(const struct redist_layout_s *l, int k, int64_t lo, int64_t hi,
@@ -175,7 +184,7 @@ static int gen_coords_meeting(const struct redist_layout_s *l, int k, int64_t lo
     int64_t i0 = redist__gen_block_of(l, k, lo), i1 = redist__gen_block_of(l, k, hi - 1);
     int n = 0;
     for (int64_t i = i0; i <= i1; i++)
-        out[n++] = (int)((i + l->first[k]) % l->grid[k]);
+        put(out, n++, (i + l->first[k]) % l->grid[k]);
     return n;
 }
 
@@ -192,7 +201,7 @@ static int peers_of_a(const pair_geometry *g, int a, int *out)
     int64_t jlo = lo / bb, jhi = (hi - 1) / bb, nblocks = jhi - jlo + 1;
     int n = 0;
     for (int64_t j = jlo; j < jlo + (nblocks < pb ? nblocks : pb); j++)
-        out[n++] = (int)((j + B->first[g->k]) % pb);
+        put(out, n++, (j + B->first[g->k]) % pb);
     return n;
 }
 
@@ -204,8 +213,10 @@ static int peers_of_b(const pair_geometry *g, int d, int *out)
     int64_t pa = A->grid[g->k], ba = A->block[g->k], n = A->extent[g->k];
     int64_t bb = B->block[g->k], pb = B->grid[g->k];
     int64_t jd = ((int64_t)d - B->first[g->k] + pb) % pb;
-    if (pa == 1)
-        return (out[0] = 0, 1);
+    if (pa == 1) {
+        put(out, 0, 0);
+        return 1;
+    }
     if (is_gen(B, g->k)) { /* both irregular: A's blocks meeting d's interval */
         int64_t lo, hi;
         gen_interval(B, g->k, d, &lo, &hi);
@@ -220,8 +231,10 @@ static int peers_of_b(const pair_geometry *g, int d, int *out)
             int64_t r0 = is_gen(A, g->k) ? redist__gen_block_of(A, g->k, s) : s / ba;
             int64_t r1 = is_gen(A, g->k) ? redist__gen_block_of(A, g->k, e - 1) : (e - 1) / ba;
             for (int64_t r = r0; r <= r1 && r < pa; r++)
-                if (r != prev)
-                    out[cnt++] = (int)((r + A->first[g->k]) % pa), prev = r;
+                if (r != prev) {
+                    put(out, cnt++, (r + A->first[g->k]) % pa);
+                    prev = r;
+                }
         }
         return cnt;
     }
@@ -229,7 +242,7 @@ static int peers_of_b(const pair_geometry *g, int d, int *out)
         int64_t lo, hi, t0, t1;
         interval_of(g, (int)c, &lo, &hi);
         if (blocks_meeting(g, d, lo, hi, &t0, &t1))
-            out[cnt++] = (int)c;
+            put(out, cnt++, c);
     }
     return cnt;
 }
@@ -242,17 +255,18 @@ int redist__dim_sections_create(const struct redist_layout_s *src,
     if (!redist__interval_dim(src, k) || (is_gen(dst, k) && !is_gen(src, k)))
         g = (pair_geometry){dst, src, k, 0}; /* A: an irregular side if there is one */
     int mine_is_a = (side == REDIST__SIDE_SRC) == g.a_is_src;
-    const struct redist_layout_s *other = mine_is_a ? g.B : g.A;
     int64_t pb = g.B->grid[k], bb = g.B->block[k], n = src->extent[k];
     int64_t a_period = bb <= n / pb ? pb * bb : 0; /* 0: no block of B recurs in an interval */
     memset(out, 0, sizeof *out);
     out->src_period = g.a_is_src ? a_period : bb;
     out->dst_period = g.a_is_src ? bb : a_period;
-    int *peers = redist__malloc((size_t)other->grid[k] * sizeof *peers);
-    out->peer = redist__malloc((size_t)other->grid[k] * sizeof *out->peer);
-    out->elems = redist__malloc((size_t)other->grid[k] * sizeof *out->elems);
-    out->first_run = redist__malloc(((size_t)other->grid[k] + 1) * sizeof *out->first_run);
-    out->runs = redist__malloc((3 * (size_t)other->grid[k] + 1) * sizeof *out->runs);
+    int (*peers_of)(const pair_geometry *, int, int *) = mine_is_a ? peers_of_a : peers_of_b;
+    size_t most = (size_t)peers_of(&g, coord, NULL); /* candidates: at most the other grid */
+    int *peers = redist__malloc((most + 1) * sizeof *peers);
+    out->peer = redist__malloc((most + 1) * sizeof *out->peer);
+    out->elems = redist__malloc((most + 1) * sizeof *out->elems);
+    out->first_run = redist__malloc((most + 1) * sizeof *out->first_run);
+    out->runs = redist__malloc((3 * most + 1) * sizeof *out->runs);
     if (!peers || !out->peer || !out->elems || !out->first_run || !out->runs) {
         redist__free(peers);
         redist__free(out->peer);
@@ -262,7 +276,7 @@ int redist__dim_sections_create(const struct redist_layout_s *src,
         memset(out, 0, sizeof *out);
         return redist__fail(REDIST_ERR_NOMEM, "sections of dimension %d", k);
     }
-    int np = mine_is_a ? peers_of_a(&g, coord, peers) : peers_of_b(&g, coord, peers);
+    int np = peers_of(&g, coord, peers);
     qsort(peers, (size_t)np, sizeof *peers, compare_int);
     int64_t nruns = 0;
     for (int i = 0; i < np; i++) {

@@ -151,10 +151,10 @@ typedef struct redist__rank_traffic {
 /* Traffic of comm rank `rank` for elements of elsize bytes. */
 int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank, int64_t elsize,
                                  redist__rank_traffic *out);
-/* The ranks that hold a coordinate in src or dst, increasing, without repeats: the only ranks
-   with any traffic (the others of a communicator, however many, have none). *ranks is
-   allocated with redist__malloc (free it with redist__free); returns REDIST_SUCCESS or
-   REDIST_ERR_NOMEM. */
+/* The ranks that hold elements in src or dst, increasing, without repeats: the only ranks
+   with any traffic (the others of a communicator, however many, have none: one class, never
+   visited), found without visiting the positions that hold nothing. *ranks is allocated with
+   redist__malloc (free it with redist__free); returns REDIST_SUCCESS or REDIST_ERR_NOMEM. */
 int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count);
 /* The case of a pair over comm_size ranks, as a plan would agree on it, computed by visiting
    every member rank (the last pair is cached per thread), with the totals over all ranks of

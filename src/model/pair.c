@@ -1,6 +1,7 @@
 /* A pair's case without MPI, for any communicator size (model.h): the same pattern code
  * and traffic a plan uses, evaluated for every member rank in turn. Cost: the sum over the
- * member ranks of their plan-building cost; ranks in neither layout cost nothing. */
+ * member ranks (those that hold elements) of their plan-building cost; the ranks that hold
+ * nothing, in a layout or not, have no traffic and cost nothing: they are never enumerated. */
 #include "model/model.h"
 
 #include <limits.h>
@@ -61,30 +62,99 @@ int redist__rank_traffic_compute(redist_layout src, redist_layout dst, int rank,
     return REDIST_SUCCESS;
 }
 
-int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count)
-{
-    /* Both layouts keep their grid positions sorted by rank (by_rank): merge the two lists. */
-    int n = 0, i = 0, j = 0;
-    int *out = redist__malloc(((size_t)src->nprocs + (size_t)dst->nprocs) * sizeof *out);
-    if (out == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "explain: rank list");
-    while (i < src->nprocs || j < dst->nprocs) {
-        int a = i < src->nprocs ? src->ranks[src->by_rank[i]] : INT_MAX;
-        int b = j < dst->nprocs ? dst->ranks[dst->by_rank[j]] : INT_MAX;
-        int r = a < b ? a : b;
-        i += a == r;
-        j += b == r;
-        out[n++] = r;
-    }
-    *ranks = out;
-    *count = n;
-    return REDIST_SUCCESS;
-}
-
 static int compare_ints(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* The coordinates along dimension k of l that hold elements (in no particular order), written
+   to out unless it is NULL; returns their number. A regular dimension's are the coordinates
+   of its first min(blocks, grid) blocks (every block meets the window: phase < block); an
+   irregular one's are those with a nonempty block (its grid + 1 sizes are stored anyway). */
+static int data_coords(const struct redist_layout_s *l, int k, int *out)
+{
+    int g = l->grid[k], n = 0;
+    if (l->extent[k] == 0)
+        return 0;
+    if (l->gen != NULL && l->gen[k] != NULL) {
+        for (int c = 0; c < g; c++)
+            if (redist__local_extent(l, k, c) > 0) {
+                if (out != NULL)
+                    out[n] = c;
+                n++;
+            }
+        return n;
+    }
+    int64_t blocks = (l->extent[k] - 1 + l->phase[k]) / l->block[k] + 1;
+    int m = blocks < g ? (int)blocks : g;
+    for (int j = 0; out != NULL && j < m; j++)
+        out[j] = (int)((l->first[k] + j) % g);
+    return m;
+}
+
+/* Appends to ranks[*n ..] the ranks of l's grid positions that hold elements: the Cartesian
+   product of each dimension's data coordinates. */
+static int append_data_ranks(const struct redist_layout_s *l, int *ranks, int64_t *n)
+{
+    int d = l->ndims, *count = redist__calloc((size_t)d + 1, sizeof *count);
+    int *at = redist__calloc((size_t)d + 1, sizeof *at),
+        *coords = redist__calloc((size_t)d + 1, sizeof *coords);
+    int **lists = redist__calloc((size_t)d + 1, sizeof *lists);
+    int err = count && at && coords && lists ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    int64_t total = 1;
+    for (int k = 0; err == REDIST_SUCCESS && k < d; k++) {
+        count[k] = data_coords(l, k, NULL);
+        total *= count[k];
+        lists[k] = redist__malloc(((size_t)count[k] + 1) * sizeof **lists);
+        if (lists[k] == NULL)
+            err = REDIST_ERR_NOMEM;
+        else
+            data_coords(l, k, lists[k]);
+    }
+    for (int64_t i = 0; err == REDIST_SUCCESS && i < total; i++) {
+        for (int k = 0; k < d; k++)
+            coords[k] = lists[k][at[k]];
+        ranks[(*n)++] = l->ranks[redist__layout_position_of(l, coords)];
+        for (int k = d - 1; k >= 0 && ++at[k] == count[k]; k--) /* mixed radix, last fastest */
+            at[k] = 0;
+    }
+    for (int k = 0; lists != NULL && k < d; k++)
+        redist__free(lists[k]);
+    redist__free(lists);
+    redist__free(count);
+    redist__free(at);
+    redist__free(coords);
+    return err;
+}
+
+int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int *count)
+{
+    /* At most every position of both layouts; usually far fewer: those holding elements. */
+    int64_t n = 0, most = 0;
+    const struct redist_layout_s *both[2] = {src, dst};
+    for (int i = 0; i < 2; i++) {
+        int64_t m = 1;
+        for (int k = 0; k < both[i]->ndims; k++)
+            m *= data_coords(both[i], k, NULL);
+        most += m;
+    }
+    int *out = redist__malloc(((size_t)most + 1) * sizeof *out);
+    int err = out != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (int i = 0; err == REDIST_SUCCESS && i < 2; i++)
+        err = append_data_ranks(both[i], out, &n);
+    if (err != REDIST_SUCCESS) {
+        redist__free(out);
+        return redist__fail(REDIST_ERR_NOMEM, "explain: rank list");
+    }
+    qsort(out, (size_t)n, sizeof *out, compare_ints);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (kept == 0 || out[i] != out[kept - 1])
+            out[kept++] = out[i];
+    *ranks = out;
+    *count = (int)kept;
+    return REDIST_SUCCESS;
 }
 
 /* The distinct nonzero shifts (peer - rank) mod size that ranks send with: the steps of the

@@ -308,6 +308,24 @@ static void world_ranks(MPI_Comm sys, const int *sysranks, int n, int *out)
     MPI_Group_free(&wg);
 }
 
+/* MPI_Comm_create_group over BLACS's system communicator, whose handler is BLACS's (MPI's
+   default, which aborts): it runs with MPI_ERRORS_RETURN there, the handler put back after,
+   so that a failure comes back as a code; the new communicator returns its errors too. */
+static int create_group(MPI_Comm sys, MPI_Group group, MPI_Comm *comm)
+{
+    MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+    int swapped = MPI_Comm_get_errhandler(sys, &saved) == MPI_SUCCESS &&
+                  MPI_Comm_set_errhandler(sys, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+    int rc = MPI_Comm_create_group(sys, group, 0x5ca1, comm);
+    if (swapped)
+        MPI_Comm_set_errhandler(sys, saved);
+    if (saved != MPI_ERRHANDLER_NULL)
+        MPI_Errhandler_free(&saved);
+    if (rc == MPI_SUCCESS && *comm != MPI_COMM_NULL)
+        MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+    return rc;
+}
+
 /* The union communicator: the cached one when every member's candidate is the same entry
    (same id, same members hash) and its members are the union's; else made collectively. */
 static int union_comm(int ictxt, int rows, int cols, int row, int col, MPI_Comm sys,
@@ -341,7 +359,7 @@ static int union_comm(int ictxt, int rows, int cols, int row, int col, MPI_Comm 
     }
     MPI_Comm_group(sys, &world);
     MPI_Group_incl(world, n, sysranks, &group);
-    if (MPI_Comm_create_group(sys, group, 0x5ca1, &comm) != MPI_SUCCESS)
+    if (create_group(sys, group, &comm) != MPI_SUCCESS)
         err = fail(REDIST_ERR_MPI, "MPI_Comm_create_group over the union context failed");
     MPI_Group_free(&group);
     MPI_Group_free(&world);

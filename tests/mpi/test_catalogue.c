@@ -13,6 +13,10 @@
  *   - a non-empty redist_strerror for the code, distinct for distinct codes (its own entry);
  *   - a failed create leaves its output handle NULL (handles start as garbage).
  *
+ * It runs with MPI's default error handlers (MPI_ERRORS_ARE_FATAL on every communicator, the
+ * intercommunicator included): an error that MPI raised on a handle the library did not
+ * create would abort the job instead of coming back as a code (issue 25).
+ *
  * Arguments that differ between ranks (layouts, windows, irregular blocks, algorithms, types,
  * roots, counts, shifts, ops, options fields, permutations, alpha/beta, batch counts, BMMC
  * matrices, intercommunicator sides) are spoiled on the last rank only, so that rank 0's
@@ -92,6 +96,9 @@ static redist_layout Ls_b5, Ls_rev, Ls_first, Ls_col, Ls_n1, Ld_n1, Ld_sub, L_be
 static redist_layout L2s, L2d, L2t, Lsq_s, Lsq_d, L2s_ld, L2s_ld_small;
 static redist_layout Lgen, Lgen2, Lw1, Lw2, Lparent;
 static MPI_Datatype T_vec, T_resized, T_uncommitted;
+static MPI_Datatype T_mixed;    /* int, then float: contiguous, never committed */
+static MPI_Datatype T_pairs;    /* one MPI_2INT, never committed */
+static MPI_Datatype T_f90_real; /* MPI_Type_create_f90_real(6, 30): predefined, not freed */
 static MPI_Op op_noncommutative;
 
 /* The intercommunicator (two ranks or more): ranks below `ps` are the source group. */
@@ -228,6 +235,12 @@ static void make_fixtures(void)
     MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &T_resized);
     MPI_Type_commit(&T_resized);
     MPI_Type_contiguous(1, MPI_INT, &T_uncommitted); /* never committed */
+    int mixed_lengths[2] = {1, 1};
+    MPI_Aint mixed_at[2] = {0, sizeof(int)};
+    MPI_Datatype mixed_types[2] = {MPI_INT, MPI_FLOAT};
+    MPI_Type_create_struct(2, mixed_lengths, mixed_at, mixed_types, &T_mixed);
+    MPI_Type_contiguous(1, MPI_2INT, &T_pairs);
+    MPI_Type_create_f90_real(6, 30, &T_f90_real);
     MPI_Op_create(keep_left, 0, &op_noncommutative);
 
     if (size >= 2) {
@@ -238,7 +251,6 @@ static void make_fixtures(void)
         MPI_Comm_split(MPI_COMM_WORLD, is_src, rank, &local);
         MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, is_src ? ps : 0, 4711, &inter);
         MPI_Comm_free(&local);
-        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
         int beyond_src = ps;
         LIs = layout1(N1, 2, ps, NULL, NULL, REDIST_ROW_MAJOR);
         LId = layout1(N1, 3, pd, NULL, NULL, REDIST_ROW_MAJOR);
@@ -298,6 +310,8 @@ static void free_fixtures(void)
     MPI_Type_free(&T_vec);
     MPI_Type_free(&T_resized);
     MPI_Type_free(&T_uncommitted);
+    MPI_Type_free(&T_mixed);
+    MPI_Type_free(&T_pairs);
     MPI_Op_free(&op_noncommutative);
     if (inter != MPI_COMM_NULL)
         MPI_Comm_free(&inter);
@@ -2132,7 +2146,18 @@ enum {
     CC_TYPE_VECTOR,
     CC_TYPE_SIZE_DIFFERS,
     CC_TYPE_UNCOMMITTED,
+    CC_TYPE_MIXED,
     CC_OP_TYPE_INVALID,
+    CC_OP_TYPE_INVALID_IN_PLACE,
+    CC_OP_USER_UNCOMMITTED,
+    CC_OP_MIXED,
+    CC_OP_PAIRS,
+    CC_OP_MAXLOC_INT,
+    CC_OP_CHAR,
+    CC_OP_LAND_DOUBLE,
+    CC_OP_REPLACE,
+    CC_OP_NO_OP,
+    CC_OP_F90,
     CC_COMM_NULL,
     CC_COMM_INTER,
     CC_ALG_UNKNOWN,
@@ -2227,9 +2252,47 @@ static int run_coll(int v)
     case CC_TYPE_UNCOMMITTED:
         t = T_uncommitted;
         break;
+    case CC_TYPE_MIXED:
+        t = T_mixed;
+        break;
     case CC_OP_TYPE_INVALID: /* MPI defines no bitwise and of doubles */
         t = MPI_DOUBLE;
         o = MPI_BAND;
+        break;
+    case CC_OP_TYPE_INVALID_IN_PLACE: /* issue 25's call; MPI_IN_PLACE where MPI allows it */
+        t = MPI_DOUBLE;
+        o = MPI_BAND;
+        s = op != OP_REDUCE || rank == root ? MPI_IN_PLACE : s;
+        break;
+    case CC_OP_USER_UNCOMMITTED: /* the op gets the library's committed duplicate */
+        t = T_uncommitted;
+        o = op_noncommutative;
+        break;
+    case CC_OP_MIXED:
+        t = T_mixed;
+        break;
+    case CC_OP_PAIRS:
+        t = T_pairs;
+        o = MPI_MAXLOC;
+        break;
+    case CC_OP_MAXLOC_INT:
+        o = MPI_MAXLOC;
+        break;
+    case CC_OP_CHAR: /* MPI_CHAR is in none of MPI's classes for reductions */
+        t = MPI_CHAR;
+        break;
+    case CC_OP_LAND_DOUBLE:
+        t = MPI_DOUBLE;
+        o = MPI_LAND;
+        break;
+    case CC_OP_REPLACE:
+        o = MPI_REPLACE;
+        break;
+    case CC_OP_NO_OP:
+        o = MPI_NO_OP;
+        break;
+    case CC_OP_F90:
+        t = T_f90_real;
         break;
     case CC_COMM_NULL:
         c = MPI_COMM_NULL;
@@ -2338,16 +2401,45 @@ static int coll_want(int op, int cls, const char **detail, int *when)
     case CC_TYPE_VECTOR:
         *detail = "contiguous";
         return REDIST_ERR_UNSUPPORTED;
-    case CC_TYPE_UNCOMMITTED: /* bytes move as bytes; MPI refuses to combine such elements */
-        if (!has_op(op))
-            return REDIST_SUCCESS;
-        *detail = "committed";
-        return REDIST_ERR_ARG;
+    case CC_TYPE_UNCOMMITTED: /* moved as bytes; reduced as the ints it holds */
+    case CC_TYPE_MIXED:       /* moved as bytes; reductions: CC_OP_MIXED */
+        return cls == CC_TYPE_MIXED && has_op(op) ? 1 : REDIST_SUCCESS;
+    case CC_OP_USER_UNCOMMITTED:
+    case CC_OP_PAIRS: /* MPI_MAXLOC on a derived type made of MPI_2INT */
+        return has_op(op) ? REDIST_SUCCESS : 1;
     case CC_OP_TYPE_INVALID:
+    case CC_OP_TYPE_INVALID_IN_PLACE:
+    case CC_OP_LAND_DOUBLE:
         if (!has_op(op))
             return 1;
-        *detail = "op";
+        *detail = "MPI_DOUBLE";
         return REDIST_ERR_ARG;
+    case CC_OP_MIXED:
+        if (!has_op(op))
+            return 1;
+        *detail = "more than one predefined type";
+        return REDIST_ERR_ARG;
+    case CC_OP_MAXLOC_INT:
+        if (!has_op(op))
+            return 1;
+        *detail = "MPI_MAXLOC";
+        return REDIST_ERR_ARG;
+    case CC_OP_CHAR:
+        if (!has_op(op))
+            return 1;
+        *detail = "MPI_CHAR";
+        return REDIST_ERR_ARG;
+    case CC_OP_REPLACE:
+    case CC_OP_NO_OP:
+        if (!has_op(op))
+            return 1;
+        *detail = "one-sided";
+        return REDIST_ERR_ARG;
+    case CC_OP_F90:
+        if (!has_op(op))
+            return 1;
+        *detail = "Fortran 90";
+        return REDIST_ERR_UNSUPPORTED;
     case CC_COMM_NULL:
         *detail = "MPI_COMM_NULL";
         return REDIST_ERR_ARG;
@@ -2440,7 +2532,18 @@ static const char *const class_names[NCLASSES] = {
     "non-contiguous type",
     "element size differs on the last rank",
     "an uncommitted contiguous type",
+    "an uncommitted struct of an int and a float",
     "MPI_BAND on MPI_DOUBLE (an op the type does not have)",
+    "MPI_BAND on MPI_DOUBLE, sendbuf MPI_IN_PLACE",
+    "a user-defined op on an uncommitted contiguous type",
+    "MPI_SUM on an uncommitted struct of an int and a float",
+    "MPI_MAXLOC on an uncommitted contiguous type of MPI_2INT",
+    "MPI_MAXLOC on MPI_INT (not a pair type)",
+    "MPI_SUM on MPI_CHAR (in no class of types of reductions)",
+    "MPI_LAND on MPI_DOUBLE",
+    "MPI_REPLACE (one-sided accumulates only)",
+    "MPI_NO_OP (one-sided accumulates only)",
+    "MPI_SUM on a Fortran 90 parameterized type (MPI_Type_create_f90_real)",
     "comm MPI_COMM_NULL",
     "an intercommunicator",
     "unknown algorithm",
@@ -3290,9 +3393,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Errors must come back as codes: an MPI error inside the library must not abort us. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    /* MPI's default error handlers stay: see the top of the file. */
     last = size - 1;
     int list = 0;
     for (int i = 1; i < argc; i++) {

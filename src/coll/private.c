@@ -1,0 +1,130 @@
+/* The private duplicate the basic operations run on (coll.h): created at the first call on a
+ * user's communicator, cached on it as an MPI attribute and freed with it, so that the
+ * operations never see the user's own messages; and the first step of every operation,
+ * which finds it and agrees on the arguments. */
+#include "coll/coll.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+/* What the operations cache on a user's communicator. */
+typedef struct coll_cache {
+    MPI_Comm dup; /* the private duplicate: operations never see the user's own messages */
+    int checking; /* 1 (the default): every call agrees on its arguments */
+} coll_cache;
+
+static int free_private(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    coll_cache *c = value;
+    MPI_Comm_free(&c->dup);
+    redist__free(c);
+    return MPI_SUCCESS;
+}
+
+/* At MPI_Finalize (MPI_COMM_SELF's attributes are deleted first): the keyval is freed, once
+   the attributes that use it are gone. */
+static int free_keyval(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)value, (void)extra;
+    MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+/* The cache of comm, created at the first call on it (collective). */
+static int private_cache(MPI_Comm comm, coll_cache **out)
+{
+    if (keyval == MPI_KEYVAL_INVALID) {
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL) !=
+            MPI_SUCCESS)
+            return REDIST_ERR_MPI;
+        int hook = MPI_KEYVAL_INVALID; /* freed by MPI with its attribute */
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval, &hook, NULL) ==
+            MPI_SUCCESS) {
+            MPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
+            MPI_Comm_free_keyval(&hook);
+        }
+    }
+    void *value = NULL;
+    int found = 0;
+    if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
+        return REDIST_ERR_MPI;
+    if (found) {
+        *out = value;
+        return REDIST_SUCCESS;
+    }
+    MPI_Comm dup;
+    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    /* One rank out of memory must not leave the others with a cached duplicate it lacks
+       (their next call would dup no more while it would): agree first. */
+    coll_cache *c = redist__malloc(sizeof *c);
+    int ok = c != NULL, all = 0;
+    int merr = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
+    if (merr != MPI_SUCCESS || !all) {
+        redist__free(c);
+        MPI_Comm_free(&dup);
+        return merr != MPI_SUCCESS ? REDIST_ERR_MPI : REDIST_ERR_NOMEM;
+    }
+    c->dup = dup;
+    c->checking = 1;
+    MPI_Comm_set_attr(comm, keyval, c);
+    *out = c;
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_self(MPI_Comm *self)
+{
+    coll_cache *c = NULL;
+    int err = private_cache(MPI_COMM_SELF, &c);
+    *self = err == REDIST_SUCCESS ? c->dup : MPI_COMM_NULL;
+    return err;
+}
+
+/* The checks every call makes on comm before its own; the cache in *cache. */
+static int begin_comm(MPI_Comm comm, coll_cache **cache, int *rank, int *size)
+{
+    if (redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI;
+    if (comm == MPI_COMM_NULL)
+        return redist__fail(REDIST_ERR_ARG, "comm is MPI_COMM_NULL");
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "intercommunicators are not supported");
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, size);
+    int err = private_cache(comm, cache);
+    if (err != REDIST_SUCCESS) /* the dup is collective: every rank failed alike */
+        return redist__fail(err, "private communicator");
+    return REDIST_SUCCESS;
+}
+
+int redist__coll_begin(MPI_Comm comm, int local_err, const redist__fingerprints *fp, MPI_Comm *priv,
+                       int *rank, int *size)
+{
+    coll_cache *cache = NULL;
+    int err = begin_comm(comm, &cache, rank, size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    *priv = cache->dup;
+    if (!cache->checking) /* redist_coll_set_checking(comm, 0): this rank's verdict only */
+        return local_err;
+    return redist__agree(*priv, *rank, local_err, fp);
+}
+
+int redist_coll_set_checking(MPI_Comm comm, int on)
+{
+    redist__clear_error();
+    coll_cache *cache = NULL;
+    int rank = 0, size = 0;
+    int err = begin_comm(comm, &cache, &rank, &size);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int local = on == 0 || on == 1 ? REDIST_SUCCESS
+                                   : redist__fail(REDIST_ERR_ARG, "on = %d must be 0 or 1", on);
+    redist__fingerprints fp = {0};
+    redist__fp_add(&fp, "on", &on, sizeof on);
+    err = redist__agree(cache->dup, rank, local, &fp); /* always agreed, whatever it was */
+    if (err == REDIST_SUCCESS)
+        cache->checking = on;
+    return err;
+}
