@@ -93,14 +93,22 @@ static void json_double(FILE *f, double v)
         fputs("null", f);
 }
 
+/* A string the tool made (NULL: it ran out of memory making it). */
+static void json_made_string(FILE *f, char *made)
+{
+    if (made != NULL)
+        json_string(f, made);
+    else
+        fputs("null", f);
+    free(made);
+}
+
 static void json_spec(FILE *f, const char *text, const tool_spec *s)
 {
-    char buf[512];
     fputs("{\"spec\": ", f);
     json_string(f, text);
-    spec_format(s, buf, sizeof buf);
     fputs(", \"canonical\": ", f);
-    json_string(f, buf);
+    json_made_string(f, spec_format(s));
     fputs(", \"n\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%lld", k ? ", " : "", (long long)s->extent[k]);
@@ -113,9 +121,8 @@ static void json_spec(FILE *f, const char *text, const tool_spec *s)
     fputs("], \"first\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%d", k ? ", " : "", s->first[k]);
-    spec_format_ranks(s, buf, sizeof buf);
     fputs("], \"ranks\": ", f);
-    json_string(f, buf);
+    json_made_string(f, spec_format_ranks(s));
     fprintf(f, ", \"order\": \"%s\"}", s->order == REDIST_COL_MAJOR ? "col" : "row");
 }
 
@@ -289,7 +296,7 @@ static void print_json(const explain_state *s)
 /* The pair, and the traffic its pattern needs whatever the schedule. */
 static void print_text_pattern(const explain_state *s)
 {
-    char b[2][64], text[512];
+    char b[2][64];
     const pattern_summary *pat = &s->pat;
     int64_t el = tool_type_sizes[s->a.pair.type], n = spec_elements(&s->from);
     printf("redist explain: %d process%s, ", s->procs, s->procs == 1 ? "" : "es");
@@ -297,10 +304,8 @@ static void print_text_pattern(const explain_state *s)
         printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
     printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[s->a.pair.type], (long long)el,
            el == 1 ? "" : "s", tool_fmt_bytes(b[0], sizeof b[0], (double)n * (double)el));
-    spec_format(&s->from, text, sizeof text);
-    printf("  from     %s\n", text);
-    spec_format(&s->to, text, sizeof text);
-    printf("  to       %s\n", text);
+    tool_print_spec("  from     ", &s->from);
+    tool_print_spec("  to       ", &s->to);
     if (s->a.pair.permuted) {
         int d = s->a.pair.npermute;
         printf("  permute  ");

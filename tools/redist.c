@@ -123,6 +123,7 @@ static int parse_permutation(const char *v, tool_pair_opts *o)
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
+    char shown[SPEC_EXCERPT];
     int m;
     msg[0] = '\0';
     if ((m = tool_opt_value(argc, argv, i, "--from", &v)) > 0)
@@ -133,16 +134,18 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
         o->algorithm = v;
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--type", &v)) > 0 &&
              tool_type_parse(v, &o->type) != 0)
-        snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'", v);
+        snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--max-buffer", &v)) > 0 &&
              (spec_parse_count(v, &o->max_buffer) != 0 || o->max_buffer < 0))
-        snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'", v);
+        snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--permute", &v)) > 0 &&
              parse_permutation(v, o) != 0)
         snprintf(msg, len,
                  "--permute: expected a permutation of 0 .. d-1 separated by commas (e.g. 1,0 "
                  "or 2,0,1), got '%s'",
-                 v);
+                 spec_excerpt(shown, v, strlen(v)));
     return m;
 }
 
@@ -156,7 +159,9 @@ int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t 
     if (tool_check_algorithm(o->algorithm) != 0) {
         char list[512];
         tool_algorithm_list(list, sizeof list);
-        snprintf(msg, len, "--algorithm: unknown algorithm '%s' (known: %s)", o->algorithm, list);
+        char shown[SPEC_EXCERPT];
+        snprintf(msg, len, "--algorithm: unknown algorithm '%s' (known: %s)",
+                 spec_excerpt(shown, o->algorithm, strlen(o->algorithm)), list);
         return -1;
     }
     return 0;
@@ -195,6 +200,13 @@ int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair
     if (tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
         return tool_error(rank0, TOOL_USAGE, "%s", msg);
     return TOOL_OK;
+}
+
+void tool_print_spec(const char *prefix, const tool_spec *spec)
+{
+    char *text = spec_format(spec);
+    printf("%s%s\n", prefix, text ? text : "(out of memory)");
+    free(text);
 }
 
 int tool_error(int rank0, int status, const char *fmt, ...)

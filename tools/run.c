@@ -376,18 +376,12 @@ typedef struct run_state {
 
 static int parse_repeat(const char *text, int *n1, int *n2)
 {
-    char buf[64];
     int64_t a, b = 1;
-    if (strlen(text) >= sizeof buf)
+    const char *end = text + strlen(text), *x = strchr(text, 'x');
+    if (spec_parse_count_span(text, x ? x : end, &a) != 0 ||
+        (x && spec_parse_count_span(x + 1, end, &b) != 0))
         return -1;
-    strcpy(buf, text);
-    char *x = strchr(buf, 'x');
-    if (x) {
-        *x = '\0';
-        if (spec_parse_count(x + 1, &b) != 0)
-            return -1;
-    }
-    if (spec_parse_count(buf, &a) != 0 || a < 1 || b < 1 || a > 1000000 || b > 1000000)
+    if (a < 1 || b < 1 || a > 1000000 || b > 1000000)
         return -1;
     *n1 = (int)a;
     *n2 = (int)b;
@@ -709,7 +703,7 @@ static double array_bytes(const run_state *s)
 /* The report's first lines: the pair, the plan and the timing about to run. */
 static void print_header(const run_state *s)
 {
-    char b1[64], b2[64], b3[64], b4[64], text[512];
+    char b1[64], b2[64], b3[64], b4[64];
     const tool_plan_summary *p = &s->sum;
     const char *chosen = redist_plan_algorithm(s->plan);
     printf("redist run: %d MPI process%s, ", s->size, s->size == 1 ? "" : "es");
@@ -717,10 +711,8 @@ static void print_header(const run_state *s)
         printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
     printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
            tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
-    spec_format(&s->from, text, sizeof text);
-    printf("  from       %s\n", text);
-    spec_format(&s->to, text, sizeof text);
-    printf("  to         %s\n", text);
+    tool_print_spec("  from       ", &s->from);
+    tool_print_spec("  to         ", &s->to);
     if (s->a.relabel)
         printf("  relabel    destination ranks chosen by redist_relabel: %lld elements stay, "
                "%lld cross between ranks\n",

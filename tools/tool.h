@@ -64,6 +64,8 @@ int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t 
    has 2^63 bytes or more) in msg. */
 int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair_opts *o, char *msg,
                      size_t len);
+/* prefix, then the spec's canonical form (spec_format), on stdout. */
+void tool_print_spec(const char *prefix, const tool_spec *spec);
 /* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
 const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
 
