@@ -126,6 +126,8 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
     char shown[SPEC_EXCERPT];
     int m;
     msg[0] = '\0';
+    if (!strcmp(argv[*i], "--relabel"))
+        return o->relabel = 1;
     if ((m = tool_opt_value(argc, argv, i, "--from", &v)) > 0)
         o->from = v;
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--to", &v)) > 0)
@@ -200,6 +202,57 @@ int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair
     if (tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
         return tool_error(rank0, TOOL_USAGE, "%s", msg);
     return TOOL_OK;
+}
+
+/* Both specs parsed for a communicator of procs processes; with procs 0 (explain without
+   --procs) a spec that names none spans the other's. TOOL_OK, or TOOL_USAGE reported. */
+static int parse_pair(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0)
+{
+    char err[256], err2[256];
+    int rf = spec_parse(o->from, procs, from, err, sizeof err);
+    int rt = rf == -1 ? 0 : spec_parse(o->to, procs, to, err2, sizeof err2);
+    if (rf == -2 && rt == 0) {
+        spec_free(from);
+        rf = spec_parse(o->from, to->max_rank + 1, from, err, sizeof err);
+    } else if (rt == -2 && rf == 0) {
+        spec_free(to);
+        rt = spec_parse(o->to, from->max_rank + 1, to, err2, sizeof err2);
+    }
+    const char *missing = "missing procs, grid or ranks (or give --procs P)";
+    if (rf != 0)
+        return tool_error(rank0, TOOL_USAGE, "--from: %s", rf == -2 ? missing : err);
+    if (rt != 0)
+        return tool_error(rank0, TOOL_USAGE, "--to: %s", rt == -2 ? missing : err2);
+    return TOOL_OK;
+}
+
+int tool_pair_specs(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0)
+{
+    char err[256];
+    if (o->relabel && o->permuted)
+        return tool_error(rank0, TOOL_USAGE,
+                          "--relabel and --permute exclude each other (redist_relabel compares "
+                          "layouts of one array)");
+    int status = parse_pair(o, procs, from, to, rank0);
+    for (int k = 0; status == TOOL_OK && procs > 0 && k < 2; k++) {
+        const tool_spec *s = k == 0 ? from : to;
+        if (s->max_rank >= procs)
+            status = tool_error(
+                rank0, TOOL_USAGE,
+                "%s: uses rank %d but the communicator has %d process%s (run: start more with "
+                "mpirun -n; explain: give --procs; or give ranks=)",
+                k == 0 ? "--from" : "--to", s->max_rank, procs, procs == 1 ? "" : "es");
+    }
+    if (status == TOOL_OK && tool_specs_check(from, to, o, err, sizeof err) != 0)
+        status = tool_error(rank0, TOOL_USAGE, "%s", err);
+    return status;
+}
+
+int tool_plan_failed(int rank0, const char *algorithm, int rc)
+{
+    char why[768], what[96];
+    snprintf(what, sizeof what, "plan (%s)", algorithm);
+    return tool_error(rank0, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, what, rc));
 }
 
 void tool_print_spec(const char *prefix, const tool_spec *spec)

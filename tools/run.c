@@ -346,9 +346,8 @@ typedef struct run_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int n1, n2;          /* 0: chosen from the warm-up */
     int verify, quiet;
-    int inter;   /* --inter: source and destination groups joined by an intercommunicator */
-    int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
-    int scaled;  /* --alpha, --beta given */
+    int inter;  /* --inter: source and destination groups joined by an intercommunicator */
+    int scaled; /* --alpha, --beta given */
     double alpha, beta;
     int batch; /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
 } run_args;
@@ -432,8 +431,6 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->quiet = 1;
     else if (!strcmp(argv[*i], "--inter"))
         a->inter = 1;
-    else if (!strcmp(argv[*i], "--relabel"))
-        a->relabel = 1;
     else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
         return m;
     else if ((m = tool_opt_value(argc, argv, i, "--batch", &v)) > 0) {
@@ -485,7 +482,7 @@ static int parse_inter_specs(run_state *s)
 /* Parses both specs; the same verdict on every rank. */
 static int parse_specs(run_state *s)
 {
-    if (s->a.inter && s->a.relabel)
+    if (s->a.inter && s->a.pair.relabel)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--relabel and --inter exclude each other (relabelling chooses among "
                           "the ranks of one communicator)");
@@ -493,32 +490,12 @@ static int parse_specs(run_state *s)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--alpha and --beta scale doubles here (--type double); the library "
                           "also scales float and complex types");
-    if (s->a.relabel && s->a.pair.permuted)
-        return tool_error(s->rank == 0, TOOL_USAGE,
-                          "--relabel and --permute exclude each other here (redist_relabel "
-                          "compares layouts of one array)");
-    if (s->a.batch && (s->a.inter || s->a.relabel || s->a.pair.max_buffer))
+    if (s->a.batch && (s->a.inter || s->a.pair.relabel || s->a.pair.max_buffer))
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--batch: not with --inter, --relabel or --max-buffer");
     if (s->a.inter)
         return parse_inter_specs(s);
-    char err[256];
-    const char *name[2] = {"--from", "--to"};
-    const char *text[2] = {s->a.pair.from, s->a.pair.to};
-    tool_spec *spec[2] = {&s->from, &s->to};
-    int rank0 = s->rank == 0, size = s->size;
-    for (int k = 0; k < 2; k++) {
-        if (spec_parse(text[k], size, spec[k], err, sizeof err) != 0)
-            return tool_error(rank0, TOOL_USAGE, "%s: %s", name[k], err);
-        if (spec[k]->max_rank >= size)
-            return tool_error(
-                rank0, TOOL_USAGE,
-                "%s: uses rank %d but only %d MPI process%s running (start more with mpirun -n, or give ranks=)",
-                name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
-    }
-    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
-        return tool_error(rank0, TOOL_USAGE, "%s", err);
-    return TOOL_OK;
+    return tool_pair_specs(&s->a.pair, s->size, &s->from, &s->to, s->rank == 0);
 }
 
 /* --relabel: the destination's grid positions get the ranks redist_relabel chooses, in the
@@ -583,7 +560,7 @@ static int make_data(run_state *s)
     if (rc != REDIST_SUCCESS)
         return tool_error(rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "layout", rc));
-    if (s->a.relabel && (rc = relabel(s)) != REDIST_SUCCESS)
+    if (s->a.pair.relabel && (rc = relabel(s)) != REDIST_SUCCESS)
         return tool_error(rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "relabel", rc));
     int64_t nsrc = spec_local_count(&s->from, rank), ndst = spec_local_count(&s->to, rank);
@@ -640,7 +617,6 @@ static int plan_batch(run_state *s, const redist_options *opt)
 /* The plan, its creation timed on the slowest rank, and its statistics. */
 static int make_plan(run_state *s)
 {
-    char why[768];
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = s->a.pair.algorithm;
@@ -660,8 +636,7 @@ static int make_plan(run_state *s)
     MPI_Allreduce(&mine, &s->plan_seconds, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     rc = tool_agree_code(rc, s->comm);
     if (rc != REDIST_SUCCESS)
-        return tool_error(s->rank == 0, TOOL_FAILED, "plan (%s)%s", s->a.pair.algorithm,
-                          tool_lib_error(why, sizeof why, "", rc));
+        return tool_plan_failed(s->rank == 0, s->a.pair.algorithm, rc);
     tool_plan_summarise(s->plan, s->comm, &s->sum);
     return TOOL_OK;
 }
@@ -713,7 +688,7 @@ static void print_header(const run_state *s)
            tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
     tool_print_spec("  from       ", &s->from);
     tool_print_spec("  to         ", &s->to);
-    if (s->a.relabel)
+    if (s->a.pair.relabel)
         printf("  relabel    destination ranks chosen by redist_relabel: %lld elements stay, "
                "%lld cross between ranks\n",
                (long long)s->kept, (long long)s->moved);
