@@ -507,50 +507,57 @@ static int parse_procs(const char *text, bench_args *a)
     return 0;
 }
 
+/* One option of bench at argv[*i] (a tool_take_fn). */
+static int bench_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    bench_args *a = ctx;
+    const char *v = NULL;
+    int m;
+    if (strcmp(argv[*i], "--quick") == 0)
+        a->quick = 1;
+    else if ((m = tool_opt_value(argc, argv, i, "--procs", &v)) != 0) {
+        if (m < 0 || parse_procs(v, a) != 0)
+            return tool_error(rank0, TOOL_USAGE,
+                              "bench: --procs needs a list of rank counts, e.g. 2,4,8");
+    } else if ((m = tool_opt_value(argc, argv, i, "--trials", &v)) != 0) {
+        char *end = NULL;
+        long t = m > 0 ? strtol(v, &end, 10) : 0;
+        if (m < 0 || *end != '\0' || t < 1 || t > 1000)
+            return tool_error(rank0, TOOL_USAGE, "bench: --trials needs 1 .. 1000");
+        a->trials = (int)t;
+    } else if ((m = tool_opt_value(argc, argv, i, "--csv", &v)) != 0) {
+        if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "bench: --csv needs a file name");
+        a->csv = v;
+    } else if ((m = tool_opt_value(argc, argv, i, "--plots", &v)) != 0) {
+        if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "bench: --plots needs a directory");
+        a->plots = v;
+    } else {
+        return tool_error(rank0, TOOL_USAGE, "bench: unknown option '%s' (see redist help bench)",
+                          argv[*i]);
+    }
+    return TOOL_OK;
+}
+
 static int parse_bench_args(int argc, char **argv, bench_args *a, int size, int rank0)
 {
     memset(a, 0, sizeof *a);
-    a->trials = 7;
     if ((a->procs = malloc(3 * sizeof *a->procs)) == NULL)
         return tool_error(rank0, TOOL_FAILED, "bench: out of memory");
     for (int p = 2; p <= 8 && p <= size; p *= 2)
         a->procs[a->nprocs++] = p;
     if (a->nprocs == 0)
         a->procs[a->nprocs++] = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1, a->trials = 3;
-        else if ((m = tool_opt_value(argc, argv, &i, "--procs", &v)) != 0) {
-            if (m < 0 || parse_procs(v, a) != 0)
-                return tool_error(rank0, TOOL_USAGE,
-                                  "bench: --procs needs a list of rank counts, e.g. 2,4,8");
-        } else if ((m = tool_opt_value(argc, argv, &i, "--trials", &v)) != 0) {
-            char *end = NULL;
-            long t = m > 0 ? strtol(v, &end, 10) : 0;
-            if (m < 0 || *end != '\0' || t < 1 || t > 1000)
-                return tool_error(rank0, TOOL_USAGE, "bench: --trials needs 1 .. 1000");
-            a->trials = (int)t;
-        } else if ((m = tool_opt_value(argc, argv, &i, "--csv", &v)) != 0) {
-            if (m < 0)
-                return tool_error(rank0, TOOL_USAGE, "bench: --csv needs a file name");
-            a->csv = v;
-        } else if ((m = tool_opt_value(argc, argv, &i, "--plots", &v)) != 0) {
-            if (m < 0)
-                return tool_error(rank0, TOOL_USAGE, "bench: --plots needs a directory");
-            a->plots = v;
-        } else {
-            return tool_error(rank0, TOOL_USAGE,
-                              "bench: unknown option '%s' (see redist help bench)", argv[i]);
-        }
-    }
-    for (int i = 0; i < a->nprocs; i++)
+    int status = tool_each_option(argc, argv, "bench", bench_option, a, rank0);
+    if (a->trials == 0) /* not given: 3 for --quick, else 7, whatever the order */
+        a->trials = a->quick ? 3 : 7;
+    for (int i = 0; status == TOOL_OK && i < a->nprocs; i++)
         if (a->procs[i] > size)
-            return tool_error(rank0, TOOL_USAGE,
-                              "bench: --procs %d: only %d ranks were started (mpirun -n)",
-                              a->procs[i], size);
-    return TOOL_OK;
+            status = tool_error(rank0, TOOL_USAGE,
+                                "bench: --procs %d: only %d ranks were started (mpirun -n)",
+                                a->procs[i], size);
+    return status;
 }
 
 /* A barrier that sleeps while it waits: the ranks a case does not use wait here, and MPI's

@@ -415,32 +415,36 @@ typedef struct cal_args {
     int write, quick, verbose;
 } cal_args;
 
+/* One option of calibrate at argv[*i] (a tool_take_fn). Every rank parses the same argv,
+   so every rank returns the same status. */
+static int cal_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    cal_args *a = ctx;
+    const char *v;
+    int m = tool_opt_value(argc, argv, i, "--output", &v);
+    if (m > 0)
+        a->output = v;
+    else if (m < 0)
+        return tool_error(rank0, TOOL_USAGE, "calibrate: --output needs a file name");
+    else if (strcmp(argv[*i], "--no-write") == 0)
+        a->write = 0;
+    else if (strcmp(argv[*i], "--quick") == 0)
+        a->quick = 1;
+    else if (strcmp(argv[*i], "--verbose") == 0)
+        a->verbose = 1;
+    else
+        return tool_error(rank0, TOOL_USAGE,
+                          "calibrate: unknown option '%s' (see redist help calibrate)", argv[*i]);
+    return TOOL_OK;
+}
+
 static int parse_cal_args(int argc, char **argv, cal_args *a, int rank0)
 {
     a->output = NULL;
     a->write = 1;
     a->quick = 0;
     a->verbose = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m = tool_opt_value(argc, argv, &i, "--output", &v);
-        if (m > 0)
-            a->output = v;
-        else if (m < 0)
-            return tool_error(rank0, TOOL_USAGE, "calibrate: --output needs a file name");
-        else if (strcmp(argv[i], "--no-write") == 0)
-            a->write = 0;
-        else if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1;
-        else if (strcmp(argv[i], "--verbose") == 0)
-            a->verbose = 1;
-        else
-            return tool_error(rank0, TOOL_USAGE,
-                              "calibrate: unknown option '%s' (see redist help calibrate)",
-                              argv[i]);
-        /* ^ every rank parses the same argv, so every rank returns the same status */
-    }
-    return TOOL_OK;
+    return tool_each_option(argc, argv, "calibrate", cal_option, a, rank0);
 }
 
 static void setup(cal *c, int quick)

@@ -179,29 +179,85 @@ const char *tool_lib_error(char *buf, size_t len, const char *what, int rc)
     return buf;
 }
 
+/* The name of the option arg gives: up to '=', with "-q" standing for "--quiet". */
+static size_t option_name(const char *arg, const char **name)
+{
+    *name = strcmp(arg, "-q") == 0 ? "--quiet" : arg;
+    return strcspn(*name, "=");
+}
+
+/* Whether the option at argv[start] names one of the options at argv[seen[0 .. n-1]]. */
+static int given_before(char **argv, const int *seen, int n, int start)
+{
+    const char *name, *other;
+    size_t len = option_name(argv[start], &name);
+    for (int j = 0; j < n; j++)
+        if (option_name(argv[seen[j]], &other) == len && strncmp(other, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
+                     int rank0)
+{
+    int *seen = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *seen), n = 0;
+    if (seen == NULL)
+        return tool_error(rank0, TOOL_FAILED, "%s: out of memory", cmd);
+    int status = TOOL_OK;
+    for (int i = 0; status == TOOL_OK && i < argc; i++) {
+        int start = i;
+        status = take(argc, argv, &i, ctx, rank0);
+        if (status == TOOL_OK && given_before(argv, seen, n, start)) {
+            const char *name;
+            int len = (int)option_name(argv[start], &name);
+            status = tool_error(rank0, TOOL_USAGE, "%s: %.*s given twice (see redist %s --help)",
+                                cmd, len, name, cmd);
+        }
+        seen[n++] = start;
+    }
+    free(seen);
+    return status;
+}
+
+/* What tool_parse_args's loop takes an argument with. */
+typedef struct pair_parse {
+    const char *cmd;
+    tool_pair_opts *pair;
+    tool_option_fn option;
+    void *ctx;
+} pair_parse;
+
+/* One argument of run or explain at argv[*i]: a shared option, else the command's own (a
+   tool_take_fn). */
+static int take_pair_or_own(int argc, char **argv, int *i, void *vctx, int rank0)
+{
+    const pair_parse *p = vctx;
+    char msg[256];
+    int m = tool_pair_option(argc, argv, i, p->pair, msg, sizeof msg);
+    if (msg[0])
+        return tool_error(rank0, TOOL_USAGE, "%s", msg);
+    if (m == 0)
+        m = p->option(argc, argv, i, p->ctx, rank0);
+    if (m == TOOL_OPT_REPORTED)
+        return TOOL_USAGE;
+    if (m == 0)
+        return tool_error(rank0, TOOL_USAGE, "%s: unexpected argument '%s' (see redist %s --help)",
+                          p->cmd, argv[*i], p->cmd);
+    if (m < 0)
+        return tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[*i]);
+    return TOOL_OK;
+}
+
 int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
                     tool_option_fn option, void *ctx, int rank0)
 {
-    char msg[768];
+    pair_parse p = {cmd, pair, option, ctx};
     tool_pair_init(pair);
-    for (int i = 0; i < argc; i++) {
-        int m = tool_pair_option(argc, argv, &i, pair, msg, sizeof msg);
-        if (msg[0])
-            return tool_error(rank0, TOOL_USAGE, "%s", msg);
-        if (m == 0)
-            m = option(argc, argv, &i, ctx, rank0);
-        if (m == TOOL_OPT_REPORTED)
-            return TOOL_USAGE;
-        if (m == 0)
-            return tool_error(rank0, TOOL_USAGE,
-                              "%s: unexpected argument '%s' (see redist %s --help)", cmd, argv[i],
-                              cmd);
-        if (m < 0)
-            return tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[i]);
-    }
-    if (tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
-        return tool_error(rank0, TOOL_USAGE, "%s", msg);
-    return TOOL_OK;
+    int status = tool_each_option(argc, argv, cmd, take_pair_or_own, &p, rank0);
+    char msg[768];
+    if (status == TOOL_OK && tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
+        status = tool_error(rank0, TOOL_USAGE, "%s", msg);
+    return status;
 }
 
 /* Both specs parsed for a communicator of procs processes; with procs 0 (explain without
@@ -528,11 +584,21 @@ int main(int argc, char **argv)
     int sub_argc = argc > 1 ? argc - 2 : 0;
     char **sub_argv = argv + (argc > 1 ? 2 : 1);
 
-    if (!strcmp(command, "--help") || !strcmp(command, "-h"))
+    int is_help = !strcmp(command, "help"),
+        is_option_help = !strcmp(command, "--help") || !strcmp(command, "-h");
+    int is_version =
+        !strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version");
+    /* help takes at most a command's name; --help, -h and the version nothing */
+    if ((is_help || is_option_help || is_version) && sub_argc > is_help)
+        return tool_error(tool_env_is_rank0(), TOOL_USAGE,
+                          "%s: unexpected argument '%s' (usage: redist help [COMMAND] | "
+                          "redist --help | redist --version)",
+                          command, sub_argv[is_help]);
+    if (is_option_help)
         return print_help(NULL);
-    if (!strcmp(command, "help"))
+    if (is_help)
         return print_help(sub_argc > 0 ? sub_argv[0] : NULL);
-    if (!strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version")) {
+    if (is_version) {
         if (tool_env_is_rank0())
             printf("redist %s\n", TOOL_VERSION);
         return TOOL_OK;

@@ -88,29 +88,45 @@ static int number(int k, const char *text, double *out)
     return 0;
 }
 
+/* What sim_option fills: the texts, and the values parsed from them. */
+typedef struct sim_parse {
+    sim_args *a;
+    double *v;
+} sim_parse;
+
+/* One option of simulate at argv[*i] (a tool_take_fn). */
+static int sim_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    sim_parse *p = ctx;
+    const char *value = NULL;
+    int k = 0, m = 0;
+    (void)rank0; /* no MPI: the one process prints */
+    while (k < NOPTS && (m = tool_opt_value(argc, argv, i, options[k].name, &value)) == 0)
+        k++;
+    if (k == NOPTS) {
+        fprintf(stderr, "redist simulate: unknown option '%s' (see redist simulate --help)\n",
+                argv[*i]);
+        return TOOL_USAGE;
+    }
+    if (m < 0) {
+        fprintf(stderr, "redist simulate: %s: missing value\n", argv[*i]);
+        return TOOL_USAGE;
+    }
+    p->a->text[k] = value;
+    if (number(k, value, &p->v[k]) != 0)
+        return bad(p->a, k, "%s", options[k].range);
+    return TOOL_OK;
+}
+
 static int parse(int argc, char **argv, sim_args *a)
 {
     double v[NOPTS];
     for (int k = 0; k < NOPTS; k++)
         number(k, a->text[k] = options[k].def, &v[k]);
-    for (int i = 0; i < argc; i++) {
-        const char *value = NULL;
-        int k = 0, m = 0;
-        while (k < NOPTS && (m = tool_opt_value(argc, argv, &i, options[k].name, &value)) == 0)
-            k++;
-        if (k == NOPTS) {
-            fprintf(stderr, "redist simulate: unknown option '%s' (see redist simulate --help)\n",
-                    argv[i]);
-            return TOOL_USAGE;
-        }
-        if (m < 0) {
-            fprintf(stderr, "redist simulate: %s: missing value\n", argv[i]);
-            return TOOL_USAGE;
-        }
-        a->text[k] = value;
-        if (number(k, value, &v[k]) != 0)
-            return bad(a, k, "%s", options[k].range);
-    }
+    sim_parse p = {a, v};
+    int status = tool_each_option(argc, argv, "simulate", sim_option, &p, 1);
+    if (status != TOOL_OK)
+        return status;
     a->P = (int64_t)v[O_PROCS];
     a->K = (int64_t)v[O_K];
     a->b = v[O_BYTES];

@@ -83,6 +83,15 @@ int tool_plan_failed(int rank0, const char *algorithm, int rc);
 /* prefix, then the spec's canonical form (spec_format), on stdout. */
 void tool_print_spec(const char *prefix, const tool_spec *spec);
 
+/* The argument loop of every sub-command: take(argc, argv, &i, ctx, rank0) takes the
+   argument at argv[i] (advancing i past a separate value) and returns TOOL_OK, or a status
+   once rank0 has printed why. An option given twice is refused as a SPEC key given twice is,
+   "redist: CMD: --opt given twice (see redist CMD --help)", exit 2 (`--opt=V` and `--opt V`
+   are one option, `-q` is `--quiet`). Returns the first status that is not TOOL_OK. */
+typedef int (*tool_take_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
+int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
+                     int rank0);
+
 /* Runs the argument loop of `run` and `explain`: the shared options (tool_pair_option), then
    the command's own through `option`, which returns as tool_opt_value does (1 taken, 0 not
    its option, -1 value missing) or TOOL_OPT_REPORTED after printing why a value is bad.
