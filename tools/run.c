@@ -44,7 +44,8 @@ const char tool_run_help[] =
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
     "the slowest rank's average. Tmin/Tmed/Tavg/Tmax are over the n1 trials; GB/s is the\n"
-    "array's total bytes / Tmed. A progress line goes to stderr when the run takes > 2 s.\n";
+    "bytes one execute moves (the array's, all K arrays' with --batch K) / Tmed. A progress\n"
+    "line goes to stderr when the run takes > 2 s.\n";
 
 /* ---- Data -------------------------------------------------------------------------------
    Element with global row-major index g holds:
@@ -675,6 +676,18 @@ static double array_bytes(const run_state *s)
     return (double)spec_elements(&s->from) * (double)s->data.el;
 }
 
+/* The arrays one execute moves: --batch K moves K, as the traffic lines count them. */
+static int arrays_moved(const run_state *s)
+{
+    return s->a.batch > 1 ? s->a.batch : 1;
+}
+
+/* The bytes one execute moves, every array of a batch: what GB/s is of. */
+static double moved_bytes(const run_state *s)
+{
+    return arrays_moved(s) * array_bytes(s);
+}
+
 /* The report's first lines: the pair, the plan and the timing about to run. */
 static void print_header(const run_state *s)
 {
@@ -684,8 +697,13 @@ static void print_header(const run_state *s)
     printf("redist run: %d MPI process%s, ", s->size, s->size == 1 ? "" : "es");
     for (int k = 0; k < s->from.ndims; k++)
         printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
-    printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
-           tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
+    if (arrays_moved(s) > 1)
+        printf(" %s, %d arrays (%s in all, %s each)\n", tool_type_names[s->a.pair.type],
+               arrays_moved(s), tool_fmt_bytes(b1, sizeof b1, moved_bytes(s)),
+               tool_fmt_bytes(b2, sizeof b2, array_bytes(s)));
+    else
+        printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
+               tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
     tool_print_spec("  from       ", &s->from);
     tool_print_spec("  to         ", &s->to);
     if (s->a.pair.relabel)
@@ -735,11 +753,11 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
     const tool_timing *tm = &s->tm;
     const char *chosen = redist_plan_algorithm(s->plan);
     printf(
-        "algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
+        "algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e tmax=%.6e gbps=%.4f arrays=%d bytes=%.0f steps=%d max_messages_per_rank=%lld "
         "max_bytes_per_rank=%lld predicted_seconds=%.6e",
         chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
-        tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
-        (long long)s->sum.max_bytes, s->sum.predicted);
+        tm->tavg, tm->tmax, gbps, arrays_moved(s), moved_bytes(s), s->sum.steps,
+        (long long)s->sum.max_messages, (long long)s->sum.max_bytes, s->sum.predicted);
     printf(" bounded=%d buffer_bytes=%lld", s->sum.bounded, (long long)s->sum.max_buffer_bytes);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
@@ -750,10 +768,10 @@ static void print_times(const run_state *s, double gbps, int64_t wrong)
 {
     char b1[64], b2[64], b3[64], b4[64];
     const tool_timing *tm = &s->tm;
-    printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed)\n",
+    printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed%s)\n",
            tool_fmt_seconds(b1, sizeof b1, tm->tmin), tool_fmt_seconds(b2, sizeof b2, tm->tmed),
            tool_fmt_seconds(b3, sizeof b3, tm->tavg), tool_fmt_seconds(b4, sizeof b4, tm->tmax),
-           gbps);
+           gbps, arrays_moved(s) > 1 ? ", all the arrays" : "");
     if (s->a.verify && !wrong)
         printf("  verified   all %lld elements correct%s\n", (long long)spec_elements(&s->from),
                s->a.batch > 1 ? " in each array of the batch" : "");
@@ -782,7 +800,7 @@ static void print_first_wrong(const run_state *s, int64_t wrong, int64_t first_b
    wrong. */
 static int report(const run_state *s)
 {
-    double gbps = s->tm.tmed > 0 ? array_bytes(s) / s->tm.tmed / 1e9 : 0;
+    double gbps = s->tm.tmed > 0 ? moved_bytes(s) / s->tm.tmed / 1e9 : 0;
     int64_t wrong = 0, first_bad = INT64_MAX;
     tool_expect e;
     tool_expect_init(&e, &s->from, &s->a.pair, s->a.scaled, s->a.alpha, s->a.beta, 1.0);
