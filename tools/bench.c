@@ -285,6 +285,18 @@ static void print_case(const bench_result *r)
            tool_fmt_seconds(ta, sizeof ta, au->measured), r->regret, r->regret > 1.15 ? " *" : "");
 }
 
+/* A row's transport, predicted_s and measured_s: empty for an algorithm that does not apply
+   (it was neither planned nor timed). */
+static void csv_figures(FILE *f, const bench_row *row)
+{
+    if (!row->applicable) {
+        fputs(",,", f);
+        return;
+    }
+    fprintf(f, "%s,%.6g,%.6g", row->sum.transport == REDIST_TRANSPORT_PACK ? "pack" : "datatype",
+            row->predicted, row->measured);
+}
+
 static void write_csv(FILE *f, const bench_result *res, int n)
 {
     fprintf(f, "case,dims,procs,ratio,elements,bytes,from,to,algorithm,applicable,transport,"
@@ -293,13 +305,11 @@ static void write_csv(FILE *f, const bench_result *res, int n)
         const bench_result *r = &res[k];
         for (int i = 0; i < r->nrows; i++) {
             const bench_row *row = &r->rows[i];
-            fprintf(f, "%d,%d,%d,%d,%lld,%lld,\"%s\",\"%s\",%s,%d,%s,%.6g,%.6g,%d,%d,%.4f\n", k,
-                    r->c.dims, r->c.procs, r->c.ratio, (long long)r->c.elements,
-                    (long long)r->c.elements * 8, r->c.from, r->c.to, row->name, row->applicable,
-                    !row->applicable                              ? ""
-                    : row->sum.transport == REDIST_TRANSPORT_PACK ? "pack"
-                                                                  : "datatype",
-                    row->predicted, row->measured, i == r->best,
+            fprintf(f, "%d,%d,%d,%d,%lld,%lld,\"%s\",\"%s\",%s,%d,", k, r->c.dims, r->c.procs,
+                    r->c.ratio, (long long)r->c.elements, (long long)r->c.elements * 8, r->c.from,
+                    r->c.to, row->name, row->applicable);
+            csv_figures(f, row);
+            fprintf(f, ",%d,%d,%.4f\n", i == r->best,
                     i != r->autorow && r->chosen && strcmp(row->name, r->chosen) == 0, r->regret);
         }
     }

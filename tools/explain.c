@@ -37,7 +37,8 @@ const char tool_explain_help[] =
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
     "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, algorithms[], tables, relabel {kept, moved, given_moved}, permutation.\n";
+    "memory, machine, algorithms[] (chosen: true on auto's choice), tables, tables_note,\n"
+    "relabel {kept, moved, given_moved}, permutation (docs/tool.md lists them all).\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
@@ -195,17 +196,29 @@ typedef struct explain_state {
     int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
 } explain_state;
 
+/* The algorithm auto chooses for the pair: what its row explains (NULL if none applies). */
+static const char *auto_choice(const explain_row *rows, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(rows[i].name, "auto"))
+            return rows[i].rc == REDIST_SUCCESS ? rows[i].e.chosen : NULL;
+    return NULL;
+}
+
+/* One entry per algorithm; `chosen` is true on the row of the algorithm auto chooses (auto's
+   own row explains that algorithm's plan and is not marked), whatever --algorithm says. */
 static void json_rows(FILE *f, const explain_row *rows, int count)
 {
+    const char *choice = auto_choice(rows, count);
     fputc('[', f);
     for (int i = 0; i < count; i++) {
         const explain_row *r = &rows[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         json_string(f, r->name);
         if (r->rc == REDIST_SUCCESS) {
-            fputs(", \"applicable\": true, \"chosen\": ", f);
-            json_string(f, r->e.chosen ? r->e.chosen : r->name);
-            fputs(", ", f);
+            fprintf(f, ", \"applicable\": true, \"chosen\": %s, ",
+                    choice && strcmp(r->name, "auto") && !strcmp(r->name, choice) ? "true"
+                                                                                  : "false");
             json_explanation(f, &r->e);
         } else {
             fputs(", \"applicable\": false, \"error\": ", f);

@@ -3,8 +3,10 @@
 # machine file with every parameter as a number, which explain then names as its source (and
 # marks auto's choice in its table);
 # --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
-# line per case and the summary, and writes a CSV whose rows have the documented columns and
-# regrets >= the chosen-best relation; bad options exit 2 naming the option.
+# line per case and the summary, and writes a CSV whose header is docs/tool.md's column list,
+# whose rows have regrets >= the chosen-best relation and, for algorithms that do not apply,
+# empty figures (issue 25: they were predicted_s=0, measured_s=0), and which
+# bench/model_summary.py reads; bad options exit 2 naming the option.
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
@@ -53,9 +55,19 @@ elif [[ $(grep -Ec "^  [12]D P=[23] .* regret +[0-9.]+" "$CLI_OUT") != 24 ]]; th
 elif ! grep -Eq "^auto within 15% of the best algorithm in [0-9]+ of 24 cases" "$CLI_OUT"
 then fail "bench: no summary"
 else echo "ok: bench runs 24 cases and sums them up"; fi
-if python3 - "$TMP/b.csv" <<'PY'
-import csv, sys
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if python3 - "$TMP/b.csv" "$SRC/docs/tool.md" <<'PY'
+import csv, re, sys
+doc = open(sys.argv[2]).read()
+listed = re.search(r"`--csv FILE`: one row per case and algorithm: `([^`]*)`", doc).group(1)
+header = open(sys.argv[1]).readline().strip().split(",")
+assert header == [c.strip() for c in listed.split(",")], (header, listed)
 rows = list(csv.DictReader(open(sys.argv[1])))
+# An algorithm that does not apply was neither planned nor timed: no figures, not best, not chosen.
+na = [r for r in rows if r["applicable"] == "0"]
+assert na and all(r["transport"] == r["predicted_s"] == r["measured_s"] == "" and
+                  r["best"] == r["auto_choice"] == "0" for r in na), na[:1]
+assert all(r["applicable"] in ("0", "1") for r in rows)
 cases = {}
 for r in rows:
     cases.setdefault(r["case"], []).append(r)
@@ -73,8 +85,11 @@ for c, rs in cases.items():
     assert sum(r["auto_choice"] == "1" for r in ok) == 1, c
     assert all(float(r["predicted_s"]) > 0 for r in ok), c
 PY
-then echo "ok: the CSV's best, regret and choice agree with its times"
+then echo "ok: the CSV's columns are the documented ones; best, regret and choice agree with its times"
 else fail "bench CSV inconsistent"; fi
+if python3 "$SRC/bench/model_summary.py" "$TMP/b.csv" >"$TMP/summary.md" && grep -q "^| case | regret |" "$TMP/summary.md"
+then echo "ok: bench/model_summary.py reads the CSV"
+else fail "bench/model_summary.py fails on the CSV"; fi
 if [[ -s "$PLOTS/bench.gp" && -s "$PLOTS/bench.dat" ]]; then echo "ok: plot data and script written"
 else fail "bench --plots wrote no script"; fi
 if ! command -v gnuplot >/dev/null; then echo "skip: no gnuplot, no SVG plots to check"
