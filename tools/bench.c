@@ -507,9 +507,9 @@ static int parse_procs(const char *text, bench_args *a)
     if ((a->procs = malloc((size_t)count * sizeof *a->procs)) == NULL)
         return -1;
     for (const char *s = text; a->nprocs < count;) {
-        char *end;
-        long p = strtol(s, &end, 10);
-        if (end == s || p < 1 || p > 1 << 20 || (*end != ',' && *end != '\0'))
+        const char *end = s + strcspn(s, ","); /* a count as explain --procs reads it */
+        int64_t p;
+        if (spec_parse_count_span(s, end, &p) != 0 || p < 1 || p > 1 << 20)
             return -1;
         a->procs[a->nprocs++] = (int)p;
         s = end + (*end == ',');

@@ -6,7 +6,9 @@
 # algorithm is the one both plan, with the same steps, and both say whether the plan is
 # bounded. The sets cover the options the two share (--from, --to, --type, --algorithm,
 # --max-buffer, --permute, --relabel), alone and together, valid and not (issue 25: explain
-# accepted a bound of fewer than two elements that run refused).
+# accepted a bound of fewer than two elements that run refused). The communicator size reads
+# alike in explain --procs, simulate --procs and bench --procs (simulate refused 2^10 and 1k,
+# which explain took; bench refused 2^2).
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
@@ -90,4 +92,19 @@ print(d["algorithm"], d["steps"], int(d["bounded"]))' "$TMP/explain.json")
         else echo "ok: P=$np $opts: both run it (bounded=$r_bounded)"; fi
     fi
 done <<<"$SETS"
+
+# The communicator size: explain --procs, simulate --procs and each count of bench --procs
+# read one grammar (a count as in SPECs: 1024, 1k, 2^10) and take or refuse the same values.
+for v in 1024 2^10 1k 2147483647 0 1e3 +5 2^31 " 8" 8x; do
+    run_cmd 30 "$REDIST" explain --from n=24,procs=2 --to n=24,procs=2 --procs "$v"
+    e_status=$CLI_STATUS
+    run_cmd 30 "$REDIST" simulate --procs "$v" --K 1 --from 1 --to 1
+    if [[ "$e_status" == "$CLI_STATUS" ]]; then echo "ok: --procs '$v': explain and simulate both exit $e_status"
+    else fail "--procs '$v': explain exits $e_status, simulate $CLI_STATUS"; fi
+done
+# shellcheck disable=SC2086 # MPIEXEC_PREFLAGS is a list of flags
+run_cmd 60 "$MPIEXEC" -n 2 $MPIEXEC_PREFLAGS "$REDIST" bench --procs 2^1,2^2 </dev/null
+if [[ "$CLI_STATUS" == 2 ]] && grep -q "^redist: bench: --procs 4: only 2 ranks were started" "$CLI_ERR"
+then echo "ok: bench --procs reads 2^2 as 4"
+else fail "bench --procs 2^1,2^2 on 2 ranks: exit $CLI_STATUS, $(grep '^redist' "$CLI_ERR")"; fi
 finish
