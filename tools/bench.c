@@ -16,10 +16,12 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,11 +46,11 @@ const char tool_bench_help[] =
     "Exit status 1 if any element is wrong or a plan fails for a reason other than not\n"
     "applying to the case.\n";
 
-enum { MAX_ALGOS = 32, MAX_PROCS = 16 };
+enum { MAX_ALGOS = 32 };
 
 typedef struct bench_args {
     int quick, trials, nprocs;
-    int procs[MAX_PROCS];
+    int *procs; /* nprocs rank counts (--procs takes a list of any length) */
     const char *csv, *plots;
 } bench_args;
 
@@ -283,6 +285,18 @@ static void print_case(const bench_result *r)
            tool_fmt_seconds(ta, sizeof ta, au->measured), r->regret, r->regret > 1.15 ? " *" : "");
 }
 
+/* A row's transport, predicted_s and measured_s: empty for an algorithm that does not apply
+   (it was neither planned nor timed). */
+static void csv_figures(FILE *f, const bench_row *row)
+{
+    if (!row->applicable) {
+        fputs(",,", f);
+        return;
+    }
+    fprintf(f, "%s,%.6g,%.6g", row->sum.transport == REDIST_TRANSPORT_PACK ? "pack" : "datatype",
+            row->predicted, row->measured);
+}
+
 static void write_csv(FILE *f, const bench_result *res, int n)
 {
     fprintf(f, "case,dims,procs,ratio,elements,bytes,from,to,algorithm,applicable,transport,"
@@ -291,13 +305,11 @@ static void write_csv(FILE *f, const bench_result *res, int n)
         const bench_result *r = &res[k];
         for (int i = 0; i < r->nrows; i++) {
             const bench_row *row = &r->rows[i];
-            fprintf(f, "%d,%d,%d,%d,%lld,%lld,\"%s\",\"%s\",%s,%d,%s,%.6g,%.6g,%d,%d,%.4f\n", k,
-                    r->c.dims, r->c.procs, r->c.ratio, (long long)r->c.elements,
-                    (long long)r->c.elements * 8, r->c.from, r->c.to, row->name, row->applicable,
-                    !row->applicable                              ? ""
-                    : row->sum.transport == REDIST_TRANSPORT_PACK ? "pack"
-                                                                  : "datatype",
-                    row->predicted, row->measured, i == r->best,
+            fprintf(f, "%d,%d,%d,%d,%lld,%lld,\"%s\",\"%s\",%s,%d,", k, r->c.dims, r->c.procs,
+                    r->c.ratio, (long long)r->c.elements, (long long)r->c.elements * 8, r->c.from,
+                    r->c.to, row->name, row->applicable);
+            csv_figures(f, row);
+            fprintf(f, ",%d,%d,%.4f\n", i == r->best,
                     i != r->autorow && r->chosen && strcmp(row->name, r->chosen) == 0, r->regret);
         }
     }
@@ -358,14 +370,53 @@ static void print_summary(const bench_result *res, int n)
     print_accuracy(res, n);
 }
 
+/* dir/name opened for writing, whatever their lengths; NULL on failure. */
+static FILE *open_in(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    if (path == NULL)
+        return NULL;
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    free(path);
+    return f;
+}
+
+/* The first case of its plot (the same dims and procs as no earlier case). */
+static int first_of_group(const bench_result *res, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (res[j].c.dims == res[k].c.dims && res[j].c.procs == res[k].c.procs)
+            return 0;
+    return 1;
+}
+
+/* gnuplot bench.gp in dir, its messages dropped: 0 if it ran and succeeded. The directory is
+   the child's working directory, not part of a shell command, so any name works. */
+static int run_gnuplot(const char *dir)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDERR_FILENO);
+        if (chdir(dir) == 0)
+            execlp("gnuplot", "gnuplot", "bench.gp", (char *)NULL);
+        _exit(127);
+    }
+    int wstatus = 0;
+    if (pid < 0 || waitpid(pid, &wstatus, 0) != pid)
+        return 1;
+    return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : 1;
+}
+
 /* One plot's data: per algorithm (gnuplot's `index`, in the rows' order) the cases of dims,
    procs and ratio in increasing size: bytes, measured seconds. */
 static int write_group(const char *dir, const char *name, const bench_result *res, int n, int dims,
                        int procs, int ratio)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = open_in(dir, name);
     if (f == NULL)
         return -1;
     for (int i = 0; i < res[0].nrows; i++) {
@@ -385,11 +436,9 @@ static int write_group(const char *dir, const char *name, const bench_result *re
    predicted against measured for every row. Returns 0 if gnuplot ran. */
 static int write_plots(const char *dir, const bench_result *res, int n)
 {
-    char path[1200];
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return -1;
-    snprintf(path, sizeof path, "%s/bench.dat", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = open_in(dir, "bench.dat");
     if (f == NULL)
         return -1;
     /* one block per algorithm name (gnuplot's `index`), rows: case dims procs ratio bytes
@@ -407,8 +456,7 @@ static int write_plots(const char *dir, const bench_result *res, int n)
         fprintf(f, "\n\n");
     }
     fclose(f);
-    snprintf(path, sizeof path, "%s/bench.gp", dir);
-    if ((f = fopen(path, "w")) == NULL)
+    if ((f = open_in(dir, "bench.gp")) == NULL)
         return -1;
     fprintf(f, "# written by redist bench; run: gnuplot bench.gp (in this directory)\nnames = \"");
     for (int i = 0; i < r0->nrows; i++)
@@ -424,13 +472,10 @@ static int write_plots(const char *dir, const bench_result *res, int n)
                "plot 'bench.dat' using 6:7 with points pt 7 ps 0.5 title 'algorithm x case', "
                "x title 'predicted = measured' with lines lw 2, "
                "2*x title '2x' with lines dt 2, x/2 title '1/2x' with lines dt 2\n");
-    int seen[3][MAX_PROCS + 1];
-    memset(seen, 0, sizeof seen);
     int ratio = 4;
     for (int k = 0; k < n; k++) {
         const bench_case *c = &res[k].c;
-        int pslot = c->procs <= MAX_PROCS ? c->procs : MAX_PROCS;
-        if (seen[c->dims][pslot]++)
+        if (!first_of_group(res, k))
             continue;
         char data[64];
         snprintf(data, sizeof data, "time_%dd_p%d_k%d.dat", c->dims, c->procs, ratio);
@@ -446,71 +491,83 @@ static int write_plots(const char *dir, const bench_result *res, int n)
                 c->dims, c->procs, ratio, c->dims, c->procs, ratio, r0->nrows - 1, data);
     }
     fclose(f);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot bench.gp 2>/dev/null", dir);
-    return system(cmd) == 0 ? 0 : 1;
+    return run_gnuplot(dir);
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
 
+/* --procs 2,4,8: as many counts as given. -1 if not such a list (or out of memory). */
 static int parse_procs(const char *text, bench_args *a)
 {
+    int count = 1;
+    for (const char *c = text; *c; c++)
+        count += *c == ',';
+    free(a->procs);
     a->nprocs = 0;
-    const char *s = text;
-    while (*s && a->nprocs < MAX_PROCS) {
-        char *end;
-        long p = strtol(s, &end, 10);
-        if (end == s || p < 1 || p > 1 << 20 || (*end != ',' && *end != '\0'))
+    if ((a->procs = malloc((size_t)count * sizeof *a->procs)) == NULL)
+        return -1;
+    for (const char *s = text; a->nprocs < count;) {
+        const char *end = s + strcspn(s, ","); /* a count as explain --procs reads it */
+        int64_t p;
+        if (spec_parse_count_span(s, end, &p) != 0 || p < 1 || p > 1 << 20)
             return -1;
         a->procs[a->nprocs++] = (int)p;
-        s = *end ? end + 1 : end;
+        s = end + (*end == ',');
     }
-    return a->nprocs > 0 && *s == '\0' ? 0 : -1;
+    return 0;
+}
+
+/* One option of bench at argv[*i] (a tool_take_fn). */
+static int bench_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    bench_args *a = ctx;
+    const char *v = NULL;
+    int m;
+    if (strcmp(argv[*i], "--quick") == 0)
+        a->quick = 1;
+    else if ((m = tool_opt_value(argc, argv, i, "--procs", &v)) != 0) {
+        if (m < 0 || parse_procs(v, a) != 0)
+            return tool_error(rank0, TOOL_USAGE,
+                              "bench: --procs needs a list of rank counts, e.g. 2,4,8");
+    } else if ((m = tool_opt_value(argc, argv, i, "--trials", &v)) != 0) {
+        char *end = NULL;
+        long t = m > 0 ? strtol(v, &end, 10) : 0;
+        if (m < 0 || *end != '\0' || t < 1 || t > 1000)
+            return tool_error(rank0, TOOL_USAGE, "bench: --trials needs 1 .. 1000");
+        a->trials = (int)t;
+    } else if ((m = tool_opt_value(argc, argv, i, "--csv", &v)) != 0) {
+        if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "bench: --csv needs a file name");
+        a->csv = v;
+    } else if ((m = tool_opt_value(argc, argv, i, "--plots", &v)) != 0) {
+        if (m < 0)
+            return tool_error(rank0, TOOL_USAGE, "bench: --plots needs a directory");
+        a->plots = v;
+    } else {
+        return tool_error(rank0, TOOL_USAGE, "bench: unknown option '%s' (see redist help bench)",
+                          argv[*i]);
+    }
+    return TOOL_OK;
 }
 
 static int parse_bench_args(int argc, char **argv, bench_args *a, int size, int rank0)
 {
     memset(a, 0, sizeof *a);
-    a->trials = 7;
-    a->nprocs = 0;
+    if ((a->procs = malloc(3 * sizeof *a->procs)) == NULL)
+        return tool_error(rank0, TOOL_FAILED, "bench: out of memory");
     for (int p = 2; p <= 8 && p <= size; p *= 2)
         a->procs[a->nprocs++] = p;
     if (a->nprocs == 0)
         a->procs[a->nprocs++] = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1, a->trials = 3;
-        else if ((m = tool_opt_value(argc, argv, &i, "--procs", &v)) != 0) {
-            if (m < 0 || parse_procs(v, a) != 0)
-                return tool_error(rank0, TOOL_USAGE,
-                                  "bench: --procs needs a list of rank counts, e.g. 2,4,8");
-        } else if ((m = tool_opt_value(argc, argv, &i, "--trials", &v)) != 0) {
-            char *end = NULL;
-            long t = m > 0 ? strtol(v, &end, 10) : 0;
-            if (m < 0 || *end != '\0' || t < 1 || t > 1000)
-                return tool_error(rank0, TOOL_USAGE, "bench: --trials needs 1 .. 1000");
-            a->trials = (int)t;
-        } else if ((m = tool_opt_value(argc, argv, &i, "--csv", &v)) != 0) {
-            if (m < 0)
-                return tool_error(rank0, TOOL_USAGE, "bench: --csv needs a file name");
-            a->csv = v;
-        } else if ((m = tool_opt_value(argc, argv, &i, "--plots", &v)) != 0) {
-            if (m < 0)
-                return tool_error(rank0, TOOL_USAGE, "bench: --plots needs a directory");
-            a->plots = v;
-        } else {
-            return tool_error(rank0, TOOL_USAGE,
-                              "bench: unknown option '%s' (see redist help bench)", argv[i]);
-        }
-    }
-    for (int i = 0; i < a->nprocs; i++)
+    int status = tool_each_option(argc, argv, "bench", bench_option, a, rank0);
+    if (a->trials == 0) /* not given: 3 for --quick, else 7, whatever the order */
+        a->trials = a->quick ? 3 : 7;
+    for (int i = 0; status == TOOL_OK && i < a->nprocs; i++)
         if (a->procs[i] > size)
-            return tool_error(rank0, TOOL_USAGE,
-                              "bench: --procs %d: only %d ranks were started (mpirun -n)",
-                              a->procs[i], size);
-    return TOOL_OK;
+            status = tool_error(rank0, TOOL_USAGE,
+                                "bench: --procs %d: only %d ranks were started (mpirun -n)",
+                                a->procs[i], size);
+    return status;
 }
 
 /* A barrier that sleeps while it waits: the ranks a case does not use wait here, and MPI's
@@ -542,10 +599,11 @@ int tool_bench(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     bench_args a;
     int status = parse_bench_args(argc, argv, &a, size, rank == 0);
+    bench_case *cases = NULL;
+    int n = status == TOOL_OK ? make_cases(&a, &cases) : 0;
+    free(a.procs);
     if (status != TOOL_OK)
         return status;
-    bench_case *cases;
-    int n = make_cases(&a, &cases);
     bench_result *res = n > 0 ? calloc((size_t)n, sizeof *res) : NULL;
     if (tool_agree_status(res == NULL ? TOOL_FAILED : TOOL_OK, MPI_COMM_WORLD) != TOOL_OK) {
         free(cases);

@@ -355,23 +355,47 @@ static void measure_pieces(cal *c, MPI_Comm comm, double *per_piece)
 
 static int make_parents(const char *path)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *s = dir + 1; *s; s++) {
+    char *dir = malloc(strlen(path) + 1);
+    int rc = dir != NULL ? 0 : -1;
+    if (dir != NULL)
+        strcpy(dir, path);
+    for (char *s = dir ? dir + 1 : NULL; rc == 0 && s && *s; s++) {
         if (*s != '/')
             continue;
         *s = '\0';
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return -1;
+            rc = -1;
         *s = '/';
     }
-    return 0;
+    free(dir);
+    return rc;
 }
 
-/* Writes the file whole or not at all (a temporary file renamed over it). */
+/* Writes text to path whole or not at all (a temporary file renamed over it). */
+static int replace_file(const char *path, const char *text, time_t now)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (tmp == NULL)
+        return -1;
+    snprintf(tmp, len, "%s.%ld.tmp", path, (long)now);
+    FILE *f = make_parents(path) == 0 ? fopen(tmp, "w") : NULL;
+    int bad = f == NULL;
+    if (f != NULL) {
+        bad |= fputs(text, f) < 0;
+        bad |= fclose(f) != 0;
+    }
+    if (f != NULL && (bad || rename(tmp, path) != 0)) {
+        remove(tmp);
+        bad = 1;
+    }
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
 static int write_machine(const cal *c, const redist__machine *m, const char *path)
 {
-    char text[4096], tmp[1100];
+    char text[4096];
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
@@ -381,19 +405,7 @@ static int write_machine(const cal *c, const redist__machine *m, const char *pat
                       when, c->size, c->nodes);
     if (redist__machine_format(m, text + at, sizeof text - (size_t)at) != 0)
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)now);
-    if (make_parents(path) != 0)
-        return -1;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL)
-        return -1;
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return replace_file(path, text, now);
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */
@@ -403,32 +415,36 @@ typedef struct cal_args {
     int write, quick, verbose;
 } cal_args;
 
+/* One option of calibrate at argv[*i] (a tool_take_fn). Every rank parses the same argv,
+   so every rank returns the same status. */
+static int cal_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    cal_args *a = ctx;
+    const char *v;
+    int m = tool_opt_value(argc, argv, i, "--output", &v);
+    if (m > 0)
+        a->output = v;
+    else if (m < 0)
+        return tool_error(rank0, TOOL_USAGE, "calibrate: --output needs a file name");
+    else if (strcmp(argv[*i], "--no-write") == 0)
+        a->write = 0;
+    else if (strcmp(argv[*i], "--quick") == 0)
+        a->quick = 1;
+    else if (strcmp(argv[*i], "--verbose") == 0)
+        a->verbose = 1;
+    else
+        return tool_error(rank0, TOOL_USAGE,
+                          "calibrate: unknown option '%s' (see redist help calibrate)", argv[*i]);
+    return TOOL_OK;
+}
+
 static int parse_cal_args(int argc, char **argv, cal_args *a, int rank0)
 {
     a->output = NULL;
     a->write = 1;
     a->quick = 0;
     a->verbose = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m = tool_opt_value(argc, argv, &i, "--output", &v);
-        if (m > 0)
-            a->output = v;
-        else if (m < 0)
-            return tool_error(rank0, TOOL_USAGE, "calibrate: --output needs a file name");
-        else if (strcmp(argv[i], "--no-write") == 0)
-            a->write = 0;
-        else if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1;
-        else if (strcmp(argv[i], "--verbose") == 0)
-            a->verbose = 1;
-        else
-            return tool_error(rank0, TOOL_USAGE,
-                              "calibrate: unknown option '%s' (see redist help calibrate)",
-                              argv[i]);
-        /* ^ every rank parses the same argv, so every rank returns the same status */
-    }
-    return TOOL_OK;
+    return tool_each_option(argc, argv, "calibrate", cal_option, a, rank0);
 }
 
 static void setup(cal *c, int quick)
@@ -521,13 +537,12 @@ int tool_calibrate(int argc, char **argv)
                    "%.3g, plans multiply by their own ranks per core\n",
                    "load", load, load);
         redist__machine_scale(&m, 1.0 / load);
-        char path[1024] = "";
+        char lib_path[4096] = ""; /* the path plans read (redist__machine_file_path) */
+        const char *path = a.output ? a.output : lib_path;
         int bad = 0;
         if (a.write && c.rank0) {
-            if (a.output != NULL)
-                snprintf(path, sizeof path, "%s", a.output);
-            else if (redist__machine_file_path(path, sizeof path) != 0)
-                path[0] = '\0';
+            if (a.output == NULL && redist__machine_file_path(lib_path, sizeof lib_path) != 0)
+                lib_path[0] = '\0';
             bad = path[0] == '\0' || write_machine(&c, &m, path) != 0;
             if (bad)
                 fprintf(stderr, "redist: calibrate: cannot write the machine file %s: %s\n",

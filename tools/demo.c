@@ -137,51 +137,67 @@ static int print_paper_tables(int rank)
     return 0;
 }
 
-/* Rank 0's account of one algorithm: a word of the `correct:` list, or a line of its own. */
-static void paper_report(const char *name, redist_plan plan, int rc, int64_t wrong, wrap *ok)
-{
-    char word[96];
-    if (rc != REDIST_SUCCESS || wrong) {
-        wrap_end(ok);
-        if (rc != REDIST_SUCCESS)
-            printf("     %s FAILED: %s\n", name, redist_strerror(rc));
-        else
-            printf("     %s WRONG: %lld of 48 elements\n", name, (long long)wrong);
-        return;
-    }
-    const char *chosen = redist_plan_algorithm(plan);
-    if (strcmp(name, "auto") == 0 && chosen)
-        snprintf(word, sizeof word, "auto (-> %s)", chosen);
-    else
-        snprintf(word, sizeof word, "%s", name);
-    wrap_word(ok, word);
-}
+/* What one algorithm did on the paper's example (rank 0 prints them all at the end, a list
+   at a time, so that the lists never run into each other). */
+typedef enum { PAPER_CORRECT, PAPER_NOT_APPLICABLE, PAPER_FAILED } paper_outcome;
+typedef struct paper_result {
+    const char *name;
+    char word[96]; /* its word in the `correct:` list: the name, "auto (-> direct)" */
+    paper_outcome outcome;
+    int rc;        /* PAPER_FAILED: the library's code, or REDIST_SUCCESS if elements were wrong */
+    int64_t wrong; /* wrong elements */
+} paper_result;
 
 /* One algorithm on the paper's example: planned, run and every element checked. */
-static int paper_try(demo_case *c, const char *name, int rank, MPI_Comm comm, wrap *ok, wrap *na)
+static void paper_try(demo_case *c, paper_result *r, int rank, MPI_Comm comm)
 {
     redist_options opt;
     redist_options_init(&opt);
-    opt.algorithm = name;
+    opt.algorithm = r->name;
     redist_plan plan = NULL;
-    int rc = redist_plan_create(c->src, c->dst, MPI_DOUBLE, comm, &opt, &plan);
-    if (rc == REDIST_ERR_NOT_APPLICABLE) {
-        if (rank == 0)
-            wrap_word(na, name);
-        return TOOL_OK;
+    r->rc = redist_plan_create(c->src, c->dst, MPI_DOUBLE, comm, &opt, &plan);
+    if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
+        r->outcome = PAPER_NOT_APPLICABLE;
+        return;
     }
-    if (rc == REDIST_SUCCESS) {
+    if (r->rc == REDIST_SUCCESS) {
         tool_arrays_poison(&c->data);
-        rc = redist_execute(plan, c->data.src, c->data.dst);
+        r->rc = redist_execute(plan, c->data.src, c->data.dst);
     }
-    int64_t wrong = 0;
-    if (rc == REDIST_SUCCESS)
-        wrong = tool_verify_all(&c->to, rank, TOOL_DOUBLE, c->data.dst, comm, NULL);
-    if (rank == 0)
-        paper_report(name, plan, rc, wrong, ok);
+    r->wrong = 0;
+    if (r->rc == REDIST_SUCCESS)
+        r->wrong = tool_verify_all(&c->to, rank, TOOL_DOUBLE, c->data.dst, comm, NULL);
+    r->outcome = r->rc != REDIST_SUCCESS || r->wrong ? PAPER_FAILED : PAPER_CORRECT;
+    const char *chosen = plan ? redist_plan_algorithm(plan) : NULL;
+    if (strcmp(r->name, "auto") == 0 && chosen)
+        snprintf(r->word, sizeof r->word, "auto (-> %s)", chosen);
+    else
+        snprintf(r->word, sizeof r->word, "%s", r->name);
     if (plan)
         redist_plan_free(&plan);
-    return rc != REDIST_SUCCESS || wrong ? TOOL_FAILED : TOOL_OK;
+}
+
+/* The algorithms with one outcome as a wrapped list after label (nothing if there are none). */
+static void print_outcomes(const char *label, const paper_result *r, int count,
+                           paper_outcome outcome)
+{
+    wrap w = {label, 0, 0};
+    for (int i = 0; i < count; i++)
+        if (r[i].outcome == outcome)
+            wrap_word(&w, outcome == PAPER_CORRECT ? r[i].word : r[i].name);
+    wrap_end(&w);
+}
+
+static void print_failures(const paper_result *r, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (r[i].outcome != PAPER_FAILED)
+            continue;
+        if (r[i].rc != REDIST_SUCCESS)
+            printf("     %s FAILED: %s\n", r[i].name, redist_strerror(r[i].rc));
+        else
+            printf("     %s WRONG: %lld of 48 elements\n", r[i].name, (long long)r[i].wrong);
+    }
 }
 
 /* Every algorithm on the example, run on P ranks of size. */
@@ -194,15 +210,24 @@ static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
             P < 4      ? " (fewer than 4 ranks were started)"
             : size > 4 ? " (the other ranks take part holding nothing)"
                        : "");
-    wrap ok = {"     correct:", 0, 0}, na = {"     not applicable:", 0, 0};
     int status = TOOL_OK, count = redist_algorithm_count();
-    for (int i = 0; i < count; i++)
-        if (paper_try(c, redist_algorithm_name(i), rank, comm, &ok, &na) != TOOL_OK)
-            status = TOOL_FAILED;
-    if (rank == 0) {
-        wrap_end(&ok);
-        wrap_end(&na);
+    paper_result *r = calloc((size_t)count, sizeof *r);
+    if (tool_agree_status(r == NULL ? TOOL_FAILED : TOOL_OK, comm) != TOOL_OK) {
+        free(r);
+        return tool_error(rank == 0, TOOL_FAILED, "demo: out of memory");
     }
+    for (int i = 0; i < count; i++) {
+        r[i].name = redist_algorithm_name(i);
+        paper_try(c, &r[i], rank, comm);
+        if (r[i].outcome == PAPER_FAILED)
+            status = TOOL_FAILED;
+    }
+    if (rank == 0) {
+        print_outcomes("     correct:", r, count, PAPER_CORRECT);
+        print_outcomes("     not applicable:", r, count, PAPER_NOT_APPLICABLE);
+        print_failures(r, count);
+    }
+    free(r);
     return status;
 }
 

@@ -37,12 +37,13 @@ const char tool_explain_help[] =
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
     "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, algorithms[], tables, relabel {kept, moved, given_moved}, permutation.\n";
+    "memory, machine, algorithms[] (chosen: true on auto's choice), tables, tables_note,\n"
+    "relabel {kept, moved, given_moved}, permutation (docs/tool.md lists them all).\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int64_t procs;
-    int json, tables, relabel;
+    int json, tables;
 } explain_args;
 
 /* The options only explain has (a tool_option_fn). */
@@ -61,8 +62,6 @@ static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->json = 1;
     else if (!strcmp(argv[*i], "--tables"))
         a->tables = 1;
-    else if (!strcmp(argv[*i], "--relabel"))
-        a->relabel = 1;
     else
         return 0;
     return 1;
@@ -93,14 +92,22 @@ static void json_double(FILE *f, double v)
         fputs("null", f);
 }
 
+/* A string the tool made (NULL: it ran out of memory making it). */
+static void json_made_string(FILE *f, char *made)
+{
+    if (made != NULL)
+        json_string(f, made);
+    else
+        fputs("null", f);
+    free(made);
+}
+
 static void json_spec(FILE *f, const char *text, const tool_spec *s)
 {
-    char buf[512];
     fputs("{\"spec\": ", f);
     json_string(f, text);
-    spec_format(s, buf, sizeof buf);
     fputs(", \"canonical\": ", f);
-    json_string(f, buf);
+    json_made_string(f, spec_format(s));
     fputs(", \"n\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%lld", k ? ", " : "", (long long)s->extent[k]);
@@ -113,9 +120,8 @@ static void json_spec(FILE *f, const char *text, const tool_spec *s)
     fputs("], \"first\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%d", k ? ", " : "", s->first[k]);
-    spec_format_ranks(s, buf, sizeof buf);
     fputs("], \"ranks\": ", f);
-    json_string(f, buf);
+    json_made_string(f, spec_format_ranks(s));
     fprintf(f, ", \"order\": \"%s\"}", s->order == REDIST_COL_MAJOR ? "col" : "row");
 }
 
@@ -190,17 +196,29 @@ typedef struct explain_state {
     int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
 } explain_state;
 
+/* The algorithm auto chooses for the pair: what its row explains (NULL if none applies). */
+static const char *auto_choice(const explain_row *rows, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(rows[i].name, "auto"))
+            return rows[i].rc == REDIST_SUCCESS ? rows[i].e.chosen : NULL;
+    return NULL;
+}
+
+/* One entry per algorithm; `chosen` is true on the row of the algorithm auto chooses (auto's
+   own row explains that algorithm's plan and is not marked), whatever --algorithm says. */
 static void json_rows(FILE *f, const explain_row *rows, int count)
 {
+    const char *choice = auto_choice(rows, count);
     fputc('[', f);
     for (int i = 0; i < count; i++) {
         const explain_row *r = &rows[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         json_string(f, r->name);
         if (r->rc == REDIST_SUCCESS) {
-            fputs(", \"applicable\": true, \"chosen\": ", f);
-            json_string(f, r->e.chosen ? r->e.chosen : r->name);
-            fputs(", ", f);
+            fprintf(f, ", \"applicable\": true, \"chosen\": %s, ",
+                    choice && strcmp(r->name, "auto") && !strcmp(r->name, choice) ? "true"
+                                                                                  : "false");
             json_explanation(f, &r->e);
         } else {
             fputs(", \"applicable\": false, \"error\": ", f);
@@ -271,7 +289,7 @@ static void print_json(const explain_state *s)
     json_machine(f);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
-    if (a->relabel)
+    if (a->pair.relabel)
         fprintf(f, ", \"relabel\": {\"kept\": %lld, \"moved\": %lld, \"given_moved\": %lld}",
                 (long long)s->kept, (long long)s->moved, (long long)s->given_moved);
     if (a->tables) {
@@ -289,7 +307,7 @@ static void print_json(const explain_state *s)
 /* The pair, and the traffic its pattern needs whatever the schedule. */
 static void print_text_pattern(const explain_state *s)
 {
-    char b[2][64], text[512];
+    char b[2][64];
     const pattern_summary *pat = &s->pat;
     int64_t el = tool_type_sizes[s->a.pair.type], n = spec_elements(&s->from);
     printf("redist explain: %d process%s, ", s->procs, s->procs == 1 ? "" : "es");
@@ -297,10 +315,8 @@ static void print_text_pattern(const explain_state *s)
         printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
     printf(" %s (%lld byte%s each, %s in all)\n", tool_type_names[s->a.pair.type], (long long)el,
            el == 1 ? "" : "s", tool_fmt_bytes(b[0], sizeof b[0], (double)n * (double)el));
-    spec_format(&s->from, text, sizeof text);
-    printf("  from     %s\n", text);
-    spec_format(&s->to, text, sizeof text);
-    printf("  to       %s\n", text);
+    tool_print_spec("  from     ", &s->from);
+    tool_print_spec("  to       ", &s->to);
     if (s->a.pair.permuted) {
         int d = s->a.pair.npermute;
         printf("  permute  ");
@@ -314,7 +330,7 @@ static void print_text_pattern(const explain_state *s)
             printf("%sg%d", j ? "," : "", j);
         printf(")\n");
     }
-    if (s->a.relabel)
+    if (s->a.pair.relabel)
         printf("  relabel  destination ranks chosen to keep data in place: %lld elements cross "
                "between ranks (%lld with the given ranks), %lld stay\n",
                (long long)s->moved, (long long)s->given_moved, (long long)s->kept);
@@ -420,42 +436,15 @@ static void print_text(const explain_state *s)
     }
 }
 
-/* A spec without procs/grid/ranks spans --procs, or else the other spec's processes. */
-static int parse_specs(explain_state *s)
-{
-    char err[256], err2[256];
-    const char *from = s->a.pair.from, *to = s->a.pair.to;
-    int procs = (int)s->a.procs;
-    int rf = spec_parse(from, procs, &s->from, err, sizeof err);
-    int rt = rf == -1 ? 0 : spec_parse(to, procs, &s->to, err2, sizeof err2);
-    if (rf == -2 && rt == 0) {
-        spec_free(&s->from);
-        rf = spec_parse(from, s->to.max_rank + 1, &s->from, err, sizeof err);
-    } else if (rt == -2 && rf == 0) {
-        spec_free(&s->to);
-        rt = spec_parse(to, s->from.max_rank + 1, &s->to, err2, sizeof err2);
-    }
-    const char *missing = "missing procs, grid or ranks (or give --procs P)";
-    if (rf != 0)
-        return tool_error(s->rank0, TOOL_USAGE, "--from: %s", rf == -2 ? missing : err);
-    if (rt != 0)
-        return tool_error(s->rank0, TOOL_USAGE, "--to: %s", rt == -2 ? missing : err2);
-    return TOOL_OK;
-}
-
-/* The specs agree with each other and with --procs; sets the communicator size. */
+/* The specs (tool_pair_specs, as run checks them) and the communicator size: --procs, else
+   the largest rank either spec uses + 1. */
 static int check_specs(explain_state *s)
 {
-    char err[256];
-    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
-        return tool_error(s->rank0, TOOL_USAGE, "%s", err);
     int procs = (int)s->a.procs;
+    int status = tool_pair_specs(&s->a.pair, procs, &s->from, &s->to, s->rank0);
     int need = (s->from.max_rank > s->to.max_rank ? s->from.max_rank : s->to.max_rank) + 1;
-    if (procs && need > procs)
-        return tool_error(s->rank0, TOOL_USAGE, "%s: uses rank %d but --procs is %d",
-                          s->from.max_rank >= procs ? "--from" : "--to", need - 1, procs);
     s->procs = procs ? procs : need;
-    return TOOL_OK;
+    return status;
 }
 
 enum { RELABEL_MAX = 4096 }; /* positions explain relabels (a matrix of RELABEL_MAX^2 counts) */
@@ -496,9 +485,7 @@ static int analyse_pattern(explain_state *s)
     char err[256];
     int64_t el = tool_type_sizes[s->a.pair.type];
     int rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
-    if (rc == REDIST_SUCCESS && s->a.relabel && s->a.pair.permuted)
-        return tool_error(s->rank0, TOOL_USAGE, "--relabel and --permute exclude each other");
-    if (rc == REDIST_SUCCESS && s->a.relabel && (rc = relabel(s)) == REDIST_ERR_UNSUPPORTED)
+    if (rc == REDIST_SUCCESS && s->a.pair.relabel && (rc = relabel(s)) == REDIST_ERR_UNSUPPORTED)
         return tool_error(s->rank0, TOOL_USAGE, "--relabel: at most %d destination positions",
                           RELABEL_MAX);
     if (rc == REDIST_SUCCESS && s->a.pair.permuted) { /* the plan's view of the destination */
@@ -525,18 +512,20 @@ static int explain_algorithms(explain_state *s)
     s->rows = calloc((size_t)s->count, sizeof *s->rows);
     if (!s->rows)
         return TOOL_FAILED;
+    int status = TOOL_OK;
     for (int i = 0; i < s->count; i++) {
         explain_row *r = &s->rows[i];
         r->name = redist_algorithm_name(i);
         r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
                                         &r->e);
-        if (!strcmp(r->name, s->a.pair.algorithm))
-            s->head = r;
+        if (strcmp(r->name, s->a.pair.algorithm) != 0)
+            continue;
+        s->head = r;
+        /* Now, while the library's detail is this row's: run's words for its plan. */
+        if (r->rc != REDIST_SUCCESS)
+            status = tool_plan_failed(s->rank0, r->name, r->rc);
     }
-    if (!s->head || s->head->rc != REDIST_SUCCESS)
-        return tool_error(s->rank0, TOOL_FAILED, "explain: %s: %s", s->a.pair.algorithm,
-                          redist_strerror(s->head ? s->head->rc : REDIST_ERR_UNKNOWN_ALGORITHM));
-    return TOOL_OK;
+    return status;
 }
 
 static void explain_free(explain_state *s)
@@ -568,8 +557,6 @@ int tool_explain(int argc, char **argv)
     keep_freed_memory();
     s.rank0 = tool_env_is_rank0();
     int status = tool_parse_args(argc, argv, "explain", &s.a.pair, explain_option, &s.a, s.rank0);
-    if (status == TOOL_OK)
-        status = parse_specs(&s);
     if (status == TOOL_OK)
         status = check_specs(&s);
     if (status == TOOL_OK)

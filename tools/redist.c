@@ -123,8 +123,11 @@ static int parse_permutation(const char *v, tool_pair_opts *o)
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
+    char shown[SPEC_EXCERPT];
     int m;
     msg[0] = '\0';
+    if (!strcmp(argv[*i], "--relabel"))
+        return o->relabel = 1;
     if ((m = tool_opt_value(argc, argv, i, "--from", &v)) > 0)
         o->from = v;
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--to", &v)) > 0)
@@ -133,16 +136,18 @@ int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg
         o->algorithm = v;
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--type", &v)) > 0 &&
              tool_type_parse(v, &o->type) != 0)
-        snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'", v);
+        snprintf(msg, len, "--type: expected char, int, double or double3, got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--max-buffer", &v)) > 0 &&
              (spec_parse_count(v, &o->max_buffer) != 0 || o->max_buffer < 0))
-        snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'", v);
+        snprintf(msg, len, "--max-buffer: expected a number of bytes (e.g. 1M, 2^20), got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--permute", &v)) > 0 &&
              parse_permutation(v, o) != 0)
         snprintf(msg, len,
                  "--permute: expected a permutation of 0 .. d-1 separated by commas (e.g. 1,0 "
                  "or 2,0,1), got '%s'",
-                 v);
+                 spec_excerpt(shown, v, strlen(v)));
     return m;
 }
 
@@ -156,7 +161,9 @@ int tool_pair_check(const tool_pair_opts *o, const char *cmd, char *msg, size_t 
     if (tool_check_algorithm(o->algorithm) != 0) {
         char list[512];
         tool_algorithm_list(list, sizeof list);
-        snprintf(msg, len, "--algorithm: unknown algorithm '%s' (known: %s)", o->algorithm, list);
+        char shown[SPEC_EXCERPT];
+        snprintf(msg, len, "--algorithm: unknown algorithm '%s' (known: %s)",
+                 spec_excerpt(shown, o->algorithm, strlen(o->algorithm)), list);
         return -1;
     }
     return 0;
@@ -172,29 +179,143 @@ const char *tool_lib_error(char *buf, size_t len, const char *what, int rc)
     return buf;
 }
 
+/* The name of the option arg gives: up to '=', with "-q" standing for "--quiet". */
+static size_t option_name(const char *arg, const char **name)
+{
+    *name = strcmp(arg, "-q") == 0 ? "--quiet" : arg;
+    return strcspn(*name, "=");
+}
+
+/* Whether the option at argv[start] names one of the options at argv[seen[0 .. n-1]]. */
+static int given_before(char **argv, const int *seen, int n, int start)
+{
+    const char *name, *other;
+    size_t len = option_name(argv[start], &name);
+    for (int j = 0; j < n; j++)
+        if (option_name(argv[seen[j]], &other) == len && strncmp(other, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
+                     int rank0)
+{
+    int *seen = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *seen), n = 0;
+    if (seen == NULL)
+        return tool_error(rank0, TOOL_FAILED, "%s: out of memory", cmd);
+    int status = TOOL_OK;
+    for (int i = 0; status == TOOL_OK && i < argc; i++) {
+        int start = i;
+        status = take(argc, argv, &i, ctx, rank0);
+        if (status == TOOL_OK && given_before(argv, seen, n, start)) {
+            const char *name;
+            int len = (int)option_name(argv[start], &name);
+            status = tool_error(rank0, TOOL_USAGE, "%s: %.*s given twice (see redist %s --help)",
+                                cmd, len, name, cmd);
+        }
+        seen[n++] = start;
+    }
+    free(seen);
+    return status;
+}
+
+/* What tool_parse_args's loop takes an argument with. */
+typedef struct pair_parse {
+    const char *cmd;
+    tool_pair_opts *pair;
+    tool_option_fn option;
+    void *ctx;
+} pair_parse;
+
+/* One argument of run or explain at argv[*i]: a shared option, else the command's own (a
+   tool_take_fn). */
+static int take_pair_or_own(int argc, char **argv, int *i, void *vctx, int rank0)
+{
+    const pair_parse *p = vctx;
+    char msg[256];
+    int m = tool_pair_option(argc, argv, i, p->pair, msg, sizeof msg);
+    if (msg[0])
+        return tool_error(rank0, TOOL_USAGE, "%s", msg);
+    if (m == 0)
+        m = p->option(argc, argv, i, p->ctx, rank0);
+    if (m == TOOL_OPT_REPORTED)
+        return TOOL_USAGE;
+    if (m == 0)
+        return tool_error(rank0, TOOL_USAGE, "%s: unexpected argument '%s' (see redist %s --help)",
+                          p->cmd, argv[*i], p->cmd);
+    if (m < 0)
+        return tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[*i]);
+    return TOOL_OK;
+}
+
 int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
                     tool_option_fn option, void *ctx, int rank0)
 {
-    char msg[768];
+    pair_parse p = {cmd, pair, option, ctx};
     tool_pair_init(pair);
-    for (int i = 0; i < argc; i++) {
-        int m = tool_pair_option(argc, argv, &i, pair, msg, sizeof msg);
-        if (msg[0])
-            return tool_error(rank0, TOOL_USAGE, "%s", msg);
-        if (m == 0)
-            m = option(argc, argv, &i, ctx, rank0);
-        if (m == TOOL_OPT_REPORTED)
-            return TOOL_USAGE;
-        if (m == 0)
-            return tool_error(rank0, TOOL_USAGE,
-                              "%s: unexpected argument '%s' (see redist %s --help)", cmd, argv[i],
-                              cmd);
-        if (m < 0)
-            return tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[i]);
+    int status = tool_each_option(argc, argv, cmd, take_pair_or_own, &p, rank0);
+    char msg[768];
+    if (status == TOOL_OK && tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
+        status = tool_error(rank0, TOOL_USAGE, "%s", msg);
+    return status;
+}
+
+/* Both specs parsed for a communicator of procs processes; with procs 0 (explain without
+   --procs) a spec that names none spans the other's. TOOL_OK, or TOOL_USAGE reported. */
+static int parse_pair(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0)
+{
+    char err[256], err2[256];
+    int rf = spec_parse(o->from, procs, from, err, sizeof err);
+    int rt = rf == -1 ? 0 : spec_parse(o->to, procs, to, err2, sizeof err2);
+    if (rf == -2 && rt == 0) {
+        spec_free(from);
+        rf = spec_parse(o->from, to->max_rank + 1, from, err, sizeof err);
+    } else if (rt == -2 && rf == 0) {
+        spec_free(to);
+        rt = spec_parse(o->to, from->max_rank + 1, to, err2, sizeof err2);
     }
-    if (tool_pair_check(pair, cmd, msg, sizeof msg) != 0)
-        return tool_error(rank0, TOOL_USAGE, "%s", msg);
+    const char *missing = "missing procs, grid or ranks (or give --procs P)";
+    if (rf != 0)
+        return tool_error(rank0, TOOL_USAGE, "--from: %s", rf == -2 ? missing : err);
+    if (rt != 0)
+        return tool_error(rank0, TOOL_USAGE, "--to: %s", rt == -2 ? missing : err2);
     return TOOL_OK;
+}
+
+int tool_pair_specs(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0)
+{
+    char err[256];
+    if (o->relabel && o->permuted)
+        return tool_error(rank0, TOOL_USAGE,
+                          "--relabel and --permute exclude each other (redist_relabel compares "
+                          "layouts of one array)");
+    int status = parse_pair(o, procs, from, to, rank0);
+    for (int k = 0; status == TOOL_OK && procs > 0 && k < 2; k++) {
+        const tool_spec *s = k == 0 ? from : to;
+        if (s->max_rank >= procs)
+            status = tool_error(
+                rank0, TOOL_USAGE,
+                "%s: uses rank %d but the communicator has %d process%s (run: start more with "
+                "mpirun -n; explain: give --procs; or give ranks=)",
+                k == 0 ? "--from" : "--to", s->max_rank, procs, procs == 1 ? "" : "es");
+    }
+    if (status == TOOL_OK && tool_specs_check(from, to, o, err, sizeof err) != 0)
+        status = tool_error(rank0, TOOL_USAGE, "%s", err);
+    return status;
+}
+
+int tool_plan_failed(int rank0, const char *algorithm, int rc)
+{
+    char why[768], what[96];
+    snprintf(what, sizeof what, "plan (%s)", algorithm);
+    return tool_error(rank0, TOOL_FAILED, "%s", tool_lib_error(why, sizeof why, what, rc));
+}
+
+void tool_print_spec(const char *prefix, const tool_spec *spec)
+{
+    char *text = spec_format(spec);
+    printf("%s%s\n", prefix, text ? text : "(out of memory)");
+    free(text);
 }
 
 int tool_error(int rank0, int status, const char *fmt, ...)
@@ -463,11 +584,21 @@ int main(int argc, char **argv)
     int sub_argc = argc > 1 ? argc - 2 : 0;
     char **sub_argv = argv + (argc > 1 ? 2 : 1);
 
-    if (!strcmp(command, "--help") || !strcmp(command, "-h"))
+    int is_help = !strcmp(command, "help"),
+        is_option_help = !strcmp(command, "--help") || !strcmp(command, "-h");
+    int is_version =
+        !strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version");
+    /* help takes at most a command's name; --help, -h and the version nothing */
+    if ((is_help || is_option_help || is_version) && sub_argc > is_help)
+        return tool_error(tool_env_is_rank0(), TOOL_USAGE,
+                          "%s: unexpected argument '%s' (usage: redist help [COMMAND] | "
+                          "redist --help | redist --version)",
+                          command, sub_argv[is_help]);
+    if (is_option_help)
         return print_help(NULL);
-    if (!strcmp(command, "help"))
+    if (is_help)
         return print_help(sub_argc > 0 ? sub_argv[0] : NULL);
-    if (!strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version")) {
+    if (is_version) {
         if (tool_env_is_rank0())
             printf("redist %s\n", TOOL_VERSION);
         return TOOL_OK;

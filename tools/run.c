@@ -44,7 +44,8 @@ const char tool_run_help[] =
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
     "the slowest rank's average. Tmin/Tmed/Tavg/Tmax are over the n1 trials; GB/s is the\n"
-    "array's total bytes / Tmed. A progress line goes to stderr when the run takes > 2 s.\n";
+    "bytes one execute moves (the array's, all K arrays' with --batch K) / Tmed. A progress\n"
+    "line goes to stderr when the run takes > 2 s.\n";
 
 /* ---- Data -------------------------------------------------------------------------------
    Element with global row-major index g holds:
@@ -346,9 +347,8 @@ typedef struct run_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int n1, n2;          /* 0: chosen from the warm-up */
     int verify, quiet;
-    int inter;   /* --inter: source and destination groups joined by an intercommunicator */
-    int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
-    int scaled;  /* --alpha, --beta given */
+    int inter;  /* --inter: source and destination groups joined by an intercommunicator */
+    int scaled; /* --alpha, --beta given */
     double alpha, beta;
     int batch; /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
 } run_args;
@@ -376,18 +376,12 @@ typedef struct run_state {
 
 static int parse_repeat(const char *text, int *n1, int *n2)
 {
-    char buf[64];
     int64_t a, b = 1;
-    if (strlen(text) >= sizeof buf)
+    const char *end = text + strlen(text), *x = strchr(text, 'x');
+    if (spec_parse_count_span(text, x ? x : end, &a) != 0 ||
+        (x && spec_parse_count_span(x + 1, end, &b) != 0))
         return -1;
-    strcpy(buf, text);
-    char *x = strchr(buf, 'x');
-    if (x) {
-        *x = '\0';
-        if (spec_parse_count(x + 1, &b) != 0)
-            return -1;
-    }
-    if (spec_parse_count(buf, &a) != 0 || a < 1 || b < 1 || a > 1000000 || b > 1000000)
+    if (a < 1 || b < 1 || a > 1000000 || b > 1000000)
         return -1;
     *n1 = (int)a;
     *n2 = (int)b;
@@ -438,8 +432,6 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
         a->quiet = 1;
     else if (!strcmp(argv[*i], "--inter"))
         a->inter = 1;
-    else if (!strcmp(argv[*i], "--relabel"))
-        a->relabel = 1;
     else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
         return m;
     else if ((m = tool_opt_value(argc, argv, i, "--batch", &v)) > 0) {
@@ -491,7 +483,7 @@ static int parse_inter_specs(run_state *s)
 /* Parses both specs; the same verdict on every rank. */
 static int parse_specs(run_state *s)
 {
-    if (s->a.inter && s->a.relabel)
+    if (s->a.inter && s->a.pair.relabel)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--relabel and --inter exclude each other (relabelling chooses among "
                           "the ranks of one communicator)");
@@ -499,32 +491,12 @@ static int parse_specs(run_state *s)
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--alpha and --beta scale doubles here (--type double); the library "
                           "also scales float and complex types");
-    if (s->a.relabel && s->a.pair.permuted)
-        return tool_error(s->rank == 0, TOOL_USAGE,
-                          "--relabel and --permute exclude each other here (redist_relabel "
-                          "compares layouts of one array)");
-    if (s->a.batch && (s->a.inter || s->a.relabel || s->a.pair.max_buffer))
+    if (s->a.batch && (s->a.inter || s->a.pair.relabel || s->a.pair.max_buffer))
         return tool_error(s->rank == 0, TOOL_USAGE,
                           "--batch: not with --inter, --relabel or --max-buffer");
     if (s->a.inter)
         return parse_inter_specs(s);
-    char err[256];
-    const char *name[2] = {"--from", "--to"};
-    const char *text[2] = {s->a.pair.from, s->a.pair.to};
-    tool_spec *spec[2] = {&s->from, &s->to};
-    int rank0 = s->rank == 0, size = s->size;
-    for (int k = 0; k < 2; k++) {
-        if (spec_parse(text[k], size, spec[k], err, sizeof err) != 0)
-            return tool_error(rank0, TOOL_USAGE, "%s: %s", name[k], err);
-        if (spec[k]->max_rank >= size)
-            return tool_error(
-                rank0, TOOL_USAGE,
-                "%s: uses rank %d but only %d MPI process%s running (start more with mpirun -n, or give ranks=)",
-                name[k], spec[k]->max_rank, size, size == 1 ? " is" : "es are");
-    }
-    if (tool_specs_check(&s->from, &s->to, &s->a.pair, err, sizeof err) != 0)
-        return tool_error(rank0, TOOL_USAGE, "%s", err);
-    return TOOL_OK;
+    return tool_pair_specs(&s->a.pair, s->size, &s->from, &s->to, s->rank == 0);
 }
 
 /* --relabel: the destination's grid positions get the ranks redist_relabel chooses, in the
@@ -589,7 +561,7 @@ static int make_data(run_state *s)
     if (rc != REDIST_SUCCESS)
         return tool_error(rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "layout", rc));
-    if (s->a.relabel && (rc = relabel(s)) != REDIST_SUCCESS)
+    if (s->a.pair.relabel && (rc = relabel(s)) != REDIST_SUCCESS)
         return tool_error(rank == 0, TOOL_FAILED, "%s",
                           tool_lib_error(why, sizeof why, "relabel", rc));
     int64_t nsrc = spec_local_count(&s->from, rank), ndst = spec_local_count(&s->to, rank);
@@ -646,7 +618,6 @@ static int plan_batch(run_state *s, const redist_options *opt)
 /* The plan, its creation timed on the slowest rank, and its statistics. */
 static int make_plan(run_state *s)
 {
-    char why[768];
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = s->a.pair.algorithm;
@@ -666,8 +637,7 @@ static int make_plan(run_state *s)
     MPI_Allreduce(&mine, &s->plan_seconds, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     rc = tool_agree_code(rc, s->comm);
     if (rc != REDIST_SUCCESS)
-        return tool_error(s->rank == 0, TOOL_FAILED, "plan (%s)%s", s->a.pair.algorithm,
-                          tool_lib_error(why, sizeof why, "", rc));
+        return tool_plan_failed(s->rank == 0, s->a.pair.algorithm, rc);
     tool_plan_summarise(s->plan, s->comm, &s->sum);
     return TOOL_OK;
 }
@@ -706,22 +676,37 @@ static double array_bytes(const run_state *s)
     return (double)spec_elements(&s->from) * (double)s->data.el;
 }
 
+/* The arrays one execute moves: --batch K moves K, as the traffic lines count them. */
+static int arrays_moved(const run_state *s)
+{
+    return s->a.batch > 1 ? s->a.batch : 1;
+}
+
+/* The bytes one execute moves, every array of a batch: what GB/s is of. */
+static double moved_bytes(const run_state *s)
+{
+    return arrays_moved(s) * array_bytes(s);
+}
+
 /* The report's first lines: the pair, the plan and the timing about to run. */
 static void print_header(const run_state *s)
 {
-    char b1[64], b2[64], b3[64], b4[64], text[512];
+    char b1[64], b2[64], b3[64], b4[64];
     const tool_plan_summary *p = &s->sum;
     const char *chosen = redist_plan_algorithm(s->plan);
     printf("redist run: %d MPI process%s, ", s->size, s->size == 1 ? "" : "es");
     for (int k = 0; k < s->from.ndims; k++)
         printf("%s%lld", k ? "x" : "", (long long)s->from.extent[k]);
-    printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
-           tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
-    spec_format(&s->from, text, sizeof text);
-    printf("  from       %s\n", text);
-    spec_format(&s->to, text, sizeof text);
-    printf("  to         %s\n", text);
-    if (s->a.relabel)
+    if (arrays_moved(s) > 1)
+        printf(" %s, %d arrays (%s in all, %s each)\n", tool_type_names[s->a.pair.type],
+               arrays_moved(s), tool_fmt_bytes(b1, sizeof b1, moved_bytes(s)),
+               tool_fmt_bytes(b2, sizeof b2, array_bytes(s)));
+    else
+        printf(" %s (%s)\n", tool_type_names[s->a.pair.type],
+               tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
+    tool_print_spec("  from       ", &s->from);
+    tool_print_spec("  to         ", &s->to);
+    if (s->a.pair.relabel)
         printf("  relabel    destination ranks chosen by redist_relabel: %lld elements stay, "
                "%lld cross between ranks\n",
                (long long)s->kept, (long long)s->moved);
@@ -768,11 +753,11 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
     const tool_timing *tm = &s->tm;
     const char *chosen = redist_plan_algorithm(s->plan);
     printf(
-        "algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e tmax=%.6e gbps=%.4f steps=%d max_messages_per_rank=%lld "
+        "algorithm=%s n1=%d n2=%d plan_seconds=%.6e tmin=%.6e tmed=%.6e tavg=%.6e tmax=%.6e gbps=%.4f arrays=%d bytes=%.0f steps=%d max_messages_per_rank=%lld "
         "max_bytes_per_rank=%lld predicted_seconds=%.6e",
         chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
-        tm->tavg, tm->tmax, gbps, s->sum.steps, (long long)s->sum.max_messages,
-        (long long)s->sum.max_bytes, s->sum.predicted);
+        tm->tavg, tm->tmax, gbps, arrays_moved(s), moved_bytes(s), s->sum.steps,
+        (long long)s->sum.max_messages, (long long)s->sum.max_bytes, s->sum.predicted);
     printf(" bounded=%d buffer_bytes=%lld", s->sum.bounded, (long long)s->sum.max_buffer_bytes);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
@@ -783,10 +768,10 @@ static void print_times(const run_state *s, double gbps, int64_t wrong)
 {
     char b1[64], b2[64], b3[64], b4[64];
     const tool_timing *tm = &s->tm;
-    printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed)\n",
+    printf("  Tmin %s   Tmed %s   Tavg %s   Tmax %s   %.3g GB/s (at Tmed%s)\n",
            tool_fmt_seconds(b1, sizeof b1, tm->tmin), tool_fmt_seconds(b2, sizeof b2, tm->tmed),
            tool_fmt_seconds(b3, sizeof b3, tm->tavg), tool_fmt_seconds(b4, sizeof b4, tm->tmax),
-           gbps);
+           gbps, arrays_moved(s) > 1 ? ", all the arrays" : "");
     if (s->a.verify && !wrong)
         printf("  verified   all %lld elements correct%s\n", (long long)spec_elements(&s->from),
                s->a.batch > 1 ? " in each array of the batch" : "");
@@ -815,7 +800,7 @@ static void print_first_wrong(const run_state *s, int64_t wrong, int64_t first_b
    wrong. */
 static int report(const run_state *s)
 {
-    double gbps = s->tm.tmed > 0 ? array_bytes(s) / s->tm.tmed / 1e9 : 0;
+    double gbps = s->tm.tmed > 0 ? moved_bytes(s) / s->tm.tmed / 1e9 : 0;
     int64_t wrong = 0, first_bad = INT64_MAX;
     tool_expect e;
     tool_expect_init(&e, &s->from, &s->a.pair, s->a.scaled, s->a.alpha, s->a.beta, 1.0);

@@ -26,7 +26,8 @@ const char tool_simulate_help[] =
     "Limits: 1 <= K <= P <= 2^31 - 1, 0.125 <= b <= 1e9, 0 <= T_d <= 1, 1e-15 <= tau_d <= 1,\n"
     "0 <= d <= ceil(log2 K') + ceil(log2 G), 1 <= from <= to <= 2^53 (whole numbers).\n";
 
-/* The options, table-driven: each value is parsed by its kind ('i': an integer, strtoll;
+/* The options, table-driven: each value is parsed by its kind ('i': an integer, a count of
+   the SPEC grammar as explain's --procs (1024, 1k, 2^10: spec_parse_count);
    'w': a whole number, strtod, so 1e9 is fine; 'r': a real) and must lie in [lo, hi]. The
    limits keep every accepted input in O(sqrt K) time and no memory (src/simulate.h) and every
    printed time finite and non-negative (docs/tool.md). */
@@ -78,9 +79,16 @@ static int number(int k, const char *text, double *out)
     const sim_opt *o = &options[k];
     if (k == O_D && !strcmp(text, "auto"))
         return *out = -1, 0;
+    if (o->kind == 'i') { /* a count as explain --procs reads it: 1024, 1k, 2^10 */
+        int64_t count;
+        if (spec_parse_count(text, &count) != 0 || count < o->lo || count > o->hi)
+            return -1;
+        *out = (double)count;
+        return 0;
+    }
     char *end;
     errno = 0;
-    double v = o->kind == 'i' ? (double)strtoll(text, &end, 10) : strtod(text, &end);
+    double v = strtod(text, &end);
     if (isspace((unsigned char)*text) || end == text || *end != '\0' || errno == ERANGE ||
         !isfinite(v) || v < o->lo || v > o->hi || (o->kind == 'w' && v != floor(v)))
         return -1;
@@ -88,29 +96,45 @@ static int number(int k, const char *text, double *out)
     return 0;
 }
 
+/* What sim_option fills: the texts, and the values parsed from them. */
+typedef struct sim_parse {
+    sim_args *a;
+    double *v;
+} sim_parse;
+
+/* One option of simulate at argv[*i] (a tool_take_fn). */
+static int sim_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    sim_parse *p = ctx;
+    const char *value = NULL;
+    int k = 0, m = 0;
+    (void)rank0; /* no MPI: the one process prints */
+    while (k < NOPTS && (m = tool_opt_value(argc, argv, i, options[k].name, &value)) == 0)
+        k++;
+    if (k == NOPTS) {
+        fprintf(stderr, "redist simulate: unknown option '%s' (see redist simulate --help)\n",
+                argv[*i]);
+        return TOOL_USAGE;
+    }
+    if (m < 0) {
+        fprintf(stderr, "redist simulate: %s: missing value\n", argv[*i]);
+        return TOOL_USAGE;
+    }
+    p->a->text[k] = value;
+    if (number(k, value, &p->v[k]) != 0)
+        return bad(p->a, k, "%s", options[k].range);
+    return TOOL_OK;
+}
+
 static int parse(int argc, char **argv, sim_args *a)
 {
     double v[NOPTS];
     for (int k = 0; k < NOPTS; k++)
         number(k, a->text[k] = options[k].def, &v[k]);
-    for (int i = 0; i < argc; i++) {
-        const char *value = NULL;
-        int k = 0, m = 0;
-        while (k < NOPTS && (m = tool_opt_value(argc, argv, &i, options[k].name, &value)) == 0)
-            k++;
-        if (k == NOPTS) {
-            fprintf(stderr, "redist simulate: unknown option '%s' (see redist simulate --help)\n",
-                    argv[i]);
-            return TOOL_USAGE;
-        }
-        if (m < 0) {
-            fprintf(stderr, "redist simulate: %s: missing value\n", argv[i]);
-            return TOOL_USAGE;
-        }
-        a->text[k] = value;
-        if (number(k, value, &v[k]) != 0)
-            return bad(a, k, "%s", options[k].range);
-    }
+    sim_parse p = {a, v};
+    int status = tool_each_option(argc, argv, "simulate", sim_option, &p, 1);
+    if (status != TOOL_OK)
+        return status;
     a->P = (int64_t)v[O_PROCS];
     a->K = (int64_t)v[O_K];
     a->b = v[O_BYTES];

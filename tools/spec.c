@@ -22,24 +22,23 @@ static int mul_overflows(int64_t a, int64_t b)
     return a != 0 && b > INT64_MAX / a;
 }
 
-int spec_parse_count(const char *text, int64_t *value)
+int spec_parse_count_span(const char *p, const char *end, int64_t *value)
 {
-    const char *p = text;
     int64_t v = 0;
-    if (*p < '0' || *p > '9')
+    if (p == end || *p < '0' || *p > '9')
         return -1;
-    for (; *p >= '0' && *p <= '9'; p++) {
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
         int d = *p - '0';
         if (v > (INT64_MAX - d) / 10)
             return -2;
         v = v * 10 + d;
     }
-    if (*p == '^') {
+    if (p < end && *p == '^') {
         int64_t e = 0, r = 1;
         p++;
-        if (*p < '0' || *p > '9')
+        if (p == end || *p < '0' || *p > '9')
             return -1;
-        for (; *p >= '0' && *p <= '9'; p++) {
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
             e = e * 10 + (*p - '0');
             if (e > 1000)
                 e = 1000; /* any v >= 2 overflows long before */
@@ -52,17 +51,32 @@ int spec_parse_count(const char *text, int64_t *value)
                 break; /* 0^e and 1^e */
         }
         v = r;
-    } else if (*p == 'k' || *p == 'M' || *p == 'G') {
+    } else if (p < end && (*p == 'k' || *p == 'M' || *p == 'G')) {
         int64_t f = *p == 'k' ? 1000 : *p == 'M' ? 1000000 : 1000000000;
         if (mul_overflows(v, f))
             return -2;
         v *= f;
         p++;
     }
-    if (*p != '\0')
+    if (p != end)
         return -1;
     *value = v;
     return 0;
+}
+
+int spec_parse_count(const char *text, int64_t *value)
+{
+    return spec_parse_count_span(text, text + strlen(text), value);
+}
+
+const char *spec_excerpt(char buf[SPEC_EXCERPT], const char *text, size_t len)
+{
+    enum { SHOWN = SPEC_EXCERPT - 4 }; /* room for "..." and the terminator */
+    if (len < SPEC_EXCERPT)
+        snprintf(buf, SPEC_EXCERPT, "%.*s", (int)len, text);
+    else
+        snprintf(buf, SPEC_EXCERPT, "%.*s...", (int)SHOWN, text);
+    return buf;
 }
 
 /* Splits `value` at 'x' into at most SPEC_MAX_DIMS counts, each >= minimum.
@@ -71,33 +85,25 @@ static int parse_dims(const char *key, const char *value, int64_t minimum, int64
                       int64_t out[], char *err, size_t errlen)
 {
     const char *what = minimum > 0 ? "a positive integer" : "a non-negative integer";
-    char buf[256];
+    char shown[SPEC_EXCERPT];
     int n = 0;
-    const char *p = value;
-    for (;;) {
-        const char *end = strchr(p, 'x');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len >= sizeof buf)
-            return fail(err, errlen, "%s: value too long", key);
-        memcpy(buf, p, len);
-        buf[len] = '\0';
+    for (const char *p = value;; n++) {
+        const char *end = p + strcspn(p, "x");
+        spec_excerpt(shown, p, (size_t)(end - p));
         if (n == SPEC_MAX_DIMS)
             return fail(err, errlen, "%s: too many dimensions (at most %d)", key, SPEC_MAX_DIMS);
-        int64_t v;
-        int rc = spec_parse_count(buf, &v);
+        int rc = spec_parse_count_span(p, end, &out[n]);
         if (rc == -2)
-            return fail(err, errlen, "%s: %s is too large", key, buf);
-        if (rc != 0 || v < minimum)
-            return fail(err, errlen, "%s: expected %s, got '%s'", key, what, buf);
-        if (v > maximum)
-            return fail(err, errlen, "%s: %s is too large (at most %lld)", key, buf,
+            return fail(err, errlen, "%s: %s is too large", key, shown);
+        if (rc != 0 || out[n] < minimum)
+            return fail(err, errlen, "%s: expected %s, got '%s'", key, what, shown);
+        if (out[n] > maximum)
+            return fail(err, errlen, "%s: %s is too large (at most %lld)", key, shown,
                         (long long)maximum);
-        out[n++] = v;
-        if (!end)
-            break;
+        if (*end == '\0')
+            return n + 1;
         p = end + 1;
     }
-    return n;
 }
 
 /* One item of ranks=, the len characters at p: a rank, or an inclusive range a-b (a > b
@@ -105,26 +111,19 @@ static int parse_dims(const char *key, const char *value, int64_t minimum, int64
 static int parse_rank_item(const char *p, size_t len, int64_t *a, int64_t *b, char *err,
                            size_t errlen)
 {
-    char buf[128];
-    if (len == 0 || len >= sizeof buf)
-        return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%.*s'",
-                    (int)(len < 64 ? len : 64), p);
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    char *dash = strchr(buf, '-');
+    char shown[SPEC_EXCERPT];
+    const char *end = p + len, *dash = memchr(p, '-', len);
+    spec_excerpt(shown, p, len);
     if (dash) {
-        *dash = '\0';
-        if (spec_parse_count(buf, a) != 0 || spec_parse_count(dash + 1, b) != 0) {
-            *dash = '-';
-            return fail(err, errlen, "ranks: expected a range a-b of ranks, got '%s'", buf);
-        }
-    } else if (spec_parse_count(buf, a) == 0) {
+        if (spec_parse_count_span(p, dash, a) != 0 || spec_parse_count_span(dash + 1, end, b) != 0)
+            return fail(err, errlen, "ranks: expected a range a-b of ranks, got '%s'", shown);
+    } else if (spec_parse_count_span(p, end, a) == 0) {
         *b = *a;
     } else {
-        return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%s'", buf);
+        return fail(err, errlen, "ranks: expected a rank or a range a-b, got '%s'", shown);
     }
     if (*a > INT32_MAX - 1 || *b > INT32_MAX - 1)
-        return fail(err, errlen, "ranks: rank too large in '%.*s'", (int)len, p);
+        return fail(err, errlen, "ranks: rank too large in '%s'", shown);
     return 0;
 }
 
@@ -215,6 +214,7 @@ static int find_key(const char *key)
 /* Cuts the copy of the text into items and records each key's value (pointing into it). */
 static int split_items(char *copy, spec_fields *f, char *err, size_t errlen)
 {
+    char shown[SPEC_EXCERPT];
     for (char *item = copy; item;) {
         char *next = strchr(item, ',');
         if (next)
@@ -223,11 +223,13 @@ static int split_items(char *copy, spec_fields *f, char *err, size_t errlen)
         if (!*item)
             return fail(err, errlen, "empty item (a stray comma?)");
         if (!eq)
-            return fail(err, errlen, "'%s': expected key=value (keys: %s)", item, SPEC_KEYS);
+            return fail(err, errlen, "'%s': expected key=value (keys: %s)",
+                        spec_excerpt(shown, item, strlen(item)), SPEC_KEYS);
         *eq = '\0';
         int k = find_key(item);
         if (k < 0)
-            return fail(err, errlen, "unknown key '%s' (keys: %s)", item, SPEC_KEYS);
+            return fail(err, errlen, "unknown key '%s' (keys: %s)",
+                        spec_excerpt(shown, item, strlen(item)), SPEC_KEYS);
         if (f->value[k])
             return fail(err, errlen, "%s given twice", spec_keys[k]);
         if (!eq[1])
@@ -256,51 +258,65 @@ static int parse_extents(tool_spec *spec, spec_fields *f, char *err, size_t errl
     return 0;
 }
 
+/* One dimension's irregular sizes, the text [p, end) holding at least one '+': the sizes
+   into spec->sizes[k] (allocated here), the largest into spec->block[k]. */
+static int parse_gen_sizes(tool_spec *spec, int k, const char *p, const char *end, char *err,
+                           size_t errlen)
+{
+    char shown[SPEC_EXCERPT];
+    const char *start = p;
+    int count = 1;
+    for (const char *q = p; q < end; q++)
+        count += *q == '+';
+    if ((spec->sizes[k] = calloc((size_t)count, sizeof *spec->sizes[k])) == NULL)
+        return fail(err, errlen, "out of memory");
+    spec->nsizes[k] = count;
+    spec->block[k] = 1;
+    for (int i = 0; i < count; i++) {
+        const char *stop = memchr(p, '+', (size_t)(end - p));
+        stop = stop ? stop : end;
+        if (stop == p)
+            return fail(err, errlen, "block: an empty size in '%s'",
+                        spec_excerpt(shown, start, (size_t)(end - start)));
+        if (spec_parse_count_span(p, stop, &spec->sizes[k][i]) != 0)
+            return fail(err, errlen, "block: '%s' is not a block size >= 0",
+                        spec_excerpt(shown, p, (size_t)(stop - p)));
+        if (spec->sizes[k][i] > spec->block[k])
+            spec->block[k] = spec->sizes[k][i];
+        p = stop + 1;
+    }
+    return 0;
+}
+
 /* block=3+3+2+2 (one dimension) or 3+3+2+2x64 (per dimension, x between dimensions): the
    block sizes of an irregular dimension, each >= 0; their count must match the grid and their
-   sum the extent (check_gen_sizes, once the grid is known). */
+   sum the extent (check_gen_sizes, once the grid is known). Any length: a split over many
+   ranks is long. */
 static int parse_gen_block(tool_spec *spec, const char *value, char *err, size_t errlen)
 {
+    char shown[SPEC_EXCERPT];
     int nd = spec->ndims, k = 0;
     for (const char *p = value; k < nd; k++) {
-        size_t len = strcspn(p, "x");
-        char part[256];
-        if (len == 0 || len >= sizeof part)
+        const char *end = p + strcspn(p, "x");
+        if (end == p)
             return fail(err, errlen,
                         "block: expected sizes like 3+3+2+2 or a block per dimension, got '%s'",
-                        value);
-        memcpy(part, p, len);
-        part[len] = '\0';
-        if (!strchr(part, '+')) {
-            if (spec_parse_count(part, &spec->block[k]) != 0 || spec->block[k] < 1)
-                return fail(err, errlen, "block: '%s' is not a block size >= 1", part);
-        } else {
-            int count = 1;
-            for (const char *q = part; *q; q++)
-                count += *q == '+';
-            if ((spec->sizes[k] = calloc((size_t)count, sizeof *spec->sizes[k])) == NULL)
-                return fail(err, errlen, "out of memory");
-            spec->block[k] = 1;
-            char *save = NULL;
-            int i = 0;
-            for (char *tok = strtok_r(part, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
-                if (spec_parse_count(tok, &spec->sizes[k][i]) != 0 || spec->sizes[k][i] < 0)
-                    return fail(err, errlen, "block: '%s' is not a block size >= 0", tok);
-                spec->block[k] =
-                    spec->sizes[k][i] > spec->block[k] ? spec->sizes[k][i] : spec->block[k];
-                i++;
-            }
-            if (i != count)
-                return fail(err, errlen, "block: an empty size in '%.*s'", (int)len, p);
-            spec->nsizes[k] = count;
+                        spec_excerpt(shown, value, strlen(value)));
+        if (memchr(p, '+', (size_t)(end - p)) != NULL) {
+            if (parse_gen_sizes(spec, k, p, end, err, errlen) != 0)
+                return -1;
+        } else if (spec_parse_count_span(p, end, &spec->block[k]) != 0 || spec->block[k] < 1) {
+            return fail(err, errlen, "block: '%s' is not a block size >= 1",
+                        spec_excerpt(shown, p, (size_t)(end - p)));
         }
-        p += len;
+        p = end;
         if (*p == 'x')
             p++;
         else if (k + 1 < nd)
             break;
         else if (*p)
-            return fail(err, errlen, "block: '%s' has more dimensions than n", value);
+            return fail(err, errlen, "block: '%s' has more dimensions than n",
+                        spec_excerpt(shown, value, strlen(value)));
     }
     if (k < nd)
         return fail(err, errlen, "block has %d dimensions but n has %d", k + 1, nd);
@@ -329,14 +345,17 @@ static int parse_block(tool_spec *spec, spec_fields *f, char *err, size_t errlen
 
 static int parse_procs(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
 {
+    char shown[SPEC_EXCERPT];
     const char *value = f->value[K_PROCS];
     (void)spec;
     if (!value)
         return 0;
     if (spec_parse_count(value, &f->procs) != 0 || f->procs < 1)
-        return fail(err, errlen, "procs: expected a positive integer, got '%s'", value);
+        return fail(err, errlen, "procs: expected a positive integer, got '%s'",
+                    spec_excerpt(shown, value, strlen(value)));
     if (f->procs > INT32_MAX)
-        return fail(err, errlen, "procs: %s is too large", value);
+        return fail(err, errlen, "procs: %s is too large",
+                    spec_excerpt(shown, value, strlen(value)));
     return 0;
 }
 
@@ -350,6 +369,7 @@ static int parse_rank_list(tool_spec *spec, spec_fields *f, char *err, size_t er
 /* grid= as given, which must agree with procs=. */
 static int parse_grid_value(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
 {
+    char shown[SPEC_EXCERPT];
     int64_t v[SPEC_MAX_DIMS], p = 1;
     const char *value = f->value[K_GRID];
     int nd = spec->ndims, n = parse_dims("grid", value, 1, INT32_MAX, v, err, errlen);
@@ -361,12 +381,13 @@ static int parse_grid_value(tool_spec *spec, spec_fields *f, char *err, size_t e
         spec->grid[k] = (int)v[k];
         p *= v[k];
         if (p > INT32_MAX)
-            return fail(err, errlen, "grid: %s has too many processes", value);
+            return fail(err, errlen, "grid: %s has too many processes",
+                        spec_excerpt(shown, value, strlen(value)));
     }
     int rc = 0;
     if (f->procs && f->procs != p)
         rc = fail(err, errlen, "procs=%lld but grid=%s has %lld processes", (long long)f->procs,
-                  value, (long long)p);
+                  spec_excerpt(shown, value, strlen(value)), (long long)p);
     f->procs = p;
     return rc;
 }
@@ -430,6 +451,7 @@ static int check_rank_list(tool_spec *spec, spec_fields *f, char *err, size_t er
 
 static int parse_order(tool_spec *spec, spec_fields *f, char *err, size_t errlen)
 {
+    char shown[SPEC_EXCERPT];
     const char *o = f->value[K_ORDER];
     if (!o)
         return 0;
@@ -439,7 +461,8 @@ static int parse_order(tool_spec *spec, spec_fields *f, char *err, size_t errlen
              !strcmp(o, "col-major") || !strcmp(o, "column-major") || !strcmp(o, "F"))
         spec->order = REDIST_COL_MAJOR;
     else
-        return fail(err, errlen, "order: expected row or col, got '%s'", o);
+        return fail(err, errlen, "order: expected row or col, got '%s'",
+                    spec_excerpt(shown, o, strlen(o)));
     return 0;
 }
 
@@ -518,62 +541,91 @@ void spec_free(tool_spec *spec)
     }
 }
 
-static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+/* A growing string: text appended with printf formats, NULL text once out of memory. */
+typedef struct text_buf {
+    char *text;
+    size_t len, cap;
+} text_buf;
+
+static void append(text_buf *b, const char *fmt, ...)
 {
-    if (*pos >= len)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        *pos += (size_t)n;
+    if (b->text == NULL || n < 0)
+        return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = 2 * (b->len + (size_t)n + 1);
+        char *grown = realloc(b->text, cap);
+        if (grown == NULL) {
+            free(b->text);
+            b->text = NULL;
+            return;
+        }
+        b->text = grown;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
 }
 
-void spec_format_ranks(const tool_spec *spec, char *buf, size_t len)
+static text_buf text_start(void)
 {
-    size_t pos = 0;
-    buf[0] = '\0';
+    text_buf b = {malloc(64), 0, 64};
+    if (b.text)
+        b.text[0] = '\0';
+    return b;
+}
+
+static void append_ranks(text_buf *b, const tool_spec *spec)
+{
     for (int i = 0; i < spec->nprocs;) {
         int j = i;
         while (j + 1 < spec->nprocs && spec->ranks[j + 1] == spec->ranks[j] + 1)
             j++;
         if (j > i)
-            append(buf, len, &pos, "%s%d-%d", i ? ":" : "", spec->ranks[i], spec->ranks[j]);
+            append(b, "%s%d-%d", i ? ":" : "", spec->ranks[i], spec->ranks[j]);
         else
-            append(buf, len, &pos, "%s%d", i ? ":" : "", spec->ranks[i]);
+            append(b, "%s%d", i ? ":" : "", spec->ranks[i]);
         i = j + 1;
     }
-    if (pos >= len && len > 4)
-        strcpy(buf + len - 4, "...");
 }
 
-void spec_format(const tool_spec *spec, char *buf, size_t len)
+char *spec_format_ranks(const tool_spec *spec)
 {
-    size_t pos = 0;
-    buf[0] = '\0';
-    append(buf, len, &pos, "n=");
+    text_buf b = text_start();
+    append_ranks(&b, spec);
+    return b.text;
+}
+
+char *spec_format(const tool_spec *spec)
+{
+    text_buf b = text_start();
+    append(&b, "n=");
     for (int k = 0; k < spec->ndims; k++)
-        append(buf, len, &pos, "%s%lld", k ? "x" : "", (long long)spec->extent[k]);
-    append(buf, len, &pos, ",block=");
+        append(&b, "%s%lld", k ? "x" : "", (long long)spec->extent[k]);
+    append(&b, ",block=");
     for (int k = 0; k < spec->ndims; k++) {
         if (spec->gen[k] == NULL) {
-            append(buf, len, &pos, "%s%lld", k ? "x" : "", (long long)spec->block[k]);
+            append(&b, "%s%lld", k ? "x" : "", (long long)spec->block[k]);
             continue;
         }
         for (int i = 0; i < spec->grid[k]; i++)
-            append(buf, len, &pos, "%s%lld", i ? "+" : k ? "x" : "", (long long)spec->sizes[k][i]);
+            append(&b, "%s%lld", i ? "+" : k ? "x" : "", (long long)spec->sizes[k][i]);
     }
-    append(buf, len, &pos, ",grid=");
+    append(&b, ",grid=");
     for (int k = 0; k < spec->ndims; k++)
-        append(buf, len, &pos, "%s%d", k ? "x" : "", spec->grid[k]);
-    append(buf, len, &pos, ",first=");
+        append(&b, "%s%d", k ? "x" : "", spec->grid[k]);
+    append(&b, ",first=");
     for (int k = 0; k < spec->ndims; k++)
-        append(buf, len, &pos, "%s%d", k ? "x" : "", spec->first[k]);
-    char ranks[256];
-    spec_format_ranks(spec, ranks, sizeof ranks);
-    append(buf, len, &pos, ",ranks=%s,order=%s", ranks,
-           spec->order == REDIST_COL_MAJOR ? "col" : "row");
+        append(&b, "%s%d", k ? "x" : "", spec->first[k]);
+    append(&b, ",ranks=");
+    append_ranks(&b, spec);
+    append(&b, ",order=%s", spec->order == REDIST_COL_MAJOR ? "col" : "row");
+    return b.text;
 }
 
 int spec_layout(const tool_spec *spec, redist_layout *layout)

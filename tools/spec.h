@@ -45,10 +45,12 @@ typedef struct tool_spec {
 int spec_parse(const char *text, int default_procs, tool_spec *spec, char *err, size_t errlen);
 void spec_free(tool_spec *spec);
 
-/* The canonical form, e.g. "n=48,block=2,grid=4,first=0,ranks=0-3,order=row". */
-void spec_format(const tool_spec *spec, char *buf, size_t len);
-/* The rank list compressed into ranges ("0-3", "3:1:2:0", "0-3:8-11"). */
-void spec_format_ranks(const tool_spec *spec, char *buf, size_t len);
+/* The canonical form, e.g. "n=48,block=2,grid=4,first=0,ranks=0-3,order=row", whole however
+   long (an irregular split over many ranks): a string the caller frees, NULL if out of
+   memory. */
+char *spec_format(const tool_spec *spec);
+/* The rank list compressed into ranges ("0-3", "3:1:2:0", "0-3:8-11"), as spec_format. */
+char *spec_format_ranks(const tool_spec *spec);
 
 /* A library layout for the spec; returns a REDIST_* code. */
 int spec_layout(const tool_spec *spec, redist_layout *layout);
@@ -73,5 +75,13 @@ int64_t spec_global_index_of(const tool_spec *spec, int dim, int coord, int64_t 
    power a^b (2^22). Returns 0 on success, -1 if the text is not such a number, -2 if it
    does not fit in 63 bits. */
 int spec_parse_count(const char *text, int64_t *value);
+/* The same for the characters [text, end), which need no terminator. */
+int spec_parse_count_span(const char *text, const char *end, int64_t *value);
+
+/* User text quoted in a message: the len characters at text, or their first
+   SPEC_EXCERPT - 4 and "..." when longer, into buf. Returns buf. Messages stay one readable
+   line however long the input; the input itself has no length limit. */
+enum { SPEC_EXCERPT = 64 };
+const char *spec_excerpt(char buf[SPEC_EXCERPT], const char *text, size_t len);
 
 #endif

@@ -42,7 +42,8 @@ void tool_algorithm_list(char *buf, size_t len);
 
 typedef struct tool_expect tool_expect; /* verification of transforms (below) */
 
-/* The options `run` and `explain` share: --from SPEC, --to SPEC, --algorithm A, --type T. */
+/* The options `run` and `explain` share: --from SPEC, --to SPEC, --algorithm A, --type T,
+   --max-buffer B, --permute P, --relabel. */
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
@@ -50,11 +51,12 @@ typedef struct tool_pair_opts {
     int permuted;       /* --permute p0,p1,...: options.permutation */
     int permute[SPEC_MAX_DIMS];
     int npermute;
+    int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
 } tool_pair_opts;
 void tool_pair_init(tool_pair_opts *o); /* type double, algorithm "auto" */
-/* Like tool_opt_value for those six options (--from, --to, --algorithm, --type,
-   --max-buffer, --permute): 1 (taken), 0 (another argument) or -1 (value missing). A bad
-   --type, --max-buffer or --permute writes its message into msg (else msg is ""). */
+/* Like tool_opt_value for those seven options: 1 (taken), 0 (another argument) or -1 (value
+   missing). A bad --type, --max-buffer or --permute writes its message into msg (else msg is
+   ""). */
 int tool_pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len);
 /* After the arguments of command `cmd`: 0, or -1 with the message (--from or --to missing,
    unknown algorithm) in msg. */
@@ -66,6 +68,29 @@ int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair
                      size_t len);
 /* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
 const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
+
+/* The checks `run` and `explain` share once their arguments are read, one path for both so
+   that a command line gets the same verdict and the same message from either: options that
+   exclude each other, both specs parsed for a communicator of procs processes (0: explain
+   without --procs, a spec naming no processes spans the other's), the ranks they use within
+   it, the specs against each other. TOOL_OK, or TOOL_USAGE once rank0 has printed why. The
+   specs need spec_free either way. */
+int tool_pair_specs(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0);
+/* A plan the library refused (or explain's account of it, which refuses alike: the library's
+   redist__admit_forced and redist__check_bound): "plan (ALGORITHM): <strerror> (<detail>)".
+   Returns TOOL_FAILED. */
+int tool_plan_failed(int rank0, const char *algorithm, int rc);
+/* prefix, then the spec's canonical form (spec_format), on stdout. */
+void tool_print_spec(const char *prefix, const tool_spec *spec);
+
+/* The argument loop of every sub-command: take(argc, argv, &i, ctx, rank0) takes the
+   argument at argv[i] (advancing i past a separate value) and returns TOOL_OK, or a status
+   once rank0 has printed why. An option given twice is refused as a SPEC key given twice is,
+   "redist: CMD: --opt given twice (see redist CMD --help)", exit 2 (`--opt=V` and `--opt V`
+   are one option, `-q` is `--quiet`). Returns the first status that is not TOOL_OK. */
+typedef int (*tool_take_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
+int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
+                     int rank0);
 
 /* Runs the argument loop of `run` and `explain`: the shared options (tool_pair_option), then
    the command's own through `option`, which returns as tool_opt_value does (1 taken, 0 not

@@ -26,6 +26,15 @@ double redist__predict(const redist__algorithm *a, const redist__case *c, const 
    entry), or NULL; with opt->max_buffer_bytes > 0 only among those that run bounded. */
 const redist__algorithm *redist__choose(const redist__case *c, const redist__machine *m,
                                         const redist_options *opt);
+/* Whether the algorithm `a`, asked for by name, can run this case with these options: it
+   applies, it scales if opt asks for scaling, it runs bounded if opt asks for a bound. A
+   REDIST_ERR_NOT_APPLICABLE naming the first rule it breaks, else REDIST_SUCCESS. The plan
+   (api/plan.c) and explain (explain.c) both ask here, so that they refuse alike. */
+int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
+                         const redist_options *opt);
+/* Bounded mode's bound: at least two elements of elsize bytes (one chunk each way), else
+   REDIST_ERR_ARG saying so. Shared by the plan and explain, as above. */
+int redist__check_bound(int64_t bound, size_t elsize);
 
 /* Cost rules more than one algorithm follows. All messages posted at once (direct-async;
    [TCR96]'s ky-to-y and x-to-kx): T_d for the first, t_msg for each further one, times

@@ -75,12 +75,12 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
         a = redist__choose(&c, m, &opt);
         if (a == NULL)
             return redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
-    } else if (a->applicable(&c) != REDIST_SUCCESS) {
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot perform this redistribution",
-                            name);
-    } else if (max_buffer_bytes > 0 && !a->bounded) {
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "'%s' cannot bound its buffers", name);
+    } else if ((err = redist__admit_forced(a, &c, &opt)) != REDIST_SUCCESS) {
+        return err;
     }
+    if (max_buffer_bytes > 0 &&
+        (err = redist__check_bound(max_buffer_bytes, (size_t)elsize)) != REDIST_SUCCESS)
+        return err;
     memset(out, 0, sizeof *out);
     err = choose_mode(&c, m, comm_size, &opt, &a, auto_chosen, out);
     if (err != REDIST_SUCCESS)

@@ -107,6 +107,36 @@ const redist__algorithm *redist__choose(const redist__case *c, const redist__mac
     return best;
 }
 
+int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
+                         const redist_options *opt)
+{
+    if (a->applicable(c) != REDIST_SUCCESS)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot perform this redistribution", a->name);
+    if (redist__options_scale(opt) && !redist__algo_scales(a))
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
+                            "places elements: %s",
+                            a->name,
+                            a->unscaled ? "it moves them as they are"
+                                        : "it only has the datatype transport");
+    if (opt->max_buffer_bytes > 0 && !a->bounded)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
+                            "direct-async and the section algorithms can",
+                            a->name);
+    return REDIST_SUCCESS;
+}
+
+int redist__check_bound(int64_t bound, size_t elsize)
+{
+    if (bound < 2 * (int64_t)elsize)
+        return redist__fail(REDIST_ERR_ARG,
+                            "max_buffer_bytes = %lld is less than two elements of %zu bytes",
+                            (long long)bound, elsize);
+    return REDIST_SUCCESS;
+}
+
 int redist__check_algorithm_options(const redist_options *opt, int comm_size)
 {
     redist_options defaults;

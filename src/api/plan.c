@@ -379,31 +379,18 @@ static int choose_algorithm(struct redist_plan_s *p, const char *name)
                        : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
     }
     const redist__algorithm *a = redist__algorithm_by_name(name);
-    if (a->applicable(&p->pair) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot perform this redistribution", name);
-    if (redist__options_scale(&p->opt) && !redist__algo_scales(a))
-        return redist__fail(
-            REDIST_ERR_NOT_APPLICABLE,
-            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
-            "places elements: %s",
-            name, a->unscaled ? "it moves them as they are" : "it only has the datatype transport");
-    if (p->opt.max_buffer_bytes > 0 && !a->bounded)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
-                            "direct-async and the section algorithms can",
-                            name);
-    p->algo = a;
-    return REDIST_SUCCESS;
+    int err = redist__admit_forced(a, &p->pair, &p->opt);
+    if (err == REDIST_SUCCESS)
+        p->algo = a;
+    return err;
 }
 
 /* Bounded mode with `bound` bytes per rank: at least two elements (one chunk each way). */
 static int set_bounded(struct redist_plan_s *p, int64_t bound)
 {
-    if (bound < 2 * (int64_t)p->elsize)
-        return redist__fail(REDIST_ERR_ARG,
-                            "max_buffer_bytes = %lld is less than two elements of %zu bytes",
-                            (long long)bound, p->elsize);
+    int err = redist__check_bound(bound, p->elsize);
+    if (err != REDIST_SUCCESS)
+        return err;
     p->bounded = 1;
     p->bound = bound;
     p->transport = REDIST_TRANSPORT_PACK;

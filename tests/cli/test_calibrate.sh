@@ -3,8 +3,10 @@
 # machine file with every parameter as a number, which explain then names as its source (and
 # marks auto's choice in its table);
 # --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
-# line per case and the summary, and writes a CSV whose rows have the documented columns and
-# regrets >= the chosen-best relation; bad options exit 2 naming the option.
+# line per case and the summary, and writes a CSV whose header is docs/tool.md's column list,
+# whose rows have regrets >= the chosen-best relation and, for algorithms that do not apply,
+# empty figures (issue 25: they were predicted_s=0, measured_s=0), and which
+# bench/model_summary.py reads; bad options exit 2 naming the option.
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
@@ -44,15 +46,28 @@ mpi 2 calibrate --quick --no-write --output "$TMP/none"
 if [[ "$CLI_STATUS" == 0 && ! -e "$TMP/none" ]]; then echo "ok: --no-write writes nothing"
 else fail "--no-write: exit $CLI_STATUS or a file was written"; fi
 
-mpi 3 bench --quick --procs 2,3 --trials 1 --csv "$TMP/b.csv" --plots "$TMP/plots"
+# --plots in a directory whose path has a quote and runs past 1200 characters.
+PLOTS="$TMP/it's a dir/$(python3 -c "print('/'.join(['d' * 250] * 5))")/plots"
+mkdir -p "$(dirname "$PLOTS")"
+mpi 3 bench --quick --procs 2,3 --trials 1 --csv "$TMP/b.csv" --plots "$PLOTS"
 if [[ "$CLI_STATUS" != 0 ]]; then fail "bench --quick: exit $CLI_STATUS"
 elif [[ $(grep -Ec "^  [12]D P=[23] .* regret +[0-9.]+" "$CLI_OUT") != 24 ]]; then fail "bench: not 24 case lines"
 elif ! grep -Eq "^auto within 15% of the best algorithm in [0-9]+ of 24 cases" "$CLI_OUT"
 then fail "bench: no summary"
 else echo "ok: bench runs 24 cases and sums them up"; fi
-if python3 - "$TMP/b.csv" <<'PY'
-import csv, sys
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if python3 - "$TMP/b.csv" "$SRC/docs/tool.md" <<'PY'
+import csv, re, sys
+doc = open(sys.argv[2]).read()
+listed = re.search(r"`--csv FILE`: one row per case and algorithm: `([^`]*)`", doc).group(1)
+header = open(sys.argv[1]).readline().strip().split(",")
+assert header == [c.strip() for c in listed.split(",")], (header, listed)
 rows = list(csv.DictReader(open(sys.argv[1])))
+# An algorithm that does not apply was neither planned nor timed: no figures, not best, not chosen.
+na = [r for r in rows if r["applicable"] == "0"]
+assert na and all(r["transport"] == r["predicted_s"] == r["measured_s"] == "" and
+                  r["best"] == r["auto_choice"] == "0" for r in na), na[:1]
+assert all(r["applicable"] in ("0", "1") for r in rows)
 cases = {}
 for r in rows:
     cases.setdefault(r["case"], []).append(r)
@@ -70,10 +85,17 @@ for c, rs in cases.items():
     assert sum(r["auto_choice"] == "1" for r in ok) == 1, c
     assert all(float(r["predicted_s"]) > 0 for r in ok), c
 PY
-then echo "ok: the CSV's best, regret and choice agree with its times"
+then echo "ok: the CSV's columns are the documented ones; best, regret and choice agree with its times"
 else fail "bench CSV inconsistent"; fi
-if [[ -s "$TMP/plots/bench.gp" && -s "$TMP/plots/bench.dat" ]]; then echo "ok: plot data and script written"
+if python3 "$SRC/bench/model_summary.py" "$TMP/b.csv" >"$TMP/summary.md" && grep -q "^| case | regret |" "$TMP/summary.md"
+then echo "ok: bench/model_summary.py reads the CSV"
+else fail "bench/model_summary.py fails on the CSV"; fi
+if [[ -s "$PLOTS/bench.gp" && -s "$PLOTS/bench.dat" ]]; then echo "ok: plot data and script written"
 else fail "bench --plots wrote no script"; fi
+if ! command -v gnuplot >/dev/null; then echo "skip: no gnuplot, no SVG plots to check"
+elif [[ -s "$PLOTS/predicted_vs_measured.svg" ]] && grep -q "and the SVG plots$" "$CLI_OUT"
+then echo "ok: gnuplot drew the plots there"
+else fail "bench --plots: no SVG plots in a directory with a quote in its path"; fi
 
 mpi 2 calibrate --bogus
 if [[ "$CLI_STATUS" == 2 ]] && grep -q "unknown option '--bogus'" "$CLI_ERR"; then echo "ok: calibrate --bogus exits 2"

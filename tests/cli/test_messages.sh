@@ -70,9 +70,9 @@ expect_message 2 'redist: explain: --to is required (see redist explain --help)'
     "$REDIST" explain --from n=10,procs=2
 expect_message 2 'redist: --to: n differs from --from'"'"'s n' \
     "$REDIST" explain --from n=10,procs=2 --to n=12
-expect_message 2 'redist: --to: uses rank 5 but --procs is 3' \
+expect_message 2 'redist: --to: uses rank 5 but the communicator has 3 processes (run: start more with mpirun -n; explain: give --procs; or give ranks=)' \
     "$REDIST" explain --from n=10 --to n=10,ranks=0:5 --procs=3
-expect_message 1 'redist: explain: bmmc: the algorithm cannot perform this redistribution' \
+expect_message 1 "redist: plan (bmmc): the algorithm cannot perform this redistribution (algorithm 'bmmc' cannot perform this redistribution)" \
     "$REDIST" explain --from n=1000,block=4 --to n=1000,block=16 --procs 8 --algorithm bmmc
 
 # ---- Under MPI: run's messages from rank 0 only, run and demo verify. ----------------------
@@ -93,8 +93,8 @@ if [[ -n "${MPIEXEC:-}" ]]; then
         run --from n=48,block=2 --to n=48,block=6 --repeat 2xq
     expect_mpi_error "redist: run: unexpected argument '--json' (see redist run --help)" \
         run --from n=48,block=2 --to n=48,block=6 --json
-    too_few="redist: --from: uses rank 5 but only 2 MPI processes are running"
-    too_few+=" (start more with mpirun -n, or give ranks=)"
+    too_few="redist: --from: uses rank 5 but the communicator has 2 processes"
+    too_few+=" (run: start more with mpirun -n; explain: give --procs; or give ranks=)"
     expect_mpi_error "$too_few" \
         run --from n=48,block=2,ranks=0:5 --to n=48,block=6
     expect_mpi_error "redist: --to: unknown key 'foo' ($KEYS)" \

@@ -201,6 +201,9 @@ SPECS = {
     "paper-cyclic6": "n=48,block=6,procs=4",
     "gen-petsc": "n=10,block=3+3+2+2",
     "gen-mixed": "n=30x8,block=10+0+15+5x4,grid=4x1",
+    # a split over 64 ranks: 319 characters in one dimension (once past a 255-byte buffer)
+    "gen-64-ranks": "n=%d,block=%s" % (sum(1000 + 37 * i for i in range(64)),
+                                        "+".join(str(1000 + 37 * i) for i in range(64))),
     "pencils": "n=40x60x40,block=10x60x40,grid=4x1x1",
     "pencils-to": "n=40x40x60,block=40x40x15,grid=1x1x4",
     "explain-big": "n=2^30,block=4,procs=4096",
