@@ -724,13 +724,23 @@ static int check_call(const int *r)
 }
 
 /* Both grids: someone in each, one descriptor per grid, every process inside the union. */
+/* Whether parameter i of the exchange (A's 0 .. NPARAM - 1, then B's) must be the same on every
+   process of its grid. A block size along a grid dimension of one process places nothing
+   (ScaLAPACK keeps whatever each process passed), so there the agreed minimum serves. */
+static int must_agree(const int *r, int i)
+{
+    const int *side = r + R_A + i / NPARAM * NPARAM;
+    int k = i % NPARAM;
+    return !(k == P_MB && side[P_ROWS] == 1) && !(k == P_NB && side[P_COLS] == 1);
+}
+
 static int check_grids(const int *r, int nprocs)
 {
     int err = REDIST_SUCCESS;
     if (r[R_A] == INT_MAX || r[R_B] == INT_MAX)
         err = fail(REDIST_ERR_ARG, "no process is in %s's grid", r[R_A] == INT_MAX ? "A" : "B");
     for (int i = 0; err == REDIST_SUCCESS && i < 2 * NPARAM; i++) /* A's and B's alike */
-        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i])
+        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i] && must_agree(r, i))
             err = fail(REDIST_ERR_MISMATCH,
                        "the processes of %s's grid pass different %s (or grid shapes)",
                        i < NPARAM ? "A" : "B",

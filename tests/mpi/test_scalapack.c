@@ -500,8 +500,8 @@ static void hostile_cases(void)
             db[8] = 1;
         if (k == 3 && me == 0)
             da[0] = 2;
-        if (k == 4 && last && np > 1)
-            db[4] = 4;
+        if (k == 4 && last && np > 1) /* MB would mean nothing: one process row */
+            db[5] = 4;
         if (k == 6)
             ia = 10;
         if (k == 7) {

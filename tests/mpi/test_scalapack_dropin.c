@@ -1,32 +1,35 @@
 /* link: scalapack dropin */
 /* The drop-in as ScaLAPACK's own programs call it: libredist_scalapack linked before
  * ScaLAPACK, so that Cp?gemr2d, p?gemr2d_, Cp?trmr2d, p?trmr2d_ and PBLAS's p?tran*_ are
- * redist's, against ScaLAPACK's own routines (reached with dlsym in ScaLAPACK's library), for
- * every element of every process's local B (padding included).
+ * redist's, against ScaLAPACK's own routines (reached with dlsym in ScaLAPACK's library),
+ * for every element of every process's local B (padding included).
  *
  * The cases are of the kinds REDIST/TESTING's GEMR2D.dat and TRMR2D.dat hold, drawn by the
  * test (--seed S, printed; --cases C; --case K): sub-matrices at any offset, grids of 1-4
  * processes (sometimes more) made as the testers make them (Cblacs_gridinit "R" over the
  * first processes; the union context an nprocs x 1 grid) or by Cblacs_gridmap over a random
- * subset in random order, any RSRC/CSRC and blocks. And with the testers' habits (pdgemrdrv.c,
- * pdtrmrdrv.c): DTYPE left uninitialised (0 or garbage) on some processes; LLD exactly the
- * local rows, so 0 on a process row with no rows, on the A and the B side; on processes outside a
- * grid, garbage in every descriptor entry but CTXT = -1 and in ia, ja; NULL local arrays where a
- * process holds nothing; UPLO and DIAG as "UPPER", "lower", "NONUNIT", ... or any other letter
- * (which ScaLAPACK reads as lower, and as "no diagonal" for an upper and "diagonal" for a lower
- * trapezoid). Each call is made through the C and then the Fortran entry point (the second one from
- * the plan cache). M or N = 0 comes with garbage everywhere else (ScaLAPACK reads nothing then).
+ * subset in random order, any RSRC/CSRC and blocks. And with the testers' habits
+ * (pdgemrdrv.c, pdtrmrdrv.c): DTYPE left uninitialised (0 or garbage) on some processes;
+ * LLD exactly the local rows, so 0 on a process row with no rows, on the A and the B side;
+ * on processes outside a grid, garbage in every descriptor entry but CTXT = -1 and in ia,
+ * ja; NULL local arrays where a process holds nothing; UPLO and DIAG as "UPPER", "lower",
+ * "NONUNIT", ... or any other letter (which ScaLAPACK reads as lower, and as "no diagonal"
+ * for an upper and "diagonal" for a lower trapezoid); along a grid dimension of one
+ * process, block sizes that differ between processes (ScaLAPACK uses none there). Each
+ * call is made through the C and then the Fortran entry point (the second one from the
+ * plan cache). M or N = 0 comes with garbage everywhere else (ScaLAPACK reads nothing then).
  *
  * Refusals, where ScaLAPACK exits (REDIST/SRC/pgemraux.c) or PBLAS aborts (PB_Cchkmat): LLD
- * below the local rows on one process (-1 where it has none), RSRC outside the grid, a sub-matrix
- * past the end, MB = 0; for p?tran: DTYPE not 1 or 2 on one process, LLD = 0, LLD below the local
- * rows where the process has columns, IA = 0, C in another context, M = 0 with a bad DTYPE (PBLAS
- * checks before its quick return); and what PBLAS accepts and redist cannot do,
- * REDIST_ERR_UNSUPPORTED: RSRC = -1 (replicated) or a first block IMB != MB (DTYPE 2) along a
- * grid dimension of several processes. Every process of the context must get the one
- * expected code, and B (C) must be untouched. p?tran's accepted cases include PBLAS's own
- * relaxations: LLD = 1 where a process has rows but no columns, DTYPE 2 descriptors (eleven
- * entries) with IMB = MB, and IMB != MB along a dimension of one process. */
+ * below the local rows on one process (-1 where it has none), RSRC outside the grid, a
+ * sub-matrix past the end, MB = 0; for p?tran: DTYPE not 1 or 2 on one process, LLD = 0,
+ * LLD below the local rows where the process has columns, IA = 0, C in another context,
+ * M = 0 with a bad DTYPE (PBLAS checks before its quick return); and what PBLAS accepts and
+ * redist cannot do, REDIST_ERR_UNSUPPORTED: RSRC = -1 (replicated) or a first block
+ * IMB != MB (DTYPE 2) along a grid dimension of several processes. Every process of the
+ * context must get the one expected code, and B (C) must be untouched. p?tran's accepted
+ * cases include PBLAS's own relaxations: LLD = 1 where a process has rows but no columns,
+ * DTYPE 2 descriptors (eleven entries) with IMB = MB, and IMB != MB along a dimension of
+ * one process. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -177,7 +180,8 @@ typedef struct {
     const grid_t *g;
     int desc[11]; /* ScaLAPACK's nine entries, or PBLAS's eleven (DTYPE 2) */
     int M, N, mb, nb, rsrc, csrc, imb, inb; /* drawn (desc holds them where this process is in) */
-    int64_t rows, cols;                     /* of this process's local array (0 outside the grid) */
+    int own_blocks; /* along a grid dimension of one process, each process passes its own block */
+    int64_t rows, cols;   /* of this process's local array (0 outside the grid) */
     int64_t elements;     /* allocated: max(LLD, rows) x cols; 0: the array is NULL */
     unsigned char *local; /* NULL where elements = 0, as the testers' setmemory gives */
 } matrix_t;
@@ -226,7 +230,7 @@ static void describe(matrix_t *mt, int dtype, int lld_habit)
         mt->desc[i] = garbage();
     mt->desc[CTXT_] = -1;
     mt->rows = mt->cols = mt->elements = 0;
-    int pad = rnd_mine(1, 3);
+    int pad = rnd_mine(1, 3), own_mb = rnd_mine(1, 40), own_nb = rnd_mine(1, 40);
     if (g->ctxt == -1)
         return;
     int rows = pb_numroc(M, mt->imb, mt->mb, g->row, mt->rsrc, g->rows);
@@ -241,7 +245,15 @@ static void describe(matrix_t *mt, int dtype, int lld_habit)
     mt->rows = rows;
     mt->cols = cols;
     mt->elements = (int64_t)(lld > rows ? lld : rows) * cols;
-    int nine[9] = {dtype, g->ctxt, M, N, mt->mb, mt->nb, mt->rsrc, mt->csrc, lld};
+    int nine[9] = {dtype,
+                   g->ctxt,
+                   M,
+                   N,
+                   mt->own_blocks && g->rows == 1 ? own_mb : mt->mb,
+                   mt->own_blocks && g->cols == 1 ? own_nb : mt->nb,
+                   mt->rsrc,
+                   mt->csrc,
+                   lld};
     int eleven[11] = {2, g->ctxt, M, N, mt->imb, mt->inb, mt->mb, mt->nb, mt->rsrc, mt->csrc, lld};
     if (dtype == 2)
         memcpy(mt->desc, eleven, sizeof eleven);
@@ -261,6 +273,7 @@ static void draw_matrix(matrix_t *mt, const grid_t *g, int M, int N)
     mt->nb = rnd(0, 1) ? rnd(1, 8) : rnd(N / 4 + 1, 2 * N + 10);
     mt->imb = mt->mb;
     mt->inb = mt->nb;
+    mt->own_blocks = 0;
     mt->rsrc = rnd(0, g->rows - 1);
     mt->csrc = rnd(0, g->cols - 1);
 }
@@ -460,6 +473,8 @@ static void mr2d_case(int index)
     x.ia = rnd(1, 40), x.ja = rnd(1, 40), x.ib = rnd(1, 40), x.jb = rnd(1, 40);
     draw_matrix(&a, &ga, x.ia - 1 + x.m + rnd(0, 9), x.ja - 1 + x.n + rnd(0, 9));
     draw_matrix(&b, &gb, x.ib - 1 + x.m + rnd(0, 9), x.jb - 1 + x.n + rnd(0, 9));
+    a.own_blocks = rnd(0, 3) == 0; /* ScaLAPACK reads no block size along such a dimension */
+    b.own_blocks = rnd(0, 3) == 0;
     int dtype = testers_dtype();
     describe(&a, dtype, rnd(0, 2) ? LLD_EXACT : LLD_PADDED);
     dtype = testers_dtype();
