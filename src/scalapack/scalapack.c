@@ -271,17 +271,18 @@ static int read_side(const call_t *cl, int which, side_t *s)
     s->in = 1;
     s->row = g.row;
     s->col = g.col;
+    if (err != REDIST_SUCCESS) /* the exchange fails the call: no parameter is needed */
+        return err;
     int p[NPARAM] = {g.rows, g.cols, i - 1 + m, j - 1 + n, d.mb,
                      d.nb,   d.rsrc, d.csrc,    i - 1,     j - 1};
     memcpy(s->param, p, sizeof p);
     /* Where this process holds no element of the part used, LLD is never read (ScaLAPACK
        allows 0 there, PBLAS any LLD >= 1 on a process without columns): the window gets 0,
        dense, which asks nothing of it. */
-    int holds = err == REDIST_SUCCESS && m > 0 && n > 0 &&
-                numroc(i - 1 + m, d.mb, g.row, d.rsrc, g.rows) > 0 &&
+    int holds = m > 0 && n > 0 && numroc(i - 1 + m, d.mb, g.row, d.rsrc, g.rows) > 0 &&
                 numroc(j - 1 + n, d.nb, g.col, d.csrc, g.cols) > 0;
     s->lld = holds ? d.lld : 0;
-    return err;
+    return REDIST_SUCCESS;
 }
 
 /* ---- caches ---------------------------------------------------------------------------- */
@@ -678,7 +679,12 @@ static void fill_exchange(int *r, int len, const call_t *cl, int status, const c
     for (int i = 0; i < len; i++)
         r[i] = INT_MAX;
     r[R_STATUS] = STATUS_BASE + status;
-    int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
+    int call[3] = {cl->m < 0        ? 0
+                   : cl->m < ID_TOP ? cl->m + 1
+                                    : ID_TOP,
+                   cl->n < 0        ? 0
+                   : cl->n < ID_TOP ? cl->n + 1
+                                    : ID_TOP,
                    (((int)cl->kind * 4 + cl->op) * 256 + (unsigned char)cl->uplo) * 256 +
                        (unsigned char)cl->diag};
     for (int i = 0; i < 3; i++) {

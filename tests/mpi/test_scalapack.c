@@ -28,6 +28,7 @@
  * This test links redist's entry points under their redist_ names only, so that pdgemr2d_
  * is ScaLAPACK's. Options: --seed S, --cases C, --case K. */
 #include <complex.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -456,6 +457,46 @@ static void one_case(int index)
     free(sb);
 }
 
+/* Extreme values of one argument of pdgemr2d or pdtran (on a 1 x np grid, A and B alike):
+   refused on every process, with no overflow on the way (which the sanitizer build would
+   report), or accepted where they mean nothing. */
+static void extreme_cases(int ctxt, const int desc[9], double *a, double *b)
+{
+    enum { M = -1, IA = -2 }; /* else the index of the desca entry */
+    static const struct {
+        const char *what;
+        int tran, arg, value, last_only, want;
+    } cases[] = {{"pdgemr2d: m = INT_MAX", 0, M, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdgemr2d: ia = INT_MAX", 0, IA, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdgemr2d: ia = INT_MIN on the last process", 0, IA, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: RSRC = INT_MIN on the last process", 0, 6, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: LLD = INT_MIN on the last process", 0, 8, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: MB = INT_MAX (one process row)", 0, 4, INT_MAX, 0, REDIST_SUCCESS},
+                 {"pdtran: m = INT_MAX", 1, M, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdtran: ia = INT_MIN", 1, IA, INT_MIN, 0, REDIST_ERR_ARG},
+                 {"pdtran: DTYPE = INT_MIN on the last process", 1, 0, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdtran: MB = INT_MAX (one process row)", 1, 4, INT_MAX, 0, REDIST_SUCCESS}};
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+        int m = 8, n = 8, ia = 1, one = 1, da[9], db[9], set = !cases[k].last_only || me == np - 1;
+        double alpha = 1.0, beta = 0.0;
+        memcpy(da, desc, sizeof da);
+        memcpy(db, desc, sizeof db);
+        if (set)
+            *(cases[k].arg == M    ? &m
+              : cases[k].arg == IA ? &ia
+                                   : &da[cases[k].arg]) = cases[k].value;
+        if (cases[k].tran)
+            redist_pdtran(&m, &n, &alpha, a, &ia, &one, da, &beta, b, &one, &one, db);
+        else
+            redist_pdgemr2d(&m, &n, a, &ia, &one, da, b, &one, &one, db, &ctxt);
+        const char *detail = NULL;
+        int rc = redist_scalapack_last_error(&detail);
+        if (rc != cases[k].want)
+            mtest_fail(&errs, me, "extreme", "%s: got %s (%s), want %s", cases[k].what,
+                       redist_strerror(rc), detail, redist_strerror(cases[k].want));
+    }
+}
+
 /* Arguments that differ between processes or are wrong on one: every process gets the same
    code, and none waits for the others. */
 static void hostile_cases(void)
@@ -477,7 +518,7 @@ static void hostile_cases(void)
         {"m = 0 with garbage descriptors, ia and ictxt (nothing read)", REDIST_SUCCESS},
         {"LLD too small on the last process", REDIST_ERR_ARG},
         {"DTYPE 2 on the first process (p?gemr2d never reads it)", REDIST_SUCCESS},
-        {"MB differs on the last process", REDIST_ERR_MISMATCH},
+        {"NB differs on the last process (of a 1 x np grid)", REDIST_ERR_MISMATCH},
         {"pzgemr2d on the last process, pdgemr2d elsewhere", REDIST_ERR_MISMATCH},
         {"ia past the matrix", REDIST_ERR_ARG},
         {"m = n = 0 with garbage descriptors", REDIST_SUCCESS},
@@ -541,6 +582,7 @@ static void hostile_cases(void)
             mtest_fail(&errs, me, "hostile", "%s: got %s (%s), want %s", cases[k].what,
                        redist_strerror(rc), detail, redist_strerror(want));
     }
+    extreme_cases(ctxt, desc, a, b);
     free(a);
     free(b);
     Cblacs_gridexit(ctxt);
