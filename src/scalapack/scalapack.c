@@ -198,8 +198,8 @@ static int check_pblas(const desc_t *d, int ictxt, int i, int j, int m, int n, c
         return fail(REDIST_ERR_ARG, "desc%s[DTYPE] = %d: PBLAS accepts 1 or 2", name, d->dtype);
     if (d->ctxt != ictxt)
         return fail(REDIST_ERR_ARG,
-                    "desc%s[CTXT] = %d is not desca[CTXT] = %d: PBLAS transposes within one "
-                    "context",
+                    "desc%s[CTXT] = %d is not the call's context %d: PBLAS transposes within "
+                    "one context",
                     name, d->ctxt, ictxt);
     if (d->imb < 1 || d->inb < 1 || d->mb < 1 || d->nb < 1)
         return fail(REDIST_ERR_ARG, "desc%s: IMB = %d, INB = %d, MB = %d, NB = %d must be >= 1",
@@ -928,13 +928,18 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
 }
 
 /* p?tran: A and C in one context, every process of its grid in both (PBLAS's rule): the
-   union context is A's (call_op refuses a C in another one on every process). */
+   union context is A's (PB_Cchkmat's checks refuse a C in another one on every process).
+   A process whose A context is no grid of its own takes C's, if it is in that grid, so that
+   it still joins the exchange and its error reaches the others, which would wait for it
+   (PBLAS aborts the job there). */
 static void call_tran(kind_t kind, int op, const double alpha[2], const double beta[2],
                       const int *m, const int *n, const void *a, const int *ia, const int *ja,
                       const int *desca, void *c, const int *ic, const int *jc, const int *descc)
 {
-    call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc,
-            &desca[CTXT_]);
+    grid_t g;
+    const int *ictxt =
+        grid_of(desca[CTXT_], &g) || !grid_of(descc[CTXT_], &g) ? &desca[CTXT_] : &descc[CTXT_];
+    call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc, ictxt);
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */

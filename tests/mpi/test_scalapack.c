@@ -475,6 +475,7 @@ static void extreme_cases(int ctxt, const int desc[9], double *a, double *b)
                  {"pdtran: m = INT_MAX", 1, M, INT_MAX, 0, REDIST_ERR_ARG},
                  {"pdtran: ia = INT_MIN", 1, IA, INT_MIN, 0, REDIST_ERR_ARG},
                  {"pdtran: DTYPE = INT_MIN on the last process", 1, 0, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdtran: desca[CTXT] = -1 on the last process", 1, 1, -1, 1, REDIST_ERR_ARG},
                  {"pdtran: MB = INT_MAX (one process row)", 1, 4, INT_MAX, 0, REDIST_SUCCESS}};
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
         int m = 8, n = 8, ia = 1, one = 1, da[9], db[9], set = !cases[k].last_only || me == np - 1;
