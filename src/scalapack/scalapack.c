@@ -265,7 +265,7 @@ static int read_side(const call_t *cl, int which, side_t *s)
     } else {
         grid_of(cl->ictxt, &g); /* the caller is in it */
         err = check_pblas(&d, cl->ictxt, i, j, m, n, &g, name);
-        if (err == REDIST_SUCCESS)
+        if (err == REDIST_SUCCESS && m > 0 && n > 0) /* else nothing to describe */
             err = pblas_supported(&d, &g, name);
     }
     s->in = 1;

@@ -644,6 +644,7 @@ static const char *break_tran(const grid_t *g, int *m, int n, int *ia, matrix_t 
 {
     matrix_t *side = rnd(0, 1) ? a : c;
     int kind = rnd(0, 7), victim = rnd(0, g->rows * g->cols - 1), bad_dtype = testers_dtype();
+    int empty = rnd(0, 2) == 0;
     int mine = g->row * g->cols + g->col, lld = side->desc[DTYPE_] == 2 ? 10 : 8;
     *code = REDIST_ERR_ARG;
     *broke = g->ctxt != -1;
@@ -671,7 +672,9 @@ static const char *break_tran(const grid_t *g, int *m, int n, int *ia, matrix_t 
         c->desc[CTXT_] = -1;
         return "C's context is not A's";
     }
-    *code = REDIST_ERR_UNSUPPORTED;
+    if (empty) /* PBLAS accepts it and does nothing; so does redist */
+        *m = 0;
+    *code = *m > 0 && n > 0 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
     as_dtype2(side);
     side->desc[10] = side->desc[10] > side->desc[M_] ? side->desc[10] : side->desc[M_];
     if (kind == 6) {
