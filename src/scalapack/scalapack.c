@@ -246,6 +246,13 @@ static int pblas_supported(desc_t *d, const grid_t *g, const char *name)
     return REDIST_SUCCESS;
 }
 
+/* PBLAS's quick return: alpha = 0 and beta = 1 leave sub(C) as it is. */
+static int nothing_to_do(const call_t *cl)
+{
+    return cl->op != OP_COPY && cl->alpha[0] == 0.0 && cl->alpha[1] == 0.0 && cl->beta[0] == 1.0 &&
+           cl->beta[1] == 0.0;
+}
+
 /* One matrix (which = 0: A, 1: B or C) of the call on this process: its grid position, the
    routine's own checks, and the parameters the exchange carries. */
 static int read_side(const call_t *cl, int which, side_t *s)
@@ -265,7 +272,7 @@ static int read_side(const call_t *cl, int which, side_t *s)
     } else {
         grid_of(cl->ictxt, &g); /* the caller is in it */
         err = check_pblas(&d, cl->ictxt, i, j, m, n, &g, name);
-        if (err == REDIST_SUCCESS && m > 0 && n > 0) /* else nothing to describe */
+        if (err == REDIST_SUCCESS && m > 0 && n > 0 && !nothing_to_do(cl)) /* else no plan */
             err = pblas_supported(&d, &g, name);
     }
     s->in = 1;
@@ -761,13 +768,6 @@ static int check_grids(const int *r, int nprocs)
         if (r[R_FIXED + 2 * nprocs + i] == INT_MAX)
             err = fail(REDIST_ERR_ARG, "B's grid has a process outside the union context");
     return err;
-}
-
-/* PBLAS's quick return: alpha = 0 and beta = 1 leave sub(C) as it is. */
-static int nothing_to_do(const call_t *cl)
-{
-    return cl->op != OP_COPY && cl->alpha[0] == 0.0 && cl->alpha[1] == 0.0 && cl->beta[0] == 1.0 &&
-           cl->beta[1] == 0.0;
 }
 
 /* This process's verdict on its arguments (m and n, then A's and B's or C's), and its place

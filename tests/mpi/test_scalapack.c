@@ -501,7 +501,8 @@ static void extreme_cases(int ctxt, const int desc[9], double *a, double *b)
 /* What PBLAS accepts and redist cannot describe, on an np x 1 grid: a replicated A (RSRC = -1)
    or a DTYPE 2 descriptor whose first block is not MB: REDIST_ERR_UNSUPPORTED on every
    process when there is something to move and more than one process row; SUCCESS for m = 0
-   (nothing to do, as in PBLAS) or on one process row (where both mean nothing). */
+   or alpha = 0 with beta = 1 (nothing to do, as in PBLAS) or on one process row (where both
+   mean nothing). */
 static void pblas_unsupported_cases(void)
 {
     int ctxt = 0, n = 12, one = 1;
@@ -512,15 +513,20 @@ static void pblas_unsupported_cases(void)
     int replicated[9] = {1, ctxt, n, n, 3, 3, -1, 0, n}, plain[9] = {1, ctxt, n, n, 3, 3, 0, 0, n};
     int first_block[11] = {2, ctxt, n, n, 2, 3, 3, 3, 0, 0, n};
     int *descs[2] = {replicated, first_block};
-    for (int k = 0; k < 4; k++) {
-        int m = k < 2 ? 0 : 8, want = m > 0 && np > 1 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
+    for (int k = 0; k < 6; k++) { /* m = 0, then m = 8, then alpha = 0 with beta = 1 */
+        int m = k < 2 ? 0 : 8, quick = k >= 4;
+        int want = m > 0 && !quick && np > 1 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
+        alpha = quick ? 0.0 : 1.0;
+        beta = quick ? 1.0 : 0.0;
         redist_pdtran(&m, &m, &alpha, a, &one, &one, descs[k % 2], &beta, c, &one, &one, plain);
         const char *detail = NULL;
         int rc = redist_scalapack_last_error(&detail);
         if (rc != want)
-            mtest_fail(&errs, me, "pblas", "pdtran m = %d, A %s: got %s (%s), want %s", m,
-                       k % 2 ? "with a first block of 2 rows" : "replicated", redist_strerror(rc),
-                       detail, redist_strerror(want));
+            mtest_fail(&errs, me, "pblas",
+                       "pdtran m = %d, alpha %g, beta %g, A %s: got %s (%s), "
+                       "want %s",
+                       m, alpha, beta, k % 2 ? "with a first block of 2 rows" : "replicated",
+                       redist_strerror(rc), detail, redist_strerror(want));
     }
     free(a);
     free(c);
