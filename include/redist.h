@@ -434,19 +434,24 @@ uint64_t redist_bmmc_apply(int n, const uint64_t a[], uint64_t c, uint64_t x);
 
 /* ---- ScaLAPACK (in libredist_scalapack: link with -lredist_scalapack) -------------------
    Exactly the arguments and semantics of ScaLAPACK's p?gemr2d_ and p?trmr2d_ (REDIST/SRC):
-   all pointers, 1-based ia/ja, DESC[9] = {DTYPE (1), CTXT, M, N, MB, NB, RSRC, CSRC, LLD},
-   ictxt a BLACS context containing both grids. Every process of ictxt calls; a process
-   outside A's grid (or B's) passes that descriptor's CTXT = -1, and its other A (B)
+   all pointers, 1-based ia/ja, DESC[9] = {DTYPE (not read), CTXT, M, N, MB, NB, RSRC, CSRC,
+   LLD}, ictxt a BLACS context containing both grids. What ScaLAPACK accepts is accepted
+   (LLD >= the local rows, so 0 where a process has none) and what it exits on is refused,
+   with the same code on every process (docs/scalapack.md lists each argument). m = 0 or
+   n = 0 returns at once, reading and communicating nothing. Every process of ictxt calls; a
+   process outside A's grid (or B's) passes that descriptor's CTXT = -1, and its other A (B)
    arguments are not read. The sub-matrix A(ia:ia+m-1, ja:ja+n-1) is copied to
    B(ib:ib+m-1, jb:jb+n-1); nothing else in B's local arrays (LLD padding included) is
-   written. p?trmr2d copies only the trapezoid uplo ('U' or 'L') of the sub-matrix, its
-   diagonal unless diag = 'U', as ScaLAPACK does (for m != n the trapezoid is anchored as
-   in ScaLAPACK's p?trmr2d). Repeated calls reuse a cached plan (docs/scalapack.md). The
-   library also exports the unprefixed psgemr2d_ ... and Cpdgemr2d ... symbols, so that
-   linking it before ScaLAPACK replaces ScaLAPACK's in an unchanged program. The c and z
-   versions take single and double complex arrays. These routines return nothing, like
-   ScaLAPACK's: redist_scalapack_last_error gives this process's outcome of its last call
-   (the same on every process of ictxt) and *detail a message (if detail is not NULL). */
+   written. p?trmr2d copies only the trapezoid uplo of the sub-matrix as ScaLAPACK reads uplo
+   and diag (upper for 'U' or 'u', any other letter lower; the diagonal of an upper one for
+   diag 'N' or 'n' only, of a lower one unless diag is 'U' or 'u'; for m != n the trapezoid is
+   anchored as in ScaLAPACK's p?trmr2d). Repeated calls reuse a cached plan
+   (docs/scalapack.md). The library also exports the unprefixed psgemr2d_ ... and
+   Cpdgemr2d ... symbols, so that linking it before ScaLAPACK replaces ScaLAPACK's in an
+   unchanged program. The c and z versions take single and double complex arrays. These
+   routines return nothing, like ScaLAPACK's: redist_scalapack_last_error gives this
+   process's outcome of its last call (the same on every process of ictxt) and *detail a
+   message (if detail is not NULL). */
 void redist_psgemr2d(int *m, int *n, float *a, int *ia, int *ja, int *desca, float *b, int *ib,
                      int *jb, int *descb, int *ictxt);
 void redist_pdgemr2d(int *m, int *n, double *a, int *ia, int *ja, int *desca, double *b, int *ib,
@@ -472,7 +477,11 @@ void redist_pitrmr2d(char *uplo, char *diag, int *m, int *n, int *a, int *ia, in
    in one BLACS context (desca[CTXT] = descc[CTXT]; every process of its grid calls);
    op(X) = X^T (p?tran, p?tranu) or X^H (p?tranc). alpha and beta are the element type's
    (complex ones as two reals); beta = 0 never reads C, alpha = 0 never reads A, and alpha = 0
-   with beta = 1 returns at once. Same descriptors, sub-matrices, cache and errors
+   with beta = 1 returns after the checks. The arguments are checked as PBLAS's PB_Cchkmat
+   checks them (DTYPE 1, or 2 with eleven entries; LLD >= 1, and >= the local rows where the
+   process holds columns; ...), for m = 0 or n = 0 too; what PBLAS accepts and redist cannot
+   do (RSRC or CSRC = -1, a first block IMB x INB other than MB x NB, along a grid dimension of
+   more than one process) is REDIST_ERR_UNSUPPORTED. Same cache and errors
    (redist_scalapack_last_error) as p?gemr2d above; plans are cached per (alpha, beta). The
    library also exports pstran_ ... pztranc_, which replace PBLAS's. */
 void redist_pstran(int *m, int *n, float *alpha, float *a, int *ia, int *ja, int *desca,

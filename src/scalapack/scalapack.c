@@ -2,9 +2,16 @@
  *
  * Arguments and semantics are ScaLAPACK's (REDIST/SRC/p?gemr.c): every process of the
  * union context ictxt calls; a process outside A's grid (or B's) passes DESC[CTXT] = -1
- * (its other A/B arguments are not read); m, n are the same everywhere.
+ * (its other A/B arguments are not read); m, n are the same everywhere. Each entry point
+ * accepts what the routine it replaces accepts and refuses what that one refuses
+ * (docs/scalapack.md, argument by argument): p?gemr2d and p?trmr2d apply the checks of
+ * ScaLAPACK's paramcheck (REDIST/SRC/pgemraux.c) and never read DTYPE; the transposes apply
+ * PBLAS's PB_Cchkmat (PBLAS/SRC/PTOOLS) to A and C. Where those exit, abort or divide by zero,
+ * these return an error, the same on every process.
  *
  * One call:
+ * 0. p?gemr2d and p?trmr2d with m = 0 or n = 0 return at once, reading nothing else and
+ *    communicating with no one, as ScaLAPACK's do (PBLAS checks its arguments first).
  * 1. Local checks of this process's arguments, its grid positions (BLACS), and candidates
  *    from two caches: the union context's communicator and, within it, a plan for these
  *    arguments.
@@ -72,21 +79,32 @@ typedef enum { KIND_S, KIND_D, KIND_C, KIND_Z, KIND_I } kind_t;
 /* PBLAS's p?tran (B = C there): sub(B) := beta sub(B) + alpha op(sub(A)), sub(A) n x m. */
 enum { OP_COPY, OP_TRANSPOSE, OP_CONJ_TRANSPOSE };
 
+/* A descriptor as the routine reads it: ScaLAPACK's nine entries (DTYPE 1) or PBLAS's eleven
+   (DTYPE 2, BLOCK_CYCLIC_2D_INB: first blocks IMB x INB, then MB x NB), as PB_CargFtoC
+   converts them. p?gemr2d and p?trmr2d read the nine entries whatever DTYPE says and never
+   DTYPE itself (dtype 0 here). */
+typedef struct {
+    int dtype, ctxt, m, n, imb, inb, mb, nb, rsrc, csrc, lld;
+} desc_t;
+
 typedef struct {
     kind_t kind;
-    char uplo, diag; /* 0 for gemr2d */
+    char uplo, diag; /* 0 for gemr2d; else 'U'/'L' and 'U' (no diagonal) or 'N' (with it) */
     int op;          /* OP_*: p?gemr2d and p?trmr2d copy */
     int m, n, ia, ja, ib, jb, ictxt;
-    int desca[DLEN_], descb[DLEN_];
+    desc_t a, b;
     double alpha[2], beta[2]; /* p?tran: part of the plan, so of its cache key */
 } call_t;
 
-/* A matrix's grid and parameters as the reduction carries them. */
+/* A matrix's grid and parameters as the reduction carries them: P_M and P_N are the rows and
+   columns up to the sub-matrix's end (ia - 1 + m, ja - 1 + n), which is all of the matrix a
+   redistribution uses; DESC's M and N themselves are only checked, by each process on its own
+   (ScaLAPACK's and PBLAS's rule: their processes may pass different ones). */
 enum { P_ROWS, P_COLS, P_M, P_N, P_MB, P_NB, P_RSRC, P_CSRC, P_I, P_J, NPARAM };
 
 typedef struct {
     int in;            /* this process is in the matrix's grid */
-    int row, col, lld; /* its position and LLD there */
+    int row, col, lld; /* its position there, and the LLD its window uses (0: holds nothing) */
     int param[NPARAM]; /* known where in */
 } side_t;
 
@@ -124,37 +142,153 @@ static int numroc(int n, int nb, int iproc, int isrc, int nprocs)
     return r;
 }
 
-/* The grid position of this process in ctxt (-1 if none), and checks of its descriptor. */
-static int read_side(const int desc[DLEN_], int i, int j, int m, int n, const char *name, side_t *s)
+/* PBLAS's PB_Cnumroc (PBLAS/SRC/PTOOLS): the rows (or columns) of process iproc when the first
+   block holds inb and the others nb, from isrc over nprocs; isrc = -1 replicates. */
+static int pb_numroc(int n, int inb, int nb, int iproc, int isrc, int nprocs)
+{
+    if (isrc == -1 || nprocs == 1)
+        return n;
+    if (iproc == isrc)
+        return n <= inb ? n : inb + numroc(n - inb, nb, iproc, (isrc + 1) % nprocs, nprocs);
+    return n <= inb ? 0 : numroc(n - inb, nb, iproc, (isrc + 1) % nprocs, nprocs);
+}
+
+typedef struct {
+    int rows, cols, row, col;
+} grid_t;
+
+/* This process's place in ctxt's grid; 0 if it is not in it (BLACS gives -1 then). */
+static int grid_of(int ctxt, grid_t *g)
+{
+    Cblacs_gridinfo(ctxt, &g->rows, &g->cols, &g->row, &g->col);
+    return g->row >= 0 && g->col >= 0 && g->row < g->rows && g->col < g->cols;
+}
+
+/* ScaLAPACK's paramcheck (REDIST/SRC/pgemraux.c, which exits on each of them) for a process of
+   the matrix's grid: first coordinates in the grid, the m x n sub-matrix at (i, j) inside the
+   matrix, LLD at least the local rows (0 where there are none). MB and NB, which ScaLAPACK
+   does not check but divides by, must be >= 1. DTYPE is not read. */
+static int check_mr2d(const desc_t *d, int i, int j, int m, int n, const grid_t *g,
+                      const char *name)
+{
+    if (d->rsrc < 0 || d->rsrc >= g->rows || d->csrc < 0 || d->csrc >= g->cols)
+        return fail(REDIST_ERR_ARG, "desc%s: RSRC = %d, CSRC = %d outside the %d x %d grid", name,
+                    d->rsrc, d->csrc, g->rows, g->cols);
+    if (i < 1 || j < 1 || (long)i - 1 + m > d->m || (long)j - 1 + n > d->n)
+        return fail(REDIST_ERR_ARG, "the %d x %d sub-matrix at (%d, %d) leaves %s's %d x %d", m, n,
+                    i, j, name, d->m, d->n);
+    if (d->mb < 1 || d->nb < 1)
+        return fail(REDIST_ERR_ARG, "desc%s: MB = %d, NB = %d must be >= 1", name, d->mb, d->nb);
+    int local_rows = numroc(d->m, d->mb, g->row, d->rsrc, g->rows);
+    if (d->lld < local_rows)
+        return fail(REDIST_ERR_ARG, "desc%s[LLD] = %d is less than this process's %d local rows",
+                    name, d->lld, local_rows);
+    return REDIST_SUCCESS;
+}
+
+/* PBLAS's PB_Cchkmat (PBLAS/SRC/PTOOLS/PB_Cchkmat.c, whose errors PB_Cabort turns into
+   Cblacs_abort) for the m x n sub-matrix at (i, j) of one operand, on a process of ictxt's
+   grid. m, n >= 0 is checked by the caller. */
+static int check_pblas(const desc_t *d, int ictxt, int i, int j, int m, int n, const grid_t *g,
+                       const char *name)
+{
+    if (i < 1 || j < 1)
+        return fail(REDIST_ERR_ARG, "i%s = %d, j%s = %d must be >= 1", name, i, name, j);
+    if (d->dtype != 1 && d->dtype != 2)
+        return fail(REDIST_ERR_ARG, "desc%s[DTYPE] = %d: PBLAS accepts 1 or 2", name, d->dtype);
+    if (d->ctxt != ictxt)
+        return fail(REDIST_ERR_ARG,
+                    "desc%s[CTXT] = %d is not the call's context %d: PBLAS transposes within "
+                    "one context",
+                    name, d->ctxt, ictxt);
+    if (d->imb < 1 || d->inb < 1 || d->mb < 1 || d->nb < 1)
+        return fail(REDIST_ERR_ARG, "desc%s: IMB = %d, INB = %d, MB = %d, NB = %d must be >= 1",
+                    name, d->imb, d->inb, d->mb, d->nb);
+    if (d->rsrc < -1 || d->rsrc >= g->rows || d->csrc < -1 || d->csrc >= g->cols)
+        return fail(REDIST_ERR_ARG, "desc%s: RSRC = %d, CSRC = %d outside -1 .. the %d x %d grid",
+                    name, d->rsrc, d->csrc, g->rows, g->cols);
+    if (m == 0 || n == 0) /* PBLAS relaxes its checks for an empty operation */
+        return d->m < 0 || d->n < 0 || d->lld < 1
+                   ? fail(REDIST_ERR_ARG, "desc%s: M = %d, N = %d (>= 0), LLD = %d (>= 1)", name,
+                          d->m, d->n, d->lld)
+                   : REDIST_SUCCESS;
+    if ((long)i - 1 + m > d->m || (long)j - 1 + n > d->n)
+        return fail(REDIST_ERR_ARG, "the %d x %d sub-matrix at (%d, %d) leaves %s's %d x %d", m, n,
+                    i, j, name, d->m, d->n);
+    int np = pb_numroc(d->m, d->imb, d->mb, g->row, d->rsrc, g->rows),
+        nq = pb_numroc(d->n, d->inb, d->nb, g->col, d->csrc, g->cols);
+    if (d->lld < 1 || (d->lld < np && nq > 0))
+        return fail(REDIST_ERR_ARG,
+                    "desc%s[LLD] = %d: it must be >= 1, and >= this process's %d local rows when "
+                    "it holds columns",
+                    name, d->lld, np);
+    return REDIST_SUCCESS;
+}
+
+/* What PBLAS accepts and redist cannot describe: a replicated matrix (RSRC or CSRC = -1) and
+   a first block other than MB x NB (DTYPE 2), each along a grid dimension of more than one
+   process; along one of one process both mean nothing, and *d becomes the plain equivalent. */
+static int pblas_supported(desc_t *d, const grid_t *g, const char *name)
+{
+    if (g->rows == 1)
+        d->rsrc = 0, d->imb = d->mb;
+    if (g->cols == 1)
+        d->csrc = 0, d->inb = d->nb;
+    if (d->rsrc == -1 || d->csrc == -1)
+        return fail(REDIST_ERR_UNSUPPORTED,
+                    "desc%s: RSRC = %d, CSRC = %d: replicated matrices are not supported", name,
+                    d->rsrc, d->csrc);
+    if (d->imb != d->mb || d->inb != d->nb)
+        return fail(REDIST_ERR_UNSUPPORTED,
+                    "desc%s: first block %d x %d, then %d x %d: only first blocks of MB x NB are "
+                    "supported",
+                    name, d->imb, d->inb, d->mb, d->nb);
+    return REDIST_SUCCESS;
+}
+
+/* PBLAS's quick return: alpha = 0 and beta = 1 leave sub(C) as it is. */
+static int nothing_to_do(const call_t *cl)
+{
+    return cl->op != OP_COPY && cl->alpha[0] == 0.0 && cl->alpha[1] == 0.0 && cl->beta[0] == 1.0 &&
+           cl->beta[1] == 0.0;
+}
+
+/* One matrix (which = 0: A, 1: B or C) of the call on this process: its grid position, the
+   routine's own checks, and the parameters the exchange carries. */
+static int read_side(const call_t *cl, int which, side_t *s)
 {
     memset(s, 0, sizeof *s);
-    if (desc[CTXT_] == -1)
-        return REDIST_SUCCESS;
-    int rows = 0, cols = 0;
-    Cblacs_gridinfo(desc[CTXT_], &rows, &cols, &s->row, &s->col);
-    if (s->row < 0 || s->col < 0 || s->row >= rows || s->col >= cols)
-        return REDIST_SUCCESS; /* a valid context this process is not in */
+    desc_t d = which ? cl->b : cl->a;
+    const char *name = cl->op == OP_COPY ? (which ? "b" : "a") : (which ? "c" : "a");
+    int i = which ? cl->ib : cl->ia, j = which ? cl->jb : cl->ja;
+    int m = which || cl->op == OP_COPY ? cl->m : cl->n,
+        n = which || cl->op == OP_COPY ? cl->n : cl->m;
+    grid_t g;
+    int err;
+    if (cl->op == OP_COPY) {
+        if (d.ctxt == -1 || !grid_of(d.ctxt, &g))
+            return REDIST_SUCCESS; /* not in this grid: nothing of it is read */
+        err = check_mr2d(&d, i, j, m, n, &g, name);
+    } else {
+        grid_of(cl->ictxt, &g); /* the caller is in it */
+        err = check_pblas(&d, cl->ictxt, i, j, m, n, &g, name);
+        if (err == REDIST_SUCCESS && m > 0 && n > 0 && !nothing_to_do(cl)) /* else no plan */
+            err = pblas_supported(&d, &g, name);
+    }
     s->in = 1;
-    s->lld = desc[LLD_];
-    int p[NPARAM] = {rows,      cols,        desc[M_],    desc[N_], desc[MB_],
-                     desc[NB_], desc[RSRC_], desc[CSRC_], i - 1,    j - 1};
+    s->row = g.row;
+    s->col = g.col;
+    if (err != REDIST_SUCCESS) /* the exchange fails the call: no parameter is needed */
+        return err;
+    int p[NPARAM] = {g.rows, g.cols, i - 1 + m, j - 1 + n, d.mb,
+                     d.nb,   d.rsrc, d.csrc,    i - 1,     j - 1};
     memcpy(s->param, p, sizeof p);
-    if (desc[DTYPE_] != 1)
-        return fail(REDIST_ERR_ARG, "desc%s[DTYPE] = %d: only 1 (dense) is supported", name,
-                    desc[DTYPE_]);
-    if (desc[M_] < 0 || desc[N_] < 0 || desc[MB_] < 1 || desc[NB_] < 1)
-        return fail(REDIST_ERR_ARG, "desc%s: M = %d, N = %d, MB = %d, NB = %d", name, desc[M_],
-                    desc[N_], desc[MB_], desc[NB_]);
-    if (desc[RSRC_] < 0 || desc[RSRC_] >= rows || desc[CSRC_] < 0 || desc[CSRC_] >= cols)
-        return fail(REDIST_ERR_ARG, "desc%s: RSRC = %d, CSRC = %d outside the %d x %d grid", name,
-                    desc[RSRC_], desc[CSRC_], rows, cols);
-    int local_rows = numroc(desc[M_], desc[MB_], s->row, desc[RSRC_], rows);
-    if (desc[LLD_] < (local_rows > 1 ? local_rows : 1))
-        return fail(REDIST_ERR_ARG, "desc%s[LLD] = %d is less than max(1, %d local rows)", name,
-                    desc[LLD_], local_rows);
-    if (i < 1 || j < 1 || (long)i - 1 + m > desc[M_] || (long)j - 1 + n > desc[N_])
-        return fail(REDIST_ERR_ARG, "the %d x %d sub-matrix at (%d, %d) leaves %s's %d x %d", m, n,
-                    i, j, name, desc[M_], desc[N_]);
+    /* Where this process holds no element of the part used, LLD is never read (ScaLAPACK
+       allows 0 there, PBLAS any LLD >= 1 on a process without columns): the window gets 0,
+       dense, which asks nothing of it. */
+    int holds = m > 0 && n > 0 && numroc(i - 1 + m, d.mb, g.row, d.rsrc, g.rows) > 0 &&
+                numroc(j - 1 + n, d.nb, g.col, d.csrc, g.cols) > 0;
+    s->lld = holds ? d.lld : 0;
     return REDIST_SUCCESS;
 }
 
@@ -240,21 +374,25 @@ static int same_call(const call_t *a, const call_t *b)
 
 /* A call's key for the plan cache: its arguments without the BLACS handles, which BLACS
    reuses for other grids (the grids themselves are checked by params_hash), keeping only
-   whether this process is in each grid. */
-static call_t cache_key(const call_t *cl)
+   whether this process is in each grid; of a grid it is not in, nothing (it is not read). */
+static call_t cache_key(const call_t *cl, const side_t *sa, const side_t *sb)
 {
-    call_t k = *cl;
+    call_t k;
+    memcpy(&k, cl, sizeof k); /* padding too: keys are compared with memcmp */
     k.ictxt = 0;
-    k.desca[CTXT_] = cl->desca[CTXT_] == -1 ? -1 : 0;
-    k.descb[CTXT_] = cl->descb[CTXT_] == -1 ? -1 : 0;
+    if (!sa->in)
+        memset(&k.a, 0, sizeof k.a), k.ia = k.ja = 0;
+    if (!sb->in)
+        memset(&k.b, 0, sizeof k.b), k.ib = k.jb = 0;
+    k.a.ctxt = sa->in ? 0 : -1;
+    k.b.ctxt = sb->in ? 0 : -1;
     return k;
 }
 
-static plan_entry *find_plan(context *c, const call_t *cl)
+static plan_entry *find_plan(context *c, const call_t *key)
 {
-    call_t key = cache_key(cl);
     for (int i = 0; c != NULL && i < PLANS_PER_CONTEXT; i++)
-        if (c->plans[i].plan != NULL && same_call(&c->plans[i].key, &key))
+        if (c->plans[i].plan != NULL && same_call(&c->plans[i].key, key))
             return &c->plans[i];
     return NULL;
 }
@@ -398,9 +536,9 @@ static int params_hash(const int *r, int nprocs)
 
 /* After BLACS changed the handles: whether every member has the same cached plan for these
    arguments (one agreement over the union's communicator), and which. */
-static int agree_on_plan(context *c, const call_t *cl, int params, plan_entry **pe)
+static int agree_on_plan(context *c, const call_t *key, int params, plan_entry **pe)
 {
-    plan_entry *mine = find_plan(c, cl);
+    plan_entry *mine = find_plan(c, key);
     if (mine != NULL && mine->params_hash != params)
         mine = NULL;
     int v[2] = {mine ? mine->id + 1 : 0, mine ? ID_TOP - mine->id - 1 : ID_TOP}, all[2] = {0, 0};
@@ -500,8 +638,8 @@ static void copy_trapezoid(const call_t *cl, const int *pb, const side_t *mine, 
 }
 
 /* ---- one call -------------------------------------------------------------------------- */
-static int make_plan(const call_t *cl, context *c, const int *r, int nprocs, const side_t *sa,
-                     const side_t *sb, plan_entry *e)
+static int make_plan(const call_t *cl, const call_t *key, context *c, const int *r, int nprocs,
+                     const side_t *sa, const side_t *sb, plan_entry *e)
 {
     const int *pa = r + R_A, *pb = r + R_B, *mapa = r + R_FIXED + nprocs,
               *mapb = r + R_FIXED + 2 * nprocs;
@@ -538,7 +676,7 @@ static int make_plan(const call_t *cl, context *c, const int *r, int nprocs, con
         e->scratch = NULL;
         return err != REDIST_SUCCESS ? err : fail(all, "%s", redist_last_error_detail());
     }
-    e->key = cache_key(cl);
+    memcpy(&e->key, key, sizeof e->key);
     e->id = c->next_plan_id++; /* every member creates its plans in the same order */
     return REDIST_SUCCESS;
 }
@@ -566,7 +704,12 @@ static void fill_exchange(int *r, int len, const call_t *cl, int status, const c
     for (int i = 0; i < len; i++)
         r[i] = INT_MAX;
     r[R_STATUS] = STATUS_BASE + status;
-    int call[3] = {cl->m < 0 ? 0 : cl->m + 1, cl->n < 0 ? 0 : cl->n + 1,
+    int call[3] = {cl->m < 0        ? 0
+                   : cl->m < ID_TOP ? cl->m + 1
+                                    : ID_TOP,
+                   cl->n < 0        ? 0
+                   : cl->n < ID_TOP ? cl->n + 1
+                                    : ID_TOP,
                    (((int)cl->kind * 4 + cl->op) * 256 + (unsigned char)cl->uplo) * 256 +
                        (unsigned char)cl->diag};
     for (int i = 0; i < 3; i++) {
@@ -612,13 +755,23 @@ static int check_call(const int *r)
 }
 
 /* Both grids: someone in each, one descriptor per grid, every process inside the union. */
+/* Whether parameter i of the exchange (A's 0 .. NPARAM - 1, then B's) must be the same on every
+   process of its grid. A block size along a grid dimension of one process places nothing
+   (ScaLAPACK keeps whatever each process passed), so there the agreed minimum serves. */
+static int must_agree(const int *r, int i)
+{
+    const int *side = r + R_A + i / NPARAM * NPARAM;
+    int k = i % NPARAM;
+    return !(k == P_MB && side[P_ROWS] == 1) && !(k == P_NB && side[P_COLS] == 1);
+}
+
 static int check_grids(const int *r, int nprocs)
 {
     int err = REDIST_SUCCESS;
     if (r[R_A] == INT_MAX || r[R_B] == INT_MAX)
         err = fail(REDIST_ERR_ARG, "no process is in %s's grid", r[R_A] == INT_MAX ? "A" : "B");
     for (int i = 0; err == REDIST_SUCCESS && i < 2 * NPARAM; i++) /* A's and B's alike */
-        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i])
+        if (r[R_A + i] != ID_TOP - r[R_A_TOP + i] && must_agree(r, i))
             err = fail(REDIST_ERR_MISMATCH,
                        "the processes of %s's grid pass different %s (or grid shapes)",
                        i < NPARAM ? "A" : "B",
@@ -635,45 +788,38 @@ static int check_grids(const int *r, int nprocs)
     return err;
 }
 
-/* PBLAS's quick return: alpha = 0 and beta = 1 leave sub(C) as it is. */
-static int nothing_to_do(const call_t *cl)
+/* This process's verdict on its arguments (m and n, then A's and B's or C's), and its place
+   in each grid. */
+static int read_call(const call_t *cl, side_t *sa, side_t *sb)
 {
-    return cl->op != OP_COPY && cl->alpha[0] == 0.0 && cl->alpha[1] == 0.0 && cl->beta[0] == 1.0 &&
-           cl->beta[1] == 0.0;
+    memset(sa, 0, sizeof *sa);
+    memset(sb, 0, sizeof *sb);
+    if (cl->m < 0 || cl->n < 0)
+        return fail(REDIST_ERR_ARG, "m = %d, n = %d must be >= 0", cl->m, cl->n);
+    int err = read_side(cl, 0, sa);
+    return err != REDIST_SUCCESS ? err : read_side(cl, 1, sb);
 }
 
-/* local: this process's verdict on the arguments checked before (uplo, diag, p?tran's one
-   context); it goes into the exchange like any other, so every process learns it. */
-static int run(const call_t *cl, const void *a, void *b, int local)
+static int run(const call_t *cl, const void *a, void *b)
 {
     int rows = 0, cols = 0, row = -1, col = -1;
     Cblacs_gridinfo(cl->ictxt, &rows, &cols, &row, &col);
     if (row < 0 || col < 0 || row >= rows || col >= cols)
-        return REDIST_SUCCESS; /* not in the union: ScaLAPACK's processes outside do nothing */
+        return cl->op == OP_COPY
+                   ? REDIST_SUCCESS /* not in the union: ScaLAPACK's processes outside do nothing */
+                   : fail(REDIST_ERR_ARG,
+                          "desca[CTXT] = %d is no grid of this process (PBLAS aborts)", cl->ictxt);
     set_finalize_hook();
     int sysctxt = 0, sysrank = 0, nprocs = rows * cols;
     Cblacs_get(cl->ictxt, 10, &sysctxt);
     MPI_Comm sys = Cblacs2sys_handle(sysctxt);
     MPI_Comm_rank(sys, &sysrank);
     side_t sa, sb;
-    memset(&sa, 0, sizeof sa);
-    memset(&sb, 0, sizeof sb);
-    /* m or n = 0 does nothing, as in ScaLAPACK (whose routine reads nothing else then); the
-       exchange still runs, so that a process with other m, n is told, not left waiting. */
-    int status = local != REDIST_SUCCESS ? local
-                 : cl->m < 0 || cl->n < 0
-                     ? fail(REDIST_ERR_ARG, "m = %d, n = %d must be >= 0", cl->m, cl->n)
-                     : REDIST_SUCCESS,
-        sb_status = REDIST_SUCCESS;
-    if (status == REDIST_SUCCESS && cl->m > 0 && cl->n > 0) {
-        status = cl->op != OP_COPY ? read_side(cl->desca, cl->ia, cl->ja, cl->n, cl->m, "a", &sa)
-                                   : read_side(cl->desca, cl->ia, cl->ja, cl->m, cl->n, "a", &sa);
-        sb_status = read_side(cl->descb, cl->ib, cl->jb, cl->m, cl->n, "b", &sb);
-        status = status != REDIST_SUCCESS ? status : sb_status;
-    }
+    int status = read_call(cl, &sa, &sb);
+    call_t key = cache_key(cl, &sa, &sb);
 
     context *cand = find_context(cl->ictxt, rows, cols, row, col);
-    plan_entry *pe = find_plan(cand, cl);
+    plan_entry *pe = find_plan(cand, &key);
     int len = R_FIXED + 3 * nprocs, *r = malloc((size_t)len * sizeof *r);
     if (r == NULL) /* cannot take part in the reduction: nothing sensible remains */
         return fail(REDIST_ERR_NOMEM, "the parameter exchange");
@@ -688,8 +834,7 @@ static int run(const call_t *cl, const void *a, void *b, int local)
     if (err == REDIST_SUCCESS)
         err = check_grids(r, nprocs);
     if (err != REDIST_SUCCESS) {
-        if (status == REDIST_SUCCESS && sb_status == REDIST_SUCCESS &&
-            err == r[R_STATUS] - STATUS_BASE)
+        if (status == REDIST_SUCCESS && err == r[R_STATUS] - STATUS_BASE)
             fail(err, "another process passed bad arguments");
         free(r);
         return err;
@@ -714,10 +859,10 @@ static int run(const call_t *cl, const void *a, void *b, int local)
                      &c, &found);
     free(members);
     if (err == REDIST_SUCCESS && found) /* BLACS gave the grids new handles */
-        plan_hit = agree_on_plan(c, cl, params, &pe);
+        plan_hit = agree_on_plan(c, &key, params, &pe);
     if (err == REDIST_SUCCESS && !plan_hit) {
         pe = free_slot(c);
-        err = make_plan(cl, c, r, nprocs, &sa, &sb, pe);
+        err = make_plan(cl, &key, c, r, nprocs, &sa, &sb, pe);
         pe->params_hash = params;
     }
     if (err == REDIST_SUCCESS) {
@@ -733,11 +878,47 @@ static int run(const call_t *cl, const void *a, void *b, int local)
     return err;
 }
 
+/* ScaLAPACK's MDESC (REDIST/SRC/p?gemr.c): nine entries whatever DTYPE says; DTYPE not read. */
+static desc_t mr2d_desc(const int *d)
+{
+    desc_t x = {0,      d[CTXT_], d[M_],    d[N_],    d[MB_], d[NB_],
+                d[MB_], d[NB_],   d[RSRC_], d[CSRC_], d[LLD_]};
+    return x;
+}
+
+/* PBLAS's PB_CargFtoC: DTYPE 1 (nine entries) or 2 (eleven: M, N, IMB, INB, MB, NB, RSRC, CSRC,
+   LLD after CTXT); of any other type only DTYPE and CTXT, which PB_Cchkmat refuses. */
+static desc_t pblas_desc(const int *d)
+{
+    desc_t x = {d[DTYPE_], d[CTXT_], 0, 0, 1, 1, 1, 1, 0, 0, 1};
+    if (d[DTYPE_] == 1)
+        x = mr2d_desc(d), x.dtype = 1;
+    else if (d[DTYPE_] == 2)
+        x = (desc_t){2, d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]};
+    return x;
+}
+
+/* p?trmr2d's trapezoid as ScaLAPACK's insidemat (REDIST/SRC/p?trmr2.c) reads UPLO and DIAG,
+   which nothing checks: upper if UPLO is 'U' or 'u', else lower; an upper one holds the
+   diagonal if DIAG is 'N' or 'n', a lower one unless DIAG is 'U' or 'u'. Stored as 'U'/'L'
+   and 'N' (with the diagonal) or 'U' (without), so that processes agree on what they mean. */
+static void read_trapezoid(const char *uplo, const char *diag, call_t *cl)
+{
+    int d = toupper((unsigned char)*diag);
+    cl->uplo = toupper((unsigned char)*uplo) == 'U' ? 'U' : 'L';
+    cl->diag = (cl->uplo == 'U' ? d == 'N' : d != 'U') ? 'N' : 'U';
+}
+
 static void call_op(kind_t kind, int op, const double alpha[2], const double beta[2],
                     const char *uplo, const char *diag, const int *m, const int *n, const void *a,
                     const int *ia, const int *ja, const int *desca, void *b, const int *ib,
                     const int *jb, const int *descb, const int *ictxt)
 {
+    last_detail[0] = '\0';
+    if (op == OP_COPY && (*m == 0 || *n == 0)) { /* ScaLAPACK's first statement: nothing read */
+        last_error = REDIST_SUCCESS;
+        return;
+    }
     call_t cl;
     memset(&cl, 0, sizeof cl); /* padding too: calls are compared with memcmp */
     cl.kind = kind;
@@ -746,33 +927,15 @@ static void call_op(kind_t kind, int op, const double alpha[2], const double bet
         memcpy(cl.alpha, alpha, sizeof cl.alpha);
         memcpy(cl.beta, beta, sizeof cl.beta);
     }
-    cl.uplo = uplo ? (char)toupper((unsigned char)*uplo) : 0; /* 'u' is 'U' */
-    cl.diag = diag ? (char)toupper((unsigned char)*diag) : 0;
+    if (uplo != NULL)
+        read_trapezoid(uplo, diag, &cl);
     cl.m = *m;
     cl.n = *n;
     cl.ictxt = *ictxt;
-    memcpy(cl.desca, desca, sizeof cl.desca);
-    memcpy(cl.descb, descb, sizeof cl.descb);
-    cl.ia = cl.desca[CTXT_] == -1 ? 0 : *ia; /* not read outside a grid (ScaLAPACK's rule) */
-    cl.ja = cl.desca[CTXT_] == -1 ? 0 : *ja;
-    cl.ib = cl.descb[CTXT_] == -1 ? 0 : *ib;
-    cl.jb = cl.descb[CTXT_] == -1 ? 0 : *jb;
-    if (cl.desca[CTXT_] == -1)
-        memset(cl.desca + 2, 0, sizeof cl.desca - 2 * sizeof *cl.desca);
-    if (cl.descb[CTXT_] == -1)
-        memset(cl.descb + 2, 0, sizeof cl.descb - 2 * sizeof *cl.descb);
-    last_detail[0] = '\0';
-    int local = REDIST_SUCCESS;
-    if (uplo != NULL && strchr("UuLl", *uplo) == NULL)
-        local = fail(REDIST_ERR_ARG, "uplo = '%c' must be 'U' or 'L'", *uplo);
-    else if (diag != NULL && strchr("UuNn", *diag) == NULL)
-        local = fail(REDIST_ERR_ARG, "diag = '%c' must be 'U' or 'N'", *diag);
-    else if (op != OP_COPY && descb[CTXT_] != desca[CTXT_]) /* PBLAS: one context */
-        local = fail(REDIST_ERR_ARG,
-                     "descc[CTXT] = %d is not desca[CTXT] = %d: PBLAS transposes within one "
-                     "context",
-                     descb[CTXT_], desca[CTXT_]);
-    last_error = run(&cl, a, b, local);
+    cl.a = op == OP_COPY ? mr2d_desc(desca) : pblas_desc(desca);
+    cl.b = op == OP_COPY ? mr2d_desc(descb) : pblas_desc(descb);
+    cl.ia = *ia, cl.ja = *ja, cl.ib = *ib, cl.jb = *jb;
+    last_error = run(&cl, a, b);
 }
 
 static void call(kind_t kind, const char *uplo, const char *diag, const int *m, const int *n,
@@ -783,13 +946,18 @@ static void call(kind_t kind, const char *uplo, const char *diag, const int *m, 
 }
 
 /* p?tran: A and C in one context, every process of its grid in both (PBLAS's rule): the
-   union context is A's (call_op refuses a C in another one on every process). */
+   union context is A's (PB_Cchkmat's checks refuse a C in another one on every process).
+   A process whose A context is no grid of its own takes C's, if it is in that grid, so that
+   it still joins the exchange and its error reaches the others, which would wait for it
+   (PBLAS aborts the job there). */
 static void call_tran(kind_t kind, int op, const double alpha[2], const double beta[2],
                       const int *m, const int *n, const void *a, const int *ia, const int *ja,
                       const int *desca, void *c, const int *ic, const int *jc, const int *descc)
 {
-    call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc,
-            &desca[CTXT_]);
+    grid_t g;
+    const int *ictxt =
+        grid_of(desca[CTXT_], &g) || !grid_of(descc[CTXT_], &g) ? &desca[CTXT_] : &descc[CTXT_];
+    call_op(kind, op, alpha, beta, NULL, NULL, m, n, a, ia, ja, desca, c, ic, jc, descc, ictxt);
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */

@@ -28,6 +28,7 @@
  * This test links redist's entry points under their redist_ names only, so that pdgemr2d_
  * is ScaLAPACK's. Options: --seed S, --cases C, --case K. */
 #include <complex.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +79,8 @@ typedef struct {
     gemr_fn scalapack_ge, redist_ge;
     trmr_fn scalapack_tr, redist_tr;
     tran_fn scalapack_tu, redist_tu, scalapack_tc, redist_tc; /* transposes: NULL for i */
-    int parts, single;                                        /* 2 for complex; float parts */
+    int parts;                                                /* 2 for complex */
+    mtest_scalar scalar;
 } type_t;
 
 #define G(f) ((gemr_fn)(void (*)(void))(f))
@@ -86,40 +88,16 @@ typedef struct {
 #define X(f) ((tran_fn)(void (*)(void))(f))
 static const type_t types[] = {
     {"s", 4, G(psgemr2d_), G(redist_psgemr2d), T(pstrmr2d_), T(redist_pstrmr2d), X(pstran_),
-     X(redist_pstran), X(pstran_), X(redist_pstran), 1, 1},
+     X(redist_pstran), X(pstran_), X(redist_pstran), 1, MTEST_FLOAT},
     {"d", 8, G(pdgemr2d_), G(redist_pdgemr2d), T(pdtrmr2d_), T(redist_pdtrmr2d), X(pdtran_),
-     X(redist_pdtran), X(pdtran_), X(redist_pdtran), 1, 0},
+     X(redist_pdtran), X(pdtran_), X(redist_pdtran), 1, MTEST_DOUBLE},
     {"c", 8, G(pcgemr2d_), G(redist_pcgemr2d), T(pctrmr2d_), T(redist_pctrmr2d), X(pctranu_),
-     X(redist_pctranu), X(pctranc_), X(redist_pctranc), 2, 1},
+     X(redist_pctranu), X(pctranc_), X(redist_pctranc), 2, MTEST_FLOAT},
     {"z", 16, G(pzgemr2d_), G(redist_pzgemr2d), T(pztrmr2d_), T(redist_pztrmr2d), X(pztranu_),
-     X(redist_pztranu), X(pztranc_), X(redist_pztranc), 2, 0},
+     X(redist_pztranu), X(pztranc_), X(redist_pztranc), 2, MTEST_DOUBLE},
     {"i", 4, G(pigemr2d_), G(redist_pigemr2d), T(pitrmr2d_), T(redist_pitrmr2d), NULL, NULL, NULL,
-     NULL, 1, 0},
+     NULL, 1, MTEST_INT},
 };
-
-/* Part k of element i of an array of t's type, as a double (exact: small integers), and
-   setting it. */
-static double get_part(const type_t *t, const unsigned char *buf, int64_t i, int k)
-{
-    if (t->single) {
-        float v;
-        memcpy(&v, buf + (i * t->parts + k) * 4, 4);
-        return v;
-    }
-    double v;
-    memcpy(&v, buf + (i * t->parts + k) * 8, 8);
-    return v;
-}
-
-static void set_part(const type_t *t, unsigned char *buf, int64_t i, int k, double v)
-{
-    if (t->single) {
-        float f = (float)v;
-        memcpy(buf + (i * t->parts + k) * 4, &f, 4);
-    } else {
-        memcpy(buf + (i * t->parts + k) * 8, &v, 8);
-    }
-}
 
 static int me, np, errs, calls_compared, peer_differs;
 static uint64_t rng;
@@ -127,15 +105,6 @@ static uint64_t rng;
 static int rnd(int lo, int hi) /* inclusive */
 {
     return (int)mtest_rand(&rng, lo, hi);
-}
-
-static void shuffle(int *a, int n)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = rnd(0, i), t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
 }
 
 /* A grid over the given processes (world ranks), rows x cols, placed column-major in the
@@ -150,16 +119,6 @@ static int make_grid(const int *procs, int rows, int cols)
     Cblacs_gridmap(&sys, map, rows, rows, cols);
     free(map);
     return sys;
-}
-
-static void factor(int p, int *rows, int *cols)
-{
-    int r = 1;
-    for (int d = 1; d <= p; d++)
-        if (p % d == 0 && rnd(0, 2) == 0)
-            r = d;
-    *rows = r;
-    *cols = p / r;
 }
 
 typedef struct {
@@ -222,7 +181,7 @@ static void fill_numbers(const type_t *t, unsigned char *buf, int64_t n, int sal
 {
     for (int64_t i = 0; i < n; i++)
         for (int k = 0; k < t->parts; k++)
-            set_part(t, buf, i, k, fill_number(i, k, salt, me));
+            mtest_set_part(t->scalar, t->parts, buf, i, k, fill_number(i, k, salt, me));
 }
 
 /* ---- The oracle: where global element (gi, gj) (0-based) of a matrix lives ------------- */
@@ -309,16 +268,16 @@ static void oracle_tran(const type_t *t, int conj, unsigned char *out, const mat
             continue;
         place_t from = place_of(A, ia - 1 + j, ja - 1 + i); /* op(A)(i, j) = A(j, i) */
         double a[2] = {fill_number(from.local, 0, 1, from.rank), 0.0},
-               c[2] = {get_part(t, out, l, 0), 0.0};
+               c[2] = {mtest_get_part(t->scalar, t->parts, out, l, 0), 0.0};
         if (t->parts == 2) {
             a[1] = fill_number(from.local, 1, 1, from.rank) * (conj ? -1.0 : 1.0);
-            c[1] = get_part(t, out, l, 1);
+            c[1] = mtest_get_part(t->scalar, t->parts, out, l, 1);
         }
         double re = beta[0] * c[0] - beta[1] * c[1] + alpha[0] * a[0] - alpha[1] * a[1],
                im = beta[0] * c[1] + beta[1] * c[0] + alpha[0] * a[1] + alpha[1] * a[0];
-        set_part(t, out, l, 0, re);
+        mtest_set_part(t->scalar, t->parts, out, l, 0, re);
         if (t->parts == 2)
-            set_part(t, out, l, 1, im);
+            mtest_set_part(t->scalar, t->parts, out, l, 1, im);
     }
 }
 
@@ -329,17 +288,6 @@ static void note_peer(const char *what, int64_t element)
     printf("[rank %d] note: ScaLAPACK's own result differs from the oracle at element %lld of "
            "the local array: %s\n",
            me, (long long)element, what);
-}
-
-/* Every element of the local arrays, by value (a product's zero may carry either sign). */
-static int64_t compare_numbers(const type_t *t, const unsigned char *got, const unsigned char *want,
-                               int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        for (int k = 0; k < t->parts; k++)
-            if (get_part(t, got, i, k) != get_part(t, want, i, k))
-                return i + 1;
-    return 0;
 }
 
 /* A transpose: sub(C) (m x n) := beta sub(C) + alpha op(sub(A)), sub(A) n x m, both on
@@ -362,8 +310,8 @@ static void tran_case(int index, int uctxt, const int *procs, int ur, int uc)
     size_t es = t->size;
     unsigned char al[16], be[16];
     for (int k = 0; k < t->parts; k++) {
-        set_part(t, al, 0, k, alpha[k]);
-        set_part(t, be, 0, k, beta[k]);
+        mtest_set_part(t->scalar, t->parts, al, 0, k, alpha[k]);
+        mtest_set_part(t->scalar, t->parts, be, 0, k, beta[k]);
     }
     unsigned char *a = malloc((size_t)(A.local + 1) * es),
                   *want = malloc((size_t)(C.local + 1) * es),
@@ -389,12 +337,13 @@ static void tran_case(int index, int uctxt, const int *procs, int ur, int uc)
                  C.desc[4], C.desc[5], ic, jc);
         if (rc != REDIST_SUCCESS)
             mtest_fail(&errs, me, what, "%s: %s", redist_strerror(rc), detail);
-        int64_t bad = compare_numbers(t, got, oracle, C.local);
+        int64_t bad = mtest_first_difference(t->scalar, t->parts, got, oracle, C.local);
         if (bad)
             mtest_fail(&errs, me, what, "element %lld of C's local array: %g, want %g",
-                       (long long)bad - 1, get_part(t, got, bad - 1, 0),
-                       get_part(t, oracle, bad - 1, 0));
-        if (call == 0 && (bad = compare_numbers(t, want, oracle, C.local)) != 0)
+                       (long long)bad - 1, mtest_get_part(t->scalar, t->parts, got, bad - 1, 0),
+                       mtest_get_part(t->scalar, t->parts, oracle, bad - 1, 0));
+        if (call == 0 &&
+            (bad = mtest_first_difference(t->scalar, t->parts, want, oracle, C.local)) != 0)
             note_peer(what, bad - 1);
         calls_compared++;
     }
@@ -412,9 +361,9 @@ static void one_case(int index)
     int *all = malloc((size_t)np * sizeof *all);
     for (int i = 0; i < np; i++)
         all[i] = i;
-    shuffle(all, np);
+    mtest_shuffle(&rng, all, np);
     int nu = rnd(0, 2) ? np : rnd(1, np), ur, uc;
-    factor(nu, &ur, &uc);
+    mtest_factor(&rng, nu, &ur, &uc);
     int uctxt = make_grid(all, ur, uc);
     if (rnd(0, 2) == 0) {
         tran_case(index, uctxt, all, ur, uc);
@@ -428,18 +377,18 @@ static void one_case(int index)
     int *sa = malloc((size_t)nu * sizeof *sa), *sb = malloc((size_t)nu * sizeof *sb);
     memcpy(sa, all, (size_t)nu * sizeof *sa);
     memcpy(sb, all, (size_t)nu * sizeof *sb);
-    shuffle(sa, nu);
+    mtest_shuffle(&rng, sa, nu);
     if (rnd(0, 3) == 0)
         memcpy(sb, sa, (size_t)nu * sizeof *sb); /* the same processes */
     else
-        shuffle(sb, nu);
+        mtest_shuffle(&rng, sb, nu);
     if (rnd(0, 3) == 0 && nu >= 2) { /* disjoint sets */
         pa = rnd(1, nu - 1);
         pb = nu - pa;
         memcpy(sb, sa + pa, (size_t)pb * sizeof *sb);
     }
-    factor(pa, &ar, &ac);
-    factor(pb, &br, &bc);
+    mtest_factor(&rng, pa, &ar, &ac);
+    mtest_factor(&rng, pb, &br, &bc);
     int actxt = make_grid(sa, ar, ac), bctxt = make_grid(sb, br, bc);
     int m = rnd(0, 9) ? rnd(1, 30) : 0, n = rnd(0, 9) ? rnd(1, 30) : 0;
     matrix_t A, B;
@@ -508,6 +457,82 @@ static void one_case(int index)
     free(sb);
 }
 
+/* Extreme values of one argument of pdgemr2d or pdtran (on a 1 x np grid, A and B alike):
+   refused on every process, with no overflow on the way (which the sanitizer build would
+   report), or accepted where they mean nothing. */
+static void extreme_cases(int ctxt, const int desc[9], double *a, double *b)
+{
+    enum { M = -1, IA = -2 }; /* else the index of the desca entry */
+    static const struct {
+        const char *what;
+        int tran, arg, value, last_only, want;
+    } cases[] = {{"pdgemr2d: m = INT_MAX", 0, M, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdgemr2d: ia = INT_MAX", 0, IA, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdgemr2d: ia = INT_MIN on the last process", 0, IA, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: RSRC = INT_MIN on the last process", 0, 6, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: LLD = INT_MIN on the last process", 0, 8, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdgemr2d: MB = INT_MAX (one process row)", 0, 4, INT_MAX, 0, REDIST_SUCCESS},
+                 {"pdtran: m = INT_MAX", 1, M, INT_MAX, 0, REDIST_ERR_ARG},
+                 {"pdtran: ia = INT_MIN", 1, IA, INT_MIN, 0, REDIST_ERR_ARG},
+                 {"pdtran: DTYPE = INT_MIN on the last process", 1, 0, INT_MIN, 1, REDIST_ERR_ARG},
+                 {"pdtran: desca[CTXT] = -1 on the last process", 1, 1, -1, 1, REDIST_ERR_ARG},
+                 {"pdtran: MB = INT_MAX (one process row)", 1, 4, INT_MAX, 0, REDIST_SUCCESS}};
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+        int m = 8, n = 8, ia = 1, one = 1, da[9], db[9], set = !cases[k].last_only || me == np - 1;
+        double alpha = 1.0, beta = 0.0;
+        memcpy(da, desc, sizeof da);
+        memcpy(db, desc, sizeof db);
+        if (set)
+            *(cases[k].arg == M    ? &m
+              : cases[k].arg == IA ? &ia
+                                   : &da[cases[k].arg]) = cases[k].value;
+        if (cases[k].tran)
+            redist_pdtran(&m, &n, &alpha, a, &ia, &one, da, &beta, b, &one, &one, db);
+        else
+            redist_pdgemr2d(&m, &n, a, &ia, &one, da, b, &one, &one, db, &ctxt);
+        const char *detail = NULL;
+        int rc = redist_scalapack_last_error(&detail);
+        if (rc != cases[k].want)
+            mtest_fail(&errs, me, "extreme", "%s: got %s (%s), want %s", cases[k].what,
+                       redist_strerror(rc), detail, redist_strerror(cases[k].want));
+    }
+}
+
+/* What PBLAS accepts and redist cannot describe, on an np x 1 grid: a replicated A (RSRC = -1)
+   or a DTYPE 2 descriptor whose first block is not MB: REDIST_ERR_UNSUPPORTED on every
+   process when there is something to move and more than one process row; SUCCESS for m = 0
+   or alpha = 0 with beta = 1 (nothing to do, as in PBLAS) or on one process row (where both
+   mean nothing). */
+static void pblas_unsupported_cases(void)
+{
+    int ctxt = 0, n = 12, one = 1;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "R", np, 1);
+    double *a = calloc((size_t)(n * n), sizeof *a), *c = calloc((size_t)(n * n), sizeof *c);
+    double alpha = 1.0, beta = 0.0;
+    int replicated[9] = {1, ctxt, n, n, 3, 3, -1, 0, n}, plain[9] = {1, ctxt, n, n, 3, 3, 0, 0, n};
+    int first_block[11] = {2, ctxt, n, n, 2, 3, 3, 3, 0, 0, n};
+    int *descs[2] = {replicated, first_block};
+    for (int k = 0; k < 6; k++) { /* m = 0, then m = 8, then alpha = 0 with beta = 1 */
+        int m = k < 2 ? 0 : 8, quick = k >= 4;
+        int want = m > 0 && !quick && np > 1 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
+        alpha = quick ? 0.0 : 1.0;
+        beta = quick ? 1.0 : 0.0;
+        redist_pdtran(&m, &m, &alpha, a, &one, &one, descs[k % 2], &beta, c, &one, &one, plain);
+        const char *detail = NULL;
+        int rc = redist_scalapack_last_error(&detail);
+        if (rc != want)
+            mtest_fail(&errs, me, "pblas",
+                       "pdtran m = %d, alpha %g, beta %g, A %s: got %s (%s), "
+                       "want %s",
+                       m, alpha, beta, k % 2 ? "with a first block of 2 rows" : "replicated",
+                       redist_strerror(rc), detail, redist_strerror(want));
+    }
+    free(a);
+    free(c);
+    Cblacs_gridexit(ctxt);
+}
+
 /* Arguments that differ between processes or are wrong on one: every process gets the same
    code, and none waits for the others. */
 static void hostile_cases(void)
@@ -524,32 +549,36 @@ static void hostile_cases(void)
     static const struct {
         const char *what;
         int want;
-    } cases[] = {{"m differs on the last process", REDIST_ERR_MISMATCH},
-                 {"m = 0 on the last process only", REDIST_ERR_MISMATCH},
-                 {"LLD too small on the last process", REDIST_ERR_ARG},
-                 {"DTYPE 2 on the first process", REDIST_ERR_ARG},
-                 {"MB differs on the last process", REDIST_ERR_MISMATCH},
-                 {"pzgemr2d on the last process, pdgemr2d elsewhere", REDIST_ERR_MISMATCH},
-                 {"ia past the matrix", REDIST_ERR_ARG},
-                 {"m = n = 0 with garbage descriptors", REDIST_SUCCESS},
-                 {"pdtran: alpha differs on the last process", REDIST_ERR_MISMATCH},
-                 {"pdtran: C in another context", REDIST_ERR_ARG},
-                 {"pdtran: alpha = 0, beta = 1 (C untouched)", REDIST_SUCCESS},
-                 {"pdtrmr2d: uplo 'X' on the last process only", REDIST_ERR_ARG}};
+    } cases[] = {
+        {"m differs on the last process", REDIST_ERR_MISMATCH},
+        {"m = 0 with garbage descriptors, ia and ictxt (nothing read)", REDIST_SUCCESS},
+        {"LLD too small on the last process", REDIST_ERR_ARG},
+        {"DTYPE 2 on the first process (p?gemr2d never reads it)", REDIST_SUCCESS},
+        {"NB differs on the last process (of a 1 x np grid)", REDIST_ERR_MISMATCH},
+        {"pzgemr2d on the last process, pdgemr2d elsewhere", REDIST_ERR_MISMATCH},
+        {"ia past the matrix", REDIST_ERR_ARG},
+        {"m = n = 0 with garbage descriptors", REDIST_SUCCESS},
+        {"pdtran: alpha differs on the last process", REDIST_ERR_MISMATCH},
+        {"pdtran: C in another context", REDIST_ERR_ARG},
+        {"pdtran: alpha = 0, beta = 1 (C untouched)", REDIST_SUCCESS},
+        {"pdtrmr2d: uplo 'X' (lower) on the last process, 'U' elsewhere", REDIST_ERR_MISMATCH}};
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
         int m = 8, nn = 8, da[9], db[9], ia = 1, last = me == np - 1;
         memcpy(da, desc, sizeof da);
         memcpy(db, desc, sizeof db);
         if (k == 0 && last && np > 1)
             m = 7;
-        if (k == 1 && last && np > 1)
+        int ictxt = ctxt;
+        if (k == 1) { /* ScaLAPACK returns before reading anything else, on every process */
             m = 0;
+            da[1] = db[1] = da[2] = db[4] = ia = ictxt = -77;
+        }
         if (k == 2 && last)
             db[8] = 1;
         if (k == 3 && me == 0)
             da[0] = 2;
-        if (k == 4 && last && np > 1)
-            db[4] = 4;
+        if (k == 4 && last && np > 1) /* MB would mean nothing: one process row */
+            db[5] = 4;
         if (k == 6)
             ia = 10;
         if (k == 7) {
@@ -557,7 +586,7 @@ static void hostile_cases(void)
             da[2] = -5;
             db[4] = 0;
         }
-        if (k == 11) { /* a bad uplo on one process: told everywhere, nobody waits */
+        if (k == 11) { /* lower on one process, upper elsewhere: told everywhere, nobody waits */
             char uplo = last ? 'X' : 'U', diag = 'N';
             redist_pdtrmr2d(&uplo, &diag, &m, &nn, a, &ia, &one, da, b, &one, &one, db, &ctxt);
         } else if (k >= 8) { /* transposes */
@@ -579,15 +608,18 @@ static void hostile_cases(void)
             free(za);
             free(zb);
         } else {
-            redist_pdgemr2d(&m, &nn, a, &ia, &one, da, b, &one, &one, db, &ctxt);
+            redist_pdgemr2d(&m, &nn, a, &ia, &one, da, b, &one, &one, db, &ictxt);
         }
-        int rc = redist_scalapack_last_error(NULL), want = cases[k].want;
-        if ((k == 0 || k == 1 || k == 4 || k == 5 || k == 8) && np == 1)
+        const char *detail = NULL;
+        int rc = redist_scalapack_last_error(&detail), want = cases[k].want;
+        if ((k == 0 || k == 4 || k == 5 || k == 8 || k == 11) && np == 1)
             want = REDIST_SUCCESS; /* nothing differs with one process */
         if (rc != want)
-            mtest_fail(&errs, me, "hostile", "%s: got %s, want %s", cases[k].what,
-                       redist_strerror(rc), redist_strerror(want));
+            mtest_fail(&errs, me, "hostile", "%s: got %s (%s), want %s", cases[k].what,
+                       redist_strerror(rc), detail, redist_strerror(want));
     }
+    extreme_cases(ctxt, desc, a, b);
+    pblas_unsupported_cases();
     free(a);
     free(b);
     Cblacs_gridexit(ctxt);
@@ -601,7 +633,7 @@ int main(int argc, char **argv)
     int cases = 120, only = -1;
     mtest_case_args(argc, argv, &seed, &cases, &only);
     for (int i = 0; i < cases; i++) {
-        rng = seed * 6364136223846793005ull + (uint64_t)i * 1442695040888963407ull + 1;
+        rng = mtest_case_state(seed, i);
         if (only < 0 || only == i)
             one_case(i);
     }

@@ -128,6 +128,12 @@ int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi)
     return lo + (int64_t)(x % (uint64_t)(hi - lo + 1));
 }
 
+uint64_t mtest_case_state(uint64_t seed, int i)
+{
+    uint64_t x = seed * 6364136223846793005ull + (uint64_t)i * 1442695040888963407ull + 1;
+    return x != 0 ? x : 1; /* xorshift stays at 0 */
+}
+
 void mtest_case_args(int argc, char **argv, uint64_t *seed, int *cases, int *only)
 {
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -159,16 +165,72 @@ const char *mtest_variant(int v, redist_options *opt)
     return name;
 }
 
+void mtest_shuffle(uint64_t *state, int *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)mtest_rand(state, 0, i), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+void mtest_factor(uint64_t *state, int p, int *rows, int *cols)
+{
+    int r = 1;
+    for (int d = 1; d <= p; d++)
+        if (p % d == 0 && mtest_rand(state, 0, 2) == 0)
+            r = d;
+    *rows = r;
+    *cols = p / r;
+}
+
+double mtest_get_part(mtest_scalar kind, int parts, const void *buf, int64_t i, int k)
+{
+    const char *at = (const char *)buf + (i * parts + k) * (kind == MTEST_DOUBLE ? 8 : 4);
+    if (kind == MTEST_FLOAT) {
+        float f;
+        memcpy(&f, at, sizeof f);
+        return f;
+    }
+    if (kind == MTEST_INT) {
+        int n;
+        memcpy(&n, at, sizeof n);
+        return n;
+    }
+    double d;
+    memcpy(&d, at, sizeof d);
+    return d;
+}
+
+void mtest_set_part(mtest_scalar kind, int parts, void *buf, int64_t i, int k, double v)
+{
+    char *at = (char *)buf + (i * parts + k) * (kind == MTEST_DOUBLE ? 8 : 4);
+    float f = (float)v;
+    int n = (int)v;
+    if (kind == MTEST_FLOAT)
+        memcpy(at, &f, sizeof f);
+    else if (kind == MTEST_INT)
+        memcpy(at, &n, sizeof n);
+    else
+        memcpy(at, &v, sizeof v);
+}
+
+int64_t mtest_first_difference(mtest_scalar kind, int parts, const void *got, const void *want,
+                               int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < parts; k++)
+            if (mtest_get_part(kind, parts, got, i, k) != mtest_get_part(kind, parts, want, i, k))
+                return i + 1;
+    return 0;
+}
+
 int mtest_random_grid(uint64_t *state, int nranks, int maxp, int nd, int ranks[], int grid[])
 {
     int n = nranks < maxp ? nranks : maxp, p = (int)mtest_rand(state, 1, n);
     for (int i = 0; i < n; i++)
         ranks[i] = i;
-    for (int i = n - 1; i > 0; i--) { /* a random subset, in random order */
-        int j = (int)mtest_rand(state, 0, i), t = ranks[i];
-        ranks[i] = ranks[j];
-        ranks[j] = t;
-    }
+    mtest_shuffle(state, ranks, n); /* a random subset, in random order */
     for (int k = 0; k < nd; k++)
         grid[k] = 1;
     for (int left = p, k = 0; left > 1; k = (k + 1) % nd) { /* p's factors, round robin */

@@ -58,8 +58,28 @@ void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...);
    rank that seeds it alike draws the same cases. */
 int64_t mtest_rand(uint64_t *state, int64_t lo, int64_t hi);
 
+/* a[0 .. n-1] in a random order (Fisher-Yates, drawing from *state). */
+void mtest_shuffle(uint64_t *state, int *a, int n);
+
+/* A grid of p processes: *rows one of p's divisors drawn at random, *cols = p / *rows. */
+void mtest_factor(uint64_t *state, int p, int *rows, int *cols);
+
+/* Element i of an array of `parts` scalars per element (1; 2 for complex), scalars of the
+   given kind: part k as a double, and setting it (exact for the small integers tests use). */
+typedef enum { MTEST_FLOAT, MTEST_DOUBLE, MTEST_INT } mtest_scalar;
+double mtest_get_part(mtest_scalar kind, int parts, const void *buf, int64_t i, int k);
+void mtest_set_part(mtest_scalar kind, int parts, void *buf, int64_t i, int k, double v);
+/* The first element (1-based) where two such arrays of n elements differ by value (a zero of
+   either sign is one value); 0 if none. */
+int64_t mtest_first_difference(mtest_scalar kind, int parts, const void *got, const void *want,
+                               int64_t n);
+
 /* --seed S, --cases C, --case K (only case K) into the given defaults. */
 void mtest_case_args(int argc, char **argv, uint64_t *seed, int *cases, int *only);
+
+/* The generator state of case i of a seed (nonzero): each case draws alike on every rank,
+   whichever cases ran before it (--case K runs case K alone). */
+uint64_t mtest_case_state(uint64_t seed, int i);
 
 /* The plan variants the layout tests run, v = -1 .. redist_algorithm_count() + 3: auto, every
    algorithm the library lists, then auto in bounded mode (64-byte chunks) and direct-async
