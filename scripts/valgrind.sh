@@ -51,6 +51,7 @@ else
   default_mpi+=";random_layouts --cases 15;hostile;errors;catalogue;inter;relabel;sections"
   default_mpi+=";bmmc;paper000_nd;machine;layout_api --cases 20;coll_alltoall;coll_gather"
   default_mpi+=";coll_reduce;coll_conventions;coll_checking;scalapack --cases 10;faults"
+  default_mpi+=";scalapack_dropin --cases 5"
   default_mpi+=";stress --executes 50 --plans 50"
   default_mpi+=";$tool_run;redist explain --from n=1000,block=4,procs=4 --to n=1000,block=6"
   default_mpi+=";3: window --cases 6;3: batch --cases 6;3: gen_block --cases 6"
