@@ -182,15 +182,8 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
 static void arguments_fingerprints(redist_layout src, redist_layout dst, size_t elsize,
                                    const redist_options *opt, redist__fingerprints *fp)
 {
-    static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
-        "src ndims", "src extent", "src block", "src grid",
-        "src first", "src ranks",  "src order", "src window offset"};
-    static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
-        "dst ndims", "dst extent", "dst block", "dst grid",
-        "dst first", "dst ranks",  "dst order", "dst window offset"};
     fp->n = 0;
-    redist__fp_layout(fp, src_names, src);
-    redist__fp_layout(fp, dst_names, dst);
+    redist__fp_layout_pair(fp, src, dst);
     redist__fp_add(fp, "the element size of type", &elsize, sizeof elsize);
     redist__fp_options(fp, opt);
     const int *perm = opt != NULL ? opt->permutation : NULL;

@@ -34,16 +34,10 @@ static int relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
         err = redist__volume_row(src, positions, rank, w + (size_t)me * (size_t)q);
     /* The ranks agree on errors and on the layouts first: the matrix's size is only valid
        without an error, and one allreduce of it needs the same dst (and src) everywhere. */
-    static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
-        "src ndims", "src extent", "src block", "src grid",
-        "src first", "src ranks",  "src order", "src window offset"};
-    static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
-        "dst ndims", "dst extent", "dst block", "dst grid",
-        "dst first", "dst ranks",  "dst order", "dst window offset"};
     redist__fingerprints fp;
     fp.n = 0;
-    redist__fp_layout(&fp, src_names, err == REDIST_SUCCESS ? src : NULL);
-    redist__fp_layout(&fp, dst_names, err == REDIST_SUCCESS ? dst : NULL);
+    redist__fp_layout_pair(&fp, err == REDIST_SUCCESS ? src : NULL,
+                           err == REDIST_SUCCESS ? dst : NULL);
     err = redist__agree(comm, rank, err, &fp);
     if (err == REDIST_SUCCESS &&
         MPI_Allreduce(MPI_IN_PLACE, w, (int)cells, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)

@@ -60,6 +60,19 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     redist__fp_add(fp, names[7], l != NULL ? l->phase : NULL, d * sizeof(int64_t));
 }
 
+void redist__fp_layout_pair(redist__fingerprints *fp, const struct redist_layout_s *src,
+                            const struct redist_layout_s *dst)
+{
+    static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
+        "src ndims", "src extent", "src block", "src grid",
+        "src first", "src ranks",  "src order", "src window offset"};
+    static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
+        "dst ndims", "dst extent", "dst block", "dst grid",
+        "dst first", "dst ranks",  "dst order", "dst window offset"};
+    redist__fp_layout(fp, src_names, src);
+    redist__fp_layout(fp, dst_names, dst);
+}
+
 /* The failing rank's detail, sent to every rank (the code is already agreed): every rank,
    the failing one included, ends with "rank N: <detail>". */
 static int share_failure(MPI_Comm comm, int rank, int code, int who)

@@ -27,6 +27,10 @@ void redist__fp_add_string(redist__fingerprints *fp, const char *name, const cha
    may be NULL: empty fields). */
 void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST__LAYOUT_FIELDS],
                        const struct redist_layout_s *l);
+/* The two layouts of a pair as the fields "src ndims" ... "dst window offset" (either may be
+   NULL): what plans and relabelling compare. */
+void redist__fp_layout_pair(redist__fingerprints *fp, const struct redist_layout_s *src,
+                            const struct redist_layout_s *dst);
 /* The agreement step, collective over comm: the worst status over all ranks (the same code
    everywhere, with the failing rank's detail), else REDIST_ERR_MISMATCH naming the first
    field whose fingerprints differ (fp may be NULL: nothing to compare). */
