@@ -23,7 +23,7 @@
  * several trials), so the figures include what the ranks share: cores, memory bandwidth.
  * With more ranks on a node than cores the ranks take turns, so the figures are divided by
  * the ranks per core before they are stored, and a plan multiplies them by its own
- * (plan.c). Run it with the ranks per node the application uses.
+ * (planner/planner.c). Run it with the ranks per node the application uses.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -13,7 +13,7 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
     return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, out);
 }
 
-/* The mode the plan would run in, as plan.c decides it: bounded if asked, or if the default
+/* The mode the plan would run in, as the planner decides it: bounded if asked, or if the default
    mode's buffers would not fit in a rank's share of its node's memory (auto then choosing
    among the algorithms that run bounded). The ranks per node are the cost model's: every
    rank on this machine's node where the machine is one node (shared_node, the default),
@@ -32,7 +32,7 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
         if (auto_chosen && !(*a)->bounded)
             *a = redist__choose(c, m, &o);
         if (!(*a)->bounded)
-            bound = 0; /* the datatype transport, or NOMEM: plan.c says which */
+            bound = 0; /* the datatype transport, or NOMEM: the planner says which */
         else if (bound < 2 * (int64_t)c->t.elsize)
             return redist__fail_no_room(bound);
         else

@@ -1,6 +1,7 @@
 /* The registry of redistribution algorithms (FFTW's solver list, PETSc's SF types): the one
  * place that lists them. Each lives in its own file behind redist__algorithm (exec.h) with
- * its rules, cost and options; "auto" is the argmin of their predictions, here. */
+ * its rules, cost and options; the planner (src/planner/) chooses among them through the
+ * table handed to it here ("auto": the argmin of their predictions). */
 #include "algo/algo.h"
 
 #include <string.h>
@@ -56,85 +57,21 @@ const char *redist_algorithm_name(int i)
     return i == 0 ? "auto" : table[i - 1]->name;
 }
 
+const redist__algorithm_table *redist__registry(void)
+{
+    static const redist__algorithm_table registry = {table, NALGOS};
+    return &registry;
+}
+
 const redist__algorithm *redist__algorithm_by_name(const char *name)
 {
-    for (int i = 0; name != NULL && i < NALGOS; i++)
-        if (strcmp(table[i]->name, name) == 0)
-            return table[i];
-    return NULL;
-}
-
-int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
-                             const redist__machine *m, const redist_options *opt, int requested)
-{
-    if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt))
-        return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks */
-    int can_pack = (a->transports & REDIST__T_PACK) != 0;
-    int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
-                       c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
-    if (!can_datatype || (requested == REDIST_TRANSPORT_PACK && can_pack))
-        return can_pack ? REDIST_TRANSPORT_PACK : REDIST_TRANSPORT_DATATYPE;
-    if (!can_pack || requested == REDIST_TRANSPORT_DATATYPE)
-        return REDIST_TRANSPORT_DATATYPE;
-    return a->predict(c, m, opt, REDIST_TRANSPORT_DATATYPE) <
-                   a->predict(c, m, opt, REDIST_TRANSPORT_PACK)
-               ? REDIST_TRANSPORT_DATATYPE
-               : REDIST_TRANSPORT_PACK;
-}
-
-double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
-                       const redist_options *opt)
-{
-    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO));
+    return redist__table_find(redist__registry(), name);
 }
 
 const redist__algorithm *redist__choose(const redist__case *c, const redist__machine *m,
                                         const redist_options *opt)
 {
-    const redist__algorithm *best = NULL;
-    double best_time = 0;
-    for (int i = 0; i < NALGOS; i++) {
-        if (table[i]->applicable(c) != REDIST_SUCCESS ||
-            (opt->max_buffer_bytes > 0 && !table[i]->bounded) ||
-            (redist__options_scale(opt) && !redist__algo_scales(table[i])))
-            continue;
-        double t = redist__predict(table[i], c, m, opt);
-        if (best == NULL || t < best_time) {
-            best = table[i];
-            best_time = t;
-        }
-    }
-    return best;
-}
-
-int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
-                         const redist_options *opt)
-{
-    if (a->applicable(c) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot perform this redistribution", a->name);
-    if (redist__options_scale(opt) && !redist__algo_scales(a))
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
-                            "places elements: %s",
-                            a->name,
-                            a->unscaled ? "it moves them as they are"
-                                        : "it only has the datatype transport");
-    if (opt->max_buffer_bytes > 0 && !a->bounded)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
-                            "direct-async and the section algorithms can",
-                            a->name);
-    return REDIST_SUCCESS;
-}
-
-int redist__check_bound(int64_t bound, size_t elsize)
-{
-    if (bound < 2 * (int64_t)elsize)
-        return redist__fail(REDIST_ERR_ARG,
-                            "max_buffer_bytes = %lld is less than two elements of %zu bytes",
-                            (long long)bound, elsize);
-    return REDIST_SUCCESS;
+    return redist__choose_from(redist__registry(), c, m, opt);
 }
 
 int redist__check_algorithm_options(const redist_options *opt, int comm_size)
@@ -163,35 +100,4 @@ void redist__fingerprint_algorithm_options(redist__fingerprints *fp, const redis
         if (table[i]->fingerprint_options != NULL && !seen)
             table[i]->fingerprint_options(fp, o);
     }
-}
-
-int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algorithm *a,
-                                     int transport)
-{
-    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
-        return 0;
-    return c->t.max_packed * (int64_t)c->t.elsize;
-}
-
-int redist__fail_no_room(int64_t bound)
-{
-    return redist__fail(REDIST_ERR_NOMEM,
-                        "not even bounded mode fits: its buffers would get %lld bytes per rank, "
-                        "a sixteenth of a rank's share of its node's memory",
-                        (long long)bound);
-}
-
-int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport,
-                               int node_ranks)
-{
-    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
-        return 0;
-    double need = 2.0 * (double)c->t.max_buffer * (double)c->t.elsize,
-           share = redist__memory_share(node_ranks);
-    if (need <= share)
-        return 0;
-    int64_t bound = (int64_t)(share / 16), most = (int64_t)64 << 20;
-    if (bound < 1) /* still "does not fit": the caller finds it below two elements */
-        bound = 1;
-    return bound < most ? bound : most;
 }

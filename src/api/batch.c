@@ -104,11 +104,8 @@ static void free_dir(batch_dir *d)
     redist__free(d->buf);
 }
 
-static void batch_destroy(struct redist_plan_s *p)
+static void batch_destroy_state(batch *b)
 {
-    batch *b = p->algo_state;
-    if (b == NULL)
-        return;
     for (int i = 0; b->child != NULL && i < b->count; i++)
         redist_plan_free(&b->child[i]);
     redist__free(b->child);
@@ -121,6 +118,12 @@ static void batch_destroy(struct redist_plan_s *p)
     redist__free(b->src);
     redist__free(b->dst);
     redist__free(b);
+}
+
+static void batch_destroy(struct redist_plan_s *p)
+{
+    if (p->algo_state != NULL)
+        batch_destroy_state(p->algo_state);
     p->algo_state = NULL;
 }
 
@@ -262,7 +265,6 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
         redist__free(b->child[i]->recvbuf);
         b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
     }
-    p->node_ranks = b->count > 0 ? b->child[0]->node_ranks : 1; /* the same communicator */
     err = build_dir(b, 1, &b->send);
     if (err == REDIST_SUCCESS)
         err = build_dir(b, 0, &b->recv);
@@ -306,6 +308,35 @@ static void batch_stats(struct redist_plan_s *p, const batch *b)
     redist__stats_maxima(p);
 }
 
+/* The state of a batch of count arrays, or NULL (the caller's error then stands). */
+static batch *batch_new(int count)
+{
+    batch *b = redist__calloc(1, sizeof *b);
+    if (b == NULL)
+        return NULL;
+    b->count = count;
+    b->child = redist__calloc((size_t)count, sizeof *b->child);
+    b->src = redist__calloc((size_t)count, sizeof *b->src);
+    b->dst = redist__calloc((size_t)count, sizeof *b->dst);
+    if (b->child == NULL || b->src == NULL || b->dst == NULL) {
+        batch_destroy_state(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* The count must agree before the children are made, one per array on every rank; a rank
+   that failed already counts for no side (its error is the one agreed). Collective. */
+static int agree_on_count(const struct redist_plan_s *p, int count)
+{
+    int counts[2] = {count, -count}, err = REDIST_SUCCESS;
+    if (MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
+        err = redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    else if (counts[0] != -counts[1])
+        err = redist__fail(REDIST_ERR_MISMATCH, "batch: the ranks pass different counts");
+    return redist__agree(p->comm, p->rank, err, NULL);
+}
+
 int redist_plan_create_batch(int count, const redist_layout src[], const redist_layout dst[],
                              const MPI_Datatype types[], MPI_Comm comm, const redist_options *opt,
                              redist_plan *plan)
@@ -315,54 +346,29 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
     if (err != REDIST_SUCCESS)
         return err;
     err = check_batch(count, src, dst, types, opt, size, plan);
-    struct redist_plan_s *p = redist__calloc(1, sizeof *p);
-    batch *b = redist__calloc(1, sizeof *b);
-    if (err == REDIST_SUCCESS &&
-        (p == NULL || b == NULL ||
-         (b->child = redist__calloc((size_t)count, sizeof *b->child)) == NULL ||
-         (b->src = redist__calloc((size_t)count, sizeof *b->src)) == NULL ||
-         (b->dst = redist__calloc((size_t)count, sizeof *b->dst)) == NULL))
+    batch *b = err == REDIST_SUCCESS ? batch_new(count) : NULL;
+    if (err == REDIST_SUCCESS && b == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "batch plan");
-    MPI_Comm dup = MPI_COMM_NULL;
-    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
-        err = REDIST_ERR_MPI;
-    /* The count must agree before the children are made, one per array on every rank; a rank
-       that failed already counts for no side (its error is the one agreed below). */
-    int counts[2] = {err == REDIST_SUCCESS ? count : INT_MAX,
-                     err == REDIST_SUCCESS ? -count : INT_MAX};
-    if (dup == MPI_COMM_NULL ||
-        MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_MIN, dup) != MPI_SUCCESS)
-        err = err != REDIST_SUCCESS ? err : redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
-    else if (err == REDIST_SUCCESS && counts[0] != -counts[1])
-        err = redist__fail(REDIST_ERR_MISMATCH, "batch: the ranks pass different counts");
     /* The options the children do not compare (they get the batch's own check_arguments,
        shared_memory and transport), and the algorithm name, as redist_plan_create does:
-       execute's argument agreement is a collective every rank must make alike. */
+       execute's argument agreement is a collective every rank must make alike. The plan has
+       no type of its own: each array has its child's. */
     redist__fingerprints fp;
     fp.n = 0;
     redist__fp_options(&fp, opt);
-    if (dup != MPI_COMM_NULL)
-        err = redist__agree(dup, rank, err, &fp);
+    redist__plan_basis basis = {comm, MPI_DATATYPE_NULL, 0, opt, NULL};
+    struct redist_plan_s *p = NULL;
+    err = redist__plan_new(&basis, err, &fp, &p);
     if (err != REDIST_SUCCESS) {
-        if (dup != MPI_COMM_NULL)
-            MPI_Comm_free(&dup);
         if (b != NULL)
-            redist__free(b->child), redist__free(b->src), redist__free(b->dst);
-        redist__free(b);
-        redist__free(p);
+            batch_destroy_state(b);
         return err;
     }
-    *p = (struct redist_plan_s){.comm = dup,
-                                .type = MPI_DATATYPE_NULL,
-                                .rank = rank,
-                                .size = size,
-                                .algo = &batch_algorithm,
-                                .check_req = MPI_REQUEST_NULL,
-                                .check_arguments = opt != NULL ? opt->check_arguments : 1,
-                                .algo_state = b};
-    redist_options_init(&p->opt);
-    b->count = count;
-    err = setup_batch(p, b, src, dst, types, opt, REDIST_SUCCESS);
+    p->algo = &batch_algorithm;
+    p->algo_state = b;
+    err = agree_on_count(p, count);
+    if (err == REDIST_SUCCESS)
+        err = setup_batch(p, b, src, dst, types, opt, REDIST_SUCCESS);
     if (err != REDIST_SUCCESS) {
         redist__plan_destroy(p);
         return err;

@@ -1,6 +1,7 @@
 /* redist_plan_create_bmmc: plans a BMMC permutation ([Cor97]; the layout rule is redist.h's).
  * The same three phases as redist_plan_create (plan.c): local checks and fingerprints, one
- * agreement, then the factoring and buffers (bmmc/perform.c) and a last agreement. */
+ * agreement and the plan's shared part (the plan constructor, planner/construct.c), then the
+ * factoring and buffers (bmmc/perform.c) and a last agreement. */
 #include "api/api.h"
 #include "bmmc/bmmc.h"
 
@@ -58,6 +59,27 @@ static void bmmc_fingerprints(int n, int f, const uint64_t columns[], uint64_t c
     redist__fp_options(fp, opt);
 }
 
+/* After the plan's shared part: the factoring's buffers (bmmc/perform.c), agreed, and the
+   statistics. Frees pl on failure. */
+static int setup_bmmc(struct redist_plan_s *pl, redist__bmmc_plan *bp, redist_plan *plan)
+{
+    pl->algo = redist__algorithm_by_name("bmmc");
+    pl->src_count = pl->dst_count = redist__bmmc_local_count(bp);
+    int err = redist__agree(pl->comm, pl->rank,
+                            redist__bmmc_setup(pl, bp, (uint64_t)pl->rank, NULL), NULL);
+    if (err == REDIST_SUCCESS) {
+        pl->stats.steps = (int)redist__bmmc_rounds(bp);
+        pl->algo->local_stats(pl, &pl->stats);
+        err = redist__stats_maxima(pl);
+    }
+    if (err != REDIST_SUCCESS) {
+        redist__plan_destroy(pl);
+        return err;
+    }
+    *plan = pl;
+    return REDIST_SUCCESS;
+}
+
 int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t complement,
                             MPI_Datatype type, MPI_Comm comm, const redist_options *opt,
                             redist_plan *plan)
@@ -72,54 +94,9 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
     err = check_bmmc(n, f, columns, complement, type, size, opt, plan, &elsize, &p, &bp);
     redist__fingerprints fp;
     bmmc_fingerprints(n, f, columns, complement, elsize, opt, &fp);
-    MPI_Comm dup = MPI_COMM_NULL;
-    if (redist__comm_dup(comm, &dup) != REDIST_SUCCESS)
-        return REDIST_ERR_MPI;
-    err = redist__agree(dup, rank, err, &fp);
-    if (err != REDIST_SUCCESS) {
-        MPI_Comm_free(&dup);
-        return err;
-    }
-    int node_ranks = redist__node_ranks(dup); /* collective: before any rank can fail */
-    struct redist_plan_s *pl = redist__calloc(1, sizeof *pl);
-    if (pl == NULL) {
-        err = REDIST_ERR_NOMEM;
-    } else {
-        pl->comm = dup;
-        pl->node_ranks = node_ranks;
-        pl->type = MPI_DATATYPE_NULL;
-        pl->rank = rank;
-        pl->size = size;
-        pl->elsize = elsize;
-        pl->algo = redist__algorithm_by_name("bmmc");
-        redist__machine_current(&pl->machine_agreed, NULL, 0);
-        pl->machine = &pl->machine_agreed; /* for its prediction only: bmmc has no choice */
-        pl->check_arguments = opt == NULL || opt->check_arguments;
-        pl->check_req = MPI_REQUEST_NULL;
-        pl->src_count = pl->dst_count = redist__bmmc_local_count(&bp);
-        err = redist__keep_options(opt, &pl->opt, &pl->opt_strings);
-        if (err == REDIST_SUCCESS && (MPI_Type_dup(type, &pl->type) != MPI_SUCCESS ||
-                                      MPI_Type_commit(&pl->type) != MPI_SUCCESS))
-            err = REDIST_ERR_MPI; /* committed like every plan's duplicate (redist.h) */
-        if (err == REDIST_SUCCESS)
-            err = redist__bmmc_setup(pl, &bp, (uint64_t)rank, NULL);
-    }
-    int agreed = redist__agree(dup, rank, err, NULL);
-    if (agreed != REDIST_SUCCESS) {
-        if (pl != NULL)
-            redist__plan_destroy(pl);
-        else
-            MPI_Comm_free(&dup);
-        return agreed;
-    }
-    redist_stats *st = &pl->stats;
-    st->steps = (int)redist__bmmc_rounds(&bp);
-    pl->algo->local_stats(pl, st);
-    err = redist__stats_maxima(pl);
-    if (err != REDIST_SUCCESS) {
-        redist__plan_destroy(pl);
-        return err;
-    }
-    *plan = pl;
-    return REDIST_SUCCESS;
+    /* The machine's parameters serve its prediction only: bmmc has no choice to make. */
+    redist__plan_basis basis = {comm, type, elsize, opt, NULL};
+    struct redist_plan_s *pl = NULL;
+    err = redist__plan_new(&basis, err, &fp, &pl);
+    return err == REDIST_SUCCESS ? setup_bmmc(pl, &bp, plan) : err;
 }

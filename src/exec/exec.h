@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 struct redist_plan_s;
+struct redist__algorithm_table; /* the algorithms a planner chooses from (planner/planner.h) */
 
 /* The address the Fortran module passes for a buffer it cannot hand over (a non-contiguous
    array section; defined in exec.c). An execute given it fails with REDIST_ERR_ARG, agreed like
@@ -86,8 +87,9 @@ struct redist_plan_s {
     int rank, size;
     size_t elsize;
     const redist__algorithm *algo;
-    redist_layout src, dst;       /* private copies */
-    int64_t src_count, dst_count; /* local elements */
+    const struct redist__algorithm_table *algorithms; /* chosen from; its children choose too */
+    redist_layout src, dst;                           /* private copies */
+    int64_t src_count, dst_count;                     /* local elements */
     /* dst = beta dst + alpha op(src) (options.alpha, beta, conjugate): every move into the
        destination goes through scale (index/scale.h); NULL: a copy. */
     redist__scale scale_store;
@@ -105,7 +107,7 @@ struct redist_plan_s {
     int64_t bound;
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
-    redist__machine machine_agreed; /* this process's, then agreed at plan time (plan.c) */
+    redist__machine machine_agreed; /* this process's, then agreed at plan time (planner.c) */
     double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
     int not_one_node;   /* 1: this plan's ranks span more than one node */
     int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */

@@ -1,4 +1,5 @@
-/* A plan's state that outlives its creation: its data buffers and its destruction (exec.h). */
+/* A plan's state that outlives its creation: its data buffers, its statistics and its
+ * destruction (exec.h; redist_plan_stats, redist_plan_algorithm, redist_plan_free). */
 #include "exec/exec.h"
 
 #include <stdlib.h>
@@ -56,4 +57,30 @@ void redist__plan_destroy(struct redist_plan_s *p)
     if (p->comm != MPI_COMM_NULL)
         MPI_Comm_free(&p->comm);
     redist__free(p);
+}
+
+int redist_plan_free(redist_plan *plan)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL pointer");
+    if (*plan != NULL && redist__check_mpi() != REDIST_SUCCESS)
+        return REDIST_ERR_MPI; /* its MPI objects are gone; freeing them would crash */
+    if (*plan != NULL && (*plan)->active)
+        redist_wait(*plan);
+    redist__plan_destroy(*plan);
+    *plan = NULL;
+    return REDIST_SUCCESS;
+}
+
+int redist_plan_stats(redist_plan plan, redist_stats *stats)
+{
+    if (plan == NULL || stats == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan_stats: NULL argument");
+    *stats = plan->stats;
+    return REDIST_SUCCESS;
+}
+
+const char *redist_plan_algorithm(redist_plan plan)
+{
+    return plan != NULL && plan->algo != NULL ? plan->algo->name : NULL;
 }

@@ -1,6 +1,6 @@
 /* The machine's parameters for the cost model: the documented defaults, a machine file that
  * `redist calibrate` writes, and environment variables that override single parameters.
- * No MPI: plans agree on the values (plan.c: every rank uses the largest value any rank
+ * No MPI: plans agree on the values (planner/planner.c: every rank uses the largest value any rank
  * has, in the allreduce that already carries the traffic), and the tools read them here.
  *
  * The file: REDIST_MACHINE_FILE if set, else $XDG_CACHE_HOME/redist/machine, else

@@ -93,8 +93,8 @@ typedef struct redist__traffic {
     int shift_steps;           /* distinct nonzero shifts (peer - rank) mod size any rank uses */
 } redist__traffic;
 
-/* Per-rank quantities, reduced with MAX across ranks (plan.c, over MPI) or over every rank
-   in a loop (redist__pair_case, without MPI) to give the traffic. */
+/* Per-rank quantities, reduced with MAX across ranks (planner/planner.c, over MPI) or over
+   every rank in a loop (redist__pair_case, without MPI) to give the traffic. */
 enum {
     REDIST__S_MESSAGES,      /* max(messages sent, messages received) */
     REDIST__S_BYTES,         /* max(bytes sent, bytes received) */

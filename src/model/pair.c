@@ -158,7 +158,7 @@ int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int 
 }
 
 /* The distinct nonzero shifts (peer - rank) mod size that ranks send with: the steps of the
-   shift schedule (what plan.c counts with a flag per shift, here without O(size) memory). */
+   shift schedule (what the planner counts with a flag per shift, here without O(size) memory). */
 typedef struct shift_set {
     int *v;
     int64_t n, cap;

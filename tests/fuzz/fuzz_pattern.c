@@ -1,6 +1,6 @@
 /* Fuzz target: communication patterns between two random layouts of one array, with the
  * transforms (an axis permutation, irregular blocks, windows with every rank's own ld), built
- * with the index layer as plan creation builds them (src/api/plan.c, build_messages: the
+ * with the index layer as plan creation builds them (src/planner/planner.c, build_messages: the
  * destination's axis-permuted view, redist__sides_create for every rank, the tiles of the
  * messages it unpacks), for a communicator of 1 to 12 ranks, no MPI.
  *

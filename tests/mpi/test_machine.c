@@ -1,4 +1,4 @@
-/* The cost model's parameters are agreed at plan time (src/api/plan.c): each rank reads its
+/* The cost model's parameters are agreed at plan time (src/planner/planner.c): each rank reads its
  * own machine (file, REDIST_MACHINE_<KEY>), and every rank plans with the largest value any
  * rank has. Here every rank sets a different start-up; the plan's prediction must be the same
  * on every rank and reflect the largest start-up, auto's choice the same everywhere, and the

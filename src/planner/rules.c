@@ -1,0 +1,119 @@
+/* How the planner chooses (planner.h): an algorithm from the table handed to it ("auto" is
+ * the argmin of the predictions), the transport, and the bounds of bounded mode. Pure: every
+ * rule reads the case, which is the same on every rank, so every rank chooses alike. */
+#include "planner/planner.h"
+
+#include <string.h>
+
+const redist__algorithm *redist__table_find(const redist__algorithm_table *t, const char *name)
+{
+    for (int i = 0; name != NULL && i < t->count; i++)
+        if (strcmp(t->entries[i]->name, name) == 0)
+            return t->entries[i];
+    return NULL;
+}
+
+int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
+                             const redist__machine *m, const redist_options *opt, int requested)
+{
+    if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt))
+        return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks */
+    int can_pack = (a->transports & REDIST__T_PACK) != 0;
+    int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
+                       c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
+    if (!can_datatype || (requested == REDIST_TRANSPORT_PACK && can_pack))
+        return can_pack ? REDIST_TRANSPORT_PACK : REDIST_TRANSPORT_DATATYPE;
+    if (!can_pack || requested == REDIST_TRANSPORT_DATATYPE)
+        return REDIST_TRANSPORT_DATATYPE;
+    return a->predict(c, m, opt, REDIST_TRANSPORT_DATATYPE) <
+                   a->predict(c, m, opt, REDIST_TRANSPORT_PACK)
+               ? REDIST_TRANSPORT_DATATYPE
+               : REDIST_TRANSPORT_PACK;
+}
+
+double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
+                       const redist_options *opt)
+{
+    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO));
+}
+
+const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
+                                             const redist__case *c, const redist__machine *m,
+                                             const redist_options *opt)
+{
+    const redist__algorithm *best = NULL;
+    double best_time = 0;
+    for (int i = 0; i < t->count; i++) {
+        const redist__algorithm *a = t->entries[i];
+        if (a->applicable(c) != REDIST_SUCCESS || (opt->max_buffer_bytes > 0 && !a->bounded) ||
+            (redist__options_scale(opt) && !redist__algo_scales(a)))
+            continue;
+        double time = redist__predict(a, c, m, opt);
+        if (best == NULL || time < best_time) {
+            best = a;
+            best_time = time;
+        }
+    }
+    return best;
+}
+
+int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
+                         const redist_options *opt)
+{
+    if (a->applicable(c) != REDIST_SUCCESS)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot perform this redistribution", a->name);
+    if (redist__options_scale(opt) && !redist__algo_scales(a))
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
+                            "places elements: %s",
+                            a->name,
+                            a->unscaled ? "it moves them as they are"
+                                        : "it only has the datatype transport");
+    if (opt->max_buffer_bytes > 0 && !a->bounded)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
+                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
+                            "direct-async and the section algorithms can",
+                            a->name);
+    return REDIST_SUCCESS;
+}
+
+int redist__check_bound(int64_t bound, size_t elsize)
+{
+    if (bound < 2 * (int64_t)elsize)
+        return redist__fail(REDIST_ERR_ARG,
+                            "max_buffer_bytes = %lld is less than two elements of %zu bytes",
+                            (long long)bound, elsize);
+    return REDIST_SUCCESS;
+}
+
+int64_t redist__default_buffer_bytes(const redist__case *c, const redist__algorithm *a,
+                                     int transport)
+{
+    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    return c->t.max_packed * (int64_t)c->t.elsize;
+}
+
+int redist__fail_no_room(int64_t bound)
+{
+    return redist__fail(REDIST_ERR_NOMEM,
+                        "not even bounded mode fits: its buffers would get %lld bytes per rank, "
+                        "a sixteenth of a rank's share of its node's memory",
+                        (long long)bound);
+}
+
+int64_t redist__fallback_bound(const redist__case *c, const redist__algorithm *a, int transport,
+                               int node_ranks)
+{
+    if (!a->packs || transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    double need = 2.0 * (double)c->t.max_buffer * (double)c->t.elsize,
+           share = redist__memory_share(node_ranks);
+    if (need <= share)
+        return 0;
+    int64_t bound = (int64_t)(share / 16), most = (int64_t)64 << 20;
+    if (bound < 1) /* still "does not fit": the caller finds it below two elements */
+        bound = 1;
+    return bound < most ? bound : most;
+}
