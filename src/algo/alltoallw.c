@@ -70,8 +70,8 @@ static int setup(struct redist_plan_s *p)
     for (size_t i = 0; i < n; i++)
         s->stypes[i] = s->rtypes[i] = MPI_BYTE;
     s->req = MPI_REQUEST_NULL;
-    by_rank(&p->send, p->send_types, s->scounts, s->stypes);
-    by_rank(&p->recv, p->recv_types, s->rcounts, s->rtypes);
+    by_rank(&p->send, p->datatypes->send, s->scounts, s->stypes);
+    by_rank(&p->recv, p->datatypes->recv, s->rcounts, s->rtypes);
     return REDIST_SUCCESS;
 }
 

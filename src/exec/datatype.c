@@ -1,5 +1,6 @@
 /* Derived datatypes describing one message over a local array, for the transports that let
- * MPI's datatype engine move the data (alltoallw, direct-async's datatype transport).
+ * MPI's datatype engine move the data (alltoallw, direct-async's datatype transport), and the
+ * datatype transport's state: one such type per message of a plan.
  *
  * A message is levels of run groups (pattern.c). Level by level from the innermost, the
  * element type is resized to the level's stride, each run group becomes an hvector (count
@@ -122,4 +123,48 @@ int redist__message_type(const redist__msg *m, int use_dst, MPI_Datatype elem, s
         return redist__fail(REDIST_ERR_NOMEM, "building a message datatype");
     return rc == MPI_SUCCESS ? REDIST_SUCCESS
                              : redist__fail(REDIST_ERR_MPI, "building a message datatype");
+}
+
+/* One committed type per message of side (*types[i], MPI_DATATYPE_NULL where none was made). */
+static int side_types(struct redist_plan_s *p, const redist__side *side, int use_dst,
+                      MPI_Datatype **types)
+{
+    *types = redist__malloc((size_t)(side->nmsgs + 1) * sizeof **types);
+    if (*types == NULL)
+        return REDIST_ERR_NOMEM;
+    for (int i = 0; i < side->nmsgs; i++)
+        (*types)[i] = MPI_DATATYPE_NULL;
+    for (int i = 0; i < side->nmsgs; i++) {
+        int err = redist__message_type(&side->msgs[i], use_dst, p->type, p->elsize, &(*types)[i]);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    return REDIST_SUCCESS;
+}
+
+int redist__datatypes_setup(struct redist_plan_s *p)
+{
+    redist__datatypes *d = p->datatypes = redist__calloc(1, sizeof *p->datatypes);
+    if (d == NULL)
+        return REDIST_ERR_NOMEM;
+    int err = side_types(p, &p->send, 0, &d->send);
+    return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, &d->recv);
+}
+
+static void free_types(MPI_Datatype *t, int n)
+{
+    for (int i = 0; t != NULL && i < n; i++)
+        if (t[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&t[i]);
+    redist__free(t);
+}
+
+void redist__datatypes_free(struct redist_plan_s *p)
+{
+    if (p->datatypes == NULL)
+        return;
+    free_types(p->datatypes->send, p->send.nmsgs);
+    free_types(p->datatypes->recv, p->recv.nmsgs);
+    redist__free(p->datatypes);
+    p->datatypes = NULL;
 }

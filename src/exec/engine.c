@@ -4,17 +4,10 @@
  * writes no user memory. */
 #include "exec/engine.h"
 
-static int is_local(const struct redist_plan_s *p, int is_send, int i)
-{
-    if (p->shm == NULL)
-        return 0;
-    return is_send ? p->send_local[i] : p->recv_local[i];
-}
-
 int64_t redist__msg_requests(const struct redist_plan_s *p, int is_send, int i)
 {
     const redist__side *side = is_send ? &p->send : &p->recv;
-    if (is_local(p, is_send, i) || p->transport == REDIST_TRANSPORT_DATATYPE)
+    if (redist__shm_local(p, is_send, i) || p->transport == REDIST_TRANSPORT_DATATYPE)
         return 1;
     return redist__chunks(side->msgs[i].nelems * (int64_t)p->elsize);
 }
@@ -32,10 +25,10 @@ int64_t redist__side_requests(const struct redist_plan_s *p, int is_send)
 static int post_datatype(struct redist_plan_s *p, int is_send, int i, MPI_Request *req)
 {
     const redist__msg *m = is_send ? &p->send.msgs[i] : &p->recv.msgs[i];
-    int rc =
-        is_send
-            ? MPI_Isend(p->cur_src, 1, p->send_types[i], m->peer, REDIST__TAG_DATA, p->comm, req)
-            : MPI_Irecv(p->cur_dst, 1, p->recv_types[i], m->peer, REDIST__TAG_DATA, p->comm, req);
+    int rc = is_send ? MPI_Isend(p->cur_src, 1, p->datatypes->send[i], m->peer, REDIST__TAG_DATA,
+                                 p->comm, req)
+                     : MPI_Irecv(p->cur_dst, 1, p->datatypes->recv[i], m->peer, REDIST__TAG_DATA,
+                                 p->comm, req);
     return rc == MPI_SUCCESS ? 1
                              : redist__fail(REDIST_ERR_MPI, "%s with rank %d failed",
                                             is_send ? "MPI_Isend" : "MPI_Irecv", m->peer);
@@ -46,7 +39,7 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
     const redist__msg *m = is_send ? &p->send.msgs[i] : &p->recv.msgs[i];
     if (p->transport == REDIST_TRANSPORT_DATATYPE)
         return post_datatype(p, is_send, i, reqs);
-    if (is_local(p, is_send, i)) { /* the data is in shared memory: notify only */
+    if (redist__shm_local(p, is_send, i)) { /* the data is in shared memory: notify only */
         int rc = is_send ? MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs)
                          : MPI_Irecv(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs);
         return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
@@ -94,14 +87,14 @@ int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
     const redist__msg *m = &p->send.msgs[i];
     if (!p->dry && p->transport == REDIST_TRANSPORT_PACK)
         redist__pack(m, p->cur_src, p->sendbuf + m->offset * (int64_t)p->elsize, p->elsize);
-    if (is_local(p, 1, i))
+    if (redist__shm_local(p, 1, i))
         redist__shm_sync(p); /* the packed data is visible before the notification */
     return post(p, 1, i, reqs);
 }
 
 int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req)
 {
-    if (!is_local(p, 1, i))
+    if (!redist__shm_local(p, 1, i))
         return 0;
     if (MPI_Irecv(NULL, 0, MPI_BYTE, p->send.msgs[i].peer, REDIST__TAG_ACK, p->comm, req) !=
         MPI_SUCCESS)
@@ -114,8 +107,8 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     const redist__msg *m = &p->recv.msgs[i];
     if (p->transport == REDIST_TRANSPORT_DATATYPE)
         return 0; /* MPI has written the destination */
-    int local = is_local(p, 0, i);
-    const char *data = local ? p->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
+    int local = redist__shm_local(p, 0, i);
+    const char *data = local ? p->shm->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
     if (local)
         redist__shm_sync(p);
     if (!p->dry)

@@ -126,29 +126,51 @@ struct redist_plan_s {
     char *cur_dst;
     int local_error, global_error;
     MPI_Request check_req;
-    void *algo_state; /* the algorithm's private state */
-
-    /* How messages move: REDIST_TRANSPORT_PACK (our packers, pack buffers) or
-       REDIST_TRANSPORT_DATATYPE (one derived datatype per message over the user arrays). */
-    int transport;
-    MPI_Datatype *send_types, *recv_types; /* per message, datatype transport */
     char *dry_src, *dry_dst; /* scratch arrays for a dry execution that hands MPI buffers */
+    void *algo_state;        /* the algorithm's private state */
 
-    /* Shared-memory transport (shm.c), NULL when messages all go through MPI. */
-    struct redist__shm *shm;
-    int64_t shm_bytes;            /* this rank's part of the window */
-    int shm_one_node;             /* every rank of the plan shares the window's node */
-    int *send_local, *recv_local; /* per message: the peer shares our node's memory */
-    const char **recv_at;         /* per receive message on the node: its packed data */
+    /* How messages move: REDIST_TRANSPORT_PACK (our packers, pack buffers; between ranks of
+       a node through their shared memory where it applies) or REDIST_TRANSPORT_DATATYPE (one
+       derived datatype per message over the user arrays). Each transport keeps its state in
+       its own struct, NULL where the plan does not use it (as algorithms keep theirs in
+       algo_state). */
+    int transport;
+    struct redist__datatypes *datatypes; /* the datatype transport (datatype.c) */
+    struct redist__shm *shm;             /* the shared-memory window (shm.c) */
 };
 
-typedef struct redist__shm redist__shm;
+/* The datatype transport: one committed type per message (send.nmsgs, recv.nmsgs). */
+typedef struct redist__datatypes {
+    MPI_Datatype *send, *recv;
+} redist__datatypes;
+/* The plan's message types over the source (send) and destination (recv) arrays. Local:
+   REDIST_ERR_NOMEM, REDIST_ERR_MPI; what was made is freed with the plan. */
+int redist__datatypes_setup(struct redist_plan_s *plan);
+void redist__datatypes_free(struct redist_plan_s *plan);
+
+/* The shared-memory transport: the node's window that holds this rank's send buffer (its
+   pack buffer, or bounded mode's send slots), and the messages whose peer shares it. */
+typedef struct redist__shm {
+    MPI_Comm node;
+    MPI_Win win;
+    char *base;
+    int64_t bytes;                /* this rank's part of the window */
+    int one_node;                 /* every rank of the plan shares the window's node */
+    int *send_local, *recv_local; /* per message: the peer shares our node's memory */
+    const char **recv_at;         /* per receive message on the node: its packed data */
+} redist__shm;
 /* Collective over the plan's communicator. Replaces the send buffer by a shared window of
    window_bytes on this rank (the send volume, or bounded mode's send slots). */
 int redist__shm_setup(struct redist_plan_s *plan, int64_t window_bytes);
 void redist__shm_free(struct redist_plan_s *plan);
 /* Memory barrier for the window (MPI_Win_sync) around notifications. */
 void redist__shm_sync(struct redist_plan_s *plan);
+/* Whether send (is_send) or receive message i travels through the window: its peer shares
+   this rank's node. */
+static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, int i)
+{
+    return p->shm != NULL && (is_send ? p->shm->send_local[i] : p->shm->recv_local[i]);
+}
 
 /* malloc for a plan's data buffers (pack buffers, relays, phases' arrays): NULL, with a
    detail, once the plan's buffers would exceed this rank's share of its node's memory

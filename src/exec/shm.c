@@ -17,12 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct redist__shm {
-    MPI_Comm node;
-    MPI_Win win;
-    char *base;
-};
-
 void redist__shm_free(struct redist_plan_s *p)
 {
     redist__shm *s = p->shm;
@@ -31,14 +25,12 @@ void redist__shm_free(struct redist_plan_s *p)
     MPI_Win_unlock_all(s->win);
     MPI_Win_free(&s->win); /* frees the segment that p->sendbuf pointed to */
     MPI_Comm_free(&s->node);
+    redist__free(s->send_local);
+    redist__free(s->recv_local);
+    redist__free(s->recv_at);
     redist__free(s);
     p->shm = NULL;
     p->sendbuf = NULL;
-    redist__free(p->send_local);
-    redist__free(p->recv_local);
-    redist__free(p->recv_at);
-    p->send_local = p->recv_local = NULL;
-    p->recv_at = NULL;
 }
 
 /* Node-communicator rank of each comm rank (-1: another node). */
@@ -89,13 +81,14 @@ static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
 
 static int locate_messages(struct redist_plan_s *p, const int *node_rank, const int64_t *offs)
 {
-    p->send_local = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *p->send_local);
-    p->recv_local = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_local);
-    p->recv_at = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *p->recv_at);
-    if (!p->send_local || !p->recv_local || !p->recv_at)
+    redist__shm *s = p->shm;
+    s->send_local = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->send_local);
+    s->recv_local = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_local);
+    s->recv_at = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_at);
+    if (!s->send_local || !s->recv_local || !s->recv_at)
         return REDIST_ERR_NOMEM;
     for (int i = 0; i < p->send.nmsgs; i++)
-        p->send_local[i] = node_rank[p->send.msgs[i].peer] >= 0;
+        s->send_local[i] = node_rank[p->send.msgs[i].peer] >= 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
         int nr = node_rank[p->recv.msgs[i].peer];
         if (nr < 0)
@@ -103,10 +96,10 @@ static int locate_messages(struct redist_plan_s *p, const int *node_rank, const 
         MPI_Aint size = 0;
         int disp = 0;
         char *base = NULL;
-        if (MPI_Win_shared_query(p->shm->win, nr, &size, &disp, &base) != MPI_SUCCESS)
+        if (MPI_Win_shared_query(s->win, nr, &size, &disp, &base) != MPI_SUCCESS)
             return REDIST_ERR_MPI;
-        p->recv_local[i] = 1;
-        p->recv_at[i] = base + offs[p->recv.msgs[i].peer];
+        s->recv_local[i] = 1;
+        s->recv_at[i] = base + offs[p->recv.msgs[i].peer];
     }
     return REDIST_SUCCESS;
 }
@@ -195,13 +188,13 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
     if (MPI_Allreduce(&node_size, &whole, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
         all = REDIST_ERR_MPI;
     if (all == REDIST_SUCCESS) {
-        p->shm_one_node = whole;
+        s->one_node = whole;
         s->node = node;
         s->win = win;
         s->base = base;
         p->shm = s;
         p->sendbuf = base;
-        p->shm_bytes = (int64_t)bytes;
+        s->bytes = (int64_t)bytes;
         err = exchange_offsets(p, offs);
         if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, node, p->size)) == NULL)
             err = REDIST_ERR_NOMEM;

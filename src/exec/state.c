@@ -22,14 +22,6 @@ void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
     return b;
 }
 
-static void free_types(MPI_Datatype *t, int n)
-{
-    for (int i = 0; t != NULL && i < n; i++)
-        if (t[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&t[i]);
-    redist__free(t);
-}
-
 void redist__plan_destroy(struct redist_plan_s *p)
 {
     if (p == NULL)
@@ -37,8 +29,7 @@ void redist__plan_destroy(struct redist_plan_s *p)
     if (p->algo != NULL && p->algo->destroy != NULL)
         p->algo->destroy(p);
     redist__shm_free(p);
-    free_types(p->send_types, p->send.nmsgs);
-    free_types(p->recv_types, p->recv.nmsgs);
+    redist__datatypes_free(p);
     redist__free(p->dry_src);
     redist__free(p->dry_dst);
     redist__side_free(&p->send);

@@ -126,11 +126,6 @@ int64_t redist__strip_send_bytes(const struct redist_plan_s *p)
     return (int64_t)n * (int64_t)bytes;
 }
 
-static int is_local(const struct redist_plan_s *p, int is_send, int i)
-{
-    return p->shm != NULL && (is_send ? p->send_local[i] : p->recv_local[i]);
-}
-
 static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const redist__side *side,
                       int is_send)
 {
@@ -141,7 +136,7 @@ static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const re
     int levels = 1, remote = 0;
     for (int i = 0; i < side->nmsgs; i++) {
         levels = side->msgs[i].nlevels > levels ? side->msgs[i].nlevels : levels;
-        remote |= !is_local(p, is_send, i);
+        remote |= !redist__shm_local(p, is_send, i);
     }
     slot_shape(p, side, s->chunk, side_budget(p), &d->nslots, &d->slot_bytes);
     d->levels = levels;
@@ -197,7 +192,7 @@ int redist__strip_setup(struct redist_plan_s *p)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
     s->chunk = redist__strip_chunk_elems(p->bound, p->elsize);
-    s->anyorder = p->shm != NULL && p->shm_one_node;
+    s->anyorder = p->shm != NULL && p->shm->one_node;
     int err = setup_side(p, s, &s->send, &p->send, 1);
     if (err == REDIST_SUCCESS)
         err = setup_side(p, s, &s->recv, &p->recv, 0);
@@ -254,7 +249,7 @@ static int post_receives(struct redist_plan_s *p, strip *s, int *moved)
         if (MPI_Wait(&acks[at], MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
         d->slot_elems[at] = n;
-        if (is_local(p, 0, i))
+        if (redist__shm_local(p, 0, i))
             rc = MPI_Irecv(&d->note[at], 1, MPI_INT64_T, m->peer, REDIST__TAG_DATA, p->comm,
                            &s->reqs[at]);
         else
@@ -282,9 +277,9 @@ static int unpack_arrived(struct redist_plan_s *p, strip *s, int *moved)
         if (!flag)
             return REDIST_SUCCESS;
         const redist__msg *m = &p->recv.msgs[i];
-        int local = is_local(p, 0, i);
+        int local = redist__shm_local(p, 0, i);
         const char *data =
-            local ? p->recv_at[i] + d->note[at] : d->slots + (size_t)at * d->slot_bytes;
+            local ? p->shm->recv_at[i] + d->note[at] : d->slots + (size_t)at * d->slot_bytes;
         if (local)
             redist__shm_sync(p);
         if (!p->dry)
@@ -340,7 +335,7 @@ static int send_in_order(struct redist_plan_s *p, strip *s, int at, MPI_Request 
     char *slot = d->slots + (size_t)at * d->slot_bytes;
     if (!p->dry)
         redist__cursor_pack(&d->cursor, p->cur_src, slot, n, p->elsize);
-    if (is_local(p, 1, i)) {
+    if (redist__shm_local(p, 1, i)) {
         rc = post_offset(p, d, at, m->peer, &reqs[at], &acks[at]);
     } else {
         rc = MPI_Isend(slot, (int)(n * (int64_t)p->elsize), MPI_BYTE, m->peer, REDIST__TAG_DATA,
@@ -410,7 +405,7 @@ static int unpack_any(struct redist_plan_s *p, strip *s, int *moved)
         int64_t n = chunk_of(s, m->nelems, d->done[j]);
         redist__shm_sync(p);
         if (!p->dry)
-            redist__cursor_unpack(&d->cursors[j], p->recv_at[i] + d->notes[j], p->cur_dst, n,
+            redist__cursor_unpack(&d->cursors[j], p->shm->recv_at[i] + d->notes[j], p->cur_dst, n,
                                   p->elsize, p->scale);
         if (MPI_Wait(&acks[j], MPI_STATUS_IGNORE) != MPI_SUCCESS ||
             MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[j]) !=

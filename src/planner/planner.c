@@ -55,31 +55,12 @@ static int build_messages(struct redist_plan_s *p)
     return local_storage(p);
 }
 
-/* The datatype transport: one committed type per message over the user's arrays. */
-static int side_types(struct redist_plan_s *p, const redist__side *side, int use_dst,
-                      MPI_Datatype **types)
-{
-    *types = redist__malloc((size_t)(side->nmsgs + 1) * sizeof **types);
-    if (*types == NULL)
-        return REDIST_ERR_NOMEM;
-    for (int i = 0; i < side->nmsgs; i++)
-        (*types)[i] = MPI_DATATYPE_NULL;
-    for (int i = 0; i < side->nmsgs; i++) {
-        int err = redist__message_type(&side->msgs[i], use_dst, p->type, p->elsize, &(*types)[i]);
-        if (err != REDIST_SUCCESS)
-            return err;
-    }
-    return REDIST_SUCCESS;
-}
-
 /* Phase 3d: pack buffers for the algorithms that pack (the shared-memory transport
    provides the send buffer itself), or datatypes for the datatype transport. */
 static int allocate_buffers(struct redist_plan_s *p, int shm)
 {
-    if (p->transport == REDIST_TRANSPORT_DATATYPE) {
-        int err = side_types(p, &p->send, 0, &p->send_types);
-        return err != REDIST_SUCCESS ? err : side_types(p, &p->recv, 1, &p->recv_types);
-    }
+    if (p->transport == REDIST_TRANSPORT_DATATYPE)
+        return redist__datatypes_setup(p);
     if (!p->algo->packs || p->bounded) /* bounded mode: the strip engine's slots */
         return REDIST_SUCCESS;
     if (!shm)
@@ -208,7 +189,7 @@ static int fill_stats(struct redist_plan_s *p)
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;
     s->bounded = p->bounded;
-    s->buffer_bytes = (int64_t)p->buffer_bytes + (p->shm != NULL ? p->shm_bytes : 0);
+    s->buffer_bytes = (int64_t)p->buffer_bytes + (p->shm != NULL ? p->shm->bytes : 0);
     if (p->bounded) { /* one peer at a time in the shift schedule's order */
         s->steps = p->pair.t.shift_steps;
         s->predicted_seconds = redist__strip_predict(&p->pair, p->machine, p->bound);
