@@ -196,6 +196,7 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
 const redist__algorithm redist__algo_alltoall_padded = {
     .name = "alltoall-padded",
     .applicable = applicable,
+    .why_not = "needs the padded message below 2^31 bytes (MPI_Alltoall's int count)",
     .steps = steps,
     .predict = predict,
     .transports = REDIST__T_PACK,

@@ -94,6 +94,8 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
 const redist__algorithm redist__algo_alltoallv = {
     .name = "alltoallv",
     .applicable = applicable,
+    .why_not = "needs every rank's send and receive volume below 2^31 elements (MPI_Alltoallv's "
+               "int counts and displacements)",
     .steps = redist__one_step,
     .predict = predict,
     .transports = REDIST__T_PACK,

@@ -111,6 +111,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
 const redist__algorithm redist__algo_alltoallw = {
     .name = "alltoallw",
     .applicable = applicable,
+    .why_not = "needs every run length and run count below 2^31 (MPI_Alltoallw's int counts)",
     .steps = redist__one_step,
     .predict = predict,
     .transports = REDIST__T_DATATYPE,

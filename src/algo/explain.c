@@ -27,11 +27,10 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
     int64_t bound = opt->max_buffer_bytes;
     int node_ranks = m->shared_node ? comm_size : 1;
     if (bound == 0 && (bound = redist__fallback_bound(c, *a, out->transport, node_ranks)) > 0) {
-        redist_options o = *opt;
-        o.max_buffer_bytes = bound;
-        if (auto_chosen && !(*a)->bounded)
-            *a = redist__choose(c, m, &o);
-        if (!(*a)->bounded)
+        int bounded = 0;
+        *a =
+            redist__choose_bounded(redist__registry(), *a, auto_chosen, c, m, opt, bound, &bounded);
+        if (!bounded)
             bound = 0; /* the datatype transport, or NOMEM: the planner says which */
         else if (bound < 2 * (int64_t)c->t.elsize)
             return redist__fail_no_room(bound);
@@ -71,13 +70,9 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     redist_options_init(&opt);
     opt.max_buffer_bytes = max_buffer_bytes;
     int auto_chosen = a == NULL;
-    if (a == NULL) {
-        a = redist__choose(&c, m, &opt);
-        if (a == NULL)
-            return redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
-    } else if ((err = redist__admit_forced(a, &c, &opt)) != REDIST_SUCCESS) {
+    err = redist__choose_algorithm(redist__registry(), name, &c, m, &opt, &a);
+    if (err != REDIST_SUCCESS)
         return err;
-    }
     if (max_buffer_bytes > 0 &&
         (err = redist__check_bound(max_buffer_bytes, (size_t)elsize)) != REDIST_SUCCESS)
         return err;

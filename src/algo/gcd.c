@@ -19,6 +19,8 @@ static int applicable(const redist__case *c)
 const redist__algorithm redist__algo_gcd = {
     .name = "gcd",
     .applicable = applicable,
+    .why_not =
+        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block)",
     .setup = setup,
     .predict = redist__p001_predict_gcd,
     REDIST__P001_PHASES_HOOKS,

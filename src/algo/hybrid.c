@@ -108,6 +108,7 @@ static int setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_hybrid = {
     .name = "hybrid",
     .applicable = redist__relay_applicable,
+    .why_not = REDIST__RELAY_WHY_NOT,
     .steps = steps,
     .predict = predict,
     .transports = REDIST__T_PACK,

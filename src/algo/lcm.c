@@ -19,6 +19,9 @@ static int applicable(const redist__case *c)
 const redist__algorithm redist__algo_lcm = {
     .name = "lcm",
     .applicable = applicable,
+    .why_not =
+        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
+        "and the lcm of the two blocks below 2^63 along every dimension",
     .setup = setup,
     .predict = redist__p001_predict_lcm,
     REDIST__P001_PHASES_HOOKS,

@@ -158,6 +158,8 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
 const redist__algorithm redist__algo_multiphase = {
     .name = "multiphase",
     .applicable = applicable,
+    .why_not = "needs a 1-D pair on the same ranks, grid and first coordinate whose blocks "
+               "divide one another (no irregular blocks, no window starting inside a block)",
     .steps = steps,
     .predict = predict,
     .transports = REDIST__T_PACK,

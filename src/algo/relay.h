@@ -64,5 +64,9 @@ int redist__relay_explain(const struct redist_layout_s *src, const struct redist
                           int comm_size, size_t elsize, int64_t out[4]);
 /* The largest communicator the shift table serves (its size table is P x P). */
 #define REDIST__SHIFT_MAX_RANKS 2048
+/* What redist__relay_applicable asks, in words (indirect's and hybrid's why_not). */
+#define REDIST__RELAY_WHY_NOT                                                                      \
+    "needs at most 2048 ranks (the shift table's limit), or [LBP96]'s table case (the same "       \
+    "ranks and grid, one dimension's block a multiple K <= P of the other's)"
 
 #endif

@@ -46,10 +46,12 @@ SECTIONS_RULE(tk_k, REDIST__SD_TK_K)
 SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
 #undef SECTIONS_RULE
 
-#define SECTIONS_ALGORITHM(var, algo_name, rule)                                                   \
+#define SECTIONS_ALGORITHM(var, algo_name, rule, needs)                                            \
     const redist__algorithm var = {                                                                \
         .name = algo_name,                                                                         \
         .applicable = rule,                                                                        \
+        .why_not = "needs " needs " along every dimension (no irregular blocks, no window "        \
+                   "starting inside a block)",                                                     \
         .steps = redist__one_step,                                                                 \
         .predict = redist__direct_async_predict,                                                   \
         .transports = REDIST__T_PACK | REDIST__T_DATATYPE,                                         \
@@ -61,9 +63,14 @@ SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
         .packs = 1,                                                                                \
         .bounded = 1,                                                                              \
     }
-SECTIONS_ALGORITHM(redist__algo_block_to_block, "block-to-block", block_block);
-SECTIONS_ALGORITHM(redist__algo_block_to_cyclic, "block-to-cyclic", block_cyclic);
-SECTIONS_ALGORITHM(redist__algo_cyclic_to_block, "cyclic-to-block", cyclic_block);
-SECTIONS_ALGORITHM(redist__algo_tk_to_k, "tk-to-k", tk_k);
-SECTIONS_ALGORITHM(redist__algo_k_to_tk, "k-to-tk", k_tk);
+SECTIONS_ALGORITHM(redist__algo_block_to_block, "block-to-block", block_block,
+                   "a Block source and destination (one block per process, or one process)");
+SECTIONS_ALGORITHM(redist__algo_block_to_cyclic, "block-to-cyclic", block_cyclic,
+                   "a Block source (one block per process, or one process)");
+SECTIONS_ALGORITHM(redist__algo_cyclic_to_block, "cyclic-to-block", cyclic_block,
+                   "a Block destination (one block per process, or one process)");
+SECTIONS_ALGORITHM(redist__algo_tk_to_k, "tk-to-k", tk_k,
+                   "the source block a multiple of the destination block");
+SECTIONS_ALGORITHM(redist__algo_k_to_tk, "k-to-tk", k_tk,
+                   "the destination block a multiple of the source block");
 #undef SECTIONS_ALGORITHM

@@ -24,6 +24,9 @@ static int setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_x_to_kx = {
     .name = "x-to-kx",
     .applicable = applicable,
+    .why_not =
+        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
+        "and along every dimension the destination block a multiple of the source block",
     .setup = setup,
     REDIST__P001_RATIO_HOOKS,
 };

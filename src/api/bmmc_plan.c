@@ -24,7 +24,9 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
     if (strcmp(name, "auto") != 0 && strcmp(name, "bmmc") != 0)
         return redist__algorithm_by_name(name) != NULL
                    ? redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                                  "'%s' cannot perform a BMMC permutation", name)
+                                  "algorithm '%s' cannot perform a BMMC permutation: only bmmc "
+                                  "(auto's choice) runs a BMMC plan",
+                                  name)
                    : redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
     if (opt != NULL && (opt->permutation != NULL || redist__options_scale(opt)))
         return redist__fail(REDIST_ERR_ARG,

@@ -229,6 +229,8 @@ static int bpc_setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_bmmc = {
     .name = "bmmc",
     .applicable = bpc_applicable,
+    .why_not = "needs a bit permutation: a 1-D pair on one process set (the same ranks, first "
+               "coordinate 0) with N, P and both blocks powers of two and block x P <= N",
     .steps = rounds_steps,
     .predict = predict,
     .transports = REDIST__T_PACK,

@@ -23,7 +23,9 @@ const void *redist_f_not_contiguous(void);
 /* ---- the algorithm interface ---------------------------------------------------------------
    One file per algorithm defines one of these (src/algo/, src/bmmc/perform.c) and the
    registry (src/algo/registry.c) lists it. Its rules are pure, from the case (the same on
-   every rank) and the machine's parameters; its run functions drive one plan. */
+   every rank) and the machine's parameters; its run functions drive one plan. Whether it may
+   run a case with given options is decided in one place, redist__algo_usable (planner.h),
+   from `applicable`, `why_not` and the flags `bounded`, `unscaled` and `transports`. */
 enum { /* the transports an algorithm can move messages with (bits) */
        REDIST__T_PACK = 1 << REDIST_TRANSPORT_PACK,
        REDIST__T_DATATYPE = 1 << REDIST_TRANSPORT_DATATYPE
@@ -32,6 +34,10 @@ typedef struct redist__algorithm {
     const char *name;
     /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE. */
     int (*applicable)(const redist__case *c);
+    /* What `applicable` asks of the case, in words that complete "algorithm '<name>' ...":
+       "needs ...". The NOT_APPLICABLE detail of a forced algorithm that does not apply says
+       it. NULL only for an algorithm that always applies. */
+    const char *why_not;
     /* Communication rounds of one execute. */
     int (*steps)(const redist__case *c, const redist__machine *m, const redist_options *opt);
     /* Predicted seconds of one execute with the given transport (one of `transports`). */

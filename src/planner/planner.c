@@ -143,23 +143,6 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     return all_ok ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "shift flags");
 }
 
-/* Phase 3c: the algorithm, from the case only (identical on every rank). */
-static int choose_algorithm(struct redist_plan_s *p, const char *name)
-{
-    if (strcmp(name, "auto") == 0) {
-        p->algo = redist__choose_from(p->algorithms, &p->pair, p->machine, &p->opt);
-        return p->algo ? REDIST_SUCCESS
-                       : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
-    }
-    const redist__algorithm *a = redist__table_find(p->algorithms, name);
-    if (a == NULL)
-        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    int err = redist__admit_forced(a, &p->pair, &p->opt);
-    if (err == REDIST_SUCCESS)
-        p->algo = a;
-    return err;
-}
-
 /* Bounded mode with `bound` bytes per rank: at least two elements (one chunk each way). */
 static int set_bounded(struct redist_plan_s *p, int64_t bound)
 {
@@ -217,12 +200,10 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
         return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
     if (most == 0)
         return REDIST_SUCCESS;
-    if (strcmp(name, "auto") == 0 && !p->algo->bounded) {
-        redist_options o = p->opt;
-        o.max_buffer_bytes = most;
-        p->algo = redist__choose_from(p->algorithms, &p->pair, p->machine, &o);
-    }
-    if (p->algo->bounded) {
+    int bounded = 0;
+    p->algo = redist__choose_bounded(p->algorithms, p->algo, strcmp(name, "auto") == 0, &p->pair,
+                                     p->machine, &p->opt, most, &bounded);
+    if (bounded) {
         int64_t least = 0; /* the smallest bound any rank would take */
         bound = bound > 0 ? bound : most;
         if (MPI_Allreduce(&bound, &least, 1, MPI_INT64_T, MPI_MIN, p->comm) != MPI_SUCCESS)
@@ -250,7 +231,8 @@ static int setup(struct redist_plan_s *p, const char *name)
     int err = agree_on_case(p, build_messages(p));
     if (err != REDIST_SUCCESS)
         return err;
-    err = choose_algorithm(p, name);
+    /* Phase 3c: the algorithm, from the case only (identical on every rank). */
+    err = redist__choose_algorithm(p->algorithms, name, &p->pair, p->machine, &p->opt, &p->algo);
     if (err != REDIST_SUCCESS)
         return err;
     p->transport =

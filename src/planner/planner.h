@@ -7,7 +7,7 @@
  * Like FFTW's planner (kernel/planner.c), it knows the algorithms only through the table
  * handed to it: the api layer passes the registry's (algo/registry.c), every plan keeps the
  * table it was planned from, and an algorithm that needs child plans calls down here with its
- * own plan as the parent. No file of this layer names an algorithm.
+ * own plan as the parent. No file of this layer depends on an algorithm's file.
  */
 #ifndef REDIST_PLANNER_H
 #define REDIST_PLANNER_H
@@ -77,18 +77,39 @@ int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
 /* a's prediction with the transport it would choose for REDIST_TRANSPORT_AUTO. */
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt);
-/* The "auto" rule over the table t: the applicable algorithm with the smallest prediction
-   (ties: the earlier entry), or NULL; with opt->max_buffer_bytes > 0 only among those that
-   run bounded. */
+/* The "auto" rule over the table t: the usable algorithm (redist__algo_usable) with the
+   smallest prediction (ties: the earlier entry), or NULL. */
 const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
                                              const redist__case *c, const redist__machine *m,
                                              const redist_options *opt);
-/* Whether the algorithm `a`, asked for by name, can run this case with these options: it
-   applies, it scales if opt asks for scaling, it runs bounded if opt asks for a bound. A
-   REDIST_ERR_NOT_APPLICABLE naming the first rule it breaks, else REDIST_SUCCESS. The plan
-   (planner.c) and explain (algo/explain.c) both ask here, so that they refuse alike. */
+/* The rule of use, the one place that decides whether algorithm a may run case c with the
+   options opt: it applies (a->applicable), it scales if opt asks for scaling (alpha, beta,
+   conjugate: a->unscaled, a->transports), it runs bounded if opt asks for a bound
+   (max_buffer_bytes > 0: a->bounded). REDIST_SUCCESS, or REDIST_ERR_NOT_APPLICABLE with *why
+   (why may be NULL) the first rule it breaks, in words that complete "algorithm '<name>' ...":
+   a->why_not, "cannot scale ...", "cannot bound its buffers ...". Records no detail. Auto's
+   choice, a forced algorithm, the memory fallback and explain's rows all ask here. */
+int redist__algo_usable(const redist__algorithm *a, const redist__case *c,
+                        const redist_options *opt, const char **why);
+/* A forced algorithm: redist__algo_usable, with the reason recorded as the error detail
+   ("algorithm 'gcd' needs ..."). */
 int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
                          const redist_options *opt);
+/* The algorithm for case c: auto's choice from t for NULL or "auto" (REDIST_ERR_NOT_APPLICABLE
+   if none is usable), else the entry called `name` if it is usable (redist__admit_forced);
+   REDIST_ERR_UNKNOWN_ALGORITHM for a name t does not have. *out is NULL on failure. */
+int redist__choose_algorithm(const redist__algorithm_table *t, const char *name,
+                             const redist__case *c, const redist__machine *m,
+                             const redist_options *opt, const redist__algorithm **out);
+/* The memory fallback's choice, when the buffers of a plan running a must fit in `bound`
+   bytes per rank: a if it is usable bounded, else auto's choice among those that are if auto
+   chose a (auto_chosen), else a. *bounded: whether the result is usable bounded (if not, the
+   plan takes the datatype transport or fails). */
+const redist__algorithm *redist__choose_bounded(const redist__algorithm_table *t,
+                                                const redist__algorithm *a, int auto_chosen,
+                                                const redist__case *c, const redist__machine *m,
+                                                const redist_options *opt, int64_t bound,
+                                                int *bounded);
 /* Bounded mode's bound: at least two elements of elsize bytes (one chunk each way), else
    REDIST_ERR_ARG saying so. Shared by the plan and explain, as above. */
 int redist__check_bound(int64_t bound, size_t elsize);

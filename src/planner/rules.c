@@ -1,6 +1,8 @@
-/* How the planner chooses (planner.h): an algorithm from the table handed to it ("auto" is
- * the argmin of the predictions), the transport, and the bounds of bounded mode. Pure: every
- * rule reads the case, which is the same on every rank, so every rank chooses alike. */
+/* How the planner chooses (planner.h): the one rule of use (redist__algo_usable), an
+ * algorithm from the table handed to it ("auto" is the argmin of the predictions among the
+ * usable ones), the transport, and the bounds of bounded mode. Pure: every rule reads the
+ * case, which is the same on every rank, so every rank chooses alike; explain
+ * (algo/explain.c) asks the same functions, so that it refuses and chooses as a plan does. */
 #include "planner/planner.h"
 
 #include <string.h>
@@ -37,6 +39,25 @@ double redist__predict(const redist__algorithm *a, const redist__case *c, const 
     return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO));
 }
 
+int redist__algo_usable(const redist__algorithm *a, const redist__case *c,
+                        const redist_options *opt, const char **why)
+{
+    const char *reason = NULL;
+    if (a->applicable(c) != REDIST_SUCCESS)
+        reason = a->why_not != NULL ? a->why_not : "cannot perform this redistribution";
+    else if (redist__options_scale(opt) && !redist__algo_scales(a))
+        reason = a->unscaled ? "cannot scale (alpha, beta, conjugate) while it places elements: "
+                               "it moves them as they are"
+                             : "cannot scale (alpha, beta, conjugate) while it places elements: "
+                               "it only has the datatype transport";
+    else if (opt->max_buffer_bytes > 0 && !a->bounded)
+        reason = "cannot bound its buffers (max_buffer_bytes): direct-async and the section "
+                 "algorithms can";
+    if (why != NULL)
+        *why = reason;
+    return reason == NULL ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+}
+
 const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
                                              const redist__case *c, const redist__machine *m,
                                              const redist_options *opt)
@@ -45,8 +66,7 @@ const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
     double best_time = 0;
     for (int i = 0; i < t->count; i++) {
         const redist__algorithm *a = t->entries[i];
-        if (a->applicable(c) != REDIST_SUCCESS || (opt->max_buffer_bytes > 0 && !a->bounded) ||
-            (redist__options_scale(opt) && !redist__algo_scales(a)))
+        if (redist__algo_usable(a, c, opt, NULL) != REDIST_SUCCESS)
             continue;
         double time = redist__predict(a, c, m, opt);
         if (best == NULL || time < best_time) {
@@ -60,22 +80,45 @@ const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
 int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
                          const redist_options *opt)
 {
-    if (a->applicable(c) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot perform this redistribution", a->name);
-    if (redist__options_scale(opt) && !redist__algo_scales(a))
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot scale (alpha, beta, conjugate) while it "
-                            "places elements: %s",
-                            a->name,
-                            a->unscaled ? "it moves them as they are"
-                                        : "it only has the datatype transport");
-    if (opt->max_buffer_bytes > 0 && !a->bounded)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE,
-                            "algorithm '%s' cannot bound its buffers (max_buffer_bytes): "
-                            "direct-async and the section algorithms can",
-                            a->name);
+    const char *why = NULL;
+    if (redist__algo_usable(a, c, opt, &why) != REDIST_SUCCESS)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "algorithm '%s' %s", a->name, why);
     return REDIST_SUCCESS;
+}
+
+int redist__choose_algorithm(const redist__algorithm_table *t, const char *name,
+                             const redist__case *c, const redist__machine *m,
+                             const redist_options *opt, const redist__algorithm **out)
+{
+    *out = NULL;
+    if (name == NULL || strcmp(name, "auto") == 0) {
+        *out = redist__choose_from(t, c, m, opt);
+        return *out != NULL ? REDIST_SUCCESS
+                            : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
+    }
+    const redist__algorithm *a = redist__table_find(t, name);
+    if (a == NULL)
+        return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    int err = redist__admit_forced(a, c, opt);
+    if (err == REDIST_SUCCESS)
+        *out = a;
+    return err;
+}
+
+const redist__algorithm *redist__choose_bounded(const redist__algorithm_table *t,
+                                                const redist__algorithm *a, int auto_chosen,
+                                                const redist__case *c, const redist__machine *m,
+                                                const redist_options *opt, int64_t bound,
+                                                int *bounded)
+{
+    redist_options o = *opt;
+    o.max_buffer_bytes = bound;
+    if (auto_chosen && redist__algo_usable(a, c, &o, NULL) != REDIST_SUCCESS) {
+        const redist__algorithm *b = redist__choose_from(t, c, m, &o); /* direct-async can */
+        a = b != NULL ? b : a;
+    }
+    *bounded = redist__algo_usable(a, c, &o, NULL) == REDIST_SUCCESS;
+    return a;
 }
 
 int redist__check_bound(int64_t bound, size_t elsize)

@@ -72,8 +72,12 @@ expect_message 2 'redist: --to: n differs from --from'"'"'s n' \
     "$REDIST" explain --from n=10,procs=2 --to n=12
 expect_message 2 'redist: --to: uses rank 5 but the communicator has 3 processes (run: start more with mpirun -n; explain: give --procs; or give ranks=)' \
     "$REDIST" explain --from n=10 --to n=10,ranks=0:5 --procs=3
-expect_message 1 "redist: plan (bmmc): the algorithm cannot perform this redistribution (algorithm 'bmmc' cannot perform this redistribution)" \
+expect_message 1 "redist: plan (bmmc): the algorithm cannot perform this redistribution (algorithm 'bmmc' needs a bit permutation: a 1-D pair on one process set (the same ranks, first coordinate 0) with N, P and both blocks powers of two and block x P <= N)" \
     "$REDIST" explain --from n=1000,block=4 --to n=1000,block=16 --procs 8 --algorithm bmmc
+expect_message 1 "redist: plan (gcd): the algorithm cannot perform this redistribution (algorithm 'gcd' needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block))" \
+    "$REDIST" explain --from n=1000,block=4,procs=8 --to n=1000,block=6,procs=4 --algorithm gcd
+expect_message 1 "redist: plan (alltoallv): the algorithm cannot perform this redistribution (algorithm 'alltoallv' cannot bound its buffers (max_buffer_bytes): direct-async and the section algorithms can)" \
+    "$REDIST" explain --from n=1000,block=4 --to n=1000,block=6 --procs 4 --algorithm alltoallv --max-buffer 1024
 
 # ---- Under MPI: run's messages from rank 0 only, run and demo verify. ----------------------
 if [[ -n "${MPIEXEC:-}" ]]; then

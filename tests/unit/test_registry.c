@@ -89,6 +89,9 @@ static void check_registry(void)
         CHECK(strcmp(redist_algorithm_name(i + 1), a->name) == 0, "public name %d", i + 1);
         CHECK(redist__algorithm_by_name(a->name) == a, "%s: lookup by name", a->name);
         CHECK(a->applicable != NULL, "%s has no applicable", a->name);
+        CHECK(a->applicable == redist__always_applicable ||
+                  (a->why_not != NULL && strncmp(a->why_not, "needs ", 6) == 0),
+              "%s: no why_not saying what applicable needs", a->name);
         CHECK(a->steps != NULL, "%s has no steps", a->name);
         CHECK(a->predict != NULL, "%s has no predict", a->name);
         CHECK(a->transports != 0 &&
@@ -369,17 +372,24 @@ static void check_bmmc(void)
     free_pair(ls);
 }
 
-/* A pair on different process sets: the general-purpose algorithms (general among them) apply,
-   the same-set ones do not. */
-static void check_other_sets(void)
+/* cyclic(5) on ranks 0, 1 -> cyclic(3) on ranks 2, 3, 4 of 5, 777 doubles. */
+static redist__case other_sets_case(redist_layout ls[2])
 {
     int64_t n = 777, x = 5, y = 3;
     int g1 = 2, g2 = 3, r1[2] = {0, 1}, r2[3] = {2, 3, 4};
-    redist_layout ls[2] = {NULL, NULL};
     redist_layout_create(1, &n, &x, &g1, NULL, r1, REDIST_ROW_MAJOR, &ls[0]);
     redist_layout_create(1, &n, &y, &g2, NULL, r2, REDIST_ROW_MAJOR, &ls[1]);
     redist__case c;
     CHECK(redist__pair_case(ls[0], ls[1], 5, 8, &c, NULL, NULL) == 0, "pair case");
+    return c;
+}
+
+/* A pair on different process sets: the general-purpose algorithms (general among them) apply,
+   the same-set ones do not. */
+static void check_other_sets(void)
+{
+    redist_layout ls[2] = {NULL, NULL};
+    redist__case c = other_sets_case(ls);
     static const char *const only_same_set[] = {"ky-to-y", "x-to-kx",    "gcd",
                                                 "lcm",     "multiphase", "bmmc"};
     for (size_t i = 0; i < sizeof only_same_set / sizeof *only_same_set; i++)
@@ -388,6 +398,64 @@ static void check_other_sets(void)
     CHECK(algo("general")->applicable(&c) == REDIST_SUCCESS, "general refuses disjoint sets");
     check_formulas(&c, "2 ranks -> 3 other ranks");
     check_auto(&c, "2 ranks -> 3 other ranks");
+    free_pair(ls);
+}
+
+/* The rule of use (redist__algo_usable): the reason of each refusal, the same answer for a
+   forced algorithm (its detail), auto and the memory fallback. */
+static void check_rule_of_use(void)
+{
+    redist_layout ls[2] = {NULL, NULL};
+    redist__case c = other_sets_case(ls);
+    redist_options opt;
+    redist_options_init(&opt);
+    const char *why = "unset";
+    CHECK(redist__algo_usable(algo("gcd"), &c, &opt, &why) == REDIST_ERR_NOT_APPLICABLE &&
+              why == algo("gcd")->why_not,
+          "gcd on disjoint sets: its own reason, not '%s'", why ? why : "(null)");
+    CHECK(redist__admit_forced(algo("gcd"), &c, &opt) == REDIST_ERR_NOT_APPLICABLE &&
+              strncmp(redist_last_error_detail(), "algorithm 'gcd' needs ", 22) == 0,
+          "forced gcd's detail: '%s'", redist_last_error_detail());
+    CHECK(redist__algo_usable(algo("general"), &c, &opt, &why) == REDIST_SUCCESS && why == NULL,
+          "general on disjoint sets");
+    opt.alpha[0] = 2.0; /* scaling: unpacking scales, MPI's datatype engine cannot */
+    CHECK(redist__algo_usable(algo("alltoallw"), &c, &opt, &why) == REDIST_ERR_NOT_APPLICABLE &&
+              strstr(why, "cannot scale") && strstr(why, "datatype transport"),
+          "alltoallw with scaling: '%s'", why ? why : "(null)");
+    CHECK(redist__algo_usable(algo("direct-async"), &c, &opt, NULL) == REDIST_SUCCESS,
+          "direct-async scales");
+    redist_options_init(&opt);
+    opt.max_buffer_bytes = 1024;
+    CHECK(redist__algo_usable(algo("alltoallv"), &c, &opt, &why) == REDIST_ERR_NOT_APPLICABLE &&
+              strstr(why, "cannot bound its buffers"),
+          "alltoallv bounded: '%s'", why ? why : "(null)");
+    const redist__algorithm *a = redist__choose(&c, &machine, &opt);
+    CHECK(a != NULL && redist__algo_usable(a, &c, &opt, NULL) == REDIST_SUCCESS,
+          "auto bounded chose %s, which cannot run bounded", a ? a->name : "none");
+    /* The memory fallback: auto's choice is replaced by one that runs bounded, a forced one
+       is kept (the plan then takes the datatype transport or fails). */
+    redist_options_init(&opt);
+    int bounded = -1;
+    a = redist__choose_bounded(redist__registry(), algo("alltoallv"), 1, &c, &machine, &opt, 1024,
+                               &bounded);
+    CHECK(bounded == 1 && a != algo("alltoallv") && a->bounded, "fallback for auto: %s, %d",
+          a->name, bounded);
+    a = redist__choose_bounded(redist__registry(), algo("alltoallv"), 0, &c, &machine, &opt, 1024,
+                               &bounded);
+    CHECK(bounded == 0 && a == algo("alltoallv"), "fallback for forced alltoallv: %s, %d", a->name,
+          bounded);
+    a = redist__choose_bounded(redist__registry(), algo("direct-async"), 0, &c, &machine, &opt,
+                               1024, &bounded);
+    CHECK(bounded == 1 && a == algo("direct-async"), "fallback for forced direct-async: %s, %d",
+          a->name, bounded);
+    CHECK(redist__choose_algorithm(redist__registry(), "no-such", &c, &machine, &opt, &a) ==
+                  REDIST_ERR_UNKNOWN_ALGORITHM &&
+              a == NULL,
+          "an unknown name");
+    CHECK(redist__choose_algorithm(redist__registry(), NULL, &c, &machine, &opt, &a) ==
+                  REDIST_SUCCESS &&
+              a == redist__choose(&c, &machine, &opt),
+          "NULL is auto");
     free_pair(ls);
 }
 
@@ -441,6 +509,7 @@ int main(void)
     check_lcm_route();
     check_bmmc();
     check_other_sets();
+    check_rule_of_use();
     check_options();
     if (failures) {
         printf(" Found %ld errors\n", failures);
