@@ -242,7 +242,7 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
 /* The children (collective, every rank makes every one), the directories and buffers. */
 static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout src[],
                        const redist_layout dst[], const MPI_Datatype types[],
-                       const redist_options *opt, int err)
+                       const redist_options *opt)
 {
     redist_options o;
     redist_options_init(&o);
@@ -253,10 +253,7 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
     o.shared_memory = 0;
     o.check_arguments = 0; /* the batch agrees on its arguments itself */
     for (int i = 0; i < b->count; i++) {
-        int rc = redist_plan_create(err == REDIST_SUCCESS ? src[i] : NULL,
-                                    err == REDIST_SUCCESS ? dst[i] : NULL, types[i], p->comm, &o,
-                                    &b->child[i]);
-        err = err != REDIST_SUCCESS ? err : rc;
+        int err = redist_plan_create(src[i], dst[i], types[i], p->comm, &o, &b->child[i]);
         if (err != REDIST_SUCCESS)
             return err; /* every rank got the same code from the same child */
     }
@@ -265,7 +262,7 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
         redist__free(b->child[i]->recvbuf);
         b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
     }
-    err = build_dir(b, 1, &b->send);
+    int err = build_dir(b, 1, &b->send);
     if (err == REDIST_SUCCESS)
         err = build_dir(b, 0, &b->recv);
     if (err == REDIST_SUCCESS) {
@@ -325,8 +322,8 @@ static batch *batch_new(int count)
     return b;
 }
 
-/* The count must agree before the children are made, one per array on every rank; a rank
-   that failed already counts for no side (its error is the one agreed). Collective. */
+/* The count must agree before the children are made, one per array on every rank. Every rank
+   gets here (the plan constructor agreed that none failed). Collective. */
 static int agree_on_count(const struct redist_plan_s *p, int count)
 {
     int counts[2] = {count, -count}, err = REDIST_SUCCESS;
@@ -368,7 +365,7 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
     p->algo_state = b;
     err = agree_on_count(p, count);
     if (err == REDIST_SUCCESS)
-        err = setup_batch(p, b, src, dst, types, opt, REDIST_SUCCESS);
+        err = setup_batch(p, b, src, dst, types, opt);
     if (err != REDIST_SUCCESS) {
         redist__plan_destroy(p);
         return err;
