@@ -17,15 +17,19 @@ import sys
 LAYERS = [
     ("core", 0), ("index", 1), ("bmmc/gf2", 2), ("bmmc/factor", 2), ("bmmc/api", 2),
     ("model", 3), ("exec", 4), ("coll", 5), ("algo", 6), ("bmmc/perform", 6), ("api", 7),
+    ("tools", 8),  # the command-line tool (tools/*.c), when its objects are given too
 ]
 ALLOWED_UPWARD = {("algo/phases", "api/plan")}
 
 
 def source_of(obj):
-    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct' (the last /src/: the
-    checkout itself may sit in a directory called src)."""
-    m = re.search(r".*/src/(.+)\.c\.o$", obj)
-    return m.group(1) if m else None
+    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct', and the tool's
+    '.../redist_tool.dir/tools/run.c.o' -> 'tools/run': the path after the last '.dir/' (CMake's
+    folder of the target's objects; the checkout itself may sit in a directory called src)."""
+    m = re.search(r".*\.dir/(src|tools)/(.+)\.c\.o$", obj)
+    if m is None:
+        return None
+    return m.group(2) if m.group(1) == "src" else "tools/" + m.group(2)
 
 
 def layer_of(src):
