@@ -334,29 +334,18 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     return err;
 }
 
-/* The message of this rank's unit in row i (origin: this rank) to `final_col`: its send
-   message, or the self part. */
-static const redist__msg *outgoing(const struct redist_plan_s *p, const redist__relay_table *t,
-                                   int64_t final_col)
+/* This rank's message on `side` (p->send or p->recv) with the rank of table column `col`:
+   the self part if that is this rank, NULL if there is none (an empty unit). A unit moves
+   the send message to its final column, and ends as the receive message from its origin. */
+static const redist__msg *unit_message(const struct redist_plan_s *p, const redist__relay_table *t,
+                                       const redist__side *side, int64_t col)
 {
-    int peer = rank_of(t, p, final_col);
+    int peer = rank_of(t, p, col);
     if (peer == p->rank)
         return p->self;
-    for (int k = 0; k < p->send.nmsgs; k++)
-        if (p->send.msgs[k].peer == peer)
-            return &p->send.msgs[k];
-    return NULL; /* an empty unit */
-}
-
-static const redist__msg *incoming(const struct redist_plan_s *p, const redist__relay_table *t,
-                                   int64_t origin_col)
-{
-    int peer = rank_of(t, p, origin_col);
-    if (peer == p->rank)
-        return p->self;
-    for (int k = 0; k < p->recv.nmsgs; k++)
-        if (p->recv.msgs[k].peer == peer)
-            return &p->recv.msgs[k];
+    for (int k = 0; k < side->nmsgs; k++)
+        if (side->msgs[k].peer == peer)
+            return &side->msgs[k];
     return NULL;
 }
 
@@ -409,7 +398,7 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
     if (r->column < 0)
         return REDIST_SUCCESS;
     for (int64_t i = 0; i < r->K; i++) { /* every unit that moves starts packed in its slot */
-        const redist__msg *m = outgoing(p, t, final_column(t, i, r->column));
+        const redist__msg *m = unit_message(p, t, &p->send, final_column(t, i, r->column));
         if (m != NULL && !p->dry && !r->stays[i])
             redist__pack(m, p->cur_src, r->slot[i], p->elsize);
     }
@@ -419,7 +408,7 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
 static void unpack_all(struct redist_plan_s *p, redist__relay *r)
 {
     for (int64_t i = 0; i < r->K; i++) {
-        const redist__msg *m = incoming(p, &r->table, r->final_origin[i]);
+        const redist__msg *m = unit_message(p, &r->table, &p->recv, r->final_origin[i]);
         if (m == NULL || p->dry)
             continue;
         if (r->stays[i]) /* this rank's own unit, never moved: straight from src to dst */
@@ -567,7 +556,8 @@ void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st)
         st->bytes_received += rs->recv_bytes;
     }
     for (int64_t i = 0; i < r->K; i++) { /* units that never leave: straight src -> dst */
-        const redist__msg *m = r->stays[i] ? incoming(p, &s->table, r->final_origin[i]) : NULL;
+        const redist__msg *m =
+            r->stays[i] ? unit_message(p, &s->table, &p->recv, r->final_origin[i]) : NULL;
         st->bytes_copied += m != NULL ? m->nelems * (int64_t)p->elsize : 0;
     }
 }
