@@ -18,15 +18,18 @@ import sys
 LAYERS = [
     ("core", 0), ("index", 1), ("bmmc/gf2", 2), ("bmmc/factor", 2), ("bmmc/api", 2),
     ("model", 3), ("exec", 4), ("coll", 5), ("planner", 6), ("algo", 7), ("bmmc/perform", 7),
-    ("api", 8),
+    ("api", 8), ("tools", 9),  # the command-line tool (tools/*.c), when its objects are given too
 ]
 
 
 def source_of(obj):
-    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct' (the last /src/: the
-    checkout itself may sit in a directory called src)."""
-    m = re.search(r".*/src/(.+)\.c\.o$", obj)
-    return m.group(1) if m else None
+    """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct', and the tool's
+    '.../redist_tool.dir/tools/run.c.o' -> 'tools/run': the path after the last '.dir/' (CMake's
+    folder of the target's objects; the checkout itself may sit in a directory called src)."""
+    m = re.search(r".*\.dir/(src|tools)/(.+)\.c\.o$", obj)
+    if m is None:
+        return None
+    return m.group(2) if m.group(1) == "src" else "tools/" + m.group(2)
 
 
 def layer_of(src):

@@ -13,7 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "tool.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +24,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "data.h"
+#include "measure.h"
+#include "options.h"
+#include "report.h"
 
 const char tool_bench_help[] =
     "usage: mpirun -n P redist bench [--quick] [--procs LIST] [--trials N] [--csv FILE]\n"

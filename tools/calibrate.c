@@ -27,7 +27,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "tool.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +35,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include "measure.h"
+#include "options.h"
+#include "report.h"
 
 #include "index/index.h"
 #include "model/model.h"

@@ -6,13 +6,17 @@
  * 2. A 2-D case (2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks ->
  *    128x128 blocks on the transposed grid, column-major) timed with every algorithm.
  */
-#include "tables.h"
-#include "tool.h"
+#include "commands.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "data.h"
+#include "measure.h"
+#include "report.h"
+#include "tables.h"
 
 const char tool_demo_help[] =
     "usage: mpirun -n P redist demo      (also: redist with no command)\n"

@@ -1,13 +1,17 @@
 /* redist explain: what a plan would do, without MPI (src/explain.h). */
-#include "explain.h"
-#include "tables.h"
-#include "tool.h"
+#include "commands.h"
 
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "data.h"
+#include "explain.h"
+#include "options.h"
+#include "report.h"
+#include "tables.h"
 
 const char tool_explain_help[] =
     "usage: redist explain --from SPEC --to SPEC [options]\n"

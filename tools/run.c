@@ -1,14 +1,17 @@
-/* redist run: one redistribution with real data, timed the papers' way and verified.
- * Also the data fill/check and the timing loop shared with demo.c. */
+/* redist run: one redistribution with real data, timed the papers' way and verified. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "tool.h"
+#include "commands.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "data.h"
+#include "measure.h"
+#include "options.h"
+#include "report.h"
 
 const char tool_run_help[] =
     "usage: mpirun -n P redist run --from SPEC --to SPEC [options]\n"
@@ -46,300 +49,6 @@ const char tool_run_help[] =
     "the slowest rank's average. Tmin/Tmed/Tavg/Tmax are over the n1 trials; GB/s is the\n"
     "bytes one execute moves (the array's, all K arrays' with --batch K) / Tmed. A progress\n"
     "line goes to stderr when the run takes > 2 s.\n";
-
-/* ---- Data -------------------------------------------------------------------------------
-   Element with global row-major index g holds:
-     char    the top byte of g * 0x9E3779B97F4A7C15 (neighbours differ)
-     int     g mod 2^31
-     double  g
-     double3 (g, g + 0.25, -g)                                                              */
-
-static unsigned char char_value(int64_t g)
-{
-    return (unsigned char)(((uint64_t)g * 0x9E3779B97F4A7C15ull) >> 56);
-}
-
-/* Calls fn for each run of consecutive local elements along the fastest local dimension
-   that lies in one block: local offsets offset .. offset+count-1 hold global row-major
-   indices g0, g0 + gstride, ... */
-typedef void (*run_fn)(void *ctx, int64_t offset, int64_t g0, int64_t gstride, int64_t count);
-
-/* The global index of element h is sum_k h_k gstride[k]: the spec's own row-major strides
-   (gstride_in NULL), or another array's (an axis permutation's source). */
-static void walk_runs(const tool_spec *spec, int rank, const int64_t *gstride_in, run_fn fn,
-                      void *ctx)
-{
-    int d = spec->ndims, coords[SPEC_MAX_DIMS];
-    int64_t local[SPEC_MAX_DIMS], gstride[SPEC_MAX_DIMS], idx[SPEC_MAX_DIMS] = {0};
-    if (!spec_coords_of_rank(spec, rank, coords))
-        return;
-    spec_local_extents(spec, coords, local);
-    for (int k = 0; k < d; k++)
-        if (local[k] == 0)
-            return;
-    gstride[d - 1] = 1;
-    for (int k = d - 2; k >= 0; k--)
-        gstride[k] = gstride[k + 1] * spec->extent[k + 1];
-    if (gstride_in != NULL)
-        memcpy(gstride, gstride_in, (size_t)d * sizeof *gstride);
-    /* The local storage order from slowest to fastest dimension. */
-    int dims[SPEC_MAX_DIMS];
-    for (int k = 0; k < d; k++)
-        dims[k] = spec->order == REDIST_COL_MAJOR ? d - 1 - k : k;
-    int fast = dims[d - 1];
-    /* An irregular dimension's local elements are one block: one run. */
-    int64_t b = spec->gen[fast] ? local[fast] : spec->block[fast], n = local[fast], offset = 0;
-    for (;;) {
-        int64_t base = 0;
-        for (int s = 0; s < d - 1; s++) {
-            int k = dims[s];
-            base += spec_global_index_of(spec, k, coords[k], idx[k]) * gstride[k];
-        }
-        for (int64_t l = 0; l < n;) {
-            int64_t count = b - l % b;
-            if (count > n - l)
-                count = n - l;
-            int64_t g = spec_global_index_of(spec, fast, coords[fast], l);
-            fn(ctx, offset + l, base + g * gstride[fast], gstride[fast], count);
-            l += count;
-        }
-        offset += n;
-        int s = d - 2;
-        for (; s >= 0; s--) {
-            int k = dims[s];
-            if (++idx[k] < local[k])
-                break;
-            idx[k] = 0;
-        }
-        if (s < 0)
-            break;
-    }
-}
-
-typedef struct data_ctx {
-    tool_type type;
-    void *buf;
-    int64_t wrong, first_bad;
-    const tool_expect *e; /* verify: scaling (NULL: none) */
-} data_ctx;
-
-/* beta start + alpha x, to the library's rounding or one unit of it (a contracted multiply-add
-   rounds once). */
-static int scaled_bad(const tool_expect *e, double got, double x)
-{
-    double want = e->beta * e->start + e->alpha * x;
-    return !(fabs(got - want) <= 4e-16 * (fabs(want) + fabs(e->beta * e->start)));
-}
-
-static void fill_run(void *vctx, int64_t offset, int64_t g, int64_t gs, int64_t count)
-{
-    data_ctx *ctx = vctx;
-    switch (ctx->type) {
-    case TOOL_CHAR: {
-        unsigned char *p = (unsigned char *)ctx->buf + offset;
-        for (int64_t i = 0; i < count; i++, g += gs)
-            p[i] = char_value(g);
-        break;
-    }
-    case TOOL_INT: {
-        int32_t *p = (int32_t *)ctx->buf + offset;
-        for (int64_t i = 0; i < count; i++, g += gs)
-            p[i] = (int32_t)(g & 0x7fffffff);
-        break;
-    }
-    case TOOL_DOUBLE: {
-        double *p = (double *)ctx->buf + offset;
-        for (int64_t i = 0; i < count; i++, g += gs)
-            p[i] = (double)g;
-        break;
-    }
-    default: {
-        double *p = (double *)ctx->buf + 3 * offset;
-        for (int64_t i = 0; i < count; i++, g += gs) {
-            p[3 * i] = (double)g;
-            p[3 * i + 1] = (double)g + 0.25;
-            p[3 * i + 2] = -(double)g;
-        }
-        break;
-    }
-    }
-}
-
-static void verify_run(void *vctx, int64_t offset, int64_t g, int64_t gs, int64_t count)
-{
-    data_ctx *ctx = vctx;
-    int64_t wrong = 0, first = -1;
-    for (int64_t i = 0; i < count; i++, g += gs) {
-        int bad;
-        switch (ctx->type) {
-        case TOOL_CHAR:
-            bad = ((const unsigned char *)ctx->buf)[offset + i] != char_value(g);
-            break;
-        case TOOL_INT:
-            bad = ((const int32_t *)ctx->buf)[offset + i] != (int32_t)(g & 0x7fffffff);
-            break;
-        case TOOL_DOUBLE:
-            bad = ctx->e != NULL && ctx->e->scaled
-                      ? scaled_bad(ctx->e, ((const double *)ctx->buf)[offset + i], (double)g)
-                      : ((const double *)ctx->buf)[offset + i] != (double)g;
-            break;
-        default: {
-            const double *p = (const double *)ctx->buf + 3 * (offset + i);
-            bad = p[0] != (double)g || p[1] != (double)g + 0.25 || p[2] != -(double)g;
-            break;
-        }
-        }
-        if (bad) {
-            if (!wrong)
-                first = g;
-            wrong++;
-        }
-    }
-    /* Runs are visited in local order, not global order: keep the smallest. */
-    if (wrong && first < ctx->first_bad)
-        ctx->first_bad = first;
-    ctx->wrong += wrong;
-}
-
-void tool_fill(const tool_spec *spec, int rank, tool_type type, void *local)
-{
-    data_ctx ctx = {type, local, 0, INT64_MAX, NULL};
-    walk_runs(spec, rank, NULL, fill_run, &ctx);
-}
-
-int64_t tool_verify(const tool_spec *spec, int rank, tool_type type, const void *local,
-                    int64_t *first_bad)
-{
-    return tool_verify_expect(spec, rank, type, local, NULL, first_bad);
-}
-
-void tool_expect_init(tool_expect *e, const tool_spec *from, const tool_pair_opts *o, int scaled,
-                      double alpha, double beta, double start)
-{
-    int64_t own[SPEC_MAX_DIMS];
-    int d = from->ndims;
-    own[d - 1] = 1;
-    for (int k = d - 2; k >= 0; k--)
-        own[k] = own[k + 1] * from->extent[k + 1];
-    for (int j = 0; j < d; j++) /* destination dimension j is the source's permute[j] */
-        e->gstride[j] = own[o->permuted ? o->permute[j] : j];
-    e->scaled = scaled;
-    e->alpha = alpha;
-    e->beta = beta;
-    e->start = start;
-}
-
-int64_t tool_verify_expect(const tool_spec *spec, int rank, tool_type type, const void *local,
-                           const tool_expect *e, int64_t *first_bad)
-{
-    data_ctx ctx = {type, (void *)local, 0, INT64_MAX, e};
-    walk_runs(spec, rank, e != NULL ? e->gstride : NULL, verify_run, &ctx);
-    *first_bad = ctx.first_bad;
-    return ctx.wrong;
-}
-
-/* ---- Timing ------------------------------------------------------------------------------ */
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void tool_timing_summarise(double *T, int n, tool_timing *out)
-{
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += T[i];
-    qsort(T, (size_t)n, sizeof *T, compare_double);
-    out->tmin = T[0];
-    out->tmax = T[n - 1];
-    out->tavg = sum / n;
-    out->tmed = n % 2 ? T[n / 2] : 0.5 * (T[n / 2 - 1] + T[n / 2]);
-}
-
-int tool_execute(redist_plan plan, const void *src, void *dst)
-{
-    const char *name = redist_plan_algorithm(plan);
-    if (name != NULL && strcmp(name, "batch") == 0) /* src, dst: the arrays' pointer lists */
-        return redist_execute_batch(plan, (const void *const *)src, (void *const *)dst);
-    return redist_execute(plan, src, dst);
-}
-
-int tool_time_batch(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n2,
-                    double *seconds)
-{
-    int rc = REDIST_SUCCESS;
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    for (int j = 0; j < n2 && rc == REDIST_SUCCESS; j++)
-        rc = tool_execute(plan, src, dst);
-    /* The slowest rank's average, and the worst error code, in one reduction. */
-    double mine[2] = {(MPI_Wtime() - t0) / n2, (double)-rc}, worst[2];
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
-    *seconds = worst[0];
-    return worst[1] > 0 ? -(int)worst[1] : REDIST_SUCCESS;
-}
-
-/* A terminal gets one line rewritten in place; a log file gets about ten lines. */
-static void show_progress(int tty, int done, int n1)
-{
-    int every = n1 >= 10 ? n1 / 10 : 1;
-    if (tty)
-        fprintf(stderr, "\rredist: trial %d/%d", done, n1);
-    else if (done % every == 0 || done == n1)
-        fprintf(stderr, "redist: trial %d/%d\n", done, n1);
-    fflush(stderr);
-}
-
-int tool_time_plan(redist_plan plan, const void *src, void *dst, MPI_Comm comm, int n1, int n2,
-                   int progress, tool_timing *out)
-{
-    int rank, rc = REDIST_SUCCESS;
-    MPI_Comm_rank(comm, &rank);
-    double *T = malloc((size_t)n1 * sizeof *T);
-    if (tool_agree_status(T == NULL, comm)) {
-        free(T);
-        return REDIST_ERR_NOMEM;
-    }
-    progress = progress && rank == 0;
-    int tty = progress && isatty(STDERR_FILENO);
-    int done = 0;
-    while (done < n1) {
-        rc = tool_time_batch(plan, src, dst, comm, n2, &T[done]);
-        if (rc != REDIST_SUCCESS)
-            break;
-        done++;
-        if (progress)
-            show_progress(tty, done, n1);
-    }
-    if (tty)
-        fprintf(stderr, "\r%40s\r", "");
-    memset(out, 0, sizeof *out);
-    out->n1 = n1;
-    out->n2 = n2;
-    if (rc == REDIST_SUCCESS && done > 0)
-        tool_timing_summarise(T, done, out);
-    free(T);
-    return rc;
-}
-
-MPI_Datatype tool_mpi_type(tool_type type)
-{
-    MPI_Datatype t;
-    switch (type) {
-    case TOOL_CHAR:
-        return MPI_CHAR;
-    case TOOL_INT:
-        return MPI_INT32_T;
-    case TOOL_DOUBLE:
-        return MPI_DOUBLE;
-    default:
-        MPI_Type_contiguous(3, MPI_DOUBLE, &t);
-        MPI_Type_commit(&t);
-        return t;
-    }
-}
 
 /* ---- redist run ------------------------------------------------------------------------- */
 
@@ -803,7 +512,8 @@ static int report(const run_state *s)
     double gbps = s->tm.tmed > 0 ? moved_bytes(s) / s->tm.tmed / 1e9 : 0;
     int64_t wrong = 0, first_bad = INT64_MAX;
     tool_expect e;
-    tool_expect_init(&e, &s->from, &s->a.pair, s->a.scaled, s->a.alpha, s->a.beta, 1.0);
+    tool_expect_init(&e, &s->from, s->a.pair.permuted ? s->a.pair.permute : NULL, s->a.scaled,
+                     s->a.alpha, s->a.beta, 1.0);
     if (s->a.verify && s->a.scaled) { /* repeated executes compound: one more onto ones */
         double *d = s->data.dst;
         for (int64_t i = 0; i < s->data.ndst; i++)

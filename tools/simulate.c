@@ -2,8 +2,7 @@
  * any P, K and N, without MPI (src/simulate.c). Prints each schedule's predicted time over a
  * range of array sizes, the size where direct overtakes indirect, and how that crossover
  * moves with the ratio T_d / tau_d (Fig. 20's four machines). */
-#include "simulate.h"
-#include "tool.h"
+#include "commands.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "options.h"
+#include "report.h"
+#include "simulate.h"
 
 const char tool_simulate_help[] =
     "usage: redist simulate [--procs P] [--K K] [--bytes b] [--Td s] [--tau s] [--d D|auto]\n"

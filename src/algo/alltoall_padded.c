@@ -184,12 +184,13 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 }
 
 static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                   int64_t out[4])
+                   redist__traffic_summary *out)
 {
     (void)m;
-    traffic(c, opt, &out[0], &out[1]);
-    out[2] = redist__mul_sat(c->t.comm_size, out[0]); /* every rank pads: P^2 s can exceed */
-    out[3] = redist__mul_sat(c->t.comm_size, out[1]); /* 2^63 for huge P */
+    traffic(c, opt, &out->max_messages_per_rank, &out->max_bytes_per_rank);
+    /* Every rank pads alike; P^2 s can exceed 2^63 for huge P. */
+    out->total_messages = redist__mul_sat(c->t.comm_size, out->max_messages_per_rank);
+    out->total_bytes = redist__mul_sat(c->t.comm_size, out->max_bytes_per_rank);
     return REDIST_SUCCESS;
 }
 

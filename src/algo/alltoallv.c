@@ -2,43 +2,17 @@
  * peer order, one MPI_Alltoallv (nonblocking: MPI_Ialltoallv) with counts in elements of
  * the plan's type, unpack everything. The self part is copied directly, not sent.
  * One collective step; its cost is whatever the MPI library's algorithm costs. Modelled as
- * Open MPI's default, which touches every peer, on top of our packing:
+ * Open MPI's default, which touches every peer, on top of our packing
+ * (redist__alltoall_predict):
  *   T_d + (P - 1) t_msg + the moves of the packing transport (redist__cost_moves: packing,
  *   unpacking and MPI's B tau_d, B the most bytes a rank sends or receives). Counts and
  * displacements must fit in int: NOT_APPLICABLE otherwise.
  */
 #include "exec/engine.h"
 
-#include <stdlib.h>
-
-typedef struct state {
-    int *scounts, *sdispls, *rcounts, *rdispls;
-    MPI_Request req;
-} state;
-
-static void destroy(struct redist_plan_s *p)
-{
-    state *s = p->algo_state;
-    if (s == NULL)
-        return;
-    redist__free(s->scounts);
-    redist__free(s->sdispls);
-    redist__free(s->rcounts);
-    redist__free(s->rdispls);
-    redist__free(s);
-    p->algo_state = NULL;
-}
-
 static int applicable(const redist__case *c)
 {
     return c->t.max_buffer <= REDIST__MAX_INT_COUNT ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
-}
-
-static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                      int transport)
-{
-    (void)opt;
-    return redist__cost_moves(c, m, transport) + m->startup + m->per_message * (c->t.comm_size - 1);
 }
 
 static void fill_counts(const redist__side *side, int *counts, int *displs)
@@ -51,40 +25,33 @@ static void fill_counts(const redist__side *side, int *counts, int *displs)
 
 static int setup(struct redist_plan_s *p)
 {
-    state *s = redist__calloc(1, sizeof *s);
-    if (s == NULL)
-        return REDIST_ERR_NOMEM;
-    p->algo_state = s;
-    size_t n = (size_t)p->size;
-    s->scounts = redist__calloc(n, sizeof(int));
-    s->sdispls = redist__calloc(n, sizeof(int));
-    s->rcounts = redist__calloc(n, sizeof(int));
-    s->rdispls = redist__calloc(n, sizeof(int));
-    if (!s->scounts || !s->sdispls || !s->rcounts || !s->rdispls)
-        return REDIST_ERR_NOMEM;
-    fill_counts(&p->send, s->scounts, s->sdispls);
-    fill_counts(&p->recv, s->rcounts, s->rdispls);
-    s->req = MPI_REQUEST_NULL;
+    redist__alltoall_state *s;
+    int err = redist__alltoall_state_create(p, 0, &s);
+    if (err != REDIST_SUCCESS)
+        return err;
+    fill_counts(&p->send, s->arrays.scounts, s->arrays.sdispls);
+    fill_counts(&p->recv, s->arrays.rcounts, s->arrays.rdispls);
     return REDIST_SUCCESS;
 }
 
 static int start(struct redist_plan_s *p)
 {
-    state *s = p->algo_state;
+    redist__alltoall_state *s = p->algo_state;
+    const redist__rank_arrays *a = &s->arrays;
     for (int i = 0; !p->dry && i < p->send.nmsgs; i++) {
         const redist__msg *m = &p->send.msgs[i];
         redist__pack(m, p->cur_src, p->sendbuf + m->offset * (int64_t)p->elsize, p->elsize);
     }
     redist__copy_self(p);
-    if (MPI_Ialltoallv(p->sendbuf, s->scounts, s->sdispls, p->type, p->recvbuf, s->rcounts,
-                       s->rdispls, p->type, p->comm, &s->req) != MPI_SUCCESS)
+    if (MPI_Ialltoallv(p->sendbuf, a->scounts, a->sdispls, p->type, p->recvbuf, a->rcounts,
+                       a->rdispls, p->type, p->comm, &s->req) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Ialltoallv failed");
     return REDIST_SUCCESS;
 }
 
 static int progress(struct redist_plan_s *p, int blocking, int *done)
 {
-    state *s = p->algo_state;
+    redist__alltoall_state *s = p->algo_state;
     int err = redist__progress_request(&s->req, blocking, done, "MPI_Ialltoallv");
     for (int i = 0; err == REDIST_SUCCESS && *done && i < p->recv.nmsgs; i++)
         redist__finish_recv(p, i, NULL); /* no shared memory here: never acknowledges */
@@ -97,11 +64,11 @@ const redist__algorithm redist__algo_alltoallv = {
     .why_not = "needs every rank's send and receive volume below 2^31 elements (MPI_Alltoallv's "
                "int counts and displacements)",
     .steps = redist__one_step,
-    .predict = predict,
+    .predict = redist__alltoall_predict,
     .transports = REDIST__T_PACK,
     .setup = setup,
     .start = start,
     .progress = progress,
-    .destroy = destroy,
+    .destroy = redist__alltoall_state_destroy,
     .packs = 1,
 };

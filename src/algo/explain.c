@@ -88,12 +88,12 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     out->total_bytes = total_bytes;
     out->max_messages_per_rank = c.t.max_sent_messages;
     out->max_bytes_per_rank = c.t.max_sent_bytes;
-    int64_t own[4];
-    if (a->explain != NULL && a->explain(&c, m, &opt, own) == REDIST_SUCCESS) {
-        out->max_messages_per_rank = own[0];
-        out->max_bytes_per_rank = own[1];
-        out->total_messages = own[2];
-        out->total_bytes = own[3];
+    redist__traffic_summary own;
+    if (a->explain != NULL && a->explain(&c, m, &opt, &own) == REDIST_SUCCESS) {
+        out->max_messages_per_rank = own.max_messages_per_rank;
+        out->max_bytes_per_rank = own.max_bytes_per_rank;
+        out->total_messages = own.total_messages;
+        out->total_bytes = own.total_bytes;
     }
     return REDIST_SUCCESS;
 }

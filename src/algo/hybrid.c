@@ -90,12 +90,11 @@ static void fingerprint_options(redist__fingerprints *fp, const redist_options *
 }
 
 static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                   int64_t out[4])
+                   redist__traffic_summary *out)
 {
     int d;
     schedule_steps(c, m, opt, &d);
-    return redist__relay_explain(c->src, c->dst, build, redist__rowsched_bruck, d, c->t.comm_size,
-                                 c->t.elsize, out);
+    return redist__relay_explain(c, build, redist__rowsched_bruck, d, out);
 }
 
 static int setup(struct redist_plan_s *p)

@@ -53,11 +53,10 @@ static double predict(const redist__case *c, const redist__machine *m, const red
 }
 
 static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                   int64_t out[4])
+                   redist__traffic_summary *out)
 {
     (void)m, (void)opt;
-    return redist__relay_explain(c->src, c->dst, build, redist__rowsched_bruck, -1, c->t.comm_size,
-                                 c->t.elsize, out);
+    return redist__relay_explain(c, build, redist__rowsched_bruck, -1, out);
 }
 
 static int setup(struct redist_plan_s *p)

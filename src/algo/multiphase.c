@@ -125,7 +125,7 @@ static void local_stats(const struct redist_plan_s *p, redist_stats *st)
 /* Every rank's messages and bytes summed over the phases (pure): the maxima over ranks and
    the totals. The phases' layouts are on the source's ranks. */
 static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                   int64_t out[4])
+                   redist__traffic_summary *out)
 {
     (void)m, (void)opt;
     redist_layout src = (redist_layout)c->src, dst = (redist_layout)c->dst;
@@ -134,7 +134,7 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
     int n = phase_layouts(src, dst, mid), err = n > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
     if (err == REDIST_SUCCESS)
         err = redist__member_ranks(src, dst, &members, &nmembers);
-    out[0] = out[1] = out[2] = out[3] = 0;
+    *out = (redist__traffic_summary){0};
     for (int k = 0; err == REDIST_SUCCESS && k < nmembers; k++) {
         int64_t msgs = 0, bytes = 0;
         for (int i = 0; err == REDIST_SUCCESS && i < n; i++) {
@@ -144,10 +144,11 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
             msgs += t.messages_sent;
             bytes += t.bytes_sent;
         }
-        out[0] = msgs > out[0] ? msgs : out[0];
-        out[1] = bytes > out[1] ? bytes : out[1];
-        out[2] += msgs;
-        out[3] += bytes;
+        out->max_messages_per_rank =
+            msgs > out->max_messages_per_rank ? msgs : out->max_messages_per_rank;
+        out->max_bytes_per_rank = bytes > out->max_bytes_per_rank ? bytes : out->max_bytes_per_rank;
+        out->total_messages += msgs;
+        out->total_bytes += bytes;
     }
     for (int i = 0; i < MAX_PHASES; i++)
         redist_layout_free(&mid[i]);

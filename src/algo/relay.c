@@ -11,7 +11,8 @@
  * here, which is unpacked with the receive message from the unit's origin.
  *
  * Plan time simulates the schedule row by row (units never change rows) to learn which unit
- * each slot holds before each step; that is pure and costs O(steps x K x P) at most.
+ * each slot holds before each step; that is pure and costs O(steps x K x P) at most. Explain
+ * walks the same rows with the same walker (row_walk) for every column at once.
  */
 #include "algo/relay.h"
 
@@ -101,40 +102,68 @@ static int rank_of(const redist__relay_table *t, const struct redist_plan_s *p, 
     return redist__table_rank(p->src, &t->tc, p->rank, col);
 }
 
-/* Follows row i through the schedule, recording for this rank's column the unit it holds
-   before each step (and at the start and end), the bytes moved, and the slot capacity. */
-static void simulate_row(redist__relay *r, const redist__relay_table *t,
-                         const struct redist_plan_s *p, int64_t i, int64_t *where, int64_t *inverse)
+/* One row's journey through a schedule (units never change rows), shared by the plan-time
+   simulation and explain so that both walk it alike. row_walk_next stops at each step that
+   moves the row, with at[c] the origin column of the unit column c holds before the step and
+   after[c] the one it holds after it; once it returns 0, at[] holds the row's final state. */
+typedef struct row_walk {
+    const redist__row_schedule *sched;
+    int64_t row;
+    int64_t step;     /* the step stopped at */
+    int64_t position; /* the row's index among that step's rows */
+    int64_t *at, *after;
+} row_walk;
+
+static void row_walk_begin(row_walk *w, const redist__row_schedule *sched, int64_t row, int64_t *at,
+                           int64_t *after)
 {
-    int64_t P = t->P, c = r->column;
-    for (int64_t col = 0; col < P; col++)
-        where[col] = col; /* where[col] = origin of the unit now at col */
-    int64_t cap = unit_bytes(p->elsize, t, i, c);
-    r->stays[i] = 1;
-    for (int64_t s = 0; s < r->sched.nsteps; s++) {
-        const redist__row_step *st = &r->sched.steps[s];
-        int64_t k = 0;
-        while (k < st->nrows && st->rows[k] != i)
-            k++;
-        if (k == st->nrows)
-            continue;
-        for (int64_t col = 0; col < P; col++)
-            inverse[st->to[col]] = col;
-        int64_t out = where[c], in = where[inverse[c]];
-        relay_step *rs = &r->steps[s];
-        if (st->to[c] != c) {
-            r->stays[i] = 0;
-            rs->send_size[k] = unit_bytes(p->elsize, t, i, out);
-            rs->recv_size[k] = unit_bytes(p->elsize, t, i, in);
-            if (rs->recv_size[k] > cap)
-                cap = rs->recv_size[k];
-        }
-        int64_t *next = inverse; /* reuse: the row after the step */
-        for (int64_t col = 0; col < P; col++)
-            next[st->to[col]] = where[col];
-        memcpy(where, next, (size_t)P * sizeof *where);
+    *w = (row_walk){.sched = sched, .row = row, .step = -1, .at = at, .after = after};
+    for (int64_t col = 0; col < sched->P; col++)
+        at[col] = col;
+}
+
+static int row_walk_next(row_walk *w)
+{
+    if (w->step >= 0 && w->step < w->sched->nsteps) { /* the step stopped at is done */
+        int64_t *done = w->at;
+        w->at = w->after;
+        w->after = done;
     }
-    r->final_origin[i] = where[c];
+    while (++w->step < w->sched->nsteps) {
+        const redist__row_step *st = &w->sched->steps[w->step];
+        w->position = 0;
+        while (w->position < st->nrows && st->rows[w->position] != w->row)
+            w->position++;
+        if (w->position == st->nrows)
+            continue;
+        for (int64_t col = 0; col < w->sched->P; col++)
+            w->after[st->to[col]] = w->at[col];
+        return 1;
+    }
+    return 0;
+}
+
+/* Follows row i through the schedule, recording for this rank's column the bytes it sends
+   and receives in each step, the slot capacity and the unit it holds at the end. at and after
+   are scratch arrays of P entries. */
+static void simulate_row(redist__relay *r, const redist__relay_table *t, size_t elsize, int64_t i,
+                         int64_t *at, int64_t *after)
+{
+    int64_t c = r->column, cap = unit_bytes(elsize, t, i, c);
+    r->stays[i] = 1;
+    row_walk w;
+    row_walk_begin(&w, &r->sched, i, at, after);
+    while (row_walk_next(&w)) {
+        if (r->sched.steps[w.step].to[c] == c)
+            continue;
+        relay_step *rs = &r->steps[w.step];
+        r->stays[i] = 0;
+        rs->send_size[w.position] = unit_bytes(elsize, t, i, w.at[c]);
+        rs->recv_size[w.position] = unit_bytes(elsize, t, i, w.after[c]);
+        if (rs->recv_size[w.position] > cap)
+            cap = rs->recv_size[w.position];
+    }
+    r->final_origin[i] = w.at[c];
     r->slot_cap[i] = cap;
 }
 
@@ -242,6 +271,35 @@ static void reverse_schedule(redist__row_schedule *s, int64_t *scratch)
     }
 }
 
+/* The schedule a pair runs, in execution order, and its table: the table case's schedule
+   (build), the dual's reversed, or else the shift table's over comm_size ranks (shift). Not
+   for a pair on the lcm route. On failure nothing is left to free. */
+static int schedule_of(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                       redist__schedule_builder build, redist__shift_builder shift, int d,
+                       int comm_size, size_t elsize, redist__relay_table *t,
+                       redist__row_schedule *sched)
+{
+    int err;
+    memset(sched, 0, sizeof *sched);
+    if (redist__relay_table_of(src, dst, t))
+        err = build(&t->rx, d, sched);
+    else if ((err = redist__relay_shift_table(src, dst, comm_size, elsize, t)) == REDIST_SUCCESS)
+        err = shift(comm_size, d, sched);
+    if (err == REDIST_SUCCESS && t->dual) {
+        int64_t *scratch = redist__malloc((size_t)t->P * sizeof *scratch);
+        if (scratch != NULL)
+            reverse_schedule(sched, scratch);
+        err = scratch != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+        redist__free(scratch);
+    }
+    if (err != REDIST_SUCCESS) {
+        redist__rowsched_free(sched);
+        redist__free(t->sizes);
+        t->sizes = NULL;
+    }
+    return err;
+}
+
 int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
                          redist__row_schedule *sched, redist__relay **out)
 {
@@ -260,50 +318,34 @@ int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
     r->column = t->sizes != NULL ? p->rank : (int)redist__table_column(p->src, &t->tc, p->rank);
     if (r->column < 0)
         return REDIST_SUCCESS;
-    int64_t *where = redist__malloc((size_t)t->P * sizeof *where);
-    int64_t *inverse = redist__malloc((size_t)t->P * sizeof *inverse);
-    if (t->dual && inverse != NULL)
-        reverse_schedule(&r->sched, inverse);
+    int64_t *walk = redist__malloc(2 * (size_t)t->P * sizeof *walk); /* simulate_row's at, after */
     r->slot = redist__calloc((size_t)t->K, sizeof *r->slot);
     r->slot_cap = redist__calloc((size_t)t->K, sizeof *r->slot_cap);
     r->final_origin = redist__calloc((size_t)t->K, sizeof *r->final_origin);
     r->stays = redist__calloc((size_t)t->K, 1);
-    int err = where && inverse && r->slot && r->slot_cap && r->final_origin && r->stays
-                  ? alloc_steps(r, t, p)
-                  : REDIST_ERR_NOMEM;
+    int err = walk && r->slot && r->slot_cap && r->final_origin && r->stays ? alloc_steps(r, t, p)
+                                                                            : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS) {
         for (int64_t i = 0; i < t->K; i++)
-            simulate_row(r, &r->table, p, i, where, inverse);
+            simulate_row(r, &r->table, p->elsize, i, walk, walk + t->P);
         err = finish_setup(p, r);
     }
-    redist__free(where);
-    redist__free(inverse);
+    redist__free(walk);
     return err;
 }
 
-/* The message of this rank's unit in row i (origin: this rank) to `final_col`: its send
-   message, or the self part. */
-static const redist__msg *outgoing(const struct redist_plan_s *p, const redist__relay_table *t,
-                                   int64_t final_col)
+/* This rank's message on `side` (p->send or p->recv) with the rank of table column `col`:
+   the self part if that is this rank, NULL if there is none (an empty unit). A unit moves
+   the send message to its final column, and ends as the receive message from its origin. */
+static const redist__msg *unit_message(const struct redist_plan_s *p, const redist__relay_table *t,
+                                       const redist__side *side, int64_t col)
 {
-    int peer = rank_of(t, p, final_col);
+    int peer = rank_of(t, p, col);
     if (peer == p->rank)
         return p->self;
-    for (int k = 0; k < p->send.nmsgs; k++)
-        if (p->send.msgs[k].peer == peer)
-            return &p->send.msgs[k];
-    return NULL; /* an empty unit */
-}
-
-static const redist__msg *incoming(const struct redist_plan_s *p, const redist__relay_table *t,
-                                   int64_t origin_col)
-{
-    int peer = rank_of(t, p, origin_col);
-    if (peer == p->rank)
-        return p->self;
-    for (int k = 0; k < p->recv.nmsgs; k++)
-        if (p->recv.msgs[k].peer == peer)
-            return &p->recv.msgs[k];
+    for (int k = 0; k < side->nmsgs; k++)
+        if (side->msgs[k].peer == peer)
+            return &side->msgs[k];
     return NULL;
 }
 
@@ -356,7 +398,7 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
     if (r->column < 0)
         return REDIST_SUCCESS;
     for (int64_t i = 0; i < r->K; i++) { /* every unit that moves starts packed in its slot */
-        const redist__msg *m = outgoing(p, t, final_column(t, i, r->column));
+        const redist__msg *m = unit_message(p, t, &p->send, final_column(t, i, r->column));
         if (m != NULL && !p->dry && !r->stays[i])
             redist__pack(m, p->cur_src, r->slot[i], p->elsize);
     }
@@ -366,7 +408,7 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
 static void unpack_all(struct redist_plan_s *p, redist__relay *r)
 {
     for (int64_t i = 0; i < r->K; i++) {
-        const redist__msg *m = incoming(p, &r->table, r->final_origin[i]);
+        const redist__msg *m = unit_message(p, &r->table, &p->recv, r->final_origin[i]);
         if (m == NULL || p->dry)
             continue;
         if (r->stays[i]) /* this rank's own unit, never moved: straight from src to dst */
@@ -411,12 +453,19 @@ typedef struct relay_state {
     redist__phases *phases; /* the two-phase route through cyclic(lcm(x, y)), or NULL */
 } relay_state;
 
-/* cyclic(x) -> cyclic(lcm) -> cyclic(y), each phase a table case run by the same algorithm. */
+/* cyclic(lcm) on the source's processes: the middle of the lcm route. */
+static int lcm_middle(const struct redist_layout_s *src, int64_t lcm, redist_layout *mid)
+{
+    return redist_layout_create(1, src->extent, &lcm, src->grid, src->first, src->ranks, src->order,
+                                mid);
+}
+
+/* cyclic(x) -> cyclic(lcm) -> cyclic(y), each phase a table case run by the same algorithm.
+   The phases are created on every rank, also where the middle layout failed (collective). */
 static int lcm_phases(struct redist_plan_s *p, relay_state *s, int64_t lcm, int d)
 {
     redist_layout mid[1] = {NULL};
-    redist_layout_create(1, p->src->extent, &lcm, p->src->grid, p->src->first, p->src->ranks,
-                         p->src->order, &mid[0]);
+    lcm_middle(p->src, lcm, &mid[0]);
     const char *names[2] = {p->algo->name, p->algo->name};
     return redist__phases_create(p, 2, mid, names, d, 0, &s->phases);
 }
@@ -450,18 +499,10 @@ int redist__relay_algo_setup(struct redist_plan_s *p, redist__schedule_builder b
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
+    if (p->pair.s.lcm > 0)
+        return lcm_phases(p, s, p->pair.s.lcm, p->opt.hybrid_degree);
     redist__row_schedule sched;
-    int err;
-    int64_t lcm = 0;
-    if (redist__relay_table_of(p->src, p->dst, &s->table)) {
-        err = build(&s->table.rx, d, &sched);
-    } else if ((lcm = p->pair.s.lcm) > 0) {
-        return lcm_phases(p, s, lcm, p->opt.hybrid_degree);
-    } else {
-        err = redist__relay_shift_table(p->src, p->dst, p->size, p->elsize, &s->table);
-        if (err == REDIST_SUCCESS)
-            err = shift(p->size, d, &sched);
-    }
+    int err = schedule_of(p->src, p->dst, build, shift, d, p->size, p->elsize, &s->table, &sched);
     return err != REDIST_SUCCESS ? err : redist__relay_create(p, &s->table, &sched, &s->relay);
 }
 
@@ -515,102 +556,105 @@ void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st)
         st->bytes_received += rs->recv_bytes;
     }
     for (int64_t i = 0; i < r->K; i++) { /* units that never leave: straight src -> dst */
-        const redist__msg *m = r->stays[i] ? incoming(p, &s->table, r->final_origin[i]) : NULL;
+        const redist__msg *m =
+            r->stays[i] ? unit_message(p, &s->table, &p->recv, r->final_origin[i]) : NULL;
         st->bytes_copied += m != NULL ? m->nelems * (int64_t)p->elsize : 0;
     }
 }
 
-/* The same figures for every rank of a communicator of comm_size ranks, without MPI:
-   out = {max messages sent, max bytes sent, total messages, total bytes}. */
-int redist__relay_explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                          redist__schedule_builder build, redist__shift_builder shift, int d,
-                          int comm_size, size_t elsize, int64_t out[4])
+/* Messages and bytes each column of the table sends in one execute of the schedule: a
+   message in every step that moves it, carrying the units it holds in the step's rows.
+   at and after are scratch arrays of P entries. */
+static void column_traffic(const redist__relay_table *t, const redist__row_schedule *sched,
+                           size_t elsize, int64_t *msgs, int64_t *bytes, int64_t *at,
+                           int64_t *after)
 {
-    int64_t lcm = redist__relay_table_of(src, dst, &(redist__relay_table){0})
-                      ? 0
-                      : redist__lcm_detect(src, dst);
-    if (lcm > 0) { /* the two phases; their maxima add up to an upper bound */
-        redist_layout mid = NULL;
-        int64_t a[4], b[4];
-        int err = redist_layout_create(1, src->extent, &lcm, src->grid, src->first, src->ranks,
-                                       src->order, &mid);
-        if (err == REDIST_SUCCESS)
-            err = redist__relay_explain(src, mid, build, shift, d, comm_size, elsize, a);
-        if (err == REDIST_SUCCESS)
-            err = redist__relay_explain(mid, dst, build, shift, d, comm_size, elsize, b);
-        redist_layout_free(&mid);
-        for (int k = 0; k < 4; k++)
-            out[k] = err == REDIST_SUCCESS ? a[k] + b[k] : 0;
-        return err;
+    for (int64_t k = 0; k < sched->nsteps; k++)
+        for (int64_t c = 0; c < t->P; c++)
+            msgs[c] += sched->steps[k].to[c] != c;
+    for (int64_t i = 0; i < t->K; i++) {
+        row_walk w;
+        row_walk_begin(&w, sched, i, at, after);
+        while (row_walk_next(&w))
+            for (int64_t c = 0; c < t->P; c++)
+                if (sched->steps[w.step].to[c] != c)
+                    bytes[c] += unit_bytes(elsize, t, i, w.at[c]);
     }
-    redist__relay_table t;
-    redist__row_schedule sched;
-    int err;
-    if (redist__relay_table_of(src, dst, &t)) {
-        err = build(&t.rx, d, &sched);
-    } else {
-        err = redist__relay_shift_table(src, dst, comm_size, elsize, &t);
-        if (err == REDIST_SUCCESS && (err = shift(comm_size, d, &sched)) != REDIST_SUCCESS)
-            redist__free(t.sizes);
-    }
-    if (err != REDIST_SUCCESS)
-        return err;
-    int64_t P = t.P, *where = redist__malloc((size_t)P * sizeof *where);
-    int64_t *next = redist__malloc((size_t)P * sizeof *next),
-            *msgs = redist__calloc((size_t)P, sizeof *msgs);
-    int64_t *bytes = redist__calloc((size_t)P, sizeof *bytes);
-    if (where == NULL || next == NULL || msgs == NULL || bytes == NULL)
-        err = REDIST_ERR_NOMEM;
-    if (err == REDIST_SUCCESS && t.dual)
-        reverse_schedule(&sched, next);
-    for (int64_t k = 0; err == REDIST_SUCCESS && k < sched.nsteps; k++)
-        for (int64_t c = 0; c < P; c++)
-            msgs[c] += sched.steps[k].to[c] != c;
-    for (int64_t i = 0; err == REDIST_SUCCESS && i < t.K; i++) {
-        for (int64_t c = 0; c < P; c++)
-            where[c] = c;
-        for (int64_t k = 0; k < sched.nsteps; k++) {
-            const redist__row_step *st = &sched.steps[k];
-            int64_t in = 0;
-            while (in < st->nrows && st->rows[in] != i)
-                in++;
-            if (in == st->nrows)
-                continue;
-            for (int64_t c = 0; c < P; c++) {
-                if (st->to[c] != c)
-                    bytes[c] += unit_bytes(elsize, &t, i, where[c]);
-                next[st->to[c]] = where[c];
-            }
-            memcpy(where, next, (size_t)P * sizeof *where);
-        }
-    }
-    /* Every line of processes along the table's dimension runs the same schedule; its
-       bytes scale with the line's cross-section (1 for 1-D and for the shift table). */
+}
+
+/* Every line of processes along the table's dimension runs the same schedule; its bytes
+   scale with the line's cross-section (1 for 1-D and for the shift table). */
+static void sum_over_lines(const struct redist_layout_s *src, const redist__relay_table *t,
+                           const int64_t *msgs, const int64_t *bytes, redist__traffic_summary *out)
+{
     int64_t lines = 1, max_cross = 1, sum_cross = 1;
-    if (t.sizes == NULL && src->ndims > 1) {
+    if (t->sizes == NULL && src->ndims > 1) {
         lines = max_cross = sum_cross = 0;
         for (int k = 0; k < src->nprocs; k++) {
             int rank = src->ranks[k];
-            if (redist__table_column(src, &t.tc, rank) != 0)
+            if (redist__table_column(src, &t->tc, rank) != 0)
                 continue;
-            int64_t cross = redist__table_cross_section(src, &t.tc, rank);
+            int64_t cross = redist__table_cross_section(src, &t->tc, rank);
             lines++;
             sum_cross += cross;
             max_cross = cross > max_cross ? cross : max_cross;
         }
     }
-    out[0] = out[1] = out[2] = out[3] = 0;
-    for (int64_t c = 0; err == REDIST_SUCCESS && c < P; c++) {
-        out[0] = msgs[c] > out[0] ? msgs[c] : out[0];
-        out[1] = bytes[c] * max_cross > out[1] ? bytes[c] * max_cross : out[1];
-        out[2] += msgs[c] * lines;
-        out[3] += bytes[c] * sum_cross;
+    *out = (redist__traffic_summary){0};
+    for (int64_t c = 0; c < t->P; c++) {
+        int64_t line_bytes = bytes[c] * max_cross;
+        if (msgs[c] > out->max_messages_per_rank)
+            out->max_messages_per_rank = msgs[c];
+        if (line_bytes > out->max_bytes_per_rank)
+            out->max_bytes_per_rank = line_bytes;
+        out->total_messages += msgs[c] * lines;
+        out->total_bytes += bytes[c] * sum_cross;
     }
-    redist__free(where);
-    redist__free(next);
-    redist__free(msgs);
-    redist__free(bytes);
+}
+
+/* What one schedule (a table case or the shift table) sends on all ranks. */
+static int explain_schedule(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                            redist__schedule_builder build, redist__shift_builder shift, int d,
+                            int comm_size, size_t elsize, redist__traffic_summary *out)
+{
+    redist__relay_table t;
+    redist__row_schedule sched;
+    int err = schedule_of(src, dst, build, shift, d, comm_size, elsize, &t, &sched);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int64_t P = t.P, *work = redist__calloc(4 * (size_t)P, sizeof *work); /* 4 arrays of P */
+    if (work != NULL) {
+        int64_t *msgs = work, *bytes = work + P;
+        column_traffic(&t, &sched, elsize, msgs, bytes, work + 2 * P, work + 3 * P);
+        sum_over_lines(src, &t, msgs, bytes, out);
+    }
+    err = work != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    redist__free(work);
     redist__free(t.sizes);
     redist__rowsched_free(&sched);
     return err;
+}
+
+int redist__relay_explain(const redist__case *c, redist__schedule_builder build,
+                          redist__shift_builder shift, int d, redist__traffic_summary *out)
+{
+    *out = (redist__traffic_summary){0};
+    if (c->s.lcm == 0)
+        return explain_schedule(c->src, c->dst, build, shift, d, c->t.comm_size, c->t.elsize, out);
+    /* The two phases of the lcm route: their maxima add up to an upper bound. */
+    redist_layout mid = NULL;
+    redist__traffic_summary first, second;
+    int err = lcm_middle(c->src, c->s.lcm, &mid);
+    if (err == REDIST_SUCCESS)
+        err = explain_schedule(c->src, mid, build, shift, d, c->t.comm_size, c->t.elsize, &first);
+    if (err == REDIST_SUCCESS)
+        err = explain_schedule(mid, c->dst, build, shift, d, c->t.comm_size, c->t.elsize, &second);
+    redist_layout_free(&mid);
+    if (err != REDIST_SUCCESS)
+        return err;
+    out->max_messages_per_rank = first.max_messages_per_rank + second.max_messages_per_rank;
+    out->max_bytes_per_rank = first.max_bytes_per_rank + second.max_bytes_per_rank;
+    out->total_messages = first.total_messages + second.total_messages;
+    out->total_bytes = first.total_bytes + second.total_bytes;
+    return REDIST_SUCCESS;
 }

@@ -30,7 +30,7 @@ int redist__relay_table_of(const struct redist_layout_s *src, const struct redis
                            redist__relay_table *t);
 
 typedef struct redist__relay redist__relay;
-/* Takes ownership of the forward schedule *sched (reversed here for the dual). */
+/* Takes ownership of *sched, in execution order (the dual's forward schedule reversed). */
 int redist__relay_create(struct redist_plan_s *p, const redist__relay_table *t,
                          redist__row_schedule *sched, redist__relay **out);
 void redist__relay_free(redist__relay *r);
@@ -59,9 +59,10 @@ int redist__relay_algo_start(struct redist_plan_s *p);
 int redist__relay_algo_progress(struct redist_plan_s *p, int blocking, int *done);
 void redist__relay_algo_destroy(struct redist_plan_s *p);
 void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st);
-int redist__relay_explain(const struct redist_layout_s *src, const struct redist_layout_s *dst,
-                          redist__schedule_builder build, redist__shift_builder shift, int d,
-                          int comm_size, size_t elsize, int64_t out[4]);
+/* What every rank of the case's communicator sends, without MPI: the schedule of setup
+   walked for every column at once (the lcm route: both phases added, an upper bound). */
+int redist__relay_explain(const redist__case *c, redist__schedule_builder build,
+                          redist__shift_builder shift, int d, redist__traffic_summary *out);
 /* The largest communicator the shift table serves (its size table is P x P). */
 #define REDIST__SHIFT_MAX_RANKS 2048
 /* What redist__relay_applicable asks, in words (indirect's and hybrid's why_not). */

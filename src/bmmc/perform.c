@@ -25,8 +25,8 @@ typedef struct bmmc_state {
     uint64_t me;      /* this rank's processor number, or UINT64_MAX if it holds nothing */
     const int *ranks; /* processor -> communicator rank (NULL: the identity) */
     int method;
-    char *temp, *recvbuf; /* N/P elements each (recvbuf: the Sendrecv variant) */
-    int *scounts, *sdispls, *rcounts, *rdispls; /* the Alltoallv variant, in bytes */
+    char *temp, *recvbuf;       /* N/P elements each (recvbuf: the Sendrecv variant) */
+    redist__rank_arrays counts; /* the Alltoallv variant, in bytes */
 } bmmc_state;
 
 static int rank_of(const bmmc_state *s, uint64_t k)
@@ -41,10 +41,7 @@ static void destroy(struct redist_plan_s *p)
         return;
     redist__free(s->temp);
     redist__free(s->recvbuf);
-    redist__free(s->scounts);
-    redist__free(s->sdispls);
-    redist__free(s->rcounts);
-    redist__free(s->rdispls);
+    redist__rank_arrays_free(&s->counts);
     redist__free(s);
     p->algo_state = NULL;
 }
@@ -58,20 +55,16 @@ static int alloc_state(struct redist_plan_s *p, bmmc_state *s)
     if (s->method == 1 && (s->recvbuf = redist__plan_buffer(p, bytes)) == NULL)
         return REDIST_ERR_NOMEM;
     if (s->method == 2) {
-        size_t n = (size_t)p->size;
-        s->scounts = redist__calloc(n, sizeof(int));
-        s->sdispls = redist__calloc(n, sizeof(int));
-        s->rcounts = redist__calloc(n, sizeof(int));
-        s->rdispls = redist__calloc(n, sizeof(int));
-        if ((s->recvbuf = redist__plan_buffer(p, bytes)) == NULL || !s->scounts || !s->sdispls ||
-            !s->rcounts || !s->rdispls)
+        redist__rank_arrays *a = &s->counts;
+        if ((s->recvbuf = redist__plan_buffer(p, bytes)) == NULL ||
+            redist__rank_arrays_alloc(a, p->size, 0) != REDIST_SUCCESS)
             return REDIST_ERR_NOMEM;
         int64_t block = redist__bmmc_round_count(&s->plan) * (int64_t)p->elsize;
         for (int64_t r = 0; s->me != UINT64_MAX && r < redist__bmmc_rounds(&s->plan); r++) {
             int to = rank_of(s, redist__bmmc_target(&s->plan, s->me, r));
             int from = rank_of(s, redist__bmmc_source(&s->plan, s->me, r));
-            s->scounts[to] = s->rcounts[from] = (int)block;
-            s->sdispls[to] = s->rdispls[from] = (int)(r * block);
+            a->scounts[to] = a->rcounts[from] = (int)block;
+            a->sdispls[to] = a->rdispls[from] = (int)(r * block);
         }
     }
     return REDIST_SUCCESS;
@@ -121,14 +114,15 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     bmmc_state *s = p->algo_state;
     *done = 1;
     if (s->method == 2) { /* every rank takes part in the collective */
-        if (MPI_Alltoallv(s->temp, s->scounts, s->sdispls, MPI_BYTE, s->recvbuf, s->rcounts,
-                          s->rdispls, MPI_BYTE, p->comm) != MPI_SUCCESS)
+        if (MPI_Alltoallv(s->temp, s->counts.scounts, s->counts.sdispls, MPI_BYTE, s->recvbuf,
+                          s->counts.rcounts, s->counts.rdispls, MPI_BYTE, p->comm) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "bmmc: MPI_Alltoallv failed");
         for (int64_t r = 0; s->me != UINT64_MAX && !p->dry && r < redist__bmmc_rounds(&s->plan);
              r++) {
             uint64_t from = redist__bmmc_source(&s->plan, s->me, r);
-            redist__bmmc_place(&s->plan, s->me, r, from, s->recvbuf + s->rdispls[rank_of(s, from)],
-                               p->cur_dst, p->elsize);
+            redist__bmmc_place(&s->plan, s->me, r, from,
+                               s->recvbuf + s->counts.rdispls[rank_of(s, from)], p->cur_dst,
+                               p->elsize);
         }
         return REDIST_SUCCESS;
     }

@@ -84,6 +84,20 @@ static int deliver(const void *acc, void *dst, int64_t bytes, int vroot, int roo
     return REDIST_SUCCESS;
 }
 
+/* Receives into *tmp the partial result of rank `from` (which covers higher relative ranks),
+   computes *acc op received, in that order, and swaps the buffers: *acc holds the result. */
+static int receive_and_combine(char **acc, char **tmp, int64_t count, size_t es, MPI_Datatype t,
+                               MPI_Op op, int from, MPI_Comm c)
+{
+    int err = redist__coll_recv(*tmp, count * (int64_t)es, from, c);
+    if (err == REDIST_SUCCESS)
+        err = redist__coll_reduce_local(*acc, *tmp, count, t, op); /* tmp = acc op tmp */
+    char *x = *acc;
+    *acc = *tmp;
+    *tmp = x;
+    return err;
+}
+
 /* tree: binomial tree on ranks relative to vroot. Step k = 0..ceil(log p)-1: a node whose
    relative rank has bit k set sends its partial result to rel - 2^k and stops; a node with
    bit k clear receives from rel + 2^k (if it exists) and computes mine op theirs (theirs
@@ -104,14 +118,8 @@ int redist__coll_reduce_tree(const void *src, void *dst, int64_t count, size_t e
             err = redist__coll_send(acc, bytes, (rel - mask + vroot) % p, c);
             break;
         }
-        if (rel + mask < p) {
-            err = redist__coll_recv(tmp, bytes, (rel + mask + vroot) % p, c);
-            if (err == REDIST_SUCCESS)
-                err = redist__coll_reduce_local(acc, tmp, count, t, op); /* tmp = acc op tmp */
-            char *x = acc;
-            acc = tmp;
-            tmp = x;
-        }
+        if (rel + mask < p)
+            err = receive_and_combine(&acc, &tmp, count, es, t, op, (rel + mask + vroot) % p, c);
     }
     if (err == REDIST_SUCCESS)
         err = deliver(acc, dst, bytes, vroot, root, rank, c);
@@ -141,14 +149,8 @@ static int reduce_ring(const void *src, void *dst, int64_t count, size_t es, MPI
     char *acc = ws, *tmp = ws + bytes;
     int err = REDIST_SUCCESS;
     memcpy(acc, src, (size_t)bytes);
-    if (rel < p - 1) {
-        err = redist__coll_recv(tmp, bytes, (rel + 1 + vroot) % p, c);
-        if (err == REDIST_SUCCESS)
-            err = redist__coll_reduce_local(acc, tmp, count, t, op);
-        char *x = acc;
-        acc = tmp;
-        tmp = x;
-    }
+    if (rel < p - 1)
+        err = receive_and_combine(&acc, &tmp, count, es, t, op, (rel + 1 + vroot) % p, c);
     if (err == REDIST_SUCCESS && rel > 0)
         err = redist__coll_send(acc, bytes, (rel - 1 + vroot) % p, c);
     if (err == REDIST_SUCCESS)

@@ -146,6 +146,66 @@ int redist__progress_request(MPI_Request *req, int blocking, int *done, const ch
                              : redist__fail(REDIST_ERR_MPI, "%s completion failed", what);
 }
 
+int redist__rank_arrays_alloc(redist__rank_arrays *a, int nranks, int with_types)
+{
+    size_t n = (size_t)nranks;
+    *a = (redist__rank_arrays){0};
+    a->scounts = redist__calloc(n, sizeof(int));
+    a->sdispls = redist__calloc(n, sizeof(int));
+    a->rcounts = redist__calloc(n, sizeof(int));
+    a->rdispls = redist__calloc(n, sizeof(int));
+    if (with_types) {
+        a->stypes = redist__malloc(n * sizeof(MPI_Datatype));
+        a->rtypes = redist__malloc(n * sizeof(MPI_Datatype));
+    }
+    if (!a->scounts || !a->sdispls || !a->rcounts || !a->rdispls ||
+        (with_types && (!a->stypes || !a->rtypes)))
+        return REDIST_ERR_NOMEM;
+    for (size_t i = 0; with_types && i < n; i++)
+        a->stypes[i] = a->rtypes[i] = MPI_BYTE;
+    return REDIST_SUCCESS;
+}
+
+void redist__rank_arrays_free(redist__rank_arrays *a)
+{
+    redist__free(a->scounts);
+    redist__free(a->sdispls);
+    redist__free(a->rcounts);
+    redist__free(a->rdispls);
+    redist__free(a->stypes); /* the types themselves belong to the plan */
+    redist__free(a->rtypes);
+    *a = (redist__rank_arrays){0};
+}
+
+int redist__alltoall_state_create(struct redist_plan_s *p, int with_types,
+                                  redist__alltoall_state **out)
+{
+    redist__alltoall_state *s = redist__calloc(1, sizeof *s);
+    *out = s;
+    if (s == NULL)
+        return REDIST_ERR_NOMEM;
+    p->algo_state = s;
+    s->req = MPI_REQUEST_NULL;
+    return redist__rank_arrays_alloc(&s->arrays, p->size, with_types);
+}
+
+void redist__alltoall_state_destroy(struct redist_plan_s *p)
+{
+    redist__alltoall_state *s = p->algo_state;
+    if (s == NULL)
+        return;
+    redist__rank_arrays_free(&s->arrays);
+    redist__free(s);
+    p->algo_state = NULL;
+}
+
+double redist__alltoall_predict(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport)
+{
+    (void)opt;
+    return redist__cost_moves(c, m, transport) + m->startup + m->per_message * (c->t.comm_size - 1);
+}
+
 int redist__always_applicable(const redist__case *c)
 {
     (void)c;

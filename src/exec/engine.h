@@ -1,4 +1,5 @@
-/* Helpers shared by the point-to-point schedules. */
+/* Helpers shared by the algorithms that move the pattern's messages: the point-to-point
+   schedules, and those that are one MPI all-to-all collective. */
 #ifndef REDIST_ENGINE_H
 #define REDIST_ENGINE_H
 
@@ -35,6 +36,29 @@ void redist__abandon_requests(MPI_Request recvs[], int nrecvs, MPI_Request sends
 
 /* Waits for (blocking) or tests one request; *done = 1 when it is complete. */
 int redist__progress_request(MPI_Request *req, int blocking, int *done, const char *what);
+
+/* ---- one MPI all-to-all collective (alltoallv.c, alltoallw.c; bmmc's Alltoallv method) ----
+   The per-rank arrays MPI_(I)alltoallv and MPI_(I)alltoallw take: one entry per rank of the
+   communicator, a zero count (and MPI_BYTE) where no message goes. */
+typedef struct redist__rank_arrays {
+    int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Datatype *stypes, *rtypes; /* with_types only, else NULL */
+} redist__rank_arrays;
+/* REDIST_ERR_NOMEM if one fails (free what was allocated with redist__rank_arrays_free). */
+int redist__rank_arrays_alloc(redist__rank_arrays *a, int nranks, int with_types);
+void redist__rank_arrays_free(redist__rank_arrays *a);
+/* The state (p->algo_state) of an algorithm that is one nonblocking all-to-all. */
+typedef struct redist__alltoall_state {
+    redist__rank_arrays arrays;
+    MPI_Request req;
+} redist__alltoall_state;
+int redist__alltoall_state_create(struct redist_plan_s *p, int with_types,
+                                  redist__alltoall_state **out);
+void redist__alltoall_state_destroy(struct redist_plan_s *p);
+/* One all-to-all step, modelled as Open MPI's default, which touches every peer:
+   T_d + (P - 1) t_msg + the moves of the transport (redist__cost_moves). */
+double redist__alltoall_predict(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, int transport);
 
 /* Bounded mode (strip.c): the pattern's messages in chunks of redist__strip_chunk_elems
    elements through at most p->bound bytes of slots per rank, packed while earlier chunks

@@ -30,6 +30,14 @@ enum { /* the transports an algorithm can move messages with (bits) */
        REDIST__T_PACK = 1 << REDIST_TRANSPORT_PACK,
        REDIST__T_DATATYPE = 1 << REDIST_TRANSPORT_DATATYPE
 };
+/* What all ranks of a communicator send in one execute: an algorithm's explain hook fills it
+   when its traffic is not the pattern's (relays, padding, phases). */
+typedef struct redist__traffic_summary {
+    int64_t max_messages_per_rank; /* the most messages one rank sends */
+    int64_t max_bytes_per_rank;    /* the most bytes one rank sends */
+    int64_t total_messages;        /* over all ranks */
+    int64_t total_bytes;
+} redist__traffic_summary;
 typedef struct redist__algorithm {
     const char *name;
     /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE. */
@@ -57,10 +65,10 @@ typedef struct redist__algorithm {
     void (*destroy)(struct redist_plan_s *plan);
     /* Optional: this rank's messages and bytes when they are not the pattern's (relays). */
     void (*local_stats)(const struct redist_plan_s *plan, redist_stats *stats);
-    /* Optional, pure: {max messages sent, max bytes sent, total messages, total bytes} over
-       all ranks, when they are not the pattern's (needs c->src and c->dst). */
+    /* Optional, pure: what all ranks send, when it is not the pattern's (needs c->src and
+       c->dst). */
     int (*explain)(const redist__case *c, const redist__machine *m, const redist_options *opt,
-                   int64_t out[4]);
+                   redist__traffic_summary *out);
     int uses_shm;          /* its point-to-point messages may use the shared-memory transport */
     int dry_needs_buffers; /* a dry execution still needs arrays of the right size */
     int packs;             /* it packs into the plan's send and receive buffers */

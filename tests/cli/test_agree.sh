@@ -93,6 +93,47 @@ print(d["algorithm"], d["steps"], int(d["bounded"]))' "$TMP/explain.json")
     fi
 done <<<"$SETS"
 
+# The relays' counts: explain walks the row schedule that the plan simulates (relay.c's
+# row_walk), for every rank at once, so indirect's and hybrid's most messages and bytes a
+# rank sends are the run's: equal where one schedule runs on a line of ranks (1-D table
+# cases, forward, dual, with ranks that hold nothing, and the shift table of any other
+# pair), at least the run's where explain bounds them (the lcm route adds its two phases'
+# maxima; N-D scales the largest column by the largest cross-section). = or >= | P | options
+RELAYS='
+=|4|--from n=48,block=2 --to n=48,block=6
+=|4|--from n=48,block=6 --to n=48,block=2
+=|7|--from n=1000,block=3 --to n=1000,block=12,first=2
+=|7|--from n=5,block=1 --to n=5,block=3
+=|5|--from n=200,block=2,ranks=0-3 --to n=200,block=8,ranks=1-4
+=|3|--from n=100,block=1 --to n=100,block=10
+=|3|--from n=10,block=3+3+4 --to n=10,block=1
+>=|5|--from n=997,block=4 --to n=997,block=6
+>=|4|--from n=61x30,block=2x3,grid=2x2 --to n=61x30,block=2x9,grid=2x2
+'
+while IFS='|' read -r rel np opts; do
+    [[ -n "$rel" ]] || continue
+    for algo in indirect hybrid; do
+        # shellcheck disable=SC2086 # the options are a list
+        run_cmd 30 "$REDIST" explain --procs "$np" $opts --algorithm "$algo" --json
+        e=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["max_messages_per_rank"], d["max_bytes_per_rank"])' "$CLI_OUT")
+        # shellcheck disable=SC2086 # the options and MPIEXEC_PREFLAGS are lists
+        run_cmd 120 "$MPIEXEC" -n "$np" $MPIEXEC_PREFLAGS "$REDIST" run $opts --algorithm "$algo" \
+            --repeat 1 --verify --quiet </dev/null
+        r_out=$(cat "$CLI_OUT")
+        r="$(field "$r_out" max_messages_per_rank) $(field "$r_out" max_bytes_per_rank)"
+        read -r e_msgs e_bytes <<<"$e"
+        read -r r_msgs r_bytes <<<"$r"
+        if [[ "$CLI_STATUS" != 0 || "$(field "$r_out" wrong)" != 0 || -z "$e_bytes" || -z "$r_bytes" ]]
+        then fail "P=$np $opts $algo: explain says '$e', run exits $CLI_STATUS: $r_out"
+        elif [[ "$rel" == "=" && "$e" != "$r" ]] ||
+             [[ "$rel" == ">=" && ("$e_msgs" -lt "$r_msgs" || "$e_bytes" -lt "$r_bytes") ]]
+        then fail "P=$np $opts $algo: explain's messages and bytes per rank $e, not $rel run's $r"
+        else echo "ok: P=$np $opts $algo: explain $e $rel run $r"; fi
+    done
+done <<<"$RELAYS"
+
 # The communicator size: explain --procs, simulate --procs and each count of bench --procs
 # read one grammar (a count as in SPECs: 1024, 1k, 2^10) and take or refuse the same values.
 for v in 1024 2^10 1k 2147483647 0 1e3 +5 2^31 " 8" 8x; do

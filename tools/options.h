@@ -1,0 +1,60 @@
+/* The redist tool's command line: options in either form, the argument loop every
+   sub-command runs, and the options and checks `run` and `explain` share. */
+#ifndef REDIST_TOOL_OPTIONS_H
+#define REDIST_TOOL_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data.h"
+#include "spec.h"
+
+/* Matches argv[*i] against `--name VALUE` or `--name=VALUE`. Returns 1 and sets *value
+   (advancing *i past a separate value), 0 if argv[*i] is something else, -1 if the value is
+   missing. */
+int tool_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
+int tool_wants_help(int argc, char **argv); /* any of -h, --help */
+
+/* The argument loop of every sub-command: take(argc, argv, &i, ctx, rank0) takes the
+   argument at argv[i] (advancing i past a separate value) and returns TOOL_OK, or a status
+   once rank0 has printed why. An option given twice is refused as a SPEC key given twice is,
+   "redist: CMD: --opt given twice (see redist CMD --help)", exit 2 (`--opt=V` and `--opt V`
+   are one option, `-q` is `--quiet`). Returns the first status that is not TOOL_OK. */
+typedef int (*tool_take_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
+int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
+                     int rank0);
+
+/* ---- The options `run` and `explain` share ---------------------------------------------- */
+/* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel. */
+typedef struct tool_pair_opts {
+    const char *from, *to, *algorithm;
+    tool_type type;
+    int64_t max_buffer; /* --max-buffer: bounded mode's bytes per rank (0: default mode) */
+    int permuted;       /* --permute p0,p1,...: options.permutation */
+    int permute[SPEC_MAX_DIMS];
+    int npermute;
+    int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
+} tool_pair_opts;
+
+/* Runs the argument loop of `run` and `explain`: the shared options above, then
+   the command's own through `option`, which returns as tool_opt_value does (1 taken, 0 not
+   its option, -1 value missing) or TOOL_OPT_REPORTED after printing why a value is bad.
+   Returns TOOL_OK, or TOOL_USAGE once rank0 has printed the reason. */
+enum { TOOL_OPT_REPORTED = -2 };
+typedef int (*tool_option_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
+int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
+                    tool_option_fn option, void *ctx, int rank0);
+
+/* After both specs parsed: 0, or -1 with the message (dimensions or extents differ, the array
+   has 2^63 bytes or more) in msg. */
+int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair_opts *o, char *msg,
+                     size_t len);
+/* The checks `run` and `explain` share once their arguments are read, one path for both so
+   that a command line gets the same verdict and the same message from either: options that
+   exclude each other, both specs parsed for a communicator of procs processes (0: explain
+   without --procs, a spec naming no processes spans the other's), the ranks they use within
+   it, the specs against each other. TOOL_OK, or TOOL_USAGE once rank0 has printed why. The
+   specs need spec_free either way. */
+int tool_pair_specs(const tool_pair_opts *o, int procs, tool_spec *from, tool_spec *to, int rank0);
+
+#endif

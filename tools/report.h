@@ -1,0 +1,49 @@
+/* What the redist tool tells its user, and how every rank comes to tell the same: exit
+   statuses, messages on rank 0, the worst status or code of all ranks, numbers for people. */
+#ifndef REDIST_TOOL_REPORT_H
+#define REDIST_TOOL_REPORT_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "spec.h"
+
+/* Exit statuses (docs/tool.md). */
+enum {
+    TOOL_OK = 0,
+    TOOL_FAILED = 1, /* a library error, a wrong element, out of memory */
+    TOOL_USAGE = 2,  /* bad command line or SPEC */
+    TOOL_NOT_YET = 3 /* sub-command not implemented yet */
+};
+
+/* ---- Messages ----------------------------------------------------------------------------- */
+/* "redist: <message>" on stderr where rank0 is set; returns status, so that a failing step
+   can `return tool_error(...)`. */
+int tool_error(int rank0, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* 1 unless a launcher's environment says this process is not rank 0 (for output before or
+   without MPI_Init). */
+int tool_env_is_rank0(void);
+/* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
+const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
+/* A plan the library refused (or explain's account of it, which refuses alike: the library's
+   redist__admit_forced and redist__check_bound): "plan (ALGORITHM): <strerror> (<detail>)".
+   Returns TOOL_FAILED. */
+int tool_plan_failed(int rank0, const char *algorithm, int rc);
+/* prefix, then the spec's canonical form (spec_format), on stdout. */
+void tool_print_spec(const char *prefix, const tool_spec *spec);
+
+/* ---- Agreement ---------------------------------------------------------------------------- */
+/* Collective: the worst (largest) TOOL_* status of all ranks. */
+int tool_agree_status(int status, MPI_Comm comm);
+/* Collective: the worst (most negative) REDIST_* code of all ranks. */
+int tool_agree_code(int code, MPI_Comm comm);
+
+/* ---- Formatting --------------------------------------------------------------------------- */
+const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */
+const char *tool_fmt_seconds(char *buf, size_t len, double seconds); /* "3.21 ms" */
+
+#endif
