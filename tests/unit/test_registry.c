@@ -141,7 +141,7 @@ static int steps_of(const char *name, const redist__case *c, const redist_option
     return algo(name)->steps(c, &machine, opt);
 }
 
-/* [TCR96]'s index work (p001.h): per_index per block of min(x, y) on each side, 1-D; the
+/* [TCR96]'s index work (tcr96.h): per_index per block of min(x, y) on each side, 1-D; the
    pattern's pieces in N-D. */
 static double block_work(const redist__case *c)
 {
@@ -150,7 +150,7 @@ static double block_work(const redist__case *c)
     return machine.per_index * (b > 0 ? 2 * local / (double)b : (double)c->t.max_runs);
 }
 
-/* gcd's and lcm's (p001.h): each phase through cyclic(m) moves blocks of min(x, m) and then
+/* gcd's and lcm's (tcr96.h): each phase through cyclic(m) moves blocks of min(x, m) and then
    min(m, y), m = gcd(x, y) or lcm(x, y); in N-D twice block_work. */
 static double phases_work(const redist__case *c, int lcm)
 {
