@@ -1,4 +1,4 @@
-/* redist explain: what a plan would do, without MPI (src/explain.h). */
+/* redist explain: what a plan would do, without MPI (src/algo/explain.h). */
 #include "commands.h"
 
 #include <malloc.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "data.h"
 #include "explain.h"
-#include "options.h"
 #include "report.h"
 #include "tables.h"
 
