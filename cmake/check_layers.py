@@ -24,8 +24,9 @@ LAYERS = [
 
 def source_of(obj):
     """'.../redist_objects.dir/src/algo/direct.c.o' -> 'algo/direct', and the tool's
-    '.../redist_tool.dir/tools/run.c.o' -> 'tools/run': the path after the last '.dir/' (CMake's
-    folder of the target's objects; the checkout itself may sit in a directory called src)."""
+    '.../redist_tool.dir/tools/cmd_run.c.o' -> 'tools/cmd_run': the path after the last '.dir/'
+    (CMake's folder of the target's objects; the checkout itself may sit in a directory called
+    src)."""
     m = re.search(r".*\.dir/(src|tools)/(.+)\.c\.o$", obj)
     if m is None:
         return None

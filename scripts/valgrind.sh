@@ -40,7 +40,7 @@ VALGRIND_TIMEOUT="${VALGRIND_TIMEOUT:-600}"
 # MPI tests with few cases (their --cases options): under valgrind a rank runs 20-50 times
 # slower, and three ranks share two cores. "3: name" runs on 3 ranks instead. Not here:
 # test_bounded and test_scalapack_leak measure the heap with mallinfo2, which valgrind's
-# allocator does not feed; test_paper000/001 take minutes.
+# allocator does not feed; test_lbp96 and test_tcr96 take minutes.
 tool_run="redist run --from n=120x100,block=16x8,order=col --to n=100x120,block=32x5,order=col"
 tool_run+=" --permute 1,0 --verify --repeat 2"
 if [ "$VALGRIND_SHORT" = 1 ]; then
@@ -49,7 +49,7 @@ if [ "$VALGRIND_SHORT" = 1 ]; then
 else
   default_mpi="window --cases 20;batch --cases 20;gen_block --cases 15"
   default_mpi+=";random_layouts --cases 15;hostile;errors;catalogue;inter;relabel;sections"
-  default_mpi+=";bmmc;paper000_nd;machine;layout_api --cases 20;coll_alltoall;coll_gather"
+  default_mpi+=";bmmc;lbp96_nd;machine;layout_api --cases 20;coll_alltoall;coll_gather"
   default_mpi+=";coll_reduce;coll_conventions;coll_checking;scalapack --cases 10;faults"
   default_mpi+=";scalapack_dropin --cases 5"
   default_mpi+=";stress --executes 50 --plans 50"

@@ -1,4 +1,4 @@
-/* The sub-commands of the redist tool, as main (redist.c) dispatches to them: each one's
+/* The sub-commands of the redist tool, as main (main.c) dispatches to them: each one's
    entry point and help text, in its own file. */
 #ifndef REDIST_TOOL_COMMANDS_H
 #define REDIST_TOOL_COMMANDS_H

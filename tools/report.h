@@ -29,8 +29,8 @@ int tool_error(int rank0, int status, const char *fmt, ...)
 int tool_env_is_rank0(void);
 /* "what: <strerror> (<the library's detail>)" for a library error code, into buf. */
 const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
-/* A plan the library refused (or explain's account of it, which refuses alike: the library's
-   redist__admit_forced and redist__check_bound): "plan (ALGORITHM): <strerror> (<detail>)".
+/* A plan the library refused (or explain's account of it, which refuses alike: the planner's
+   rule of use and its check of the bound): "plan (ALGORITHM): <strerror> (<detail>)".
    Returns TOOL_FAILED. */
 int tool_plan_failed(int rank0, const char *algorithm, int rc);
 /* prefix, then the spec's canonical form (spec_format), on stdout. */

@@ -1,5 +1,5 @@
 /* [LBP96]'s distribution and schedule tables, laid out and printed (see tables.h). The
-   numbers all come from src/circulant.c. */
+   numbers all come from src/index/circulant.c. */
 #include "tables.h"
 
 #include <stdlib.h>

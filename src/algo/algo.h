@@ -34,7 +34,7 @@ double redist__predict_all_in_flight(const redist__case *c, const redist__machin
 double redist__shm_trips(const redist__machine *m, const redist_options *opt, int transport);
 
 /* direct-async's engine (direct_async.c), shared by [SD96]'s section algorithms
-   (sections.c): buffers and requests; post every receive, then pack and send the messages
+   (sd96.c): buffers and requests; post every receive, then pack and send the messages
    starting with message `first` (in rotation), copy the self part; unpack on arrival. In
    bounded mode (p->bounded) they run the strip engine (engine.h). */
 int redist__direct_async_setup(struct redist_plan_s *p);

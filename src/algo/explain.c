@@ -54,6 +54,7 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
 {
     if (out == NULL)
         return redist__fail(REDIST_ERR_ARG, "explain: NULL output");
+    memset(out, 0, sizeof *out);
     const char *name = algorithm == NULL ? "auto" : algorithm;
     const redist__algorithm *a = redist__algorithm_by_name(name);
     if (a == NULL && strcmp(name, "auto") != 0)
@@ -70,13 +71,12 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     redist_options_init(&opt);
     opt.max_buffer_bytes = max_buffer_bytes;
     int auto_chosen = a == NULL;
-    err = redist__choose_algorithm(redist__registry(), name, &c, m, &opt, &a);
+    err = redist__choose_algorithm(redist__registry(), name, &c, m, &opt, &a, &out->why_not);
     if (err != REDIST_SUCCESS)
         return err;
     if (max_buffer_bytes > 0 &&
         (err = redist__check_bound(max_buffer_bytes, (size_t)elsize)) != REDIST_SUCCESS)
         return err;
-    memset(out, 0, sizeof *out);
     err = choose_mode(&c, m, comm_size, &opt, &a, auto_chosen, out);
     if (err != REDIST_SUCCESS)
         return err;

@@ -8,11 +8,13 @@
 #include "model/model.h"
 
 /* The plan summary for one algorithm over a communicator of comm_size ranks.
-   Returns REDIST_ERR_NOT_APPLICABLE if the algorithm cannot do this pair,
+   Returns REDIST_ERR_NOT_APPLICABLE if the algorithm cannot do this pair (with `why_not`),
    REDIST_ERR_UNKNOWN_ALGORITHM for an unknown name. For "auto", `chosen` names the choice. */
 typedef struct redist__explanation {
-    const char *chosen; /* algorithm name (static string) */
-    int steps;          /* communication rounds */
+    const char *chosen;  /* algorithm name (static string) */
+    const char *why_not; /* REDIST_ERR_NOT_APPLICABLE: the planner's reason (static string:
+                            the rule broken, "needs ...", or "no algorithm applies"); else NULL */
+    int steps;           /* communication rounds */
     int64_t max_messages_per_rank;
     int64_t max_bytes_per_rank; /* max over ranks of bytes sent */
     int64_t total_messages;

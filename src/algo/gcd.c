@@ -4,16 +4,16 @@
  * is as fine as the general method). Any blocks, N-D dimension by dimension, on the same
  * ranks, grid and first coordinates.
  */
-#include "algo/p001.h"
+#include "algo/tcr96.h"
 
 static int setup(struct redist_plan_s *p)
 {
-    return redist__p001_two_phases(p, 0, "ky-to-y", "x-to-kx");
+    return redist__tcr96_two_phases(p, 0, "ky-to-y", "x-to-kx");
 }
 
 static int applicable(const redist__case *c)
 {
-    return c->s.p001 & REDIST__P001_SAME_GRID ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.tcr96 & REDIST__TCR96_SAME_GRID ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 const redist__algorithm redist__algo_gcd = {
@@ -22,6 +22,6 @@ const redist__algorithm redist__algo_gcd = {
     .why_not =
         "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block)",
     .setup = setup,
-    .predict = redist__p001_predict_gcd,
-    REDIST__P001_PHASES_HOOKS,
+    .predict = redist__tcr96_predict_gcd,
+    REDIST__TCR96_PHASES_HOOKS,
 };

@@ -22,8 +22,8 @@
  *   T_d + M t_msg + the moves of the transport + 2 N_local per_index.
  */
 #include "algo/algo.h"
-#include "algo/p001.h"
 #include "algo/packets.h"
+#include "algo/tcr96.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +206,8 @@ const redist__algorithm redist__algo_general = {
     .steps = redist__one_step,
     .predict = predict,
     .transports = REDIST__T_PACK,
-    .check_options = redist__p001_check_options,
-    .fingerprint_options = redist__p001_fingerprint_options,
+    .check_options = redist__tcr96_check_options,
+    .fingerprint_options = redist__tcr96_fingerprint_options,
     .setup = setup,
     .start = start,
     .progress = progress,

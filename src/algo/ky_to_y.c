@@ -8,19 +8,19 @@
  * paper's stored sequence p/k + (i mod k)(P/k) when P mod k = 0; tabulated here for any k,
  * so both receive methods always apply). Synchronous (all packets, then one scan) or
  * asynchronous (each packet placed on arrival, its blocks with stride x), the plan option
- * synchronous_receive. Index work is per block of y (per box of pieces in N-D, p001.h), not
+ * synchronous_receive. Index work is per block of y (per box of pieces in N-D, tcr96.h), not
  * per element. One step.
  */
-#include "algo/p001.h"
+#include "algo/tcr96.h"
 
 static int applicable(const redist__case *c)
 {
-    return c->s.p001 & REDIST__P001_KY ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.tcr96 & REDIST__TCR96_KY ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 static int setup(struct redist_plan_s *p)
 {
-    return redist__p001_ratio_setup(p, redist__ky_dest, redist__ky_source);
+    return redist__tcr96_ratio_setup(p, redist__ky_dest, redist__ky_source);
 }
 
 const redist__algorithm redist__algo_ky_to_y = {
@@ -30,5 +30,5 @@ const redist__algorithm redist__algo_ky_to_y = {
         "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
         "and along every dimension the source block a multiple of the destination block",
     .setup = setup,
-    REDIST__P001_RATIO_HOOKS,
+    REDIST__TCR96_RATIO_HOOKS,
 };

@@ -4,16 +4,16 @@
  * paper finds it always beats GCD). Any blocks whose lcm fits in 64 bits, N-D dimension by
  * dimension, on the same ranks, grid and first coordinates.
  */
-#include "algo/p001.h"
+#include "algo/tcr96.h"
 
 static int setup(struct redist_plan_s *p)
 {
-    return redist__p001_two_phases(p, 1, "x-to-kx", "ky-to-y");
+    return redist__tcr96_two_phases(p, 1, "x-to-kx", "ky-to-y");
 }
 
 static int applicable(const redist__case *c)
 {
-    return c->s.p001 & REDIST__P001_LCM ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.tcr96 & REDIST__TCR96_LCM ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 const redist__algorithm redist__algo_lcm = {
@@ -23,6 +23,6 @@ const redist__algorithm redist__algo_lcm = {
         "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
         "and the lcm of the two blocks below 2^63 along every dimension",
     .setup = setup,
-    .predict = redist__p001_predict_lcm,
-    REDIST__P001_PHASES_HOOKS,
+    .predict = redist__tcr96_predict_lcm,
+    REDIST__TCR96_PHASES_HOOKS,
 };

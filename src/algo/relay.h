@@ -63,11 +63,15 @@ void redist__relay_algo_stats(const struct redist_plan_s *p, redist_stats *st);
    walked for every column at once (the lcm route: both phases added, an upper bound). */
 int redist__relay_explain(const redist__case *c, redist__schedule_builder build,
                           redist__shift_builder shift, int d, redist__traffic_summary *out);
-/* The largest communicator the shift table serves (its size table is P x P). */
+/* The largest communicator the shift table serves (its size table is P x P). A plain number:
+   REDIST__RELAY_WHY_NOT quotes it. */
 #define REDIST__SHIFT_MAX_RANKS 2048
 /* What redist__relay_applicable asks, in words (indirect's and hybrid's why_not). */
+/* clang-format off */ /* it would split the quoted limit across lines */
 #define REDIST__RELAY_WHY_NOT                                                                      \
-    "needs at most 2048 ranks (the shift table's limit), or [LBP96]'s table case (the same "       \
-    "ranks and grid, one dimension's block a multiple K <= P of the other's)"
+    "needs at most " REDIST__STRING_OF(REDIST__SHIFT_MAX_RANKS) " ranks (the shift table's "   \
+    "limit), or [LBP96]'s table case (the same ranks and grid, one dimension's block a "          \
+    "multiple K <= P of the other's)"
+/* clang-format on */
 
 #endif

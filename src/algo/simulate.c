@@ -49,7 +49,7 @@ static void describe(const redist__rx *rx, double N, double b, double T_d, doubl
     c->t.max_local_bytes = c->t.max_buffer = llround(local);
     c->t.max_count = llround(ceil(N / ((double)rx->P * (double)rx->K)) * b / scale);
     c->s.same_line = 1;
-    c->s.p001 = REDIST__P001_SAME_GRID | REDIST__P001_XK | REDIST__P001_LCM;
+    c->s.tcr96 = REDIST__TCR96_SAME_GRID | REDIST__TCR96_XK | REDIST__TCR96_LCM;
     c->s.P = rx->P;
     c->s.x = 1;
     c->s.y = rx->K;

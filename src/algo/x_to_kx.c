@@ -7,18 +7,18 @@
  * k). Receive: sub-block i of every local block of size y comes from (k p + i) mod P;
  * synchronous (all packets, then one scan of the local array) or asynchronous (each packet
  * placed on arrival, stride y), the plan option synchronous_receive. Index work is per block
- * of x (per box of pieces in N-D, p001.h). One step.
+ * of x (per box of pieces in N-D, tcr96.h). One step.
  */
-#include "algo/p001.h"
+#include "algo/tcr96.h"
 
 static int applicable(const redist__case *c)
 {
-    return c->s.p001 & REDIST__P001_XK ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    return c->s.tcr96 & REDIST__TCR96_XK ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
 static int setup(struct redist_plan_s *p)
 {
-    return redist__p001_ratio_setup(p, redist__xk_dest, redist__xk_source);
+    return redist__tcr96_ratio_setup(p, redist__xk_dest, redist__xk_source);
 }
 
 const redist__algorithm redist__algo_x_to_kx = {
@@ -28,5 +28,5 @@ const redist__algorithm redist__algo_x_to_kx = {
         "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
         "and along every dimension the destination block a multiple of the source block",
     .setup = setup,
-    REDIST__P001_RATIO_HOOKS,
+    REDIST__TCR96_RATIO_HOOKS,
 };

@@ -33,10 +33,10 @@ void redist__clear_error(void);
 /* 64-bit FNV-1a of n bytes, folded into h (start with REDIST__FNV_BASIS). */
 #define REDIST__FNV_BASIS 1469598103934665603ull
 uint64_t redist__hash_bytes(uint64_t h, const void *p, size_t n);
-/* gcd(a, b) of non-negative values (gcd(a, 0) = a). */
 /* Whether the options ask for more than a copy (alpha, beta, conjugate: redist.h). */
 int redist__options_scale(const redist_options *opt);
 
+/* gcd(a, b) of non-negative values (gcd(a, 0) = a). */
 int64_t redist__gcd64(int64_t a, int64_t b);
 /* ceil(log2 v) for v >= 1 (0 for v <= 1). */
 int redist__ceil_log2(int64_t v);
@@ -56,6 +56,11 @@ int64_t redist__mul_sat(int64_t a, int64_t b);
 #define REDIST__CHUNK_BYTES ((int64_t)1 << 30)
 /* Chunks of a message of `bytes` (at least 1: an empty message is one empty chunk). */
 int64_t redist__chunks(int64_t bytes);
+
+/* The text of a macro's value, for a limit written once and quoted in a message:
+   REDIST__STRING_OF(REDIST__SHIFT_MAX_RANKS) is "2048". */
+#define REDIST__STRING_OF_TOKENS(x) #x
+#define REDIST__STRING_OF(x) REDIST__STRING_OF_TOKENS(x)
 
 /* ---- allocation (alloc.c) ------------------------------------------------------------------ */
 /* Every allocation of the library goes through these (never malloc itself), so that tests

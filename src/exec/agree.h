@@ -60,7 +60,7 @@ enum {
     REDIST__TAG_DATA = 7713,  /* a message, or a chunk of one (exec/engine.c) */
     REDIST__TAG_ACK = 7714,   /* shared-memory transport: the receiver has unpacked */
     REDIST__TAG_RELAY = 7715, /* a relay step of indirect and hybrid (algo/relay.c) */
-    REDIST__TAG_P001 = 7716,  /* a packet of [TCR96]'s algorithms (algo/p001.c) */
+    REDIST__TAG_TCR96 = 7716, /* a packet of [TCR96]'s algorithms (algo/tcr96.c) */
     REDIST__TAG_BMMC = 7717,  /* a round of the BMMC permutation (bmmc/perform.c) */
     REDIST__TAG_COLL = 9100   /* the basic operations (coll/) */
 };

@@ -2,7 +2,7 @@
  * patterns two layouts make (who sends which runs to whom, in closed form per period), and
  * how the papers classify a pair (its shape). Above core; below the model. [LBP96]'s
  * tables and schedules are in circulant.h and rowsched.h, [TCR96]'s processor sequences
- * in p001_seq.h.
+ * in tcr96_sequences.h.
  */
 #ifndef REDIST_INDEX_H
 #define REDIST_INDEX_H
@@ -268,7 +268,7 @@ typedef struct redist__shape {
     int table;       /* [LBP96]'s table case R_x(K, P) or its dual, dimension by dimension */
     redist__table_case tc;
     int64_t lcm;       /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
-    unsigned p001;     /* [TCR96]'s N-D rules (REDIST__P001_* bits) */
+    unsigned tcr96;    /* [TCR96]'s N-D rules (REDIST__TCR96_* bits) */
     unsigned sections; /* the [SD96] §4 cases (REDIST__SD_* bits) every dimension is in */
     int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
@@ -278,8 +278,13 @@ typedef struct redist__shape {
    coordinate along every dimension (SAME_GRID), and along every dimension the source block a
    multiple of the destination block (KY: ky-to-y), or the converse (XK: x-to-kx), or their
    lcm below 2^63 (LCM). */
-enum { REDIST__P001_SAME_GRID = 1, REDIST__P001_KY = 2, REDIST__P001_XK = 4, REDIST__P001_LCM = 8 };
-unsigned redist__p001_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst);
+enum {
+    REDIST__TCR96_SAME_GRID = 1,
+    REDIST__TCR96_KY = 2,
+    REDIST__TCR96_XK = 4,
+    REDIST__TCR96_LCM = 8
+};
+unsigned redist__tcr96_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst);
 /* [SD96] Fig. 1's cases, per dimension: Block(K) -> Block(K') (both sides one interval per
    coordinate), Block(K) -> Cyclic(K') (the source), Cyclic(K) -> Block(K') (the destination),
    Cyclic(TK') -> Cyclic(K') (source block a multiple of the destination's), Cyclic(K) ->

@@ -49,7 +49,7 @@ int redist__bpc_detect(const struct redist_layout_s *src, const struct redist_la
            *f2 + *p <= *n;
 }
 
-unsigned redist__p001_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst)
+unsigned redist__tcr96_rules(const struct redist_layout_s *src, const struct redist_layout_s *dst)
 {
     if (!src->plain || !dst->plain || src->ndims != dst->ndims || src->nprocs != dst->nprocs ||
         !redist__same_global_shape(src, dst))
@@ -57,17 +57,18 @@ unsigned redist__p001_rules(const struct redist_layout_s *src, const struct redi
     for (int c = 0; c < src->nprocs; c++)
         if (src->ranks[c] != dst->ranks[c])
             return 0;
-    unsigned rules = REDIST__P001_SAME_GRID | REDIST__P001_KY | REDIST__P001_XK | REDIST__P001_LCM;
+    unsigned rules =
+        REDIST__TCR96_SAME_GRID | REDIST__TCR96_KY | REDIST__TCR96_XK | REDIST__TCR96_LCM;
     for (int k = 0; k < src->ndims; k++) {
         int64_t x = src->block[k], y = dst->block[k], g = redist__gcd64(x, y);
         if (src->grid[k] != dst->grid[k] || src->first[k] != dst->first[k])
             return 0;
         if (x % y != 0)
-            rules &= ~(unsigned)REDIST__P001_KY;
+            rules &= ~(unsigned)REDIST__TCR96_KY;
         if (y % x != 0)
-            rules &= ~(unsigned)REDIST__P001_XK;
+            rules &= ~(unsigned)REDIST__TCR96_XK;
         if (x / g > INT64_MAX / y)
-            rules &= ~(unsigned)REDIST__P001_LCM;
+            rules &= ~(unsigned)REDIST__TCR96_LCM;
     }
     return rules;
 }
@@ -86,7 +87,7 @@ void redist__shape_of(const struct redist_layout_s *src, const struct redist_lay
     out->ratio_K = redist__ratio_detect(src, dst, &dual);
     out->table = redist__table_detect(src, dst, &out->tc);
     out->lcm = out->table ? 0 : redist__lcm_detect(src, dst);
-    out->p001 = redist__p001_rules(src, dst);
+    out->tcr96 = redist__tcr96_rules(src, dst);
     out->sections = redist__sections_cases(src, dst);
     out->bpc = redist__bpc_detect(src, dst, &out->bpc_n, &out->bpc_p, &out->bpc_f1, &out->bpc_f2);
 }

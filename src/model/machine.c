@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Measured here (bench_paper000 over shared memory, 8 ranks on 2 cores): about 6 us per
+/* Measured here (bench_lbp96 over shared memory, 8 ranks on 2 cores): about 6 us per
    synchronised step, 0.5 us per further message in flight, memcpy speed for bytes. */
 static const redist__machine default_machine = {
     .startup = 6.0e-6,            /* T_d: a synchronised step, 8 ranks on 2 cores, shm */

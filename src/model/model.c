@@ -4,7 +4,7 @@
  * refinement the paper's model lacks: messages posted together (direct-async, the MPI collectives)
  * overlap, so only the first pays T_d and each further one a small per-message cost; a synchronised
  * step (direct, indirect, hybrid, multiphase) pays T_d. Parameters default to figures measured here
- * (bench_paper000 over shared memory, 8 ranks on 2 cores: about 6 us per synchronised step, 0.5 us
+ * (bench_lbp96 over shared memory, 8 ranks on 2 cores: about 6 us per synchronised step, 0.5 us
  * per further message in flight); `redist calibrate` measures them on each machine (machine.c
  * reads its file).
  *

@@ -232,7 +232,8 @@ static int setup(struct redist_plan_s *p, const char *name)
     if (err != REDIST_SUCCESS)
         return err;
     /* Phase 3c: the algorithm, from the case only (identical on every rank). */
-    err = redist__choose_algorithm(p->algorithms, name, &p->pair, p->machine, &p->opt, &p->algo);
+    err = redist__choose_algorithm(p->algorithms, name, &p->pair, p->machine, &p->opt, &p->algo,
+                                   NULL);
     if (err != REDIST_SUCCESS)
         return err;
     p->transport =

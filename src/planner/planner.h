@@ -92,15 +92,18 @@ const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
 int redist__algo_usable(const redist__algorithm *a, const redist__case *c,
                         const redist_options *opt, const char **why);
 /* A forced algorithm: redist__algo_usable, with the reason recorded as the error detail
-   ("algorithm 'gcd' needs ..."). */
+   ("algorithm 'gcd' needs ...") and set in *why (why may be NULL; NULL when usable). */
 int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
-                         const redist_options *opt);
+                         const redist_options *opt, const char **why);
 /* The algorithm for case c: auto's choice from t for NULL or "auto" (REDIST_ERR_NOT_APPLICABLE
    if none is usable), else the entry called `name` if it is usable (redist__admit_forced);
-   REDIST_ERR_UNKNOWN_ALGORITHM for a name t does not have. *out is NULL on failure. */
+   REDIST_ERR_UNKNOWN_ALGORITHM for a name t does not have. *out is NULL on failure. With
+   REDIST_ERR_NOT_APPLICABLE, *why (why may be NULL) says why in a static string: the forced
+   algorithm's broken rule, or "no algorithm applies"; else it is NULL. */
 int redist__choose_algorithm(const redist__algorithm_table *t, const char *name,
                              const redist__case *c, const redist__machine *m,
-                             const redist_options *opt, const redist__algorithm **out);
+                             const redist_options *opt, const redist__algorithm **out,
+                             const char **why);
 /* The memory fallback's choice, when the buffers of a plan running a must fit in `bound`
    bytes per rank: a if it is usable bounded, else auto's choice among those that are if auto
    chose a (auto_chosen), else a. *bounded: whether the result is usable bounded (if not, the

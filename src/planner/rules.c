@@ -78,28 +78,38 @@ const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
 }
 
 int redist__admit_forced(const redist__algorithm *a, const redist__case *c,
-                         const redist_options *opt)
+                         const redist_options *opt, const char **why)
 {
-    const char *why = NULL;
-    if (redist__algo_usable(a, c, opt, &why) != REDIST_SUCCESS)
-        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "algorithm '%s' %s", a->name, why);
+    const char *reason = NULL;
+    int err = redist__algo_usable(a, c, opt, &reason);
+    if (why != NULL)
+        *why = reason;
+    if (err != REDIST_SUCCESS)
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "algorithm '%s' %s", a->name, reason);
     return REDIST_SUCCESS;
 }
 
 int redist__choose_algorithm(const redist__algorithm_table *t, const char *name,
                              const redist__case *c, const redist__machine *m,
-                             const redist_options *opt, const redist__algorithm **out)
+                             const redist_options *opt, const redist__algorithm **out,
+                             const char **why)
 {
+    static const char none_usable[] = "no algorithm applies";
     *out = NULL;
+    if (why != NULL)
+        *why = NULL;
     if (name == NULL || strcmp(name, "auto") == 0) {
         *out = redist__choose_from(t, c, m, opt);
-        return *out != NULL ? REDIST_SUCCESS
-                            : redist__fail(REDIST_ERR_NOT_APPLICABLE, "no algorithm applies");
+        if (*out != NULL)
+            return REDIST_SUCCESS;
+        if (why != NULL)
+            *why = none_usable;
+        return redist__fail(REDIST_ERR_NOT_APPLICABLE, "%s", none_usable);
     }
     const redist__algorithm *a = redist__table_find(t, name);
     if (a == NULL)
         return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
-    int err = redist__admit_forced(a, c, opt);
+    int err = redist__admit_forced(a, c, opt, why);
     if (err == REDIST_SUCCESS)
         *out = a;
     return err;

@@ -197,8 +197,8 @@ SPECS = {
     "2d-col": "n=4000x4000,block=64x64,grid=2x2,order=col",
     "pow-ranks": "n=2^20,block=16,ranks=4-7",
     "first-ranks": "n=1000x1000,block=10x20,grid=2x3,first=1x2,ranks=5:4:3:2:1:0",
-    "paper-cyclic2": "n=48,block=2,procs=4",
-    "paper-cyclic6": "n=48,block=6,procs=4",
+    "lbp96-cyclic2": "n=48,block=2,procs=4",
+    "lbp96-cyclic6": "n=48,block=6,procs=4",
     "gen-petsc": "n=10,block=3+3+2+2",
     "gen-mixed": "n=30x8,block=10+0+15+5x4,grid=4x1",
     # a split over 64 ranks: 319 characters in one dimension (once past a 255-byte buffer)
@@ -275,10 +275,10 @@ def layout_seeds():
 def pattern_seeds():
     S = {}
     cyc = lambda b: ("cyclic", b)
-    S["paper-cyclic2-cyclic6"] = pattern(
+    S["lbp96-cyclic2-cyclic6"] = pattern(
         4, [48], side(4, [4], [0, 1, 2, 3], [cyc(2)]),
         side(4, [4], [0, 1, 2, 3], [("block", 6)]))
-    S["paper-tables-cyclic1-block6"] = pattern(
+    S["lbp96-tables-cyclic1-block6"] = pattern(
         9, [54], side(9, [4], [0, 1, 2, 3], [cyc(1)]), side(9, [4], [0, 1, 2, 3], [("block", 6)]))
     S["block-to-cyclic-sections"] = pattern(
         5, [31], side(5, [4], [0, 1, 2, 3], [("interval", 0)], first=[1]),

@@ -141,7 +141,7 @@ static int steps_of(const char *name, const redist__case *c, const redist_option
     return algo(name)->steps(c, &machine, opt);
 }
 
-/* [TCR96]'s index work (p001.h): per_index per block of min(x, y) on each side, 1-D; the
+/* [TCR96]'s index work (tcr96.h): per_index per block of min(x, y) on each side, 1-D; the
    pattern's pieces in N-D. */
 static double block_work(const redist__case *c)
 {
@@ -150,7 +150,7 @@ static double block_work(const redist__case *c)
     return machine.per_index * (b > 0 ? 2 * local / (double)b : (double)c->t.max_runs);
 }
 
-/* gcd's and lcm's (p001.h): each phase through cyclic(m) moves blocks of min(x, m) and then
+/* gcd's and lcm's (tcr96.h): each phase through cyclic(m) moves blocks of min(x, m) and then
    min(m, y), m = gcd(x, y) or lcm(x, y); in N-D twice block_work. */
 static double phases_work(const redist__case *c, int lcm)
 {
@@ -413,9 +413,15 @@ static void check_rule_of_use(void)
     CHECK(redist__algo_usable(algo("gcd"), &c, &opt, &why) == REDIST_ERR_NOT_APPLICABLE &&
               why == algo("gcd")->why_not,
           "gcd on disjoint sets: its own reason, not '%s'", why ? why : "(null)");
-    CHECK(redist__admit_forced(algo("gcd"), &c, &opt) == REDIST_ERR_NOT_APPLICABLE &&
+    CHECK(redist__admit_forced(algo("gcd"), &c, &opt, NULL) == REDIST_ERR_NOT_APPLICABLE &&
               strncmp(redist_last_error_detail(), "algorithm 'gcd' needs ", 22) == 0,
           "forced gcd's detail: '%s'", redist_last_error_detail());
+    const redist__algorithm *a = NULL;
+    why = NULL;
+    CHECK(redist__choose_algorithm(redist__registry(), "gcd", &c, &machine, &opt, &a, &why) ==
+                  REDIST_ERR_NOT_APPLICABLE &&
+              a == NULL && why == algo("gcd")->why_not,
+          "forced gcd's reason for explain: '%s'", why ? why : "(null)");
     CHECK(redist__algo_usable(algo("general"), &c, &opt, &why) == REDIST_SUCCESS && why == NULL,
           "general on disjoint sets");
     opt.alpha[0] = 2.0; /* scaling: unpacking scales, MPI's datatype engine cannot */
@@ -429,7 +435,7 @@ static void check_rule_of_use(void)
     CHECK(redist__algo_usable(algo("alltoallv"), &c, &opt, &why) == REDIST_ERR_NOT_APPLICABLE &&
               strstr(why, "cannot bound its buffers"),
           "alltoallv bounded: '%s'", why ? why : "(null)");
-    const redist__algorithm *a = redist__choose(&c, &machine, &opt);
+    a = redist__choose(&c, &machine, &opt);
     CHECK(a != NULL && redist__algo_usable(a, &c, &opt, NULL) == REDIST_SUCCESS,
           "auto bounded chose %s, which cannot run bounded", a ? a->name : "none");
     /* The memory fallback: auto's choice is replaced by one that runs bounded, a forced one
@@ -448,14 +454,23 @@ static void check_rule_of_use(void)
                                1024, &bounded);
     CHECK(bounded == 1 && a == algo("direct-async"), "fallback for forced direct-async: %s, %d",
           a->name, bounded);
-    CHECK(redist__choose_algorithm(redist__registry(), "no-such", &c, &machine, &opt, &a) ==
+    CHECK(redist__choose_algorithm(redist__registry(), "no-such", &c, &machine, &opt, &a, NULL) ==
                   REDIST_ERR_UNKNOWN_ALGORITHM &&
               a == NULL,
           "an unknown name");
-    CHECK(redist__choose_algorithm(redist__registry(), NULL, &c, &machine, &opt, &a) ==
+    why = "unset";
+    CHECK(redist__choose_algorithm(redist__registry(), NULL, &c, &machine, &opt, &a, &why) ==
                   REDIST_SUCCESS &&
-              a == redist__choose(&c, &machine, &opt),
+              a == redist__choose(&c, &machine, &opt) && why == NULL,
           "NULL is auto");
+    /* A table where nothing applies: auto's reason. */
+    const redist__algorithm *const only_gcd[] = {algo("gcd")};
+    const redist__algorithm_table gcd_table = {only_gcd, 1};
+    CHECK(redist__choose_algorithm(&gcd_table, "auto", &c, &machine, &opt, &a, &why) ==
+                  REDIST_ERR_NOT_APPLICABLE &&
+              a == NULL && why != NULL && strcmp(why, "no algorithm applies") == 0 &&
+              strcmp(redist_last_error_detail(), why) == 0,
+          "auto with nothing usable: '%s'", why ? why : "(null)");
     free_pair(ls);
 }
 

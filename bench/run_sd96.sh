@@ -3,9 +3,9 @@
 # ranks (disjoint sets) in the paper's five cases, by the case's section algorithm (§4), by
 # the enumerative `general` (§3) and by auto (our closed-form default), each through
 # `redist run --verify --quiet` (every element checked). Prints Tmed per algorithm and
-# general / section; writes bench/results/paper004.csv and .txt.
+# general / section; writes bench/results/sd96.csv and .txt.
 #
-#   bench/run_paper004.sh            # P -> P' in 1 -> 1, 1 -> 2, 2 -> 3 (2, 3, 5 ranks)
+#   bench/run_sd96.sh            # P -> P' in 1 -> 1, 1 -> 2, 2 -> 3 (2, 3, 5 ranks)
 #
 # Environment: BUILD_DIR (default build), N (default 4194304), REPEAT (default 9x4).
 set -euo pipefail
@@ -18,7 +18,7 @@ repeat=${REPEAT:-9x4}
 source "$build/mpiexec.env"
 results=$root/bench/results
 mkdir -p "$results"
-csv=$results/paper004.csv
+csv=$results/sd96.csv
 echo "P,P2,case,algorithm,chosen,tmed_s,wrong" >"$csv"
 
 # ranks a b: "a-b" (or "a" when a == b)
@@ -65,7 +65,7 @@ run() {
         done
     done
     if grep -qv ',0$' <(tail -n +2 "$csv"); then
-        echo "run_paper004.sh: some run had wrong elements (see $csv)" >&2
+        echo "run_sd96.sh: some run had wrong elements (see $csv)" >&2
         exit 1
     fi
-} | tee "$results/paper004.txt"
+} | tee "$results/sd96.txt"

@@ -1,4 +1,4 @@
-/* bench_paper000: [LBP96]'s experiments (§5, Fig. 14-18) on this machine.
+/* bench_lbp96: [LBP96]'s experiments (§5, Fig. 14-18) on this machine.
  *
  * cyclic(1) -> cyclic(K) of N doubles on all P ranks, for K = 1 .. P: the time of direct,
  * direct-async, indirect, hybrid (d = 1), multiphase and alltoall-padded, measured the
@@ -6,13 +6,13 @@
  * reported, as in the paper's plots), next to the cost model's prediction. Every method's
  * first execute is verified element by element.
  *
- *   mpirun -np 8 build/bench_paper000 [--n N] [--n1 20] [--n2 10] [--csv FILE] [--padded]
+ *   mpirun -np 8 build/bench_lbp96 [--n N] [--n1 20] [--n2 10] [--csv FILE] [--padded]
  *
  * --padded compares alltoall-padded's exchange through MPI_Ialltoall with [GGKK03]'s
  * all-to-all algorithms (option alltoall_algorithm: auto, ring, mesh, hypercube, pairwise).
  *
  * Run it over shared memory and over TCP (--mca btl self,tcp) to see start-up bound and
- * bandwidth bound behaviour; bench/run_paper000.sh does both for a small and a large array.
+ * bandwidth bound behaviour; bench/run_lbp96.sh does both for a small and a large array.
  */
 #include <redist.h>
 
@@ -26,7 +26,7 @@ typedef struct method {
     const char *alltoall; /* alltoall-padded: [GGKK03]'s all-to-all, NULL for MPI's */
 } method;
 
-static const method paper_methods[] = {
+static const method lbp96_methods[] = {
     {"direct", "direct", -1, NULL},         {"direct-async", "direct-async", -1, NULL},
     {"indirect", "indirect", -1, NULL},     {"hybrid(d=1)", "hybrid", 1, NULL},
     {"multiphase", "multiphase", -1, NULL}, {"alltoall-padded", "alltoall-padded", -1, NULL},
@@ -89,8 +89,8 @@ int main(int argc, char **argv)
     int64_t n = 1 << 20;
     int n1 = 20, n2 = 10, failed = 0;
     const char *csv = NULL;
-    const method *methods = paper_methods;
-    int NMETHODS = (int)(sizeof paper_methods / sizeof paper_methods[0]);
+    const method *methods = lbp96_methods;
+    int NMETHODS = (int)(sizeof lbp96_methods / sizeof lbp96_methods[0]);
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--padded")) {
             methods = padded_methods;
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
         fprintf(out, "P,N,K,method,steps,tmin_s,predicted_s\n");
     if (rank == 0) {
         printf(
-            "bench_paper000: cyclic(1) -> cyclic(K) of %lld doubles (%.2f MB) on %d ranks; Tmin of %d x %d (paper 000 Fig. 13)\n",
+            "bench_lbp96: cyclic(1) -> cyclic(K) of %lld doubles (%.2f MB) on %d ranks; Tmin of %d x %d ([LBP96] Fig. 13)\n",
             (long long)n, n * 8e-6, P, n1, n2);
         printf("%3s", "K");
         for (int m = 0; m < NMETHODS; m++)
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
         redist_layout_free(&dst);
     }
     if (rank == 0 && failed)
-        printf("bench_paper000: FAILED (wrong elements or errors above)\n");
+        printf("bench_lbp96: FAILED (wrong elements or errors above)\n");
     if (out)
         fclose(out);
     free(a);

@@ -1,5 +1,5 @@
-/* Shared machinery of [TCR96]'s algorithms (p001.h). */
-#include "algo/p001.h"
+/* Shared machinery of [TCR96]'s algorithms (tcr96.h). */
+#include "algo/tcr96.h"
 
 #include "algo/algo.h"
 #include "algo/packets.h"
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int redist__p001_check_options(const redist_options *opt, int comm_size)
+int redist__tcr96_check_options(const redist_options *opt, int comm_size)
 {
     (void)comm_size;
     if (opt->synchronous_receive != 0 && opt->synchronous_receive != 1)
@@ -18,14 +18,14 @@ int redist__p001_check_options(const redist_options *opt, int comm_size)
     return REDIST_SUCCESS;
 }
 
-void redist__p001_fingerprint_options(redist__fingerprints *fp, const redist_options *opt)
+void redist__tcr96_fingerprint_options(redist__fingerprints *fp, const redist_options *opt)
 {
     redist__fp_add(fp, "options.synchronous_receive", &opt->synchronous_receive,
                    sizeof opt->synchronous_receive);
 }
 
-int redist__p001_two_steps(const redist__case *c, const redist__machine *m,
-                           const redist_options *opt)
+int redist__tcr96_two_steps(const redist__case *c, const redist__machine *m,
+                            const redist_options *opt)
 {
     (void)m, (void)opt;
     return c->t.max_messages > 0 ? 2 : 0;
@@ -62,16 +62,16 @@ static double two_phases(const redist__case *c, const redist__machine *m, int tr
            work;
 }
 
-double redist__p001_predict_gcd(const redist__case *c, const redist__machine *m,
-                                const redist_options *opt, int transport)
+double redist__tcr96_predict_gcd(const redist__case *c, const redist__machine *m,
+                                 const redist_options *opt, int transport)
 {
     (void)opt;
     int64_t g = c->s.x > 0 && c->s.y > 0 ? redist__gcd64(c->s.x, c->s.y) : 0;
     return two_phases(c, m, transport, phases_block_work(c, m, g));
 }
 
-double redist__p001_predict_lcm(const redist__case *c, const redist__machine *m,
-                                const redist_options *opt, int transport)
+double redist__tcr96_predict_lcm(const redist__case *c, const redist__machine *m,
+                                 const redist_options *opt, int transport)
 {
     (void)opt;
     int64_t g = c->s.x > 0 && c->s.y > 0 ? redist__gcd64(c->s.x, c->s.y) : 0;
@@ -79,8 +79,8 @@ double redist__p001_predict_lcm(const redist__case *c, const redist__machine *m,
     return two_phases(c, m, transport, phases_block_work(c, m, l));
 }
 
-double redist__p001_predict_ratio(const redist__case *c, const redist__machine *m,
-                                  const redist_options *opt, int transport)
+double redist__tcr96_predict_ratio(const redist__case *c, const redist__machine *m,
+                                   const redist_options *opt, int transport)
 {
     (void)opt; /* all in flight, MPI messages only */
     return redist__predict_all_in_flight(c, m, transport, 1.0) + block_work(c, m);
@@ -135,7 +135,7 @@ static void free_cut(cut *c, int d)
     redist__free(c->slot_of_pos);
 }
 
-void redist__p001_ratio_destroy(struct redist_plan_s *p)
+void redist__tcr96_ratio_destroy(struct redist_plan_s *p)
 {
     ratio_state *s = p->algo_state;
     if (s == NULL)
@@ -157,7 +157,7 @@ void redist__p001_ratio_destroy(struct redist_plan_s *p)
 
 /* Dimension k of a side: pieces, the sequence, residues grouped by peer. */
 static int cut_dimension(cut_dim *D, int64_t shape, int64_t stride, int64_t x, int64_t y, int64_t P,
-                         int64_t first, int64_t me, redist__p001_seq_fn seq)
+                         int64_t first, int64_t me, redist__tcr96_seq_fn seq)
 {
     D->shape = shape;
     D->stride = stride;
@@ -194,7 +194,7 @@ static int cut_dimension(cut_dim *D, int64_t shape, int64_t stride, int64_t x, i
 
 /* This rank's side `mine` (source: sending, with send_seq; destination: receiving). */
 static int make_cut(struct redist_plan_s *p, ratio_state *s, const struct redist_layout_s *mine,
-                    const redist__side *side, redist__p001_seq_fn seq, cut *c)
+                    const redist__side *side, redist__tcr96_seq_fn seq, cut *c)
 {
     int d = s->d, pos = redist__layout_position(mine, p->rank);
     c->dims = redist__calloc((size_t)d, sizeof *c->dims);
@@ -363,8 +363,8 @@ static void unpack_one(struct redist_plan_s *p, void *algo, int slot)
 
 static const redist__packet_ops ratio_ops = {pack_all, unpack_one, unpack_all};
 
-int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_seq,
-                             redist__p001_seq_fn recv_seq)
+int redist__tcr96_ratio_setup(struct redist_plan_s *p, redist__tcr96_seq_fn send_seq,
+                              redist__tcr96_seq_fn recv_seq)
 {
     ratio_state *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
@@ -395,13 +395,13 @@ int redist__p001_ratio_setup(struct redist_plan_s *p, redist__p001_seq_fn send_s
     return err != REDIST_SUCCESS ? err : err2;
 }
 
-int redist__p001_ratio_start(struct redist_plan_s *p)
+int redist__tcr96_ratio_start(struct redist_plan_s *p)
 {
     ratio_state *s = p->algo_state;
     return redist__packets_start(p, &s->pk);
 }
 
-int redist__p001_ratio_progress(struct redist_plan_s *p, int blocking, int *done)
+int redist__tcr96_ratio_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     ratio_state *s = p->algo_state;
     return redist__packets_progress(p, &s->pk, blocking, done);
@@ -409,8 +409,8 @@ int redist__p001_ratio_progress(struct redist_plan_s *p, int blocking, int *done
 
 /* ---- gcd and lcm: two phases through cyclic(m) ---------------------------------------- */
 
-int redist__p001_two_phases(struct redist_plan_s *p, int use_lcm, const char *first,
-                            const char *second)
+int redist__tcr96_two_phases(struct redist_plan_s *p, int use_lcm, const char *first,
+                             const char *second)
 {
     int d = p->src->ndims;
     int64_t *m = redist__malloc((size_t)d * sizeof *m);
@@ -430,23 +430,23 @@ int redist__p001_two_phases(struct redist_plan_s *p, int use_lcm, const char *fi
     return err;
 }
 
-int redist__p001_phases_start(struct redist_plan_s *p)
+int redist__tcr96_phases_start(struct redist_plan_s *p)
 {
     return redist__phases_start(p, p->algo_state);
 }
 
-int redist__p001_phases_progress(struct redist_plan_s *p, int blocking, int *done)
+int redist__tcr96_phases_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     return redist__phases_progress(p, p->algo_state, blocking, done);
 }
 
-void redist__p001_phases_destroy(struct redist_plan_s *p)
+void redist__tcr96_phases_destroy(struct redist_plan_s *p)
 {
     redist__phases_free(p->algo_state);
     p->algo_state = NULL;
 }
 
-void redist__p001_phases_stats(const struct redist_plan_s *p, redist_stats *st)
+void redist__tcr96_phases_stats(const struct redist_plan_s *p, redist_stats *st)
 {
     redist__phases_stats(p->algo_state, st);
 }

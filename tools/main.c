@@ -5,9 +5,9 @@
  *   redist explain --from SPEC ...     the plan without running it (no MPI launch)
  *
  * This file holds main and the tool's own help: it finds the sub-command, each in its own
- * file (commands.h), and calls it. The sub-commands share options.c, data.c, measure.c,
- * report.c, spec.c and tables.c, which call none of them. demo, run, calibrate and bench run
- * between MPI_Init and MPI_Finalize called here; explain, simulate, help and version never
+ * file cmd_<name>.c (commands.h), and calls it. The sub-commands share cmdline.c, data.c,
+ * measure.c, report.c, spec.c and tables.c, which call none of them. demo, run, calibrate and bench
+ * run between MPI_Init and MPI_Finalize called here; explain, simulate, help and version never
  * touch MPI.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
+#include "cmdline.h"
 #include "redist.h"
 #include "report.h"
 

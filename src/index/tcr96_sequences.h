@@ -1,18 +1,18 @@
 /* Internal (not installed): [TCR96]'s index sequences, pure ([TCR96] Table 1 and the
  * processor sequences of KY_TO_Y, Fig. 2, and X_TO_KX, Fig. 5), 0-based. Used by the
- * [TCR96] algorithms (src/algo/p001.h) and checked against brute force in the unit tests. */
-#ifndef REDIST_INDEX_P001_SEQ_H
-#define REDIST_INDEX_P001_SEQ_H
+ * [TCR96] algorithms (src/algo/tcr96.h) and checked against brute force in the unit tests. */
+#ifndef REDIST_INDEX_TCR96_SEQUENCES_H
+#define REDIST_INDEX_TCR96_SEQUENCES_H
 
 #include <stdint.h>
 
 /* [TCR96] Table 1, 0-based, cyclic(b) over P processors: global index of local index l on
    processor p, processor of global index g. */
-static inline int64_t redist__p001_global(int64_t l, int64_t b, int64_t P, int64_t p)
+static inline int64_t redist__cyclic_global(int64_t l, int64_t b, int64_t P, int64_t p)
 {
     return (l / b) * b * P + p * b + l % b;
 }
-static inline int64_t redist__p001_owner(int64_t g, int64_t b, int64_t P)
+static inline int64_t redist__cyclic_owner(int64_t g, int64_t b, int64_t P)
 {
     return (g / b) % P;
 }

@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "data.h"
 #include "measure.h"
-#include "options.h"
 #include "report.h"
 
 const char tool_bench_help[] =

@@ -36,8 +36,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cmdline.h"
 #include "measure.h"
-#include "options.h"
 #include "report.h"
 
 #include "index/index.h"

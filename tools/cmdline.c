@@ -1,8 +1,8 @@
-/* The redist tool's command line (options.h): options in either form, the argument loop of
+/* The redist tool's command line (cmdline.h): options in either form, the argument loop of
  * every sub-command, and the options and checks `run` and `explain` share. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "options.h"
+#include "cmdline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "data.h"
 #include "measure.h"
-#include "options.h"
 #include "report.h"
 
 const char tool_run_help[] =

@@ -1,4 +1,4 @@
-/* redist explain: what a plan would do, without MPI (src/explain.h). */
+/* redist explain: what a plan would do, without MPI (src/algo/explain.h). */
 #include "commands.h"
 
 #include <malloc.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "data.h"
 #include "explain.h"
-#include "options.h"
 #include "report.h"
 #include "tables.h"
 
@@ -88,6 +88,14 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static void json_string_or_null(FILE *f, const char *s)
+{
+    if (s != NULL)
+        json_string(f, s);
+    else
+        fputs("null", f);
+}
+
 static void json_double(FILE *f, double v)
 {
     if (isfinite(v))
@@ -99,10 +107,7 @@ static void json_double(FILE *f, double v)
 /* A string the tool made (NULL: it ran out of memory making it). */
 static void json_made_string(FILE *f, char *made)
 {
-    if (made != NULL)
-        json_string(f, made);
-    else
-        fputs("null", f);
+    json_string_or_null(f, made);
     free(made);
 }
 
@@ -227,6 +232,8 @@ static void json_rows(FILE *f, const explain_row *rows, int count)
         } else {
             fputs(", \"applicable\": false, \"error\": ", f);
             json_string(f, redist_error_name(r->rc));
+            fputs(", \"why_not\": ", f); /* the planner's reason, for NOT_APPLICABLE */
+            json_string_or_null(f, r->e.why_not);
         }
         fputc('}', f);
     }
@@ -393,6 +400,29 @@ static void print_text_head(const explain_state *s)
                tool_fmt_seconds(b, sizeof b, head->e.predicted_seconds));
 }
 
+enum { ROW_WIDTH = 96, ROW_NAME_END = 30 }; /* the table's width; where a row's numbers start */
+
+/* text from column col (where the row's name ended) on, broken at spaces so that no line
+   passes ROW_WIDTH (a word longer than that stands alone), continued from ROW_NAME_END. */
+static void print_wrapped(const char *text, int col)
+{
+    for (int line_start = 1; *text != '\0'; line_start = 0) {
+        int len = (int)strcspn(text, " ");
+        if (!line_start && col + 1 + len > ROW_WIDTH) {
+            printf("\n%*s", ROW_NAME_END, "");
+            col = ROW_NAME_END;
+        } else if (!line_start) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", len, text);
+        col += len;
+        text += len;
+        text += strspn(text, " ");
+    }
+    putchar('\n');
+}
+
 /* chosen: the algorithm the head row (auto or the forced one) runs, marked in its own row. */
 static void print_text_row(const explain_row *r, const char *chosen, int is_head)
 {
@@ -404,7 +434,9 @@ static void print_text_row(const explain_row *r, const char *chosen, int is_head
     else
         snprintf(name, sizeof name, "%s%s", r->name, how);
     if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
-        printf("  %-27s (not applicable to this pair)\n", name);
+        char why[512];
+        snprintf(why, sizeof why, "(not applicable: %s)", r->e.why_not);
+        print_wrapped(why, printf("  %-27s ", name));
         return;
     }
     if (r->rc != REDIST_SUCCESS) {

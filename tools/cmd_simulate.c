@@ -1,5 +1,5 @@
 /* redist simulate: [LBP96]'s GDM model for cyclic(x) -> cyclic(Kx) on P processors, for
- * any P, K and N, without MPI (src/simulate.c). Prints each schedule's predicted time over a
+ * any P, K and N, without MPI (src/algo/simulate.c). Prints each schedule's predicted time over a
  * range of array sizes, the size where direct overtakes indirect, and how that crossover
  * moves with the ratio T_d / tau_d (Fig. 20's four machines). */
 #include "commands.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cmdline.h"
 #include "report.h"
 #include "simulate.h"
 
@@ -32,7 +32,7 @@ const char tool_simulate_help[] =
 /* The options, table-driven: each value is parsed by its kind ('i': an integer, a count of
    the SPEC grammar as explain's --procs (1024, 1k, 2^10: spec_parse_count);
    'w': a whole number, strtod, so 1e9 is fine; 'r': a real) and must lie in [lo, hi]. The
-   limits keep every accepted input in O(sqrt K) time and no memory (src/simulate.h) and every
+   limits keep every accepted input in O(sqrt K) time and no memory (src/algo/simulate.h) and every
    printed time finite and non-negative (docs/tool.md). */
 enum { O_PROCS, O_K, O_BYTES, O_TD, O_TAU, O_D, O_FROM, O_TO, NOPTS };
 #define MAX_N 9007199254740992.0 /* 2^53: every N exact in a double */

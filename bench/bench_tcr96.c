@@ -1,12 +1,12 @@
-/* bench_paper001: [TCR96]'s comparisons (§3-§5, Figs. 3-7 and 9-11) on this machine.
+/* bench_tcr96: [TCR96]'s comparisons (§3-§5, Figs. 3-7 and 9-11) on this machine.
  *
- *   mpirun -np P build/bench_paper001 [--n N] [--x X --y Y] [--n1 10] [--n2 5] [--csv F]
+ *   mpirun -np P build/bench_tcr96 [--n N] [--x X --y Y] [--n1 10] [--n2 5] [--csv F]
  *
  * For cyclic(x) -> cyclic(y) of N ints on all ranks it times (Tmin and Tmed of n1 trials of
  * n2 executes, slowest rank; [LBP96]'s Fig. 13 method) the paper's algorithms with the
  * synchronous and the asynchronous receive method, next to the closed-form direct-async:
  * KY_TO_Y or X_TO_KX where one block divides the other, and general, gcd and lcm always.
- * Every method's first execute is verified element by element. bench/run_paper001.sh runs the
+ * Every method's first execute is verified element by element. bench/run_tcr96.sh runs the
  * paper's cases: cyclic(4) -> cyclic(2) and cyclic(2) -> cyclic(4) (Figs. 3-7),
  * cyclic(15) -> cyclic(10) and cyclic(11) -> cyclic(3) (Figs. 9-11).
  */

@@ -118,7 +118,7 @@ static void demo_case_free(demo_case *c)
 /* ---- Part 1: [LBP96] §3.1 ------------------------------------------------------ */
 
 /* The paper's tables for its own example, which has P = 4 however many ranks run. */
-static int print_paper_tables(int rank)
+static int print_lbp96_tables(int rank)
 {
     demo_case c;
     if (demo_case_parse(&c, "n=48,block=2,procs=4", "n=48,block=6,procs=4") != 0) {
@@ -235,9 +235,9 @@ static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
     return status;
 }
 
-static int demo_paper(MPI_Comm comm, int rank, int size)
+static int demo_lbp96_example(MPI_Comm comm, int rank, int size)
 {
-    if (print_paper_tables(rank) != 0)
+    if (print_lbp96_tables(rank) != 0)
         return TOOL_FAILED;
     /* The same redistribution on min(size, 4) ranks; any further ranks hold nothing. */
     int P = size < 4 ? size : 4;
@@ -511,7 +511,7 @@ int tool_demo(int argc, char **argv)
                REDIST_VERSION_MINOR, REDIST_VERSION_PATCH, size, size == 1 ? "" : "es");
         fflush(stdout);
     }
-    int s1 = demo_paper(comm, rank, size);
+    int s1 = demo_lbp96_example(comm, rank, size);
     int s2 = demo_timed(comm, rank, size);
     return s1 > s2 ? s1 : s2;
 }

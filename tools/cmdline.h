@@ -1,7 +1,7 @@
 /* The redist tool's command line: options in either form, the argument loop every
    sub-command runs, and the options and checks `run` and `explain` share. */
-#ifndef REDIST_TOOL_OPTIONS_H
-#define REDIST_TOOL_OPTIONS_H
+#ifndef REDIST_TOOL_CMDLINE_H
+#define REDIST_TOOL_CMDLINE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * Cyclic(K) -> Block(K'), Cyclic(TK') -> Cyclic(K'), Cyclic(K) -> Cyclic(TK), where Block(K)
  * gives each process one block (K P >= N) or there is one process. The set I(p, p') of each
  * pair is a regular section in every one of them, computed from the distribution parameters
- * alone: for the Block cases by sections.c (at most three run groups per pair, the block
+ * alone: for the Block cases by index/sections.c (at most three run groups per pair, the block
  * index fixed to 0 as in the paper), for the two Cyclic cases by the periodic pattern, whose
  * run groups are the paper's sections (one run of K' per sub-block, replicated with the
  * stride Delta n = P' / gcd(P T, P') blocks on the source and Delta n' = P T / gcd(P T, P')
