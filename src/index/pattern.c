@@ -272,6 +272,22 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Replicas of a run group that lie back to back on both sides (the period advances one run
+   on each: a block that stays with its coordinate, as between identical layouts) are one
+   run: the rows then move with one memcpy each, and contiguous levels merge into one
+   (merge_contiguous_levels) so that a whole local array moves with one memcpy, with the
+   streaming stores memcpy uses for large copies, instead of one per block. */
+static void fold_back_to_back(redist__dim_pattern *p)
+{
+    for (int64_t r = 0; r < p->first_run[p->npeers]; r++) {
+        redist__run *run = &p->runs[r];
+        if (run->count > 1 && run->len == p->src_period && run->len == p->dst_period) {
+            run->len *= run->count;
+            run->count = 1;
+        }
+    }
+}
+
 int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                                int k, int side, int coord, redist__dim_pattern *out)
 {
@@ -325,6 +341,7 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
         i++;
     }
     out->first_run[i] = nruns;
+    fold_back_to_back(out);
     err = REDIST_SUCCESS;
 done:
     redist__free(list.segs);
