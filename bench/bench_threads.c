@@ -3,7 +3,7 @@
  * same run (docs/performance.md, "Threads").
  *
  *     mpirun -np P build/bench_threads [--n N] [--threads T] [--reps R] [--case NAME,...]
- *            [--no-scalapack]
+ *            [--transport pack|datatype] [--no-scalapack]
  *
  * Cases (doubles, global N x N, column-major local arrays as ScaLAPACK stores them, the
  * grid pr x pc the squarest factorisation of P with pr <= pc):
@@ -79,6 +79,7 @@ typedef struct side {
 } side;
 
 static int rank, nranks, threads = 1, reps = 6, use_scalapack = 1, failures;
+static int transport = REDIST_TRANSPORT_AUTO; /* --transport pack|datatype */
 
 static void squarest(int p, int *pr, int *pc)
 {
@@ -271,6 +272,7 @@ static void bench_one(const bench_case *k)
     redist_options opt;
     redist_options_init(&opt);
     opt.threads = threads;
+    opt.transport = transport;
     int perm[2] = {1, 0};
     if (k->transpose)
         opt.permutation = perm;
@@ -282,6 +284,8 @@ static void bench_one(const bench_case *k)
     check_side(k, &d, "redist");
     double t_r = time_method(run_redist, &x);
     const char *alg = redist_plan_algorithm(x.plan);
+    redist_stats st;
+    redist_plan_stats(x.plan, &st);
     double t_s = -1;
 #if REDIST_HAVE_SCALAPACK
     if (use_scalapack && threads == 1) {
@@ -310,7 +314,8 @@ static void bench_one(const bench_case *k)
             printf(" %10.2f %8.2f", t_s * 1e3, t_s / t_r);
         else
             printf(" %10s %8s", "-", "-");
-        printf("  %s\n", alg ? alg : "?");
+        printf("  %s/%s\n", alg ? alg : "?",
+               st.transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
         fflush(stdout);
     }
     redist_plan_free(&x.plan);
@@ -373,12 +378,16 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--case") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--transport") && i + 1 < argc)
+            transport = !strcmp(argv[++i], "pack")     ? REDIST_TRANSPORT_PACK
+                        : !strcmp(argv[i], "datatype") ? REDIST_TRANSPORT_DATATYPE
+                                                       : REDIST_TRANSPORT_AUTO;
         else if (!strcmp(argv[i], "--no-scalapack"))
             use_scalapack = 0;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: bench_threads [--n N] [--threads T] [--reps R] "
-                                "[--case NAME,...] [--no-scalapack]\n");
+                                "[--case NAME,...] [--transport pack|datatype] [--no-scalapack]\n");
             MPI_Finalize();
             return 2;
         }
