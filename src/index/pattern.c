@@ -306,8 +306,12 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
                                int k, int side, int coord, redist__dim_pattern *out)
 {
     if ((redist__interval_dim(src, k) || redist__interval_dim(dst, k)) && src->phase[k] == 0 &&
-        dst->phase[k] == 0)
-        return redist__dim_sections_create(src, dst, k, side, coord, out);
+        dst->phase[k] == 0) {
+        int err = redist__dim_sections_create(src, dst, k, side, coord, out);
+        if (err == REDIST_SUCCESS)
+            fold_back_to_back(out);
+        return err;
+    }
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
     int64_t period = dim_period(src, dst, k);
