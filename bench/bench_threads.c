@@ -271,7 +271,9 @@ static void bench_one(const bench_case *k)
     double t_m1 = time_method(run_memcpy, &x);
     redist_options opt;
     redist_options_init(&opt);
+#ifdef REDIST_MAX_THREADS /* built against an older redist.h too (the same run's baseline) */
     opt.threads = threads;
+#endif
     opt.transport = transport;
     int perm[2] = {1, 0};
     if (k->transpose)
