@@ -566,7 +566,7 @@ static int explain_algorithms(explain_state *s)
         explain_row *r = &s->rows[i];
         r->name = redist_algorithm_name(i);
         r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
-                                        &r->e);
+                                        s->threads, &r->e);
         if (strcmp(r->name, s->a.pair.algorithm) != 0)
             continue;
         s->head = r;

@@ -122,6 +122,20 @@ for cmd in bench demo; do
         fail "$cmd under REDIST_NUM_THREADS=abc: exit $CLI_STATUS"
     else echo "ok: $cmd under REDIST_NUM_THREADS=abc exits 1 before any plan"; fi
 done
+# ---- the model speeds up the local moves: 8 threads predict less time than 1, and a pair
+# that MPI's one-thread datatype engine moves best with one thread is packed with eight. -----
+BIG=(--from n=4000x4000,block=36,grid=1x2 --to n=4000x4000,block=128,grid=1x2)
+predicted() { # threads -> auto's predicted seconds, and its transport, from --json
+    REDIST_MACHINE_FILE=/nonexistent "$REDIST" explain "${BIG[@]}" --threads "$1" --json |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); a=[r for r in d["algorithms"] if r.get("chosen")][0]; print(a["predicted_seconds"], a["transport"])'
+}
+read -r t1 tr1 <<<"$(predicted 1)"
+read -r t8 tr8 <<<"$(predicted 8)"
+if ! python3 -c "import sys; sys.exit(0 if float('$t8') < float('$t1') else 1)" 2>/dev/null ||
+    [[ "$tr1" != datatype || "$tr8" != pack ]]; then
+    fail "explain's model and threads: 1 thread $t1 s ($tr1), 8 threads $t8 s ($tr8)"
+else echo "ok: explain predicts $t1 s ($tr1) with 1 thread, $t8 s ($tr8) with 8"; fi
+
 run_cmd env REDIST_NUM_THREADS=abc "$REDIST" explain "${PAIR[@]}"
 if [[ "$CLI_STATUS" != 1 || "$(cat "$CLI_ERR")" != "redist: plan (auto): invalid argument ($MSG)" ]]; then
     fail "explain under REDIST_NUM_THREADS=abc: exit $CLI_STATUS"
