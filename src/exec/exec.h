@@ -197,6 +197,10 @@ int redist__threads_available(void);
 int redist__threads_resolve(const redist_options *opt, int *threads, int64_t *min_bytes);
 /* The threads a move of `bytes` gets out of the plan's: enough work for each (at least 1). */
 int redist__team_size(const struct redist_plan_s *p, int64_t bytes);
+/* fn(arg, t, n) on each thread t of a team of n of the plan's threads (n = 1: the calling
+   thread alone) for work of `bytes`; each part must write its own bytes and call no MPI. */
+typedef void (*redist__part_fn)(void *arg, int part, int nparts);
+void redist__par_run(const struct redist_plan_s *p, int64_t bytes, redist__part_fn fn, void *arg);
 /* redist__move_part (index.h) of the whole message by a team of the plan's threads: kind
    REDIST__PACK (a: source array, b: buffer), REDIST__UNPACK or REDIST__COPY, scaled by the
    plan into the destination. Call only on the thread that calls MPI, outside a team. */

@@ -9,8 +9,8 @@
  * parallelism inactive (OpenMP's default, max-active-levels 1): the team is the calling
  * thread alone, so nothing is oversubscribed and the result is the same.
  *
- * Only the calling thread ever calls MPI: a team exists only inside redist__par_move and
- * redist__par_cursor_move, which call no MPI. Nothing is allocated here. A move too small to
+ * Only the calling thread ever calls MPI: a team exists only inside redist__par_run and
+ * redist__par_cursor_move, whose work calls no MPI. Nothing is allocated here. A move too small to
  * pay for a team (less than MIN_BYTES_PER_THREAD per thread) runs on the calling thread. */
 #include "exec/exec.h"
 
@@ -97,19 +97,39 @@ int redist__team_size(const struct redist_plan_s *p, int64_t bytes)
     return most < 2 || p->threads < 2 ? 1 : most < p->threads ? (int)most : p->threads;
 }
 
-void redist__par_move(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
-                      char *b)
+void redist__par_run(const struct redist_plan_s *p, int64_t bytes, redist__part_fn fn, void *arg)
 {
-    int team = redist__team_size(p, m->nelems * (int64_t)p->elsize);
-    const redist__scale *sc = kind == REDIST__PACK ? NULL : p->scale;
+    int team = redist__team_size(p, bytes);
     if (team == 1) {
-        redist__move_part(m, kind, a, b, p->elsize, sc, 0, 1);
+        fn(arg, 0, 1);
         return;
     }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(team)
-    redist__move_part(m, kind, a, b, p->elsize, sc, omp_get_thread_num(), omp_get_num_threads());
+    fn(arg, omp_get_thread_num(), omp_get_num_threads());
 #endif
+}
+
+typedef struct move_job {
+    const struct redist_plan_s *p;
+    int kind;
+    const redist__msg *m;
+    const char *a;
+    char *b;
+} move_job;
+
+static void move_part(void *arg, int part, int nparts)
+{
+    const move_job *j = arg;
+    redist__move_part(j->m, j->kind, j->a, j->b, j->p->elsize,
+                      j->kind == REDIST__PACK ? NULL : j->p->scale, part, nparts);
+}
+
+void redist__par_move(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
+                      char *b)
+{
+    move_job job = {p, kind, m, a, b};
+    redist__par_run(p, m->nelems * (int64_t)p->elsize, move_part, &job);
 }
 
 int64_t redist__par_cursor_move(const struct redist_plan_s *p, int kind, redist__cursor *c,
