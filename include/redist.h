@@ -182,7 +182,20 @@ typedef struct redist_options {
     int conjugate;                  /* 1: op(src) = conj(src) for the complex types (a no-op
                                        for the real ones); with permutation, a conjugate
                                        transpose. Default 0. */
+    int threads;                    /* threads for this rank's local work: packing, unpacking,
+                                       the self copy, transposes, scaling, bounded mode's
+                                       chunks. 0 (default) = the environment variable
+                                       REDIST_NUM_THREADS if set, else 1; read at plan
+                                       creation. Negative, or a variable that is not a
+                                       positive integer: REDIST_ERR_ARG; more than
+                                       REDIST_MAX_THREADS: REDIST_ERR_ARG. Ranks may differ.
+                                       Only the calling thread calls MPI (MPI_THREAD_FUNNELED
+                                       suffices); called inside an OpenMP parallel region, a
+                                       plan runs on the calling thread alone (docs/api.md,
+                                       "Threads"). 1 creates no thread. */
 } redist_options;
+/* The most threads options.threads or REDIST_NUM_THREADS may ask for. */
+#define REDIST_MAX_THREADS 1024
 void redist_options_init(redist_options *opt);
 
 /* The algorithm names ("auto", "direct-async", "direct", "alltoallv", "alltoallw", ...). */

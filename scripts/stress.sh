@@ -13,6 +13,10 @@
 #   STRESS_PLANS   plans created and freed by test_stress (default 10000)
 #   STRESS_SEED    the seed (default: from the clock, printed)
 #   STRESS_SECONDS time limit of one run (default 900)
+#   STRESS_THREADS thread counts at which every program of tests/mpi runs again with threaded
+#                  plans (REDIST_NUM_THREADS, every move split: REDIST_THREAD_MIN_BYTES=1;
+#                  issue 27), default "2 3"; empty: none
+#   STRESS_THREAD_NPROCS  their rank counts (default "1 3 4")
 set -uo pipefail
 build=${1:?usage: stress.sh BUILD_DIR}
 # shellcheck disable=SC1091
@@ -23,7 +27,9 @@ wide=${STRESS_WIDE_NPROCS-16}
 plans=${STRESS_PLANS:-10000}
 seed=${STRESS_SEED:-$(date +%s)}
 limit=${STRESS_SECONDS:-900}
-echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans; every test at ${wide:-no more} ranks"
+threads=${STRESS_THREADS-2 3}
+thread_nprocs=${STRESS_THREAD_NPROCS:-1 3 4}
+echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans; every test at ${wide:-no more} ranks, and with ${threads:-no} threads at $thread_nprocs ranks"
 failed=0
 run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
     local np=$1 prog=$2
@@ -48,17 +54,28 @@ for np in $nprocs; do
     done
     run "$np" test_stress --plans "$plans"
 done
-# Every MPI test program at the wide rank counts; those that draw random cases take the seed.
-for np in $wide; do
-    for path in "$build"/tests/mpi/test_*; do
-        [[ -f "$path" && -x "$path" ]] || continue
-        prog=${path##*/}
-        case $prog in
-        test_window | test_gen_block | test_batch | test_scalapack | test_random_layouts)
-            run "$np" "$prog" --seed "$seed" ;;
-        *) run "$np" "$prog" ;;
-        esac
+# Every MPI test program at the given rank counts; those that draw random cases take the seed.
+every_program() {
+    for np in "$@"; do
+        for path in "$build"/tests/mpi/test_*; do
+            [[ -f "$path" && -x "$path" ]] || continue
+            prog=${path##*/}
+            case $prog in
+            test_window | test_gen_block | test_batch | test_scalapack | test_random_layouts)
+                run "$np" "$prog" --seed "$seed" ;;
+            *) run "$np" "$prog" ;;
+            esac
+        done
     done
+}
+# shellcheck disable=SC2086
+every_program $wide
+# Threaded plans: more threads than cores here, so the OpenMP threads must not spin.
+for t in $threads; do
+    echo "stress: every test with REDIST_NUM_THREADS=$t"
+    # shellcheck disable=SC2086
+    REDIST_NUM_THREADS=$t REDIST_THREAD_MIN_BYTES=1 OMP_WAIT_POLICY=passive \
+        every_program $thread_nprocs
 done
 if [[ $failed -ne 0 ]]; then
     echo "stress: $failed runs FAILED (seed $seed)"

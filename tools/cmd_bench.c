@@ -32,7 +32,7 @@
 
 const char tool_bench_help[] =
     "usage: mpirun -n P redist bench [--quick] [--procs LIST] [--trials N] [--csv FILE]\n"
-    "                                [--plots DIR]\n"
+    "                                [--plots DIR] [--threads N]\n"
     "Runs a grid of cases through every applicable algorithm and auto, each checked element\n"
     "by element and timed (median of N round-robin trials), and reports per case the best\n"
     "algorithm, auto's choice and its regret (auto's time / the best time), predicted against\n"
@@ -48,6 +48,8 @@ const char tool_bench_help[] =
     "  --csv FILE    one row per case and algorithm\n"
     "  --plots DIR   gnuplot data, scripts and SVG plots: time against size per algorithm\n"
     "                and predicted against measured\n"
+    "  --threads N   N threads per rank for every plan's local moves (redist_options.threads;\n"
+    "                default REDIST_NUM_THREADS, else 1)\n"
     "Exit status 1 if any element is wrong or a plan fails for a reason other than not\n"
     "applying to the case.\n";
 
@@ -55,12 +57,14 @@ enum { MAX_ALGOS = 32 };
 
 typedef struct bench_args {
     int quick, trials, nprocs;
-    int *procs; /* nprocs rank counts (--procs takes a list of any length) */
+    int threads; /* --threads N: options.threads of every plan (0: not given) */
+    int *procs;  /* nprocs rank counts (--procs takes a list of any length) */
     const char *csv, *plots;
 } bench_args;
 
 typedef struct bench_case {
     int dims, procs, ratio;
+    int threads; /* options.threads */
     int64_t elements;
     char from[160], to[160];
 } bench_case;
@@ -111,6 +115,7 @@ static int make_cases(const bench_args *a, bench_case **out)
                 for (int r = 0; r < nratios; r++) {
                     bench_case *c = &cs[n++];
                     c->dims = dims, c->procs = p, c->ratio = ratios[r];
+                    c->threads = a->threads;
                     if (dims == 1) {
                         c->elements = n1_full[s];
                         snprintf(c->from, sizeof c->from, "n=%lld,block=2,procs=%d",
@@ -145,6 +150,7 @@ static int prepare_row(bench_row *row, const bench_case *c, const tool_spec *to,
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = row->name;
+    opt.threads = c->threads;
     int rc = redist_plan_create(src, dst, MPI_DOUBLE, comm, &opt, &row->plan);
     row->applicable = rc == REDIST_SUCCESS;
     if (rc == REDIST_ERR_NOT_APPLICABLE)
@@ -540,6 +546,9 @@ static int bench_option(int argc, char **argv, int *i, void *ctx, int rank0)
         if (m < 0 || *end != '\0' || t < 1 || t > 1000)
             return tool_error(rank0, TOOL_USAGE, "bench: --trials needs 1 .. 1000");
         a->trials = (int)t;
+    } else if ((m = tool_threads_option(argc, argv, i, &a->threads, rank0)) != 0) {
+        if (m < 0)
+            return TOOL_USAGE;
     } else if ((m = tool_opt_value(argc, argv, i, "--csv", &v)) != 0) {
         if (m < 0)
             return tool_error(rank0, TOOL_USAGE, "bench: --csv needs a file name");
@@ -597,6 +606,22 @@ static void show_progress(int done, int n, double start)
     fflush(stderr);
 }
 
+/* The header's account of the threads, agreed by every rank: TOOL_FAILED once reported if the
+   library refuses its reading (a malformed REDIST_NUM_THREADS, or no OpenMP), before any case. */
+static int bench_threads(int asked, int rank0, char *buf, size_t len)
+{
+    int lo, hi;
+    const char *source;
+    int rc = tool_threads_span(asked, MPI_COMM_WORLD, &lo, &hi, &source);
+    if (rc != REDIST_SUCCESS) {
+        char why[512];
+        return tool_error(rank0, TOOL_FAILED, "bench: %s",
+                          tool_lib_error(why, sizeof why, "threads", rc));
+    }
+    tool_fmt_threads(buf, len, lo, hi, source);
+    return TOOL_OK;
+}
+
 int tool_bench(int argc, char **argv)
 {
     int rank, size;
@@ -610,14 +635,20 @@ int tool_bench(int argc, char **argv)
     if (status != TOOL_OK)
         return status;
     bench_result *res = n > 0 ? calloc((size_t)n, sizeof *res) : NULL;
-    if (tool_agree_status(res == NULL ? TOOL_FAILED : TOOL_OK, MPI_COMM_WORLD) != TOOL_OK) {
+    char threads[96];
+    if (tool_agree_status(res == NULL ? TOOL_FAILED : TOOL_OK, MPI_COMM_WORLD) != TOOL_OK)
+        status = tool_error(rank == 0, TOOL_FAILED, "bench: out of memory");
+    else
+        status = bench_threads(a.threads, rank == 0, threads, sizeof threads);
+    if (status != TOOL_OK) {
         free(cases);
         free(res);
-        return tool_error(rank == 0, TOOL_FAILED, "bench: out of memory");
+        return status;
     }
     int tty = rank == 0 && isatty(STDERR_FILENO);
     if (rank == 0)
-        printf("redist bench: %d cases, %d trials each, %d ranks started\n", n, a.trials, size);
+        printf("redist bench: %d cases, %d trials each, %d ranks started; threads %s\n", n,
+               a.trials, size, threads);
     double start = MPI_Wtime(), target = a.quick ? 5e-4 : 2e-3;
     for (int k = 0; k < n && status == TOOL_OK; k++) {
         res[k].c = cases[k];

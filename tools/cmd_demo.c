@@ -13,13 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "data.h"
 #include "measure.h"
 #include "report.h"
 #include "tables.h"
 
 const char tool_demo_help[] =
-    "usage: mpirun -n P redist demo      (also: redist with no command)\n"
+    "usage: mpirun -n P redist demo [--threads N]     (also: redist with no command)\n"
     "\n"
     "A short tour on however many ranks it was started with (make demo uses 4):\n"
     "  1. [LBP96]'s example, cyclic(2) -> cyclic(6) of N = 48 elements on 4 processors:\n"
@@ -29,6 +30,8 @@ const char tool_demo_help[] =
     "  2. 2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks -> 128x128\n"
     "     blocks on the transposed grid (column-major), every algorithm timed (Tmin, Tmed,\n"
     "     Tavg, Tmax, GB/s, steps, messages, time relative to alltoallw) and verified.\n"
+    "  --threads N   N threads per rank for every plan's local moves (redist_options.threads;\n"
+    "                default REDIST_NUM_THREADS, else 1)\n"
     "Only rank 0 prints. Exit status 1 if any element is wrong or any algorithm fails.\n";
 
 #define DEMO_N 2000
@@ -80,6 +83,7 @@ typedef struct demo_case {
     tool_spec from, to;
     redist_layout src, dst;
     tool_arrays data;
+    int threads; /* options.threads of its plans (--threads) */
 } demo_case;
 
 /* The specs are the demo's own: a failure is a bug here, reported as such. */
@@ -158,6 +162,7 @@ static void paper_try(demo_case *c, paper_result *r, int rank, MPI_Comm comm)
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = r->name;
+    opt.threads = c->threads;
     redist_plan plan = NULL;
     r->rc = redist_plan_create(c->src, c->dst, MPI_DOUBLE, comm, &opt, &plan);
     if (r->rc == REDIST_ERR_NOT_APPLICABLE) {
@@ -235,7 +240,7 @@ static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
     return status;
 }
 
-static int demo_lbp96_example(MPI_Comm comm, int rank, int size)
+static int demo_lbp96_example(MPI_Comm comm, int rank, int size, int threads)
 {
     if (print_lbp96_tables(rank) != 0)
         return TOOL_FAILED;
@@ -249,6 +254,7 @@ static int demo_lbp96_example(MPI_Comm comm, int rank, int size)
         demo_case_free(&c);
         return TOOL_FAILED;
     }
+    c.threads = threads;
     int in_arrays, status;
     int rc = demo_case_open(&c, REDIST_SUCCESS, rank, comm, &in_arrays);
     if (rc != REDIST_SUCCESS && in_arrays)
@@ -393,6 +399,7 @@ static int time_algorithm(demo_case *c, demo_row *row, int rank, MPI_Comm comm)
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = row->name;
+    opt.threads = c->threads;
     redist_plan plan = NULL;
     int rc = redist_plan_create(c->src, c->dst, MPI_DOUBLE, comm, &opt, &plan);
     row->applicable = rc != REDIST_ERR_NOT_APPLICABLE;
@@ -466,7 +473,7 @@ static void print_timed_header(int r, int c)
     fflush(stdout);
 }
 
-static int demo_timed(MPI_Comm comm, int rank, int size)
+static int demo_timed(MPI_Comm comm, int rank, int size, int threads)
 {
     /* A near-square r x c grid of all ranks, transposed on the destination side. */
     int r = (int)sqrt((double)size);
@@ -483,6 +490,7 @@ static int demo_timed(MPI_Comm comm, int rank, int size)
         demo_case_free(&dc);
         return TOOL_FAILED;
     }
+    dc.threads = threads;
     int count = redist_algorithm_count(), in_arrays, status = TOOL_OK;
     demo_row *rows = calloc((size_t)count, sizeof *rows);
     int rc = demo_case_open(&dc, rows ? REDIST_SUCCESS : REDIST_ERR_NOMEM, rank, comm, &in_arrays);
@@ -497,21 +505,48 @@ static int demo_timed(MPI_Comm comm, int rank, int size)
     return tool_agree_status(status, comm);
 }
 
+/* demo's one option (a tool_take_fn): --threads N. */
+static int demo_option(int argc, char **argv, int *i, void *ctx, int rank0)
+{
+    int m = tool_threads_option(argc, argv, i, ctx, rank0);
+    if (m == 0)
+        return tool_error(rank0, TOOL_USAGE,
+                          "demo: unexpected argument '%s' (see redist demo --help)", argv[*i]);
+    return m < 0 ? TOOL_USAGE : TOOL_OK;
+}
+
+/* The header: version, ranks and threads. TOOL_FAILED once reported if the library refuses
+   the threads' reading (a malformed REDIST_NUM_THREADS, or no OpenMP): no plan could run. */
+static int print_demo_header(int threads, int rank, int size, MPI_Comm comm)
+{
+    int lo, hi;
+    const char *source;
+    char why[512];
+    int rc = tool_threads_span(threads, comm, &lo, &hi, &source);
+    if (rc != REDIST_SUCCESS)
+        return tool_error(rank == 0, TOOL_FAILED, "demo: %s",
+                          tool_lib_error(why, sizeof why, "threads", rc));
+    if (rank == 0) {
+        printf("redist %d.%d.%d demo on %d MPI process%s; threads %s\n\n", REDIST_VERSION_MAJOR,
+               REDIST_VERSION_MINOR, REDIST_VERSION_PATCH, size, size == 1 ? "" : "es",
+               tool_fmt_threads(why, sizeof why, lo, hi, source));
+        fflush(stdout);
+    }
+    return TOOL_OK;
+}
+
 int tool_demo(int argc, char **argv)
 {
     MPI_Comm comm = MPI_COMM_WORLD;
-    int rank, size;
+    int rank, size, threads = 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if (argc > 0)
-        return tool_error(rank == 0, TOOL_USAGE,
-                          "demo: unexpected argument '%s' (see redist demo --help)", argv[0]);
-    if (rank == 0) {
-        printf("redist %d.%d.%d demo on %d MPI process%s\n\n", REDIST_VERSION_MAJOR,
-               REDIST_VERSION_MINOR, REDIST_VERSION_PATCH, size, size == 1 ? "" : "es");
-        fflush(stdout);
-    }
-    int s1 = demo_lbp96_example(comm, rank, size);
-    int s2 = demo_timed(comm, rank, size);
+    int status = tool_each_option(argc, argv, "demo", demo_option, &threads, rank == 0);
+    if (status == TOOL_OK)
+        status = print_demo_header(threads, rank, size, comm);
+    if (status != TOOL_OK)
+        return status;
+    int s1 = demo_lbp96_example(comm, rank, size, threads);
+    int s2 = demo_timed(comm, rank, size, threads);
     return s1 > s2 ? s1 : s2;
 }

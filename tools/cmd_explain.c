@@ -36,13 +36,16 @@ const char tool_explain_help[] =
     "                           (redist_relabel's answer; up to 4096 positions)\n"
     "  --permute P              axis permutation (N-D transpose, e.g. 1,0): --to's n is\n"
     "                           --from's permuted; the plan of redist_options.permutation\n"
+    "  --threads N              the threads per rank a plan's local moves would use\n"
+    "                           (redist_options.threads; default REDIST_NUM_THREADS, else 1)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
     "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, machine, algorithms[] (chosen: true on auto's choice), tables, tables_note,\n"
-    "relabel {kept, moved, given_moved}, permutation (docs/tool.md lists them all).\n";
+    "memory, machine, threads, algorithms[] (chosen: true on auto's choice), tables,\n"
+    "tables_note, relabel {kept, moved, given_moved}, permutation (docs/tool.md lists them\n"
+    "all).\n";
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
@@ -203,6 +206,8 @@ typedef struct explain_state {
     tool_tables tables, *tp;          /* tp: &tables once computed */
     char why[256];                    /* why there are no tables */
     int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
+    int threads;                      /* what a plan's options.threads would resolve to */
+    const char *threads_from;         /* and where it comes from (tool_threads) */
 } explain_state;
 
 /* The algorithm auto chooses for the pair: what its row explains (NULL if none applies). */
@@ -298,6 +303,7 @@ static void print_json(const explain_state *s)
         (long long)head->e.default_bytes, (long long)(head->e.bounded ? head->e.buffer_bytes : 0),
         (long long)head->e.chunk_bytes);
     json_machine(f);
+    fprintf(f, ", \"threads\": %d", s->threads);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
     if (a->pair.relabel)
@@ -458,6 +464,9 @@ static void print_text(const explain_state *s)
     print_text_head(s);
     print_text_machine();
     print_text_memory(s);
+    char b[96];
+    printf("  threads  %s\n",
+           tool_fmt_threads(b, sizeof b, s->threads, s->threads, s->threads_from));
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
     const char *chosen = s->head->e.chosen ? s->head->e.chosen : s->head->name;
@@ -544,6 +553,10 @@ static int analyse_pattern(explain_state *s)
 static int explain_algorithms(explain_state *s)
 {
     int64_t el = tool_type_sizes[s->a.pair.type];
+    /* A plan reads options.threads first; refused here as run's plan refuses it. */
+    int rc = tool_threads(s->a.pair.threads, &s->threads, &s->threads_from);
+    if (rc != REDIST_SUCCESS)
+        return tool_plan_failed(s->rank0, s->a.pair.algorithm, rc);
     s->count = redist_algorithm_count();
     s->rows = calloc((size_t)s->count, sizeof *s->rows);
     if (!s->rows)
@@ -553,7 +566,7 @@ static int explain_algorithms(explain_state *s)
         explain_row *r = &s->rows[i];
         r->name = redist_algorithm_name(i);
         r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
-                                        &r->e);
+                                        s->threads, &r->e);
         if (strcmp(r->name, s->a.pair.algorithm) != 0)
             continue;
         s->head = r;

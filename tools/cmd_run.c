@@ -36,6 +36,8 @@ const char tool_run_help[] =
     "                     others receive; --to's ranks count within the receiving group\n"
     "  --max-buffer B     bounded mode: at most B bytes of buffers per rank (e.g. 1M, 2^20),\n"
     "                     the data moving in chunks (redist_options.max_buffer_bytes)\n"
+    "  --threads N        N threads per rank for local moves: packing, unpacking, the self\n"
+    "                     copy (redist_options.threads; default REDIST_NUM_THREADS, else 1)\n"
     "  --permute P        axis permutation (N-D transpose), e.g. 1,0 or 2,0,1: the source's\n"
     "                     element (g_0 .. g_d-1) goes to the destination's (g_P0 .. g_Pd-1),\n"
     "                     so --to's n is --from's permuted (redist_options.permutation)\n"
@@ -77,7 +79,9 @@ typedef struct run_state {
     redist_plan plan;
     double plan_seconds, warm; /* the slowest rank's */
     tool_plan_summary sum;
-    int n1, n2; /* the repeat counts in use */
+    int n1, n2;                 /* the repeat counts in use */
+    int threads_lo, threads_hi; /* the threads the ranks' plans use: the fewest, the most */
+    const char *threads_from;   /* where rank 0's came from (tool_threads) */
     tool_timing tm;
     const void **bsrc; /* --batch: the K arrays (one source, read by all; K destinations) */
     void **bdst;
@@ -332,6 +336,7 @@ static int make_plan(run_state *s)
     opt.algorithm = s->a.pair.algorithm;
     opt.max_buffer_bytes = s->a.pair.max_buffer;
     opt.permutation = s->a.pair.permuted ? s->a.pair.permute : NULL;
+    opt.threads = s->a.pair.threads;
     if (s->a.scaled) {
         opt.alpha[0] = s->a.alpha;
         opt.beta[0] = s->a.beta;
@@ -348,6 +353,8 @@ static int make_plan(run_state *s)
     if (rc != REDIST_SUCCESS)
         return tool_plan_failed(s->rank == 0, s->a.pair.algorithm, rc);
     tool_plan_summarise(s->plan, s->comm, &s->sum);
+    /* The plan took the same reading of options.threads, so this succeeds too. */
+    tool_threads_span(s->a.pair.threads, s->comm, &s->threads_lo, &s->threads_hi, &s->threads_from);
     return TOOL_OK;
 }
 
@@ -437,6 +444,8 @@ static void print_header(const run_state *s)
     printf("  memory     %s of buffers per rank at most, %s\n",
            tool_fmt_bytes(b1, sizeof b1, (double)p->max_buffer_bytes),
            p->bounded ? "bounded mode (chunks)" : "default mode");
+    printf("  threads    %s\n",
+           tool_fmt_threads(b1, sizeof b1, s->threads_lo, s->threads_hi, s->threads_from));
     printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
            "             per trial the slowest rank's average ([LBP96] Fig. 13)\n",
            s->n1, s->n1 == 1 ? "" : "s", s->n2, s->n2 == 1 ? "" : "s", s->a.n1 ? "" : " (auto)",
@@ -467,7 +476,8 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
         chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
         tm->tavg, tm->tmax, gbps, arrays_moved(s), moved_bytes(s), s->sum.steps,
         (long long)s->sum.max_messages, (long long)s->sum.max_bytes, s->sum.predicted);
-    printf(" bounded=%d buffer_bytes=%lld", s->sum.bounded, (long long)s->sum.max_buffer_bytes);
+    printf(" bounded=%d buffer_bytes=%lld threads=%d", s->sum.bounded,
+           (long long)s->sum.max_buffer_bytes, s->threads_hi);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
     printf("\n");

@@ -103,6 +103,37 @@ int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, 
     return status;
 }
 
+int tool_threads_parse(const char *v, int *threads, char *msg, size_t len)
+{
+    char shown[SPEC_EXCERPT];
+    char *end = NULL;
+    long n = 0;
+    /* digits only: no sign, blank or suffix, so that what is accepted is what is meant */
+    if (v[0] != '\0' && strspn(v, "0123456789") == strlen(v) && strlen(v) <= 9)
+        n = strtol(v, &end, 10);
+    if (n >= 1 && n <= REDIST_MAX_THREADS) {
+        *threads = (int)n;
+        return 0;
+    }
+    snprintf(msg, len, "--threads: expected a whole number of threads from 1 to %d, got '%s'",
+             REDIST_MAX_THREADS, spec_excerpt(shown, v, strlen(v)));
+    return -1;
+}
+
+int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0)
+{
+    const char *v = NULL;
+    char msg[256];
+    int m = tool_opt_value(argc, argv, i, "--threads", &v);
+    if (m < 0)
+        tool_error(rank0, TOOL_USAGE, "%s needs a value", argv[*i]);
+    else if (m > 0 && tool_threads_parse(v, threads, msg, sizeof msg) != 0)
+        tool_error(rank0, TOOL_USAGE, "%s", msg);
+    else
+        return m;
+    return TOOL_OPT_REPORTED;
+}
+
 /* Type double, algorithm "auto", nothing else given. */
 static void pair_init(tool_pair_opts *o)
 {
@@ -135,9 +166,9 @@ static int parse_permutation(const char *v, tool_pair_opts *o)
     return 0;
 }
 
-/* Like tool_opt_value for the seven shared options: 1 (taken), 0 (another argument) or -1
-   (value missing). A bad --type, --max-buffer or --permute writes its message into msg (else
-   msg is ""). */
+/* Like tool_opt_value for the eight shared options: 1 (taken), 0 (another argument) or -1
+   (value missing). A bad --type, --max-buffer, --permute or --threads writes its message into
+   msg (else msg is ""). */
 static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
@@ -166,6 +197,8 @@ static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *m
                  "--permute: expected a permutation of 0 .. d-1 separated by commas (e.g. 1,0 "
                  "or 2,0,1), got '%s'",
                  spec_excerpt(shown, v, strlen(v)));
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--threads", &v)) > 0)
+        tool_threads_parse(v, &o->threads, msg, len);
     return m;
 }
 

@@ -24,8 +24,19 @@ typedef int (*tool_take_fn)(int argc, char **argv, int *i, void *ctx, int rank0)
 int tool_each_option(int argc, char **argv, const char *cmd, tool_take_fn take, void *ctx,
                      int rank0);
 
+/* What an option parser returns once it has printed why a value is bad. */
+enum { TOOL_OPT_REPORTED = -2 };
+
+/* --threads N (run, explain, bench, demo): a whole number from 1 to REDIST_MAX_THREADS into
+ *threads. 0, or -1 with the message into msg. */
+int tool_threads_parse(const char *v, int *threads, char *msg, size_t len);
+/* --threads N at argv[*i] for the commands without the shared options (bench, demo): 1 taken,
+   0 another argument, TOOL_OPT_REPORTED once rank0 has printed why (a bad or missing value). */
+int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0);
+
 /* ---- The options `run` and `explain` share ---------------------------------------------- */
-/* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel. */
+/* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel,
+   --threads N. */
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
@@ -34,13 +45,13 @@ typedef struct tool_pair_opts {
     int permute[SPEC_MAX_DIMS];
     int npermute;
     int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
+    int threads; /* --threads N: options.threads (0 when not given: REDIST_NUM_THREADS, else 1) */
 } tool_pair_opts;
 
 /* Runs the argument loop of `run` and `explain`: the shared options above, then
    the command's own through `option`, which returns as tool_opt_value does (1 taken, 0 not
    its option, -1 value missing) or TOOL_OPT_REPORTED after printing why a value is bad.
    Returns TOOL_OK, or TOOL_USAGE once rank0 has printed the reason. */
-enum { TOOL_OPT_REPORTED = -2 };
 typedef int (*tool_option_fn)(int argc, char **argv, int *i, void *ctx, int rank0);
 int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
                     tool_option_fn option, void *ctx, int rank0);

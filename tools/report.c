@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/exec.h"
 #include "redist.h"
 
 int tool_error(int rank0, int status, const char *fmt, ...)
@@ -106,4 +107,37 @@ const char *tool_fmt_seconds(char *buf, size_t len, double s)
     if (v < 1)
         return snprintf(buf, len, "%.2f ns", v), buf;
     return fmt_scaled(buf, len, v, units, 3, 1000.0);
+}
+
+int tool_threads(int asked, int *threads, const char **source)
+{
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.threads = asked;
+    int64_t min_bytes;
+    /* The planner's own function: the tool reports exactly what a plan would use. */
+    int rc = redist__threads_resolve(&opt, threads, &min_bytes);
+    const char *v = getenv("REDIST_NUM_THREADS");
+    *source = asked > 0                                  ? "--threads"
+              : v != NULL && v[strspn(v, " \t")] != '\0' ? "REDIST_NUM_THREADS"
+                                                         : "default";
+    return rc;
+}
+
+int tool_threads_span(int asked, MPI_Comm comm, int *fewest, int *most, const char **source)
+{
+    int n = 1;
+    int rc = tool_threads(asked, &n, source);
+    MPI_Allreduce(&n, fewest, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&n, most, 1, MPI_INT, MPI_MAX, comm);
+    return tool_agree_code(rc, comm);
+}
+
+const char *tool_fmt_threads(char *buf, size_t len, int fewest, int most, const char *source)
+{
+    if (fewest == most)
+        snprintf(buf, len, "%d per rank for local moves (%s)", most, source);
+    else
+        snprintf(buf, len, "%d to %d per rank for local moves (%s)", fewest, most, source);
+    return buf;
 }

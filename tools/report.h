@@ -42,6 +42,20 @@ int tool_agree_status(int status, MPI_Comm comm);
 /* Collective: the worst (most negative) REDIST_* code of all ranks. */
 int tool_agree_code(int code, MPI_Comm comm);
 
+/* ---- Threads ------------------------------------------------------------------------------ */
+/* The threads a plan made with options.threads = asked runs its local moves with, by the
+   library's own reading (asked; 0: REDIST_NUM_THREADS if set, else 1), and where that came
+   from: "--threads", "REDIST_NUM_THREADS" or "default". A REDIST_* code: the library's
+   refusal (a malformed variable, more than one thread without OpenMP) with its detail
+   recorded, as a plan's creation would record it. */
+int tool_threads(int asked, int *threads, const char **source);
+/* Collective: tool_threads on every rank of comm (the variable may differ between ranks):
+   the fewest and the most, rank 0's source, and the worst code of all ranks. */
+int tool_threads_span(int asked, MPI_Comm comm, int *fewest, int *most, const char **source);
+/* "2 per rank for local moves (--threads)", or "1 to 4 per rank ..." where ranks differ,
+   into buf. */
+const char *tool_fmt_threads(char *buf, size_t len, int fewest, int most, const char *source);
+
 /* ---- Formatting --------------------------------------------------------------------------- */
 const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */
 const char *tool_fmt_seconds(char *buf, size_t len, double seconds); /* "3.21 ms" */

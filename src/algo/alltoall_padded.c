@@ -121,7 +121,7 @@ static int start(struct redist_plan_s *p)
     state *s = p->algo_state;
     for (int i = 0; !p->dry && i < p->send.nmsgs; i++) {
         const redist__msg *m = &p->send.msgs[i];
-        redist__pack(m, p->cur_src, s->sendbuf + m->peer * s->slot, p->elsize);
+        redist__par_move(p, REDIST__PACK, m, p->cur_src, s->sendbuf + m->peer * s->slot);
     }
     redist__copy_self(p);
     if (s->coll >= 0) /* [GGKK03]'s exchange runs in progress() */
@@ -146,7 +146,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
     }
     for (int i = 0; err == REDIST_SUCCESS && *done && !p->dry && i < p->recv.nmsgs; i++) {
         const redist__msg *m = &p->recv.msgs[i];
-        redist__unpack(m, s->recvbuf + m->peer * s->slot, p->cur_dst, p->elsize, p->scale);
+        redist__par_move(p, REDIST__UNPACK, m, s->recvbuf + m->peer * s->slot, p->cur_dst);
     }
     return err;
 }

@@ -40,7 +40,8 @@ static int start(struct redist_plan_s *p)
     const redist__rank_arrays *a = &s->arrays;
     for (int i = 0; !p->dry && i < p->send.nmsgs; i++) {
         const redist__msg *m = &p->send.msgs[i];
-        redist__pack(m, p->cur_src, p->sendbuf + m->offset * (int64_t)p->elsize, p->elsize);
+        redist__par_move(p, REDIST__PACK, m, p->cur_src,
+                         p->sendbuf + m->offset * (int64_t)p->elsize);
     }
     redist__copy_self(p);
     if (MPI_Ialltoallv(p->sendbuf, a->scounts, a->sdispls, p->type, p->recvbuf, a->rcounts,

@@ -10,7 +10,7 @@
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out)
 {
-    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, out);
+    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, 1, out);
 }
 
 /* The mode the plan would run in, as the planner decides it: bounded if asked, or if the default
@@ -49,7 +49,7 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
 }
 
 int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                            const char *algorithm, int64_t max_buffer_bytes,
+                            const char *algorithm, int64_t max_buffer_bytes, int threads,
                             redist__explanation *out)
 {
     if (out == NULL)
@@ -66,6 +66,7 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
         return err;
     redist__machine machine;
     redist__machine_current(&machine, NULL, 0);
+    redist__machine_threads(&machine, threads);
     const redist__machine *m = &machine;
     redist_options opt;
     redist_options_init(&opt);

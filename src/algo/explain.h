@@ -28,9 +28,11 @@ typedef struct redist__explanation {
 } redist__explanation;
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out);
-/* The same with options.max_buffer_bytes = max_buffer_bytes (0: the default mode). */
+/* The same with options.max_buffer_bytes = max_buffer_bytes (0: the default mode), every rank
+   moving its local data with `threads` threads (the model's local moves sped up as a plan's
+   are: redist__machine_threads). */
 int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                            const char *algorithm, int64_t max_buffer_bytes,
+                            const char *algorithm, int64_t max_buffer_bytes, int threads,
                             redist__explanation *out);
 
 #endif

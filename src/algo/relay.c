@@ -400,7 +400,7 @@ int redist__relay_start(struct redist_plan_s *p, const redist__relay_table *t, r
     for (int64_t i = 0; i < r->K; i++) { /* every unit that moves starts packed in its slot */
         const redist__msg *m = unit_message(p, t, &p->send, final_column(t, i, r->column));
         if (m != NULL && !p->dry && !r->stays[i])
-            redist__pack(m, p->cur_src, r->slot[i], p->elsize);
+            redist__par_move(p, REDIST__PACK, m, p->cur_src, r->slot[i]);
     }
     return r->sched.nsteps > 0 ? post_step(p, r) : REDIST_SUCCESS;
 }
@@ -412,9 +412,9 @@ static void unpack_all(struct redist_plan_s *p, redist__relay *r)
         if (m == NULL || p->dry)
             continue;
         if (r->stays[i]) /* this rank's own unit, never moved: straight from src to dst */
-            redist__copy(m, p->cur_src, p->cur_dst, p->elsize, p->scale);
+            redist__par_move(p, REDIST__COPY, m, p->cur_src, p->cur_dst);
         else
-            redist__unpack(m, r->slot[i], p->cur_dst, p->elsize, p->scale);
+            redist__par_move(p, REDIST__UNPACK, m, r->slot[i], p->cur_dst);
     }
 }
 

@@ -138,9 +138,9 @@ static void move_peer(const batch *b, const batch_dir *d, int j, int is_send)
         const struct redist_plan_s *c = b->child[i];
         const redist__msg *msg = &side_of(b, i, is_send)->msgs[m];
         if (is_send)
-            redist__pack(msg, b->src[i], at, c->elsize);
+            redist__par_move(c, REDIST__PACK, msg, b->src[i], at);
         else
-            redist__unpack(msg, at, b->dst[i], c->elsize, c->scale);
+            redist__par_move(c, REDIST__UNPACK, msg, at, b->dst[i]);
         at += msg->nelems * (int64_t)c->elsize;
     }
 }
@@ -171,8 +171,7 @@ static int batch_start(struct redist_plan_s *p)
     }
     for (int i = 0; i < b->count && !p->dry; i++) /* the local parts, while messages travel */
         if (b->child[i]->self != NULL)
-            redist__copy(b->child[i]->self, b->src[i], b->dst[i], b->child[i]->elsize,
-                         b->child[i]->scale);
+            redist__par_move(b->child[i], REDIST__COPY, b->child[i]->self, b->src[i], b->dst[i]);
     return REDIST_SUCCESS;
 }
 

@@ -167,13 +167,17 @@ int64_t redist__bmmc_round_count(const redist__bmmc_plan *b)
 
 /* Appendix B: for g running through the 2^bits values in Gray-code order, dst[base xor M g]
    = src[g]; consecutive g differ in the bit of the rightmost 1 of the step number, so each
-   destination costs one xor. Inlined per element size so that memcpy is a fixed-size move. */
+   destination costs one xor. Inlined per element size so that memcpy is a fixed-size move.
+   Steps [first, last) only (a thread's part): step i visits g = i xor (i >> 1), whose
+   destination is computed once at the part's start. */
 static inline void gray_scatter(int bits, const uint64_t cols[], uint64_t base, const char *src,
-                                char *dst, size_t es)
+                                char *dst, size_t es, uint64_t first, uint64_t last)
 {
-    uint64_t count = (uint64_t)1 << bits, g = 0, t = base;
-    memcpy(dst + t * es, src, es);
-    for (uint64_t i = 1; i < count; i++) {
+    if (first >= last)
+        return;
+    uint64_t g = first ^ (first >> 1), t = base ^ redist__gf2_mul_vec(bits, cols, g);
+    memcpy(dst + t * es, src + g * es, es);
+    for (uint64_t i = first + 1; i < last; i++) {
         int bit = redist__gf2_ctz(i);
         g ^= (uint64_t)1 << bit;
         t ^= cols[bit];
@@ -181,37 +185,43 @@ static inline void gray_scatter(int bits, const uint64_t cols[], uint64_t base, 
     }
 }
 
+/* Part `part` of nparts of the scatter (all of it for one part). */
 static void scatter(int bits, const uint64_t cols[], uint64_t base, const void *src, void *dst,
-                    size_t es)
+                    size_t es, int part, int nparts)
 {
+    uint64_t count = (uint64_t)1 << bits;
+    uint64_t first = count / (uint64_t)nparts * (uint64_t)part +
+                     (count % (uint64_t)nparts) * (uint64_t)part / (uint64_t)nparts;
+    uint64_t last = count / (uint64_t)nparts * (uint64_t)(part + 1) +
+                    (count % (uint64_t)nparts) * (uint64_t)(part + 1) / (uint64_t)nparts;
     switch (es) {
     case 1:
-        gray_scatter(bits, cols, base, src, dst, 1);
+        gray_scatter(bits, cols, base, src, dst, 1, first, last);
         break;
     case 2:
-        gray_scatter(bits, cols, base, src, dst, 2);
+        gray_scatter(bits, cols, base, src, dst, 2, first, last);
         break;
     case 4:
-        gray_scatter(bits, cols, base, src, dst, 4);
+        gray_scatter(bits, cols, base, src, dst, 4, first, last);
         break;
     case 8:
-        gray_scatter(bits, cols, base, src, dst, 8);
+        gray_scatter(bits, cols, base, src, dst, 8, first, last);
         break;
     case 16:
-        gray_scatter(bits, cols, base, src, dst, 16);
+        gray_scatter(bits, cols, base, src, dst, 16, first, last);
         break;
     default:
-        gray_scatter(bits, cols, base, src, dst, es);
+        gray_scatter(bits, cols, base, src, dst, es, first, last);
     }
 }
 
 /* §5 "Performing the intraprocessor permutation", lines 1-8: x_hi = k is fixed, so
    x'_lo = W' x_lo xor W'' k (W is intraprocessor: x'_hi = k). */
 void redist__bmmc_intra(const redist__bmmc_plan *b, uint64_t k, const void *data, void *temp,
-                        size_t es)
+                        size_t es, int part, int nparts)
 {
     uint64_t base = redist__gf2_mul_vec(b->p, b->w_right, k);
-    scatter(b->m, b->w_left, base, data, temp, es);
+    scatter(b->m, b->w_left, base, data, temp, es, part, nparts);
 }
 
 static uint64_t lambda_b(const redist__bmmc_plan *b, int64_t round)
@@ -243,13 +253,13 @@ int64_t redist__bmmc_self_round(const redist__bmmc_plan *b, uint64_t k)
    x' = (j, round, source) (non-basis bits, basis bits, processor bits), so by eq. (3) its
    offset on k is t = κ' j xor κ'' round xor μ source xor c_lo. */
 void redist__bmmc_place(const redist__bmmc_plan *b, uint64_t k, int64_t round, uint64_t source,
-                        const void *block, void *out, size_t es)
+                        const void *block, void *out, size_t es, int part, int nparts)
 {
     int free_bits = b->m - b->rank;
     uint64_t base = redist__gf2_mul_vec(b->m, b->kappa, (uint64_t)round << free_bits) ^
                     redist__gf2_mul_vec(b->p, b->mu, source) ^ b->c_lo;
     (void)k; /* the destination is k by eq. (5); kept for the executor's symmetry */
-    scatter(free_bits, b->kappa, base, block, out, es);
+    scatter(free_bits, b->kappa, base, block, out, es, part, nparts);
 }
 
 /* ---- the block-cyclic case: cyclic(2^f1) -> cyclic(2^f2) as a bit permutation ------------- */

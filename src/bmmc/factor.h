@@ -79,9 +79,10 @@ int64_t redist__bmmc_round_count(const redist__bmmc_plan *b); /* N/(2^rank P) pe
 
 /* §5 intraprocessor permutation (eq. (1)) on processor k: temp[W'j xor W''k] = data[j] for
    every local offset j, visited in Gray-code order (Appendix B: O(1) word operations per
-   element). data and temp must not overlap. */
+   element). data and temp must not overlap. Part `part` of nparts (threads: the parts write
+   disjoint elements and together all of them; 0 of 1 for all). */
 void redist__bmmc_intra(const redist__bmmc_plan *b, uint64_t k, const void *data, void *temp,
-                        size_t es);
+                        size_t es, int part, int nparts);
 
 /* Eq. (4), §5 line 3: the processor k sends round's block to: λ'' round xor δ̂ k xor c_hi. */
 uint64_t redist__bmmc_target(const redist__bmmc_plan *b, uint64_t k, int64_t round);
@@ -93,9 +94,9 @@ int64_t redist__bmmc_self_round(const redist__bmmc_plan *b, uint64_t k);
 /* §5 lines 6-8 on processor k: block holds the round_count elements that source sent in
    round (element j of the block has x' = (j | round << (m - rank), source)); each goes to
    out[κ' j xor κ'' round xor μ source xor c_lo], in Gray-code order. block and out must not
-   overlap. */
+   overlap. Part `part` of nparts, as redist__bmmc_intra. */
 void redist__bmmc_place(const redist__bmmc_plan *b, uint64_t k, int64_t round, uint64_t source,
-                        const void *block, void *out, size_t es);
+                        const void *block, void *out, size_t es, int part, int nparts);
 
 /* The block-cyclic case (index.h, redist__bpc_detect): cyclic(2^f1) is the BMMC layout f1,
    and cyclic(2^f1) -> cyclic(2^f2) is y = Q_f1^-1 Q_f2 x in layout f1. The matrix, the rounds

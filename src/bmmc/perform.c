@@ -71,6 +71,36 @@ static int alloc_state(struct redist_plan_s *p, bmmc_state *s)
 }
 
 /* One round: exchange the round's block (unless it stays here) and place it. */
+/* The local passes by the plan's threads: the intraprocessor permutation (round < 0) or the
+   placing of one round's block (redist__bmmc_place). */
+typedef struct bmmc_job {
+    const struct redist_plan_s *p;
+    const bmmc_state *s;
+    int64_t round;
+    uint64_t from;
+    const char *block;
+} bmmc_job;
+
+static void bmmc_part(void *arg, int part, int nparts)
+{
+    const bmmc_job *j = arg;
+    const struct redist_plan_s *p = j->p;
+    if (j->round < 0)
+        redist__bmmc_intra(&j->s->plan, j->s->me, p->cur_src, j->s->temp, p->elsize, part, nparts);
+    else
+        redist__bmmc_place(&j->s->plan, j->s->me, j->round, j->from, j->block, p->cur_dst,
+                           p->elsize, part, nparts);
+}
+
+static void local_pass(struct redist_plan_s *p, const bmmc_state *s, int64_t round, uint64_t from,
+                       const char *block)
+{
+    bmmc_job job = {p, s, round, from, block};
+    int64_t elems =
+        round < 0 ? redist__bmmc_local_count(&s->plan) : redist__bmmc_round_count(&s->plan);
+    redist__par_run(p, elems * (int64_t)p->elsize, bmmc_part, &job);
+}
+
 static int round_exchange(struct redist_plan_s *p, bmmc_state *s, int64_t r)
 {
     int64_t count = redist__bmmc_round_count(&s->plan), bytes = count * (int64_t)p->elsize;
@@ -94,7 +124,7 @@ static int round_exchange(struct redist_plan_s *p, bmmc_state *s, int64_t r)
             return redist__fail(REDIST_ERR_MPI, "bmmc: round %lld failed", (long long)r);
     }
     if (!p->dry)
-        redist__bmmc_place(&s->plan, s->me, r, from, received, p->cur_dst, p->elsize);
+        local_pass(p, s, r, from, received);
     return REDIST_SUCCESS;
 }
 
@@ -102,7 +132,7 @@ static int start(struct redist_plan_s *p)
 {
     bmmc_state *s = p->algo_state;
     if (s->me != UINT64_MAX && !p->dry)
-        redist__bmmc_intra(&s->plan, s->me, p->cur_src, s->temp, p->elsize);
+        local_pass(p, s, -1, 0, NULL);
     return REDIST_SUCCESS;
 }
 
@@ -120,9 +150,7 @@ static int progress(struct redist_plan_s *p, int blocking, int *done)
         for (int64_t r = 0; s->me != UINT64_MAX && !p->dry && r < redist__bmmc_rounds(&s->plan);
              r++) {
             uint64_t from = redist__bmmc_source(&s->plan, s->me, r);
-            redist__bmmc_place(&s->plan, s->me, r, from,
-                               s->recvbuf + s->counts.rdispls[rank_of(s, from)], p->cur_dst,
-                               p->elsize);
+            local_pass(p, s, r, from, s->recvbuf + s->counts.rdispls[rank_of(s, from)]);
         }
         return REDIST_SUCCESS;
     }

@@ -86,7 +86,8 @@ int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
 {
     const redist__msg *m = &p->send.msgs[i];
     if (!p->dry && p->transport == REDIST_TRANSPORT_PACK)
-        redist__pack(m, p->cur_src, p->sendbuf + m->offset * (int64_t)p->elsize, p->elsize);
+        redist__par_move(p, REDIST__PACK, m, p->cur_src,
+                         p->sendbuf + m->offset * (int64_t)p->elsize);
     if (redist__shm_local(p, 1, i))
         redist__shm_sync(p); /* the packed data is visible before the notification */
     return post(p, 1, i, reqs);
@@ -112,7 +113,7 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     if (local)
         redist__shm_sync(p);
     if (!p->dry)
-        redist__unpack(m, data, p->cur_dst, p->elsize, p->scale);
+        redist__par_move(p, REDIST__UNPACK, m, data, p->cur_dst);
     if (!local)
         return 0;
     if (MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, ack) != MPI_SUCCESS)
@@ -123,7 +124,7 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
 void redist__copy_self(struct redist_plan_s *p)
 {
     if (p->self != NULL && !p->dry)
-        redist__copy(p->self, p->cur_src, p->cur_dst, p->elsize, p->scale);
+        redist__par_move(p, REDIST__COPY, p->self, p->cur_src, p->cur_dst);
 }
 
 void redist__abandon_requests(MPI_Request recvs[], int nrecvs, MPI_Request sends[], int nsends)

@@ -122,11 +122,13 @@ struct redist_plan_s {
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
     redist__machine machine_agreed; /* this process's, then agreed at plan time (planner.c) */
-    double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
-    int not_one_node;   /* 1: this plan's ranks span more than one node */
-    int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
-    redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
-    char *opt_strings;  /* owned copies of the options' strings */
+    double node_load;         /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
+    int not_one_node;         /* 1: this plan's ranks span more than one node */
+    int node_ranks;           /* the plan's ranks on this rank's node: they share its memory */
+    redist_options opt;       /* the options (alltoall_algorithm: opt_strings) */
+    int threads;              /* threads for local moves (options.threads resolved; threads.c) */
+    int64_t thread_min_bytes; /* the least a thread of a team moves */
+    char *opt_strings;        /* owned copies of the options' strings */
     redist_stats stats;
     int check_arguments;
 
@@ -185,6 +187,30 @@ static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, 
 {
     return p->shm != NULL && (is_send ? p->shm->send_local[i] : p->shm->recv_local[i]);
 }
+
+/* ---- threads (threads.c) -------------------------------------------------------------- */
+/* Whether the library was built with OpenMP (threads > 1 possible). */
+int redist__threads_available(void);
+/* options.threads at plan creation: 0 means REDIST_NUM_THREADS, else 1. REDIST_ERR_ARG for a
+   negative or too large count or a malformed variable, REDIST_ERR_UNSUPPORTED for more than
+   one without OpenMP. */
+int redist__threads_resolve(const redist_options *opt, int *threads, int64_t *min_bytes);
+/* The threads a move of `bytes` gets out of the plan's: enough work for each (at least 1). */
+int redist__team_size(const struct redist_plan_s *p, int64_t bytes);
+/* fn(arg, t, n) on each thread t of a team of n of the plan's threads (n = 1: the calling
+   thread alone) for work of `bytes`; each part must write its own bytes and call no MPI. */
+typedef void (*redist__part_fn)(void *arg, int part, int nparts);
+void redist__par_run(const struct redist_plan_s *p, int64_t bytes, redist__part_fn fn, void *arg);
+/* redist__move_part (index.h) of the whole message by a team of the plan's threads: kind
+   REDIST__PACK (a: source array, b: buffer), REDIST__UNPACK or REDIST__COPY, scaled by the
+   plan into the destination. Call only on the thread that calls MPI, outside a team. */
+void redist__par_move(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
+                      char *b);
+/* redist__cursor_pack (kind REDIST__PACK: a the source array, b the chunk) or
+   redist__cursor_unpack (REDIST__UNPACK: a the chunk, b the destination array) by a team;
+   returns the elements moved. */
+int64_t redist__par_cursor_move(const struct redist_plan_s *p, int kind, redist__cursor *c,
+                                const char *a, char *b, int64_t max);
 
 /* malloc for a plan's data buffers (pack buffers, relays, phases' arrays): NULL, with a
    detail, once the plan's buffers would exceed this rank's share of its node's memory

@@ -283,8 +283,8 @@ static int unpack_arrived(struct redist_plan_s *p, strip *s, int *moved)
         if (local)
             redist__shm_sync(p);
         if (!p->dry)
-            redist__cursor_unpack(&d->cursor, data, p->cur_dst, d->slot_elems[at], p->elsize,
-                                  p->scale);
+            redist__par_cursor_move(p, REDIST__UNPACK, &d->cursor, data, p->cur_dst,
+                                    d->slot_elems[at]);
         if (local && MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[at]) !=
                          MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
@@ -334,7 +334,7 @@ static int send_in_order(struct redist_plan_s *p, strip *s, int at, MPI_Request 
     int64_t n = chunk_of(s, m->nelems, d->cur_done);
     char *slot = d->slots + (size_t)at * d->slot_bytes;
     if (!p->dry)
-        redist__cursor_pack(&d->cursor, p->cur_src, slot, n, p->elsize);
+        redist__par_cursor_move(p, REDIST__PACK, &d->cursor, p->cur_src, slot, n);
     if (redist__shm_local(p, 1, i)) {
         rc = post_offset(p, d, at, m->peer, &reqs[at], &acks[at]);
     } else {
@@ -405,8 +405,8 @@ static int unpack_any(struct redist_plan_s *p, strip *s, int *moved)
         int64_t n = chunk_of(s, m->nelems, d->done[j]);
         redist__shm_sync(p);
         if (!p->dry)
-            redist__cursor_unpack(&d->cursors[j], p->shm->recv_at[i] + d->notes[j], p->cur_dst, n,
-                                  p->elsize, p->scale);
+            redist__par_cursor_move(p, REDIST__UNPACK, &d->cursors[j],
+                                    p->shm->recv_at[i] + d->notes[j], p->cur_dst, n);
         if (MPI_Wait(&acks[j], MPI_STATUS_IGNORE) != MPI_SUCCESS ||
             MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[j]) !=
                 MPI_SUCCESS)
@@ -433,7 +433,7 @@ static int send_any(struct redist_plan_s *p, strip *s, int at, MPI_Request *reqs
     int64_t n = chunk_of(s, m->nelems, d->done[j]);
     char *slot = d->slots + (size_t)at * d->slot_bytes;
     if (!p->dry)
-        redist__cursor_pack(&d->cursors[j], p->cur_src, slot, n, p->elsize);
+        redist__par_cursor_move(p, REDIST__PACK, &d->cursors[j], p->cur_src, slot, n);
     if (post_offset(p, d, at, m->peer, &reqs[at], &acks[at]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "sending a chunk to rank %d failed", m->peer);
     if ((d->done[j] += n) == m->nelems)

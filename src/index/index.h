@@ -236,9 +236,31 @@ int redist__tiles_create(redist__msg *m);
 int redist__side_tiles(redist__side *s);
 void redist__tiles_free(redist__tiles *t);
 /* Moves message m into the destination array b (structured by the levels' dst offsets) from
-   the source array a, or from the message buffer a when a_stream, by tiles; m->tiles set. */
-void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
-                        const redist__scale *sc);
+   the source array a, or from the message buffer a when a_stream, by tiles; m->tiles set.
+   Part `part` of nparts: the indices [nf part / nparts, nf (part + 1) / nparts) of level F
+   (all of them for one part). */
+void redist__tiled_move_part(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
+                             const redist__scale *sc, int part, int nparts);
+
+/* ---- parts of a move (copy.c): the same moves split for threads ----------------------------
+   Part t of n of a message's pack, unpack or copy: the parts of 0 .. n - 1 together move the
+   message exactly once and write disjoint destination bytes, each about 1/n of its elements
+   (split by elements, not by runs: a few long runs and many short ones spread alike). Tiles
+   keep their cache order within a part: a transposing move splits level F, a one-level
+   message with repeating run groups splits its replicas, any other splits its elements in
+   buffer order. The buffer side points at the message's element 0 (as redist__pack). */
+enum { REDIST__PACK, REDIST__UNPACK, REDIST__COPY };
+/* kind: REDIST__PACK (a: source array, b: buffer), REDIST__UNPACK (a: buffer, b: destination
+   array) or REDIST__COPY (a: source array, b: destination array); sc only into a
+   destination array. */
+void redist__move_part(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
+                       const redist__scale *sc, int part, int nparts);
+/* Elements [lo, hi) of the message in buffer order (bounded mode's chunks split for threads;
+   the buffer side points at element lo), by run groups, without tiles. */
+void redist__move_range(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
+                        const redist__scale *sc, int64_t lo, int64_t hi);
+/* Elements of level L: its run groups' lengths times their counts. */
+int64_t redist__level_elems(const redist__level *L);
 
 /* A resumable walk through a message's elements in buffer order (bounded mode: chunk i + 1
    packed while chunk i travels). Initialise with redist__cursor_init (levels: scratch of
@@ -255,6 +277,9 @@ int64_t redist__cursor_pack(redist__cursor *c, const char *src, char *buf, int64
 /* Unpacks the next min(max, rest) elements from buf into dst; returns them. */
 int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int64_t max,
                               size_t elsize, const redist__scale *sc);
+/* Advances past the next min(max, rest) elements without moving them (threads moved them
+   with redist__move_range); returns them. */
+int64_t redist__cursor_skip(redist__cursor *c, int64_t max);
 
 /* ---- the shape of a pair (shape.c) ----------------------------------------------------- */
 /* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'

@@ -272,12 +272,46 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Runs that lie back to back on both sides are one run: the replicas of a run group when the
+   period advances one run on each side (a block that stays with its coordinate, as between
+   identical layouts), and a peer's consecutive single runs (such a group and the partial
+   block after it). Rows then move with one memcpy each, and contiguous levels merge
+   (merge_contiguous_levels), so that a kept local array moves with one memcpy, with the
+   streaming stores memcpy uses for large copies, instead of one per block. */
+static void fold_back_to_back(redist__dim_pattern *p)
+{
+    int64_t out = 0;
+    for (int i = 0; i < p->npeers; i++) {
+        int64_t first = out;
+        for (int64_t r = p->first_run[i]; r < p->first_run[i + 1]; r++) {
+            redist__run run = p->runs[r];
+            if (run.count > 1 && run.len == p->src_period && run.len == p->dst_period) {
+                run.len *= run.count;
+                run.count = 1;
+            }
+            redist__run *last = out > first ? &p->runs[out - 1] : NULL;
+            if (last != NULL && last->count == 1 && run.count == 1 &&
+                run.src_off == last->src_off + last->len &&
+                run.dst_off == last->dst_off + last->len)
+                last->len += run.len;
+            else
+                p->runs[out++] = run;
+        }
+        p->first_run[i] = first;
+    }
+    p->first_run[p->npeers] = out;
+}
+
 int redist__dim_pattern_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                                int k, int side, int coord, redist__dim_pattern *out)
 {
     if ((redist__interval_dim(src, k) || redist__interval_dim(dst, k)) && src->phase[k] == 0 &&
-        dst->phase[k] == 0)
-        return redist__dim_sections_create(src, dst, k, side, coord, out);
+        dst->phase[k] == 0) {
+        int err = redist__dim_sections_create(src, dst, k, side, coord, out);
+        if (err == REDIST_SUCCESS)
+            fold_back_to_back(out);
+        return err;
+    }
     const struct redist_layout_s *a = side == REDIST__SIDE_SRC ? src : dst;
     const struct redist_layout_s *b = side == REDIST__SIDE_SRC ? dst : src;
     int64_t period = dim_period(src, dst, k);
@@ -325,6 +359,7 @@ int redist__dim_pattern_create(const struct redist_layout_s *src, const struct r
         i++;
     }
     out->first_run[i] = nruns;
+    fold_back_to_back(out);
     err = REDIST_SUCCESS;
 done:
     redist__free(list.segs);

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Elements of level L: its run groups' lengths times their counts. */
-static int64_t level_elems(const redist__level *L)
+/* Elements of level L: its run groups' lengths times their counts (copy.c's parts too). */
+int64_t redist__level_elems(const redist__level *L)
 {
     int64_t n = 0;
     for (int64_t r = 0; r < L->nruns; r++)
@@ -58,7 +58,7 @@ static int unit_level(const redist__msg *m)
     if (m->nlevels < 2 || m->levels[last].dst_stride == 1)
         return -1;
     for (int l = 0; l < last; l++)
-        if (m->levels[l].dst_stride == 1 && level_elems(&m->levels[l]) >= 2)
+        if (m->levels[l].dst_stride == 1 && redist__level_elems(&m->levels[l]) >= 2)
             return l;
     return -1;
 }
@@ -72,7 +72,7 @@ int redist__tiles_create(redist__msg *m)
     int F = unit_level(m), last = m->nlevels - 1;
     if (F < 0 || m->nelems == 0)
         return REDIST_SUCCESS;
-    int64_t nf = level_elems(&m->levels[F]), ni = level_elems(&m->levels[last]);
+    int64_t nf = redist__level_elems(&m->levels[F]), ni = redist__level_elems(&m->levels[last]);
     /* Worth it and affordable: lists of two dimensions, a quarter of the message's elements
        at most, and at most MAX_LIST_ENTRIES. They only make the move faster: without them
        the element-by-element path moves the same data. Still, running out of memory for
@@ -100,7 +100,7 @@ int redist__tiles_create(redist__msg *m)
     int64_t s = 1; /* the buffer is the levels' Cartesian product, the innermost fastest */
     for (int l = last; l >= 0; l--) {
         t->buf_stride[l] = s;
-        s *= level_elems(&m->levels[l]);
+        s *= redist__level_elems(&m->levels[l]);
     }
     m->tiles = t;
     return REDIST_SUCCESS;
@@ -133,6 +133,7 @@ typedef struct tiled_walk {
     int a_stream;
     size_t es;
     const redist__scale *sc; /* scaling into the destination, or NULL */
+    int64_t f_lo, f_hi;      /* the indices of level F this walk moves (a thread's part) */
 } tiled_walk;
 
 /* n elements of es bytes: b + bo[f] <- a + ao[f], for each of the tile's columns. */
@@ -195,10 +196,10 @@ static void transpose_block(const tiled_walk *w, int64_t ao, int64_t bo, int64_t
     int64_t fstride = t->buf_stride[t->level];
     /* Super-tiles of B x B first, so that the pages and lines of a few hundred rows and
        columns stay mapped while their tiles move (two-level blocking). */
-    for (int64_t F0 = 0; F0 < t->nf; F0 += B)
+    for (int64_t F0 = w->f_lo; F0 < w->f_hi; F0 += B)
         for (int64_t I0 = 0; I0 < t->ni; I0 += B)
-            for (int64_t f0 = F0; f0 < t->nf && f0 < F0 + B; f0 += T) {
-                int64_t nf = t->nf - f0 < T ? t->nf - f0 : T;
+            for (int64_t f0 = F0; f0 < w->f_hi && f0 < F0 + B; f0 += T) {
+                int64_t nf = w->f_hi - f0 < T ? w->f_hi - f0 : T;
                 for (int64_t f = 0; f < nf; f++) {
                     af[f] = (w->a_stream ? (f0 + f) * fstride : t->src_f[f0 + f]) * es;
                     bf[f] = t->dst_f[f0 + f] * es;
@@ -242,9 +243,12 @@ static void tiled_level(const tiled_walk *w, int l, int64_t ao, int64_t bo, int6
     }
 }
 
-void redist__tiled_move(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
-                        const redist__scale *sc)
+void redist__tiled_move_part(const redist__msg *m, const char *a, int a_stream, char *b, size_t es,
+                             const redist__scale *sc, int part, int nparts)
 {
-    tiled_walk w = {m, m->tiles, a, b, a_stream, es, sc};
-    tiled_level(&w, 0, 0, 0, 0);
+    int64_t nf = m->tiles->nf;
+    tiled_walk w = {
+        m, m->tiles, a, b, a_stream, es, sc, nf * part / nparts, nf * (part + 1) / nparts};
+    if (w.f_lo < w.f_hi)
+        tiled_level(&w, 0, 0, 0, 0);
 }

@@ -266,6 +266,20 @@ void redist__machine_scale(redist__machine *m, double factor)
         *param_ref(m, i) *= factor;
 }
 
+double redist__thread_speedup(int threads)
+{
+    double t = threads > 1 ? (double)threads : 1.0;
+    return t / (1.0 + (t - 1.0) / REDIST__COPY_SPEEDUP_LIMIT);
+}
+
+void redist__machine_threads(redist__machine *m, int threads)
+{
+    double s = redist__thread_speedup(threads);
+    m->copy_per_byte /= s;
+    m->copy_per_run /= s;
+    m->window_per_byte /= s; /* the receiver's threads unpack from the sender's window */
+}
+
 double redist__ranks_per_core(int ranks)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -57,6 +57,16 @@ double redist__fresh_per_byte(const redist__machine *m);
 /* Multiplies every time parameter by factor (a node's ranks per core, redist__ranks_per_core):
    the file's costs are one rank per core's; ranks that share a core take turns. */
 void redist__machine_scale(redist__machine *m, double factor);
+/* Threads (options.threads) speed up a rank's local moves, copy_per_byte, copy_per_run and
+   window_per_byte (unpacking from a node peer's window), until memory bandwidth saturates: speedup
+   T / (1 + (T - 1) / L), 1 for one thread, L for many. L = REDIST__COPY_SPEEDUP_LIMIT, fitted on a
+   16-core node (docs/performance.md, "Threads": redist's local moves at 1 rank x 1 .. 16 threads)
+   until calibrate measures it. MPI's own packing (the datatype transport: per_byte, per_piece) runs
+   on one thread. */
+#define REDIST__COPY_SPEEDUP_LIMIT 6.5
+double redist__thread_speedup(int threads);
+/* Divides the local-move costs by redist__thread_speedup(threads). */
+void redist__machine_threads(redist__machine *m, int threads);
 /* max(1, ranks / the cores this process may run on): the load of a node with `ranks` ranks. */
 double redist__ranks_per_core(int ranks);
 /* redist__machine_current as it was at this thread's first call (the basic operations: no

@@ -113,6 +113,14 @@ static int set_up(struct redist_plan_s *p, const redist__plan_basis *basis)
     measure_node(p, basis->parent);
     int err = keep_options(basis->opt, &p->opt, &p->opt_strings);
     p->check_arguments = p->opt.check_arguments;
+    p->threads = 1;
+    p->thread_min_bytes = INT64_MAX;
+    if (basis->parent != NULL) {
+        p->threads = basis->parent->threads;
+        p->thread_min_bytes = basis->parent->thread_min_bytes;
+    } else if (err == REDIST_SUCCESS) {
+        err = redist__threads_resolve(&p->opt, &p->threads, &p->thread_min_bytes);
+    }
     set_scaling(p, basis->type);
     if (err == REDIST_SUCCESS)
         err = keep_type(p, basis->type);

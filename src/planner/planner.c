@@ -70,7 +70,7 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 3 };
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 4 };
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
    each (a double >= 0 orders as its bit pattern does), and back. */
@@ -83,10 +83,13 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
     v[REDIST__MACHINE_NPARAMS] = m->shared_node;
 }
 
-static void load_to_values(const struct redist_plan_s *p, int64_t v[2])
+/* The node's load, whether the plan spans nodes, and its threads as REDIST_MAX_THREADS minus
+   them (the maximum over ranks: the fewest threads, the slowest rank's local moves). */
+static void load_to_values(const struct redist_plan_s *p, int64_t v[3])
 {
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
+    v[2] = REDIST_MAX_THREADS - p->threads;
 }
 
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
@@ -98,8 +101,9 @@ static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *
 
 /* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
    pair's shape; the same allreduce agrees on the machine's parameters (each the largest any
-   rank read: ranks with different machine files or environments still choose alike) and on
-   the load of the most crowded node, which scales them. */
+   rank read: ranks with different machine files or environments still choose alike), on
+   the load of the most crowded node, which scales them, and on the fewest threads any rank
+   moves its local data with, which speeds up the local moves (redist__machine_threads). */
 static int agree_on_case(struct redist_plan_s *p, int err)
 {
     int64_t v[CASE_VALS + MACHINE_VALS] = {0};
@@ -118,6 +122,8 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     p->not_one_node = (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 2];
     p->machine_agreed.shared_node = !p->not_one_node;
     redist__machine_scale(&p->machine_agreed, p->node_load);
+    redist__machine_threads(&p->machine_agreed,
+                            REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
         if (err != -(int)v[0])
             redist__fail((int)-v[0], "another rank failed to build its messages");

@@ -1,4 +1,5 @@
 /* nprocs: 1 2 4 8 */
+/* threads: 1 4 */
 /* BMMC permutations through MPI ([Cor97]): random nonsingular matrices and complements,
  * the standard permutations, every layout f, each communication method; every element is
  * checked against y = A x xor c (redist_bmmc_apply); messages per rank are 2^rank less the

@@ -1,3 +1,4 @@
+/* threads: 3 */
 /* Regression tests for hangs and crashes on legal input, run with every algorithm the library
  * lists.
  *

@@ -1,4 +1,5 @@
 /* nprocs: 2 3 4 5 7 8 */
+/* threads: 3 4 */
 /* Redistributions between two groups joined by an intercommunicator ([SD96]'s separate
  * tasks): MPI_COMM_WORLD split into a source group (the first k ranks) and a destination
  * group (the rest), joined with MPI_Intercomm_create, for every split k. Each pair of layouts

@@ -1,3 +1,4 @@
+/* threads: 3 */
 /* [LBP96]'s case on real data: cyclic(x) -> cyclic(Kx) and back (the dual) on all P ranks
  * of the communicator, for every K in 1..12, every algorithm, N a multiple of the
  * superblock, not a multiple, and smaller than one superblock, first coordinate 0 or not.

@@ -1,3 +1,4 @@
+/* threads: 3 4 */
 /* [LBP96]'s schedules dimension by dimension: 2-D and 3-D arrays on a process grid where
  * exactly one dimension goes cyclic(x) -> cyclic(Kx) (or back) and the others stay the same,
  * so every line of processes along that dimension is one R_x(K, P_dim) table. Every

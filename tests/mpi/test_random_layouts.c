@@ -1,3 +1,4 @@
+/* threads: 1 3 4 */
 /* Random block-cyclic redistributions, checked element by element.
  *
  * A few fixed cases (the paper's cyclic(2) -> cyclic(6), identical layouts, block -> cyclic,
@@ -62,6 +63,15 @@ typedef struct {
 
 static int world_rank, world_size, psize; /* psize = min(world_size, MAXP) */
 static const char *only_alg = NULL;
+
+/* The threaded runs (ctest's mpi_random_layouts_threads_npN set REDIST_NUM_THREADS): plans
+   given options ask for that many threads on even ranks and one more on odd ones (ranks may
+   differ); plans given NULL options take the variable itself. 0 otherwise (the default). */
+static int threads_of_rank(int rank)
+{
+    const char *v = getenv("REDIST_NUM_THREADS");
+    return v != NULL && atoi(v) > 0 ? atoi(v) + rank % 2 : 0;
+}
 static int plans_run = 0, plans_skipped = 0;
 static volatile double work_sink; /* keeps the overlap work from being optimised away */
 static int lines_printed = 0;     /* failure lines this rank printed (capped) */
@@ -613,6 +623,7 @@ static int run_case(const case_t *cs, int case_serial)
         redist_options_init(&opt);
         opt.algorithm = alg;
         opt.alltoall_algorithm = a2a;
+        opt.threads = threads_of_rank(world_rank);
         if (variant > 0 && !padded)
             opt.transport = variant == 3 ? REDIST_TRANSPORT_DATATYPE : REDIST_TRANSPORT_PACK;
         if (variant == 2)

@@ -1,3 +1,4 @@
+/* threads: 3 4 */
 /* redist_relabel against an independent oracle: for random pairs of layouts (1-D and 2-D,
  * random blocks, grids, first coordinates, rank orders, the destination on all or some of
  * the ranks), the volume matrix is counted here element by element from the layout formula,

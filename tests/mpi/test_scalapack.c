@@ -1,3 +1,4 @@
+/* threads: 1 4 */
 /* link: scalapack */
 /* redist_p?gemr2d, redist_p?trmr2d and the PBLAS transposes redist_p?tran* against
  * ScaLAPACK's own p?gemr2d_, p?trmr2d_ and p?tran*_ (Debian's libscalapack), element for

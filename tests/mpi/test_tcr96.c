@@ -1,3 +1,4 @@
+/* threads: 3 4 */
 /* [TCR96] on real data: cyclic(x) -> cyclic(y) for every x, y in 1..12 on all P ranks,
  * with general, ky-to-y, x-to-kx, gcd and lcm, each with the synchronous and the
  * asynchronous receive method, N with partial blocks and smaller than one block, first

@@ -208,6 +208,14 @@ typedef struct arrays {
 
 /* Rounds of §5: every processor sends slice r of its temp to target(k, r); as with
    MPI_Sendrecv_replace, k's slice r is overwritten by the slice r of source(k, r). */
+/* The local passes split into 1, 2, 3, 5 or 7 parts in turn (a plan's threads). */
+static int parts_next(void)
+{
+    static const int counts[] = {1, 2, 3, 5, 7};
+    static unsigned next;
+    return counts[next++ % 5];
+}
+
 static void exchange_and_place(const redist__bmmc_plan *b, arrays *w)
 {
     uint64_t P = (uint64_t)1 << b->p;
@@ -239,7 +247,10 @@ static void exchange_and_place(const redist__bmmc_plan *b, arrays *w)
         for (uint64_t k = 0; k < P; k++) {
             uint64_t *slice = w->temp + k * L + r * per;
             memcpy(slice, w->stage + k * per, (size_t)per * 8);
-            redist__bmmc_place(b, k, r, redist__bmmc_source(b, k, r), slice, w->out + k * L, 8);
+            int n = parts_next(); /* threads' parts, in reverse order: the same result */
+            for (int t = n - 1; t >= 0; t--)
+                redist__bmmc_place(b, k, r, redist__bmmc_source(b, k, r), slice, w->out + k * L, 8,
+                                   t, n);
         }
     }
 }
@@ -262,8 +273,11 @@ static void simulate(int n, int p, int f, const uint64_t a[], uint64_t c, arrays
     for (uint64_t x = 0; x < N; x++)
         w->data[proc_of(p, f, x) * L + offset_of(p, f, x)] = x;
     memset(w->out, 0xff, N * 8);
-    for (uint64_t k = 0; k < P; k++)
-        redist__bmmc_intra(&b, k, w->data + k * L, w->temp + k * L, 8);
+    for (uint64_t k = 0; k < P; k++) {
+        int nparts = parts_next();
+        for (int t = nparts - 1; t >= 0; t--)
+            redist__bmmc_intra(&b, k, w->data + k * L, w->temp + k * L, 8, t, nparts);
+    }
     /* After the intra pass, temp[t] on k holds x with W (Q x) = (t, k). */
     uint64_t q[64];
     redist__gf2_layout_q(n, p, f, q);

@@ -139,6 +139,76 @@ static void cursor_unpack(const redist__msg *m, const int64_t *buf, int64_t *dst
     }
 }
 
+/* ---- parts of a move (threads) ------------------------------------------------------------
+   Every split into parts, run in any order, moves what the whole move moves and writes
+   nothing else: the pack's buffer, and the whole destination array (-1 where untouched). */
+static const int part_counts[] = {2, 3, 5, 7, 16};
+static int64_t tiled_parts_checked, one_level_parts_checked; /* the special splits ran */
+
+/* kind: REDIST__UNPACK or REDIST__COPY into a copy of dst of dst_n elements. */
+static void check_parts_into(const redist__msg *m, int kind, const int64_t *from,
+                             const int64_t *dst, int64_t dst_n)
+{
+    size_t bytes = (size_t)(dst_n + 1) * sizeof(int64_t);
+    int64_t *whole = malloc(bytes), *parts = malloc(bytes);
+    tiled_parts_checked += m->tiles != NULL;
+    one_level_parts_checked += m->nlevels == 1 && m->levels[0].nruns > 1;
+    memcpy(whole, dst, bytes);
+    redist__move_part(m, kind, (const char *)from, (char *)whole, sizeof *whole, NULL, 0, 1);
+    for (int c = 0; c < 5; c++) {
+        int n = part_counts[c];
+        memcpy(parts, dst, bytes);
+        for (int t = n - 1; t >= 0; t--) /* backwards: no part may rely on another */
+            redist__move_part(m, kind, (const char *)from, (char *)parts, sizeof *parts, NULL, t,
+                              n);
+        CHECK(memcmp(whole, parts, bytes) == 0, "%s in %d parts differs (%lld elements%s)",
+              kind == REDIST__COPY ? "copy" : "unpack", n, (long long)m->nelems,
+              m->tiles != NULL ? ", tiled" : "");
+        /* ranges at uneven cuts (bounded mode's chunks split among threads) */
+        memcpy(parts, dst, bytes);
+        int64_t lo = 0;
+        for (int64_t k = 1; lo < m->nelems; k++) {
+            int64_t hi = lo + k * n < m->nelems ? lo + k * n : m->nelems;
+            if (kind == REDIST__UNPACK)
+                redist__move_range(m, kind, (const char *)(from + lo), (char *)parts, sizeof *parts,
+                                   NULL, lo, hi);
+            else
+                redist__move_range(m, kind, (const char *)from, (char *)parts, sizeof *parts, NULL,
+                                   lo, hi);
+            lo = hi;
+        }
+        CHECK(memcmp(whole, parts, bytes) == 0, "%s by ranges of %d differs",
+              kind == REDIST__COPY ? "copy" : "unpack", n);
+    }
+    free(whole);
+    free(parts);
+}
+
+static void check_pack_parts(const redist__msg *m, const int64_t *src, const int64_t *want)
+{
+    size_t bytes = (size_t)(m->nelems + 1) * sizeof(int64_t);
+    int64_t *got = malloc(bytes);
+    for (int c = 0; c < 5; c++) {
+        int n = part_counts[c];
+        memset(got, 0xff, bytes);
+        for (int t = n - 1; t >= 0; t--)
+            redist__move_part(m, REDIST__PACK, (const char *)src, (char *)got, sizeof *got, NULL, t,
+                              n);
+        CHECK(memcmp(got, want, (size_t)m->nelems * sizeof *got) == 0,
+              "pack in %d parts differs (%lld elements)", n, (long long)m->nelems);
+        memset(got, 0xff, bytes);
+        for (int64_t lo = 0, k = 1; lo < m->nelems; k++) {
+            int64_t hi = lo + k * n < m->nelems ? lo + k * n : m->nelems;
+            redist__move_range(m, REDIST__PACK, (const char *)src, (char *)(got + lo), sizeof *got,
+                               NULL, lo, hi);
+            lo = hi;
+        }
+        CHECK(memcmp(got, want, (size_t)m->nelems * sizeof *got) == 0,
+              "pack by ranges of %d differs", n);
+    }
+    free(got);
+}
+
 /* Builds every rank's messages, fills each rank's source array with global linear indices,
    packs every message, hands the buffer to the receiver's matching message, unpacks, and
    checks each destination element against its global index. */
@@ -176,8 +246,12 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
         sbuf[rank][off] = lin;
     }
     for (int r = 0; r < nranks; r++) {
-        if (has_self[r])
+        if (has_self[r] && r % 2 == 0 && redist__tiles_create(&self[r]) != REDIST_SUCCESS)
+            CHECK(0, "tiles of rank %d's self part", r);
+        if (has_self[r]) {
+            check_parts_into(&self[r], REDIST__COPY, sbuf[r], dbuf[r], dsize[r]);
             redist__copy(&self[r], (const char *)sbuf[r], (char *)dbuf[r], sizeof(int64_t), NULL);
+        }
         for (int i = 0; i < send[r].nmsgs; i++) {
             const redist__msg *m = &send[r].msgs[i];
             int peer = m->peer;
@@ -193,6 +267,12 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
             int64_t *buf = malloc((size_t)(m->nelems + 1) * sizeof *buf);
             redist__pack(m, (const char *)sbuf[r], (char *)buf, sizeof *buf);
             check_cursor_pack(m, sbuf[r], buf, r + i);
+            check_pack_parts(m, sbuf[r], buf);
+            if (match->nelems == m->nelems && (r + i) % 3 == 0 &&
+                redist__tiles_create((redist__msg *)match) != REDIST_SUCCESS)
+                CHECK(0, "tiles of a message to rank %d", peer);
+            if (match->nelems == m->nelems)
+                check_parts_into(match, REDIST__UNPACK, buf, dbuf[peer], dsize[peer]);
             if (match->nelems != m->nelems)
                 ;
             else if ((r + i) % 2) /* half the messages unpacked in chunks (bounded mode) */
@@ -428,6 +508,11 @@ int main(void)
     period_replication();
     interval_sections();
     sections_independent_of_extent();
+    CHECK(tiled_parts_checked > 0 && one_level_parts_checked > 0,
+          "parts of tiled (%lld) and one-level (%lld) messages were checked",
+          (long long)tiled_parts_checked, (long long)one_level_parts_checked);
+    printf("parts checked: %lld tiled, %lld of one level with several run groups\n",
+           (long long)tiled_parts_checked, (long long)one_level_parts_checked);
     if (failures) {
         printf(" Found %ld errors\n", failures);
         return 1;
