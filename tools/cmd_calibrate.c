@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "measure.h"
@@ -369,10 +370,20 @@ static void measure_pieces(cal *c, MPI_Comm comm, double *per_piece)
 
 /* ---- threads ---------------------------------------------------------------------------- */
 
+/* One plan's execute on arrays of its own (the threads' measurement). */
+typedef struct thread_run {
+    redist_plan plan;
+    const double *src;
+    double *dst;
+    int failed; /* an execute returned an error (its time would mean nothing) */
+} thread_run;
+
 static void execute_plan(cal *c, MPI_Comm comm, void *arg)
 {
+    (void)c;
     (void)comm;
-    redist_execute(*(redist_plan *)arg, c->a, c->b);
+    thread_run *r = arg;
+    r->failed |= redist_execute(r->plan, r->src, r->dst) != REDIST_SUCCESS;
 }
 
 /* This rank's own n x n doubles re-blocked 36^2 -> 128^2 with `threads` threads, over
@@ -399,14 +410,16 @@ static redist_plan reblock_plan(int64_t n, int threads)
 
 /* Seconds of one execute with `threads` threads on every rank at once (the ranks share the
    memory bandwidth, as they do in an application); -1 if any rank's plan was refused. */
-static double time_threads(cal *c, int64_t n, int threads)
+static double time_threads(cal *c, int64_t n, int threads, const double *src, double *dst)
 {
-    redist_plan plan = reblock_plan(n, threads);
-    int ok = plan != NULL, all = 0;
+    thread_run r = {reblock_plan(n, threads), src, dst, 0};
+    int ok = r.plan != NULL, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
-    double t = all ? time_op(c, c->world, execute_plan, &plan) : -1;
-    redist_plan_free(&plan);
-    return t;
+    double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
+    ok = !r.failed;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    redist_plan_free(&r.plan);
+    return all ? t : -1;
 }
 
 enum { MAX_THREAD_POINTS = 16 };
@@ -441,21 +454,57 @@ static void print_thread_points(const cal *c, const int *counts, const double *t
     }
 }
 
+/* Each rank's array for the threads' speedup: beyond the caches, or the threads scale with the
+   cache's bandwidth, not memory's. The ranks of a node together fill 4 times its last-level
+   cache (sysconf; a 16-core node here had 300 MiB of L3, so 64 MiB arrays measured L = 1024
+   where 512 MiB ones saturate near 6.5), and never less than the other measurements' buffers. */
+static int64_t thread_array_bytes(const cal *c)
+{
+    int64_t bytes = (int64_t)c->max_bytes;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    int64_t share = l3 > 0 && c->node_size > 0 ? 4 * (int64_t)l3 / c->node_size : 0;
+    if (!c->quick && share > bytes)
+        bytes = share;
+#endif
+    return bytes;
+}
+
 /* copy_thread_limit from 1 .. most threads (left as it was if not measured). */
 static void measure_threads(cal *c, int most, double *limit)
 {
     int counts[MAX_THREAD_POINTS], k = thread_counts(most, counts);
     double t[MAX_THREAD_POINTS], l = *limit;
-    int64_t n = 1;
-    while ((n + 1) * (n + 1) * 8 <= (int64_t)c->max_bytes) /* the buffers' largest square */
+    int64_t n = 1, bytes = thread_array_bytes(c);
+    while ((n + 1) * (n + 1) * 8 <= bytes) /* the largest square */
         n++;
+    double *src = malloc((size_t)(n * n) * sizeof *src),
+           *dst = malloc((size_t)(n * n) * sizeof *dst);
+    int ok = src != NULL && dst != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    if (!all) { /* the other measurements' buffers, then: smaller, perhaps within the caches */
+        free(src);
+        free(dst);
+        src = NULL;
+        dst = NULL;
+        for (n = 1; (n + 1) * (n + 1) * 8 <= (int64_t)c->max_bytes;)
+            n++;
+    }
+    const double *from = src != NULL ? src : (const double *)(void *)c->a;
+    double *to = dst != NULL ? dst : (double *)(void *)c->b;
+    memset((void *)from, 0, (size_t)(n * n) * sizeof *from); /* first touch, outside the timing */
+    memset(to, 0, (size_t)(n * n) * sizeof *to);
     for (int i = 0; i < k; i++)
-        if ((t[i] = time_threads(c, n, counts[i])) < 0) {
+        if ((t[i] = time_threads(c, n, counts[i], from, to)) < 0) {
             if (c->rank0)
-                printf("  %-22s not measured (a plan with %d threads was refused: %s)\n",
+                printf("  %-22s not measured (a plan with %d threads failed: %s)\n",
                        "copy thread limit", counts[i], redist_last_error_detail());
+            free(src);
+            free(dst);
             return;
         }
+    free(src);
+    free(dst);
     if (redist__fit_thread_limit(counts, t, k, &l) != 0) {
         if (c->rank0)
             printf("  %-22s no fit (times of zero)\n", "copy thread limit");
