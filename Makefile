@@ -17,6 +17,8 @@
 #                         FUZZ_SECONDS (60) on its corpus (tests/fuzz/; scripts/fuzz.sh)
 #   make valgrind         build, then valgrind (memcheck) on every serial test and some MPI
 #                         tests (scripts/valgrind.sh); VALGRIND_SHORT=1 for CI's short run
+#   make tsan             ThreadSanitizer (clang, LLVM's OpenMP and its Archer tool) on the
+#                         threaded tests, in build-tsan/
 #   make format           clang-format -i every C file
 #   make clean
 #
@@ -78,7 +80,7 @@ CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_
 FORMAT_DIRS    ?= src tools tests bench examples
 C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check test asan asan-build demo install bench format format-check clean
+.PHONY: all build deps check test asan asan-build tsan demo install bench format format-check clean
 
 all: build
 
@@ -230,6 +232,23 @@ valgrind:
 	@$(MAKE) --no-print-directory build
 	@BUILD_DIR="$(BUILD_DIR)" VALGRIND_SHORT="$(VALGRIND_SHORT)" bash scripts/valgrind.sh
 
+# ThreadSanitizer on the threaded tests (ctest label `threads`), in $(TSAN_DIR): clang with
+# LLVM's OpenMP runtime and its Archer tool, which tells TSan what OpenMP's barriers
+# synchronise. (With gcc's libgomp, which TSan cannot see into, every team's join is reported
+# as a race.) A report fails the test; MPI's own libraries are not instrumented, and what TSan
+# would say of their locks is not ours (ignore_noninstrumented_modules).
+TSAN_DIR ?= build-tsan
+tsan:
+	@bash scripts/install-deps.sh
+	@archer=$$(dirname "$$(readlink -f "$$(command -v clang)")")/../lib/libarcher.so; \
+	 [ -e "$$archer" ] || { echo "tsan: $$archer not found (apt-get install libomp-dev)"; exit 1; }; \
+	 CC=clang $(CMAKE) -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDIST_BUILD_BENCH=OFF \
+	   "-DCMAKE_C_FLAGS=-fsanitize=thread" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread" \
+	   "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread" $(MPI_CMAKE_ARGS) && \
+	 $(CMAKE) --build $(TSAN_DIR) -j$(JOBS) && \
+	 cd $(TSAN_DIR) && OMP_TOOL_LIBRARIES="$$archer" TSAN_OPTIONS="halt_on_error=1 exitcode=66 ignore_noninstrumented_modules=1" \
+	   $(CTEST) --output-on-failure -j$(CTEST_JOBS) -L threads
+
 format:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format: $(CLANG_FORMAT) not found (apt-get install clang-format)"; exit 1; }
 	$(CLANG_FORMAT) -i $(C_FILES)
@@ -239,4 +258,4 @@ format-check:
 	$(CLANG_FORMAT) --dry-run -Werror $(C_FILES)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(TSAN_DIR)

@@ -49,6 +49,9 @@ have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox
 have_cmd python3 || need python3
 have_cmd valgrind || need valgrind # make valgrind
+# make tsan: clang, with LLVM's OpenMP runtime and its Archer tool (libomp-dev)
+have_cmd clang || need clang
+have_pkg libomp-dev || need libomp-dev
 # make deb / make deb-check and the install tests: cpack's dependency scan (file,
 # dpkg-shlibdeps), objdump, and groff and man for the man pages
 have_cmd file || need file

@@ -18,7 +18,13 @@
  *   copy_per_run        the library's own pack and unpack (src/index/copy.c) of runs of
  *                       8 B .. 4 KiB: the intercept of time per run against run bytes;
  *   per_piece           MPI's datatype engine: a shift step of single doubles as a vector
- *                       type, less the same bytes contiguous, per piece.
+ *                       type, less the same bytes contiguous, per piece;
+ *   copy_thread_limit   with --threads N: the library's own local moves (a plan over
+ *                       MPI_COMM_SELF re-blocking a 2-D array, 36^2 -> 128^2 on a grid of one,
+ *                       every byte kept on its rank) with T = 1, 2, 4, ..., N threads
+ *                       (options.threads), every rank at once: L of the speedup law
+ *                       T / (1 + (T - 1) / L) by least squares (redist__fit_thread_limit).
+ *                       Without --threads, the value plans read now is kept.
  * Every rank takes part in every measurement (times are the slowest rank's, medians of
  * several trials), so the figures include what the ranks share: cores, memory bandwidth.
  * With more ranks on a node than cores the ranks take turns, so the figures are divided by
@@ -35,6 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "measure.h"
@@ -45,6 +52,7 @@
 
 const char tool_calibrate_help[] =
     "usage: mpirun -n P redist calibrate [--output FILE] [--no-write] [--quick] [--verbose]\n"
+    "                                    [--threads N]\n"
     "Measures the cost model's parameters on this machine (start-up and per-byte time of\n"
     "messages between ranks of one node, and of different nodes where there are several,\n"
     "the cost of a further message in flight, the local copy rate of long runs and the\n"
@@ -53,10 +61,15 @@ const char tool_calibrate_help[] =
     "the machine file every plan reads: $REDIST_MACHINE_FILE, else\n"
     "$XDG_CACHE_HOME/redist/machine, else ~/.cache/redist/machine. Run it with as many\n"
     "ranks per node as the application uses: the ranks share cores and memory bandwidth.\n"
+    "With --threads N it also times the library's local moves with 1, 2, 4, ..., N threads\n"
+    "per rank and fits copy_thread_limit, the L of the speedup T / (1 + (T - 1) / L) that\n"
+    "plans with options.threads = T expect (without it, the value plans read now is kept).\n"
     "  --output FILE  write the machine file there instead\n"
     "  --no-write     print only\n"
     "  --quick        smaller sweeps (a few seconds; for tests)\n"
-    "  --verbose      every point of each sweep, measured and fitted\n";
+    "  --verbose      every point of each sweep, measured and fitted\n"
+    "  --threads N    measure the speedup of local moves with up to N threads per rank\n"
+    "                 (run with OMP_WAIT_POLICY=passive when ranks x N exceed the cores)\n";
 
 typedef struct cal {
     MPI_Comm world, node, leaders; /* leaders: rank 0 of each node (MPI_COMM_NULL elsewhere) */
@@ -355,6 +368,168 @@ static void measure_pieces(cal *c, MPI_Comm comm, double *per_piece)
                tool_fmt_seconds((char[32]){0}, 32, tv), tool_fmt_seconds((char[32]){0}, 32, tc));
 }
 
+/* ---- threads ---------------------------------------------------------------------------- */
+
+/* One plan's execute on arrays of its own (the threads' measurement). */
+typedef struct thread_run {
+    redist_plan plan;
+    const double *src;
+    double *dst;
+    int failed; /* an execute returned an error (its time would mean nothing) */
+} thread_run;
+
+static void execute_plan(cal *c, MPI_Comm comm, void *arg)
+{
+    (void)c;
+    (void)comm;
+    thread_run *r = arg;
+    r->failed |= redist_execute(r->plan, r->src, r->dst) != REDIST_SUCCESS;
+}
+
+/* This rank's own n x n doubles re-blocked 36^2 -> 128^2 with `threads` threads, over
+   MPI_COMM_SELF: on a grid of one every byte stays on its rank, so the plan times local moves
+   alone (the self copy, split among the threads). NULL if refused (a library without OpenMP
+   refuses threads > 1). */
+static redist_plan reblock_plan(int64_t n, int threads)
+{
+    int64_t ext[2] = {n, n}, from[2] = {36, 36}, to[2] = {128, 128};
+    int grid[2] = {1, 1};
+    redist_layout src = NULL, dst = NULL;
+    redist_plan plan = NULL;
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.threads = threads;
+    if (redist_layout_create(2, ext, from, grid, NULL, NULL, REDIST_COL_MAJOR, &src) != 0 ||
+        redist_layout_create(2, ext, to, grid, NULL, NULL, REDIST_COL_MAJOR, &dst) != 0 ||
+        redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_SELF, &opt, &plan) != 0)
+        plan = NULL;
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+    return plan;
+}
+
+/* Seconds of one execute with `threads` threads on every rank at once (the ranks share the
+   memory bandwidth, as they do in an application); -1 if any rank's plan was refused. */
+static double time_threads(cal *c, int64_t n, int threads, const double *src, double *dst)
+{
+    thread_run r = {reblock_plan(n, threads), src, dst, 0};
+    int ok = r.plan != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
+    ok = !r.failed;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    redist_plan_free(&r.plan);
+    return all ? t : -1;
+}
+
+enum { MAX_THREAD_POINTS = 16 };
+
+/* 1, 2, 4, ... below most, then most: the thread counts timed. */
+static int thread_counts(int most, int counts[MAX_THREAD_POINTS])
+{
+    int k = 0;
+    for (int t = 1; t < most && k < MAX_THREAD_POINTS - 1; t *= 2)
+        counts[k++] = t;
+    counts[k++] = most;
+    return k;
+}
+
+/* The times and speedups at each thread count against the fitted law's. */
+static void print_thread_points(const cal *c, const int *counts, const double *t, int k, double l,
+                                int64_t n)
+{
+    char s1[32], s2[32];
+    for (int i = 0; c->rank0 && i < k; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "%d thread%s", counts[i], counts[i] == 1 ? "" : "s");
+        if (i == 0)
+            printf("  %-22s %s per execute: a plan re-blocking %s (36^2 -> 128^2, one rank's) on "
+                   "every rank at once\n",
+                   what, tool_fmt_seconds(s1, sizeof s1, t[i]),
+                   tool_fmt_bytes(s2, sizeof s2, (double)(n * n * 8)));
+        else
+            printf("  %-22s %s: speedup %.2f (fitted %.2f)\n", what,
+                   tool_fmt_seconds(s1, sizeof s1, t[i]), t[0] / t[i],
+                   redist__thread_speedup(counts[i], l));
+    }
+}
+
+/* Each rank's array for the threads' speedup: beyond the caches, or the threads scale with the
+   cache's bandwidth, not memory's. The ranks of a node together fill 4 times its last-level
+   cache (sysconf; a 16-core node here had 300 MiB of L3, so 64 MiB arrays measured L = 1024
+   where 512 MiB ones saturate near 6.5), and never less than the other measurements' buffers. */
+static int64_t thread_array_bytes(const cal *c)
+{
+    int64_t bytes = (int64_t)c->max_bytes;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    int64_t share = l3 > 0 && c->node_size > 0 ? 4 * (int64_t)l3 / c->node_size : 0;
+    if (!c->quick && share > bytes)
+        bytes = share;
+#endif
+    return bytes;
+}
+
+/* copy_thread_limit from 1 .. most threads (left as it was if not measured). */
+static void measure_threads(cal *c, int most, double *limit)
+{
+    int counts[MAX_THREAD_POINTS], k = thread_counts(most, counts);
+    double t[MAX_THREAD_POINTS], l = *limit;
+    int64_t n = 1, bytes = thread_array_bytes(c);
+    while ((n + 1) * (n + 1) * 8 <= bytes) /* the largest square */
+        n++;
+    double *src = malloc((size_t)(n * n) * sizeof *src),
+           *dst = malloc((size_t)(n * n) * sizeof *dst);
+    int ok = src != NULL && dst != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    if (!all) { /* the other measurements' buffers, then: smaller, perhaps within the caches */
+        free(src);
+        free(dst);
+        src = NULL;
+        dst = NULL;
+        for (n = 1; (n + 1) * (n + 1) * 8 <= (int64_t)c->max_bytes;)
+            n++;
+    }
+    const double *from = src != NULL ? src : (const double *)(void *)c->a;
+    double *to = dst != NULL ? dst : (double *)(void *)c->b;
+    memset((void *)from, 0, (size_t)(n * n) * sizeof *from); /* first touch, outside the timing */
+    memset(to, 0, (size_t)(n * n) * sizeof *to);
+    for (int i = 0; i < k; i++)
+        if ((t[i] = time_threads(c, n, counts[i], from, to)) < 0) {
+            if (c->rank0)
+                printf("  %-22s not measured (a plan with %d threads failed: %s)\n",
+                       "copy thread limit", counts[i], redist_last_error_detail());
+            free(src);
+            free(dst);
+            return;
+        }
+    free(src);
+    free(dst);
+    if (redist__fit_thread_limit(counts, t, k, &l) != 0) {
+        if (c->rank0)
+            printf("  %-22s no fit (times of zero)\n", "copy thread limit");
+        return;
+    }
+    print_thread_points(c, counts, t, k, l, n);
+    *limit = l;
+    if (c->rank0)
+        printf("  %-22s L = %.3g: local moves with T threads run T / (1 + (T - 1) / L) "
+               "times as fast\n",
+               "copy thread limit", l);
+}
+
+/* Without --threads: the limit plans read now (the machine file's, else the default). */
+static void keep_thread_limit(const cal *c, double *limit)
+{
+    redist__machine now;
+    char source[256];
+    redist__machine_current(&now, source, sizeof source);
+    *limit = now.copy_thread_limit;
+    if (c->rank0)
+        printf("  %-22s not measured (--threads N measures it): L = %.3g kept, from %s\n",
+               "copy thread limit", *limit, source);
+}
+
 /* ---- the machine file ------------------------------------------------------------------------ */
 
 static int make_parents(const char *path)
@@ -405,7 +580,8 @@ static int write_machine(const cal *c, const redist__machine *m, const char *pat
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     int at = snprintf(text, sizeof text,
                       "# redist machine file, written by redist calibrate on %s\n"
-                      "# %d ranks on %d node(s); seconds; see docs/api.md\n",
+                      "# %d ranks on %d node(s); seconds (copy_thread_limit: a ratio); see "
+                      "docs/api.md\n",
                       when, c->size, c->nodes);
     if (redist__machine_format(m, text + at, sizeof text - (size_t)at) != 0)
         return -1;
@@ -417,6 +593,7 @@ static int write_machine(const cal *c, const redist__machine *m, const char *pat
 typedef struct cal_args {
     const char *output;
     int write, quick, verbose;
+    int threads; /* --threads N: measure copy_thread_limit up to N (0: not given) */
 } cal_args;
 
 /* One option of calibrate at argv[*i] (a tool_take_fn). Every rank parses the same argv,
@@ -426,6 +603,8 @@ static int cal_option(int argc, char **argv, int *i, void *ctx, int rank0)
     cal_args *a = ctx;
     const char *v;
     int m = tool_opt_value(argc, argv, i, "--output", &v);
+    if (m == 0 && (m = tool_threads_option(argc, argv, i, &a->threads, rank0)) != 0)
+        return m < 0 ? TOOL_USAGE : TOOL_OK;
     if (m > 0)
         a->output = v;
     else if (m < 0)
@@ -448,6 +627,7 @@ static int parse_cal_args(int argc, char **argv, cal_args *a, int rank0)
     a->write = 1;
     a->quick = 0;
     a->verbose = 0;
+    a->threads = 0;
     return tool_each_option(argc, argv, "calibrate", cal_option, a, rank0);
 }
 
@@ -474,7 +654,7 @@ static void setup(cal *c, int quick)
     MPI_Allreduce(MPI_IN_PLACE, &c->node_size, 1, MPI_INT, MPI_MIN, c->world);
 }
 
-static void measure_all(cal *c, redist__machine *m)
+static void measure_all(cal *c, redist__machine *m, int threads)
 {
     if (c->size < 2 && c->rank0)
         printf("  %-22s not measured (one rank): run it under mpirun -n 2 or more\n", "messages");
@@ -504,6 +684,10 @@ static void measure_all(cal *c, redist__machine *m)
     else
         m->window_per_byte = m->copy_per_byte;
     sweep_runs(c, &m->copy_per_run);
+    if (threads > 0)
+        measure_threads(c, threads, &m->copy_thread_limit);
+    else
+        keep_thread_limit(c, &m->copy_thread_limit);
     m->shared_node = c->nodes == 1;
 }
 
@@ -533,7 +717,7 @@ int tool_calibrate(int argc, char **argv)
             printf("redist calibrate: %d ranks on %d node(s)%s\n", c.size, c.nodes,
                    a.quick ? " (quick sweeps)" : "");
         redist__machine m = *redist__machine_default();
-        measure_all(&c, &m);
+        measure_all(&c, &m, a.threads);
         /* The file holds one rank per core's costs; plans multiply by their own load. */
         double load = redist__ranks_per_core(c.max_node_size);
         if (load > 1 && c.rank0)

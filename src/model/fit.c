@@ -1,7 +1,8 @@
 /* Least squares for `redist calibrate`: a straight line y = a + b x through measured points,
  * weighted by 1 / y^2 so that every point counts by its relative error (a sweep from 0 B to
  * 4 MiB spans five decades; unweighted, the largest sizes would decide the start-up alone).
- * Pure arithmetic, no MPI: unit_fit checks it.
+ * Also the threads' speedup limit from times at 1, 2, 4, ... threads. Pure arithmetic, no
+ * MPI: unit_machine checks both.
  */
 #include "model/model.h"
 
@@ -33,5 +34,41 @@ int redist__fit_line(const double *x, const double *y, int n, redist__fit *out)
         tot += w * (y[i] - mean) * (y[i] - mean);
     }
     out->r2 = tot > 0 ? 1.0 - res / tot : 1.0;
+    return 0;
+}
+
+/* The time at one thread, or -1 if there is none or a time is not finite and > 0. */
+static double one_thread_time(const int *threads, const double *seconds, int n)
+{
+    double t1 = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(seconds[i] > 0) || !isfinite(seconds[i]))
+            return -1;
+        if (threads[i] == 1)
+            t1 = seconds[i];
+    }
+    return t1;
+}
+
+/* The saturating law S(T) = T / (1 + (T - 1) / L) is linear in 1 / L once written as
+   1/S - 1/T = (1 - 1/T) / L: a line through the origin, whose least-squares slope is
+   sum x y / sum x^2 (unweighted: every y is a fraction of 1 already). */
+int redist__fit_thread_limit(const int *threads, const double *seconds, int n, double *limit)
+{
+    double t1 = one_thread_time(threads, seconds, n), sxx = 0, sxy = 0;
+    if (t1 < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (threads[i] < 2)
+            continue;
+        double inv_t = 1.0 / threads[i], x = 1.0 - inv_t, y = seconds[i] / t1 - inv_t;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    if (!(sxx > 0))
+        return -1; /* no point with more than one thread */
+    /* sxy <= 0: speedups of T or more, no saturation seen */
+    double l = sxy > sxx / REDIST__THREAD_LIMIT_MAX ? sxx / sxy : REDIST__THREAD_LIMIT_MAX;
+    *limit = l < 1.0 ? 1.0 : l; /* slower with threads than without: no speedup, L = 1 */
     return 0;
 }

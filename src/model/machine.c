@@ -34,7 +34,10 @@ static const redist__machine default_machine = {
     .remote_per_byte = 0.0,
     .window_per_byte = 1.0 / 8.0e9, /* as a local copy, until calibrated */
     .per_index = 10e-9, /* general's per element, [TCR96]'s per block (bench: 8-30 ns) */
-    .shared_node = 1,   /* the ranks share one node */
+    /* fitted on a 16-core node (docs/performance.md, "Threads": 1 rank x 1 .. 16 threads)
+       until calibrate --threads measures it */
+    .copy_thread_limit = 6.5,
+    .shared_node = 1, /* the ranks share one node */
 };
 
 const redist__machine *redist__machine_default(void)
@@ -44,7 +47,7 @@ const redist__machine *redist__machine_default(void)
 
 #define P(field, what)                                                                             \
     {                                                                                              \
-#field, offsetof(redist__machine, field), what                                             \
+#field, offsetof(redist__machine, field), what, 0.0, 1                                     \
     }
 static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(startup, "T_d: seconds per synchronised step, or the first message in flight"),
@@ -57,6 +60,11 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(remote_per_byte, "seconds per byte between nodes (0: not measured)"),
     P(window_per_byte, "seconds per byte unpacked from another rank's shared-memory window"),
     P(per_index, "seconds of index work per element (general) or block ([TCR96]), each side"),
+    /* a ratio, not a time: at least 1 (threads never slow a move in the model), not scaled */
+    {"copy_thread_limit", offsetof(redist__machine, copy_thread_limit),
+     "the most a rank's local moves speed up with threads (memory bandwidth): the L of "
+     "T / (1 + (T - 1) / L)",
+     1.0, 0},
 };
 #undef P
 
@@ -83,14 +91,20 @@ static int param_index(const char *key, size_t len)
     return -1;
 }
 
-/* A finite value >= 0 (seconds), else -1. */
-static double parse_seconds(const char *s, const char **end)
+/* A finite value in [least, 1e6) (least >= 0), else -1. */
+static double parse_value(const char *s, const char **end, double least)
 {
     char *e = NULL;
     errno = 0;
     double x = strtod(s, &e);
     *end = e;
-    return errno == 0 && e != s && x >= 0 && x < 1e6 ? x : -1;
+    return errno == 0 && e != s && x >= least && x < 1e6 ? x : -1;
+}
+
+/* What a refused value of parameter i (-1: a key the table lacks) needed. */
+static const char *needs(int i)
+{
+    return i >= 0 && !params[i].seconds ? "a number >= 1" : "a number of seconds >= 0";
 }
 
 static const char *skip_space(const char *s)
@@ -116,13 +130,13 @@ static int parse_line(const char *line, redist__machine *m, char *why, size_t wh
         return -1;
     }
     const char *end;
-    double x = parse_seconds(skip_space(s + 1), &end);
+    int i = param_index(key, klen);
+    double x = parse_value(skip_space(s + 1), &end, i >= 0 ? params[i].least : 0.0);
     end = skip_space(end);
     if (x < 0 || (*end != '\0' && *end != '\n' && *end != '#')) {
-        snprintf(why, why_len, "'%.*s' needs a number of seconds >= 0", (int)klen, key);
+        snprintf(why, why_len, "'%.*s' needs %s", (int)klen, key, needs(i));
         return -1;
     }
-    int i = param_index(key, klen);
     if (i >= 0)
         *param_ref(m, i) = x;
     else if (klen == strlen("shared_node") && strncmp(key, "shared_node", klen) == 0)
@@ -151,11 +165,11 @@ int redist__machine_format(const redist__machine *m, char *buf, size_t len)
 {
     size_t at = 0;
     for (int i = 0; i < REDIST__MACHINE_NPARAMS && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%-16s = %-23.17g # %s\n", params[i].key,
+        at += (size_t)snprintf(buf + at, len - at, "%-17s = %-23.17g # %s\n", params[i].key,
                                redist__machine_get(m, i), params[i].what); /* exact */
     if (at < len)
         at += (size_t)snprintf(buf + at, len - at,
-                               "%-16s = %-23d # 1: the ranks calibrated share one node\n",
+                               "%-17s = %-23d # 1: the ranks calibrated share one node\n",
                                "shared_node", m->shared_node);
     return at < len ? 0 : -1;
 }
@@ -223,13 +237,13 @@ static void apply_environment(redist__machine *m, char *source, size_t len)
         const char *v = getenv(name), *end;
         if (v == NULL || *v == '\0')
             continue;
-        double x = parse_seconds(v, &end);
+        double x = parse_value(v, &end, params[i].least);
         size_t at = strlen(source);
         if (x >= 0 && *skip_space(end) == '\0') {
             *param_ref(m, i) = x;
             snprintf(source + at, len - at, " + %s", name);
         } else {
-            snprintf(source + at, len - at, " (%s ignored: not a number >= 0)", name);
+            snprintf(source + at, len - at, " (%s ignored: not %s)", name, needs(i));
         }
     }
 }
@@ -263,18 +277,19 @@ double redist__fresh_per_byte(const redist__machine *m)
 void redist__machine_scale(redist__machine *m, double factor)
 {
     for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
-        *param_ref(m, i) *= factor;
+        if (params[i].seconds) /* ranks taking turns slow every time, not the threads' ratio */
+            *param_ref(m, i) *= factor;
 }
 
-double redist__thread_speedup(int threads)
+double redist__thread_speedup(int threads, double limit)
 {
     double t = threads > 1 ? (double)threads : 1.0;
-    return t / (1.0 + (t - 1.0) / REDIST__COPY_SPEEDUP_LIMIT);
+    return t / (1.0 + (t - 1.0) / (limit >= 1.0 ? limit : 1.0));
 }
 
 void redist__machine_threads(redist__machine *m, int threads)
 {
-    double s = redist__thread_speedup(threads);
+    double s = redist__thread_speedup(threads, m->copy_thread_limit);
     m->copy_per_byte /= s;
     m->copy_per_run /= s;
     m->window_per_byte /= s; /* the receiver's threads unpack from the sender's window */

@@ -10,33 +10,38 @@
 #include "index/index.h"
 
 /* ---- the machine (machine.c) ------------------------------------------------------------- */
-/* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates, in seconds. */
+/* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates, in seconds, and how far
+   threads speed up the local moves (a ratio). */
 typedef struct redist__machine {
-    double startup;         /* T_d: seconds per synchronised step (or a first message) */
-    double per_message;     /* seconds per further message in flight at the same time */
-    double per_byte;        /* tau_d: seconds per byte that crosses between ranks */
-    double copy_per_byte;   /* seconds per byte of local copy, pack or unpack */
-    double copy_per_run;    /* seconds per run packed or unpacked, beyond its bytes */
-    double per_piece;       /* seconds per contiguous piece MPI's datatype engine handles */
-    double remote_startup;  /* between nodes (0: not measured) */
-    double remote_per_byte; /* between nodes (0: not measured) */
-    double window_per_byte; /* seconds per byte unpacked from another rank's shared-memory
-                               window (what it just packed: the caches of another core) */
-    double per_index;       /* seconds of index work per element (general) or per block (the
-                               [TCR96] algorithms), on each side; not measured by calibrate */
-    int shared_node;        /* 1: packed messages move through shared memory (one node), so a
-                               packed byte costs its two copies only; 0: it also crosses the
-                               network at per_byte */
+    double startup;           /* T_d: seconds per synchronised step (or a first message) */
+    double per_message;       /* seconds per further message in flight at the same time */
+    double per_byte;          /* tau_d: seconds per byte that crosses between ranks */
+    double copy_per_byte;     /* seconds per byte of local copy, pack or unpack */
+    double copy_per_run;      /* seconds per run packed or unpacked, beyond its bytes */
+    double per_piece;         /* seconds per contiguous piece MPI's datatype engine handles */
+    double remote_startup;    /* between nodes (0: not measured) */
+    double remote_per_byte;   /* between nodes (0: not measured) */
+    double window_per_byte;   /* seconds per byte unpacked from another rank's shared-memory
+                                 window (what it just packed: the caches of another core) */
+    double per_index;         /* seconds of index work per element (general) or per block (the
+                                 [TCR96] algorithms), on each side; not measured by calibrate */
+    double copy_thread_limit; /* L: the most a rank's local moves speed up with threads (memory
+                                 bandwidth saturates): redist__thread_speedup; >= 1, no time */
+    int shared_node;          /* 1: packed messages move through shared memory (one node), so a
+                                 packed byte costs its two copies only; 0: it also crosses the
+                                 network at per_byte */
 } redist__machine;
 /* The documented defaults (machine.c states where they come from). */
 const redist__machine *redist__machine_default(void);
 
 /* The double parameters by name, for the machine file and the environment. */
-enum { REDIST__MACHINE_NPARAMS = 10 };
+enum { REDIST__MACHINE_NPARAMS = 11 };
 typedef struct redist__machine_param {
     const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
     size_t offset;    /* of the double in redist__machine */
     const char *what; /* one line for the file and the tools */
+    double least;     /* the smallest valid value: 0 for seconds, 1 for copy_thread_limit */
+    int seconds;      /* a time: redist__machine_scale multiplies it (not a ratio) */
 } redist__machine_param;
 const redist__machine_param *redist__machine_params(void); /* [REDIST__MACHINE_NPARAMS] */
 double redist__machine_get(const redist__machine *m, int i);
@@ -54,18 +59,19 @@ void redist__machine_current(redist__machine *m, char *source, size_t len);
    MPI reads it from another core's caches as the window's receiver does (window_per_byte),
    over a network at per_byte; the larger of the two. */
 double redist__fresh_per_byte(const redist__machine *m);
-/* Multiplies every time parameter by factor (a node's ranks per core, redist__ranks_per_core):
-   the file's costs are one rank per core's; ranks that share a core take turns. */
+/* Multiplies every time parameter (not copy_thread_limit) by factor (a node's ranks per core,
+   redist__ranks_per_core): the file's costs are one rank per core's; ranks that share a core take
+   turns. */
 void redist__machine_scale(redist__machine *m, double factor);
 /* Threads (options.threads) speed up a rank's local moves, copy_per_byte, copy_per_run and
    window_per_byte (unpacking from a node peer's window), until memory bandwidth saturates: speedup
-   T / (1 + (T - 1) / L), 1 for one thread, L for many. L = REDIST__COPY_SPEEDUP_LIMIT, fitted on a
-   16-core node (docs/performance.md, "Threads": redist's local moves at 1 rank x 1 .. 16 threads)
-   until calibrate measures it. MPI's own packing (the datatype transport: per_byte, per_piece) runs
+   T / (1 + (T - 1) / L), 1 for one thread, L for many. L is the machine's copy_thread_limit: by
+   default 6.5, fitted on a 16-core node (docs/performance.md, "Threads": redist's local moves at
+   1 rank x 1 .. 16 threads); `redist calibrate --threads N` measures it
+   (redist__fit_thread_limit). MPI's own packing (the datatype transport: per_byte, per_piece) runs
    on one thread. */
-#define REDIST__COPY_SPEEDUP_LIMIT 6.5
-double redist__thread_speedup(int threads);
-/* Divides the local-move costs by redist__thread_speedup(threads). */
+double redist__thread_speedup(int threads, double limit);
+/* Divides the local-move costs by redist__thread_speedup(threads, m->copy_thread_limit). */
 void redist__machine_threads(redist__machine *m, int threads);
 /* max(1, ranks / the cores this process may run on): the load of a node with `ranks` ranks. */
 double redist__ranks_per_core(int ranks);
@@ -81,6 +87,14 @@ typedef struct redist__fit {
 /* Least squares through n points weighted by 1 / y^2 (relative errors); -1 if a y is not
    > 0, a value is not finite, or fewer than two distinct x. */
 int redist__fit_line(const double *x, const double *y, int n, redist__fit *out);
+/* The largest copy_thread_limit a fit may give: no saturation seen up to the threads measured
+   (speedups of T or more) leaves L as large as the most threads a plan may have. */
+#define REDIST__THREAD_LIMIT_MAX 1024.0
+/* copy_thread_limit L from the times seconds[i] of the same local moves with threads[i]
+   threads (one of them 1): least squares of 1/S - 1/T = (1 - 1/T) / L over the points with
+   T > 1, S = t(1) / t(T) the speedup, clamped to [1, REDIST__THREAD_LIMIT_MAX]; -1 without a
+   point at T = 1 and one at T > 1, or with a time not finite and > 0. */
+int redist__fit_thread_limit(const int *threads, const double *seconds, int n, double *limit);
 
 /* ---- traffic (model.c) ------------------------------------------------------------------- */
 /* The global quantities of a redistribution, the same on every rank. */

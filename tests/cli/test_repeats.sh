@@ -59,6 +59,7 @@ twice calibrate --output --output a --output b --no-write
 twice calibrate --no-write --no-write --no-write
 twice calibrate --quick --quick --quick --no-write
 twice calibrate --verbose --verbose --verbose --no-write
+twice calibrate --threads --threads 2 --threads=3 --no-write
 for opt in --procs --K --bytes --Td --tau --d --from --to; do
     case $opt in --from | --to) v=1024 ;; --d) v=1 ;; --tau | --Td) v=1e-6 ;; *) v=8 ;; esac
     twice simulate "$opt" "$opt" "$v" "$opt=$v"

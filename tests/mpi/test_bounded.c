@@ -22,9 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-/* The sanitizer's allocator replaces malloc, so mallinfo2 sees nothing; it counts for us
+/* Under a sanitizer (gcc's macros, clang's __has_feature: make tsan builds with clang) the
+   sanitizer's allocator replaces malloc, so mallinfo2 sees nothing; it counts for us
    (declared here: gcc ships no <sanitizer/allocator_interface.h>). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZER_HEAP 1
+#endif
+#endif
+#ifdef SANITIZER_HEAP
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
@@ -81,11 +89,11 @@ static int64_t walk(redist_layout l, const pair *c, const side *s, double *a, in
     return bad;
 }
 
-/* Bytes in use on this process's heap: the sanitizer's count under AddressSanitizer (its
+/* Bytes in use on this process's heap: the sanitizer's count under a sanitizer (its
    allocator replaces malloc's arenas), else glibc's. */
 static size_t heap_in_use(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef SANITIZER_HEAP
     return __sanitizer_get_current_allocated_bytes();
 #else
     struct mallinfo2 mi = mallinfo2();

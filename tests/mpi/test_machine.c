@@ -3,7 +3,9 @@
  * rank has. Here every rank sets a different start-up; the plan's prediction must be the same
  * on every rank and reflect the largest start-up, auto's choice the same everywhere, and the
  * data right (every element checked). Then the same with a machine file that only rank 0
- * can read. The basic operations read the machine once per process and agree on it with
+ * can read. Then copy_thread_limit (the L of the threads' speedup), different on every rank:
+ * plans with 2 threads predict alike everywhere, as if every rank had the largest L. The basic
+ * operations read the machine once per process and agree on it with
  * their arguments: ranks with different parameters get REDIST_ERR_MISMATCH, on every rank,
  * instead of choosing different algorithms and hanging.
  */
@@ -20,17 +22,23 @@
 static int errs, rank, size;
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
-/* Plans cyclic(3) -> cyclic(5) of n doubles over every rank, executes it, checks every
-   element; returns the plan's prediction (-1 on failure). */
-static double plan_and_check(const char *what, int64_t n)
+/* Plans cyclic(3) -> cyclic(5) of n doubles over every rank with `threads` threads, executes
+   it, checks every element; returns the plan's prediction (-1 on failure, -2 if the library
+   has no threads). */
+static double plan_and_check(const char *what, int64_t n, int threads)
 {
     redist_layout src, dst;
     redist_layout_create(1, &n, (int64_t[]){3}, &size, NULL, NULL, REDIST_ROW_MAJOR, &src);
     redist_layout_create(1, &n, (int64_t[]){5}, &size, NULL, NULL, REDIST_ROW_MAJOR, &dst);
     redist_plan plan = NULL;
-    int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.threads = threads;
+    int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
     double predicted = -1;
-    if (rc != REDIST_SUCCESS) {
+    if (rc == REDIST_ERR_UNSUPPORTED && threads > 1) {
+        predicted = -2; /* built without OpenMP */
+    } else if (rc != REDIST_SUCCESS) {
         fail(what, "plan: %s", redist_last_error_detail());
     } else {
         int64_t ns, nd;
@@ -88,7 +96,7 @@ int main(int argc, char **argv)
     char v[32];
     snprintf(v, sizeof v, "%g", 1e-3 * (rank + 1));
     setenv("REDIST_MACHINE_STARTUP", v, 1);
-    double p1 = plan_and_check("environment per rank", 100000);
+    double p1 = plan_and_check("environment per rank", 100000, 1);
     if (size > 1)
         check_same_prediction("environment per rank", p1, 1e-3 * size);
     unsetenv("REDIST_MACHINE_STARTUP");
@@ -104,14 +112,33 @@ int main(int argc, char **argv)
             fclose(f);
         setenv("REDIST_MACHINE_FILE", path, 1);
     }
-    double p2 = plan_and_check("file on rank 0", 100000);
+    double p2 = plan_and_check("file on rank 0", 100000, 1);
     if (size > 1)
         check_same_prediction("file on rank 0", p2, 0.05);
     if (rank == 0)
         unlink(path);
     setenv("REDIST_MACHINE_FILE", "/nonexistent/redist-machine", 1);
 
-    /* 3. The basic operations: parameters read at a process's first call; different ones
+    /* 3. copy_thread_limit 1, 2, ..., size per rank, 2 threads: predicted as with size on
+       every rank (the largest L; a ratio, not scaled by the node's load). */
+    snprintf(v, sizeof v, "%d", rank + 1);
+    setenv("REDIST_MACHINE_COPY_THREAD_LIMIT", v, 1);
+    double p3 = plan_and_check("thread limit per rank", 100000, 2);
+    snprintf(v, sizeof v, "%d", size);
+    setenv("REDIST_MACHINE_COPY_THREAD_LIMIT", v, 1);
+    double p3_max = plan_and_check("largest thread limit", 100000, 2);
+    if (p3 != -2 && size > 1)
+        check_same_prediction("thread limit per rank", p3, 0);
+    if (p3 != p3_max)
+        fail("thread limit per rank", "predicted %g, with the largest L on every rank %g", p3,
+             p3_max);
+    setenv("REDIST_MACHINE_COPY_THREAD_LIMIT", "1", 1); /* no speedup: costs more */
+    double p3_one = plan_and_check("thread limit 1", 100000, 2);
+    if (p3 != -2 && size > 1 && !(p3_one > p3_max))
+        fail("thread limit 1", "predicted %g, not above %g at L = %d", p3_one, p3_max, size);
+    unsetenv("REDIST_MACHINE_COPY_THREAD_LIMIT");
+
+    /* 4. The basic operations: parameters read at a process's first call; different ones
        are a mismatch on every rank (never a hang). */
     if (rank == size - 1)
         setenv("REDIST_MACHINE_PER_BYTE", "1e-3", 1);

@@ -4,7 +4,11 @@
  * $HOME/.cache), redist__machine_current (the defaults without a file; a file's values; a
  * rewritten file re-read; a malformed file ignored and said so) and the environment's
  * REDIST_MACHINE_<KEY> over the file (a malformed value ignored and said so); the weighted
- * least squares of `redist calibrate` (src/model/fit.c).
+ * least squares of `redist calibrate` (src/model/fit.c). copy_thread_limit (issue 27): a file
+ * without it keeps the default 6.5, a value below 1 or not a number is refused in the file and
+ * ignored in the environment, redist__machine_scale leaves it (a ratio, not a time), the
+ * threads' speedup reads it (one thread: no change), and its fit recovers L from exact and
+ * noisy times, clamps to [1, REDIST__THREAD_LIMIT_MAX] and refuses degenerate input.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "model/model.h"
@@ -25,6 +29,11 @@ static int same_machine(const redist__machine *a, const redist__machine *b)
     return a->shared_node == b->shared_node;
 }
 
+static int close_to(double x, double want, double rel)
+{
+    return fabs(x - want) <= rel * fabs(want);
+}
+
 static void test_parse(void)
 {
     redist__machine m = *redist__machine_default();
@@ -36,11 +45,25 @@ static void test_parse(void)
           "values not read: %g %g %g", m.startup, m.per_byte, m.copy_per_run);
     CHECK(m.shared_node == 0, "shared_node not read");
     CHECK(m.per_message == redist__machine_default()->per_message, "an absent key changed");
+    CHECK(m.copy_thread_limit == 6.5, "no copy_thread_limit: %g, not the default 6.5",
+          m.copy_thread_limit);
+    CHECK(redist__machine_parse("copy_thread_limit = 1\n", &m, why, sizeof why) == 0 &&
+              m.copy_thread_limit == 1,
+          "copy_thread_limit = 1 refused: %s", why);
 
-    const char *bad[] = {"startup = -1\n",      "startup 3\n",     "startup = 1e-6 junk\n",
-                         "per_byte = \n",       "= 4\n",           "startup = nan\n",
-                         "ok=1\nstartup = x\n", "per_byte = 1e9\n"};
-    const int bad_line[] = {1, 1, 1, 1, 1, 1, 2, 1};
+    const char *bad[] = {"startup = -1\n",
+                         "startup 3\n",
+                         "startup = 1e-6 junk\n",
+                         "per_byte = \n",
+                         "= 4\n",
+                         "startup = nan\n",
+                         "ok=1\nstartup = x\n",
+                         "per_byte = 1e9\n",
+                         "copy_thread_limit = 0.5\n",
+                         "copy_thread_limit = -1\n",
+                         "startup = 1\ncopy_thread_limit = abc\n",
+                         "copy_thread_limit = 0\n"};
+    const int bad_line[] = {1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         redist__machine before = *redist__machine_default(), n = before;
         why[0] = '\0';
@@ -56,6 +79,7 @@ static void test_round_trip(void)
 {
     redist__machine m = *redist__machine_default(), back = *redist__machine_default();
     m.startup = 1.234567e-5;
+    m.copy_thread_limit = 3.25;
     m.remote_per_byte = 8.5e-11;
     m.shared_node = 0;
     char buf[4096], why[160] = "";
@@ -84,6 +108,57 @@ static void test_path(void)
     setenv("REDIST_MACHINE_FILE", "/tmp/m.txt", 1);
     CHECK(redist__machine_file_path(path, sizeof path) == 0 && !strcmp(path, "/tmp/m.txt"),
           "REDIST_MACHINE_FILE: %s", path);
+}
+
+/* The scale multiplies times only; the threads' speedup divides the local moves by
+   T / (1 + (T - 1) / L) with the machine's L, and leaves one thread's costs alone. */
+static void test_thread_limit(void)
+{
+    redist__machine m = *redist__machine_default();
+    m.copy_thread_limit = 4;
+    redist__machine_scale(&m, 2.0);
+    CHECK(m.copy_thread_limit == 4 &&
+              m.copy_per_byte == 2 * redist__machine_default()->copy_per_byte,
+          "scale: limit %g, copy_per_byte %g", m.copy_thread_limit, m.copy_per_byte);
+    redist__machine one = m;
+    redist__machine_threads(&one, 1);
+    CHECK(same_machine(&one, &m), "one thread changed the machine");
+    redist__machine eight = m;
+    redist__machine_threads(&eight, 8); /* 8 / (1 + 7 / 4) = 32 / 11 */
+    CHECK(close_to(m.copy_per_byte / eight.copy_per_byte, 32.0 / 11.0, 1e-12) &&
+              close_to(m.window_per_byte / eight.window_per_byte, 32.0 / 11.0, 1e-12) &&
+              eight.per_byte == m.per_byte,
+          "8 threads at L = 4: speedup %g", m.copy_per_byte / eight.copy_per_byte);
+    CHECK(close_to(redist__thread_speedup(16, 6.5), 16 / (1 + 15 / 6.5), 1e-12) &&
+              redist__thread_speedup(1000, 1) == 1 && redist__thread_speedup(0, 6.5) == 1,
+          "speedup law");
+}
+
+/* Times t(T) = t(1) / S(T) of the law with L = 5 give back 5; +-3% noise about 5; speedups of
+   T (no saturation) the cap; slower with threads 1; no T = 1 or no T > 1 refused. */
+static void test_fit_thread_limit(void)
+{
+    int t[5] = {1, 2, 4, 8, 16};
+    double s[5], l = 0;
+    for (int i = 0; i < 5; i++)
+        s[i] = 0.01 / redist__thread_speedup(t[i], 5.0);
+    CHECK(redist__fit_thread_limit(t, s, 5, &l) == 0 && close_to(l, 5, 1e-12), "exact: L %g", l);
+    for (int i = 1; i < 5; i++)
+        s[i] *= i % 2 ? 1.03 : 0.97;
+    CHECK(redist__fit_thread_limit(t, s, 5, &l) == 0 && close_to(l, 5, 0.2), "noisy: L %g", l);
+    for (int i = 0; i < 5; i++)
+        s[i] = 0.01 / t[i];
+    CHECK(redist__fit_thread_limit(t, s, 5, &l) == 0 && l == REDIST__THREAD_LIMIT_MAX,
+          "linear speedup: L %g", l);
+    for (int i = 0; i < 5; i++)
+        s[i] = 0.01 * t[i];
+    CHECK(redist__fit_thread_limit(t, s, 5, &l) == 0 && l == 1, "slower with threads: L %g", l);
+    int no_one[2] = {2, 4}, only_one[2] = {1, 1};
+    double zero[2] = {0.01, 0};
+    l = -7;
+    CHECK(redist__fit_thread_limit(no_one, s, 2, &l) == -1 && l == -7, "no T = 1 accepted");
+    CHECK(redist__fit_thread_limit(only_one, s, 2, &l) == -1, "no T > 1 accepted");
+    CHECK(redist__fit_thread_limit(t, zero, 2, &l) == -1, "a time of 0 accepted");
 }
 
 static void write_file(const char *path, const char *text)
@@ -127,6 +202,14 @@ static void test_current(void)
           m.startup, m.per_byte);
     CHECK(strstr(source, "REDIST_MACHINE_STARTUP") != NULL, "source '%s' lacks the variable",
           source);
+    setenv("REDIST_MACHINE_COPY_THREAD_LIMIT", "0.5", 1); /* below 1: ignored */
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.copy_thread_limit == 6.5 && strstr(source, "not a number >= 1"),
+          "REDIST_MACHINE_COPY_THREAD_LIMIT=0.5: %g, '%s'", m.copy_thread_limit, source);
+    setenv("REDIST_MACHINE_COPY_THREAD_LIMIT", "3", 1);
+    redist__machine_current(&m, source, sizeof source);
+    CHECK(m.copy_thread_limit == 3, "REDIST_MACHINE_COPY_THREAD_LIMIT=3: %g", m.copy_thread_limit);
+    unsetenv("REDIST_MACHINE_COPY_THREAD_LIMIT");
     setenv("REDIST_MACHINE_STARTUP", "fast", 1);
     redist__machine_current(&m, source, sizeof source);
     CHECK(m.startup == 9.5e-6, "a malformed variable was used: %g", m.startup);
@@ -140,11 +223,6 @@ static void test_current(void)
           source);
     unlink(path);
     unsetenv("REDIST_MACHINE_FILE");
-}
-
-static int close_to(double x, double want, double rel)
-{
-    return fabs(x - want) <= rel * fabs(want);
 }
 
 /* Exact lines come back exactly (r2 = 1); a sweep over five decades recovers a small
@@ -178,6 +256,8 @@ int main(void)
     test_fit();
     test_parse();
     test_round_trip();
+    test_thread_limit();
+    test_fit_thread_limit();
     test_path();
     test_current();
     if (failures) {
