@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 1 4 */
 /* Batches (redist_plan_create_batch): several arrays, one message per peer pair, checked
  * element by element.
  *

@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 */
 /* Bounded mode (redist_options.max_buffer_bytes; src/exec/strip.c): the data moves in chunks
  * through at most the bound of buffers per rank.
  *

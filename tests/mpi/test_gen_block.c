@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 1 4 */
 /* Irregular blocks (redist_layout_create_gen_block, HPF 2's GEN_BLOCK), checked element by
  * element against an oracle written here.
  *

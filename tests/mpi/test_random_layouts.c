@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 1 4 */
 /* Random block-cyclic redistributions, checked element by element.
  *
  * A few fixed cases (the paper's cyclic(2) -> cyclic(6), identical layouts, block -> cyclic,

@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 1 4 */
 /* [SD96]'s section algorithms (block-to-block, block-to-cyclic, cyclic-to-block, tk-to-k,
  * k-to-tk) and the enumerative baseline (general) between a source on P and a destination on
  * P' processes, P and P' in 1..5, on identical, nested, overlapping and disjoint process sets

@@ -1,4 +1,4 @@
-/* threads: 1 3 4 */
+/* threads: 3 1 4 */
 /* Stress and resources (issue 16, items 4 and 6):
  *
  *  1. Executing allocates nothing: for every algorithm and transport variant (and a batch,

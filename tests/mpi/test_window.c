@@ -1,4 +1,4 @@
-/* threads: 1 3 */
+/* threads: 3 */
 /* Windows and padded local arrays (redist_layout_create_window), axis permutations
  * (options.permutation) and scaling (options.alpha, beta, conjugate), checked element by
  * element.
