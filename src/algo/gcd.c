@@ -19,8 +19,7 @@ static int applicable(const redist__case *c)
 const redist__algorithm redist__algo_gcd = {
     .name = "gcd",
     .applicable = applicable,
-    .why_not =
-        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block)",
+    .why_not = REDIST__TCR96_SAME_GRID_WHY,
     .setup = setup,
     .predict = redist__tcr96_predict_gcd,
     REDIST__TCR96_PHASES_HOOKS,

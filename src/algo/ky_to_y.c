@@ -26,9 +26,8 @@ static int setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_ky_to_y = {
     .name = "ky-to-y",
     .applicable = applicable,
-    .why_not =
-        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
-        "and along every dimension the source block a multiple of the destination block",
+    .why_not = REDIST__TCR96_SAME_GRID_WHY
+    ", and along every dimension the source block a multiple of the destination block",
     .setup = setup,
     REDIST__TCR96_RATIO_HOOKS,
 };

@@ -19,9 +19,8 @@ static int applicable(const redist__case *c)
 const redist__algorithm redist__algo_lcm = {
     .name = "lcm",
     .applicable = applicable,
-    .why_not =
-        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
-        "and the lcm of the two blocks below 2^63 along every dimension",
+    .why_not = REDIST__TCR96_SAME_GRID_WHY
+    ", and the lcm of the two blocks below 2^63 along every dimension",
     .setup = setup,
     .predict = redist__tcr96_predict_lcm,
     REDIST__TCR96_PHASES_HOOKS,

@@ -160,7 +160,7 @@ const redist__algorithm redist__algo_multiphase = {
     .name = "multiphase",
     .applicable = applicable,
     .why_not = "needs a 1-D pair on the same ranks, grid and first coordinate whose blocks "
-               "divide one another (no irregular blocks, no window starting inside a block)",
+               "divide one another " REDIST__PLAIN_WHY,
     .steps = steps,
     .predict = predict,
     .transports = REDIST__T_PACK,

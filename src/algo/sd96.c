@@ -50,8 +50,7 @@ SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
     const redist__algorithm var = {                                                                \
         .name = algo_name,                                                                         \
         .applicable = rule,                                                                        \
-        .why_not = "needs " needs " along every dimension (no irregular blocks, no window "        \
-                   "starting inside a block)",                                                     \
+        .why_not = "needs " needs " along every dimension " REDIST__PLAIN_WHY,                     \
         .steps = redist__one_step,                                                                 \
         .predict = redist__direct_async_predict,                                                   \
         .transports = REDIST__T_PACK | REDIST__T_DATATYPE,                                         \

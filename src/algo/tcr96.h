@@ -66,6 +66,10 @@ int redist__tcr96_phases_progress(struct redist_plan_s *p, int blocking, int *do
 void redist__tcr96_phases_destroy(struct redist_plan_s *p);
 void redist__tcr96_phases_stats(const struct redist_plan_s *p, redist_stats *st);
 /* The hooks gcd and lcm share (their files add name, applicable and setup). */
+/* What REDIST__TCR96_SAME_GRID asks, in words: the start of the four algorithms' why_not. */
+#define REDIST__TCR96_SAME_GRID_WHY                                                                \
+    "needs the same ranks, grid and first coordinates on both sides " REDIST__PLAIN_WHY
+
 #define REDIST__TCR96_PHASES_HOOKS                                                                 \
     .steps = redist__tcr96_two_steps, .transports = REDIST__T_PACK,                                \
     .check_options = redist__tcr96_check_options,                                                  \

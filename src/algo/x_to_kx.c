@@ -24,9 +24,8 @@ static int setup(struct redist_plan_s *p)
 const redist__algorithm redist__algo_x_to_kx = {
     .name = "x-to-kx",
     .applicable = applicable,
-    .why_not =
-        "needs the same ranks, grid and first coordinates on both sides (no irregular blocks, no window starting inside a block), "
-        "and along every dimension the destination block a multiple of the source block",
+    .why_not = REDIST__TCR96_SAME_GRID_WHY
+    ", and along every dimension the destination block a multiple of the source block",
     .setup = setup,
     REDIST__TCR96_RATIO_HOOKS,
 };

@@ -77,6 +77,10 @@ typedef struct redist__algorithm {
     int unscaled;          /* it places elements as they are: no alpha, beta or conjugate (bmmc) */
 } redist__algorithm;
 
+/* The words for a plain pair, which the papers' special cases need (layout.c's `plain`): the
+   end of several algorithms' why_not. */
+#define REDIST__PLAIN_WHY "(no irregular blocks, no window starting inside a block)"
+
 /* Whether the algorithm can scale while unpacking (options alpha, beta, conjugate). */
 static inline int redist__algo_scales(const redist__algorithm *a)
 {

@@ -218,8 +218,8 @@ static int fit_buffers_in_memory(struct redist_plan_s *p, const char *name)
             return redist__fail_no_room(least);
         return set_bounded(p, least);
     }
-    if ((p->algo->transports & REDIST__T_DATATYPE) && p->opt.transport == REDIST_TRANSPORT_AUTO &&
-        p->pair.t.max_run_value <= REDIST__MAX_INT_COUNT && p->scale == NULL) {
+    if (p->opt.transport == REDIST_TRANSPORT_AUTO &&
+        redist__can_datatype(p->algo, &p->pair, &p->opt)) {
         p->transport = REDIST_TRANSPORT_DATATYPE;
         return REDIST_SUCCESS;
     }

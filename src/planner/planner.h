@@ -70,6 +70,10 @@ int redist__plan_create_child(const struct redist_plan_s *parent, redist_layout 
 /* ---- choosing (rules.c) ----------------------------------------------------------------- */
 /* The algorithm of the table called `name`, or NULL (also for "auto"). */
 const redist__algorithm *redist__table_find(const redist__algorithm_table *t, const char *name);
+/* Whether algorithm a may move case c's messages as derived datatypes: it has the transport,
+   the options ask no scaling (MPI would unpack), and every count fits MPI's int. */
+int redist__can_datatype(const redist__algorithm *a, const redist__case *c,
+                         const redist_options *opt);
 /* The transport a uses when the user asks for `requested` (REDIST_TRANSPORT_AUTO: the one
    with the smaller prediction); one it has, and datatypes only if every run fits in int. */
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,

@@ -15,14 +15,20 @@ const redist__algorithm *redist__table_find(const redist__algorithm_table *t, co
     return NULL;
 }
 
+int redist__can_datatype(const redist__algorithm *a, const redist__case *c,
+                         const redist_options *opt)
+{
+    return (a->transports & REDIST__T_DATATYPE) != 0 && !redist__options_scale(opt) &&
+           c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
+}
+
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
                              const redist__machine *m, const redist_options *opt, int requested)
 {
     if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt))
         return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks */
     int can_pack = (a->transports & REDIST__T_PACK) != 0;
-    int can_datatype = (a->transports & REDIST__T_DATATYPE) != 0 &&
-                       c->t.max_run_value <= REDIST__MAX_INT_COUNT; /* MPI's int counts */
+    int can_datatype = redist__can_datatype(a, c, opt);
     if (!can_datatype || (requested == REDIST_TRANSPORT_PACK && can_pack))
         return can_pack ? REDIST_TRANSPORT_PACK : REDIST_TRANSPORT_DATATYPE;
     if (!can_pack || requested == REDIST_TRANSPORT_DATATYPE)
