@@ -9,8 +9,10 @@
  *     (src/core/alloc.c) counts the attempts and injects the failure.
  *  2. Shared memory that cannot be created: MPI_Win_allocate_shared fails (a PMPI wrapper in
  *     this file) and the plan falls back to the MPI transport; its executes are correct.
- *  3. An MPI error during execute (MPI_Isend fails on every rank): REDIST_ERR_MPI on every
- *     rank, no hang; once MPI works again the same plan moves the data correctly.
+ *  3. An MPI error during execute (MPI_Isend, MPI_Ialltoallv and MPI_Ialltoallw fail on every
+ *     rank: the calls that start an execute's messages, whichever algorithm the planner took):
+ *     REDIST_ERR_MPI on every rank, no hang; once MPI works again the same plan moves the data
+ *     correctly.
  *
  * Every execute fills the source from the global index and checks every destination element.
  * Output: " No Errors" on success, else one line per failed check and " Found N errors".
@@ -32,7 +34,7 @@ enum { WATCHDOG_SECONDS = 120 };    /* for each part, at 8 ranks on 2 cores */
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
 /* ---- PMPI wrappers: failures switched on by the test ----------------------------------- */
-static int fail_shared_window, fail_isend;
+static int fail_shared_window, fail_sends;
 
 int MPI_Win_allocate_shared(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
@@ -45,11 +47,37 @@ int MPI_Win_allocate_shared(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Co
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    if (fail_isend) {
+    if (fail_sends) {
         *request = MPI_REQUEST_NULL;
         return MPI_ERR_OTHER;
     }
     return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+
+/* auto may take the collectives (alltoallv with threads' cheaper packing, for one) */
+int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    if (fail_sends) {
+        *request = MPI_REQUEST_NULL;
+        return MPI_ERR_OTHER;
+    }
+    return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+                           request);
+}
+
+int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                   MPI_Request *request)
+{
+    if (fail_sends) {
+        *request = MPI_REQUEST_NULL;
+        return MPI_ERR_OTHER;
+    }
+    return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+                           request);
 }
 
 /* ---- The cases ------------------------------------------------------------------------- */
@@ -336,13 +364,14 @@ static void execute_failure(const fault_case *c)
     redist_plan_stats(plan, &st);
     int sends = st.messages_sent > 0, all_send = 0;
     MPI_Allreduce(&sends, &all_send, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all_send) { /* every rank reaches an MPI_Isend */
-        fail_isend = 1;
+    if (all_send) { /* every rank starts a message */
+        fail_sends = 1;
         int rc = run_and_check(c, plan, 0);
-        fail_isend = 0;
+        fail_sends = 0;
         if (rc != REDIST_ERR_MPI)
-            fail(name, "MPI_Isend failing: execute returned %d (%s), expected REDIST_ERR_MPI", rc,
-                 redist_error_name(rc));
+            fail(name,
+                 "MPI's sends failing (%s): execute returned %d (%s), expected REDIST_ERR_MPI",
+                 redist_plan_algorithm(plan), rc, redist_error_name(rc));
         /* messages of that execute may be in flight: the plan refuses to run again */
         rc = run_and_check(c, plan, 0);
         if (rc != REDIST_ERR_STATE)

@@ -229,7 +229,7 @@ static void check_pattern(redist_layout src, redist_layout dst, int nranks)
         sbuf[r] = malloc((size_t)(n + 1) * sizeof(int64_t));
         redist_layout_local_size(dst, r, &dsize[r]);
         dbuf[r] = malloc((size_t)(dsize[r] + 1) * sizeof(int64_t));
-        for (int64_t i = 0; i < dsize[r]; i++)
+        for (int64_t i = 0; i <= dsize[r]; i++) /* and the guard element the part checks compare */
             dbuf[r][i] = -1;
         CHECK(redist__sides_create(src, dst, r, &send[r], &recv[r], &self[r], &has_self[r]) == 0,
               "sides_create rank %d", r);
