@@ -11,6 +11,9 @@
  * message: exec/shm.c), else 1.
  * Buffers: the whole send and receive volume, allocated at plan time; in bounded mode
  * (max_buffer_bytes, or buffers that would not fit) the strip engine runs instead (strip.c).
+ * With threads (options.threads >= 2), a blocking wait overlaps: the self copy and the
+ * unpacking of arrived messages run on the team while the calling thread waits in MPI for
+ * the others (exec/overlap.c); the self copy is then left from start to that wait.
  */
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -25,7 +28,10 @@ typedef struct state {
     int *chunks_left; /* per receive message */
     int *indices;     /* scratch for MPI_Waitsome */
     int nrecv_reqs, nsend_reqs, ack_first, nacks;
-    int recvs_left; /* receive messages not yet unpacked */
+    int recvs_left;           /* receive messages not yet unpacked */
+    redist__overlap *overlap; /* threads >= 2 (else NULL) */
+    int *arrived;             /* the overlap's messages, for their acknowledgements */
+    int self_pending;         /* start left the self copy to progress (overlap) */
 } state;
 
 void redist__direct_async_destroy(struct redist_plan_s *p)
@@ -41,6 +47,8 @@ void redist__direct_async_destroy(struct redist_plan_s *p)
     redist__free(s->msg_of_req);
     redist__free(s->chunks_left);
     redist__free(s->indices);
+    redist__free(s->arrived);
+    redist__overlap_free(&s->overlap);
     redist__free(s);
     p->algo_state = NULL;
 }
@@ -64,9 +72,10 @@ int redist__direct_async_setup(struct redist_plan_s *p)
     s->msg_of_req = redist__malloc((size_t)(nr + 1) * sizeof *s->msg_of_req);
     s->chunks_left = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->chunks_left);
     s->indices = redist__malloc((size_t)(nr + 1) * sizeof *s->indices);
-    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices)
+    s->arrived = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->arrived);
+    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices || !s->arrived)
         return REDIST_ERR_NOMEM;
-    return REDIST_SUCCESS;
+    return redist__overlap_create(p, &s->overlap);
 }
 
 static int start(struct redist_plan_s *p)
@@ -107,7 +116,9 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
         }
         k += n;
     }
-    redist__copy_self(p);
+    s->self_pending = s->overlap != NULL; /* copied while receiving (progress) */
+    if (!s->self_pending)
+        redist__copy_self(p);
     return REDIST_SUCCESS;
 }
 
@@ -126,11 +137,37 @@ static int unpack_arrivals(struct redist_plan_s *p, state *s, int count)
     return REDIST_SUCCESS;
 }
 
+/* A blocking wait with threads: everything still due, unpacked by the team as it arrives
+   (overlap.c); then the acknowledgements of the node's messages. */
+static int receive_overlapped(struct redist_plan_s *p, state *s)
+{
+    redist__arrivals a = {s->reqs,    s->nrecv_reqs,  s->msg_of_req, s->chunks_left,
+                          s->indices, &s->recvs_left, s->arrived,    0};
+    int err = redist__overlap_receive(p, s->overlap, s->self_pending, &a);
+    s->self_pending = 0;
+    for (int j = 0; j < a.narrived && err == REDIST_SUCCESS; j++) {
+        int n = redist__send_ack(p, a.arrived[j], s->reqs + s->ack_first + s->nacks);
+        if (n < 0)
+            return n;
+        s->nacks += n;
+    }
+    return err;
+}
+
 int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     if (p->bounded)
         return redist__strip_progress(p, blocking, done);
     state *s = p->algo_state;
+    if (blocking && s->recvs_left > 0 && redist__overlap_usable(p, s->overlap)) {
+        int err = receive_overlapped(p, s);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
+    if (s->self_pending) { /* no overlap (nothing to receive, a test, dry): the team copies */
+        redist__copy_self(p);
+        s->self_pending = 0;
+    }
     while (s->recvs_left > 0) {
         int count = 0, rc;
         if (blocking)

@@ -15,11 +15,18 @@
  * table per dimension of the other layout's coordinate of each local index, built at plan
  * time (O(local extents) memory).
  *
+ * Threads (options.threads): each walk is cut into one part per thread, a range of its
+ * elements in walk order; where each part starts in each packet (the elements of that packet
+ * in the parts before it) is counted once at plan time, by a walk that moves no data. Each
+ * thread then packs or places its parts' elements at their own packet positions: the same
+ * bytes, in the same order, as one thread walking the whole array.
+ *
  * Packets are the pattern's messages (their sizes and order), sent from and received into the
  * plan's pack buffers. Cost: the transport's moves, one start-up, a message cost per peer, and
  * the index work of every local element on both sides (the machine's per_index, 10 ns by
  * default: `redist bench` measured 8-30 ns here):
- *   T_d + M t_msg + the moves of the transport + 2 N_local per_index.
+ *   T_d + M t_msg + the moves of the transport + 2 N_local per_index,
+ * the index work divided among threads as the moves are (redist__machine_threads).
  */
 #include "algo/algo.h"
 #include "algo/packets.h"
@@ -29,14 +36,21 @@
 #include <string.h>
 
 /* One side's walk: the local shape and storage strides, and per dimension the other
-   layout's coordinate of each local index. */
+   layout's coordinate of each local index; cut into parts (threads), each with its own
+   scratch. A slot is a packet: 0 the self packet, 1 + i message i of the side. */
 typedef struct walk {
     int ndims, in_layout;
-    int64_t *shape, *stride, *idx; /* [ndims]; idx: the walk's current local index */
-    int64_t origin; /* element offset of the rank's first element (a window's phase) */
-    int *coords;    /* [ndims]: scratch, the peer layout's coordinates */
-    int **other;    /* [k][l]: the peer's coordinate along k of local index l */
+    int64_t *shape, *stride; /* [ndims] */
+    int64_t origin;          /* element offset of the rank's first element (a window's phase) */
+    int **other;             /* [k][l]: the peer's coordinate along k of local index l */
     const struct redist_layout_s *peer; /* the other layout: coordinates -> ranks */
+    const redist__side *side;           /* the messages this walk fills or empties */
+    int nparts, nslots;
+    int64_t *first;  /* [nparts + 1]: the element (walk order) where part t starts */
+    int64_t *before; /* [nparts][nslots]: elements of each packet in the parts before t */
+    int64_t *at;     /* [nparts][nslots]: scratch, part t's next position in each packet */
+    int64_t *idx;    /* [nparts][ndims]: scratch, part t's current local index */
+    int *coords;     /* [nparts][ndims]: scratch, the peer layout's coordinates */
 } walk;
 
 typedef struct state {
@@ -54,6 +68,9 @@ static void free_walk(walk *w)
     redist__free(w->stride);
     redist__free(w->idx);
     redist__free(w->coords);
+    redist__free(w->first);
+    redist__free(w->before);
+    redist__free(w->at);
 }
 
 static void destroy(struct redist_plan_s *p)
@@ -70,20 +87,28 @@ static void destroy(struct redist_plan_s *p)
 
 /* The walk of `mine` (this rank's side) against `peer`: the global index of each local index
    along each dimension, and the peer layout's coordinate that owns it. */
-static int make_walk(const struct redist_layout_s *mine, const struct redist_layout_s *peer,
-                     int rank, walk *w)
+static int make_walk(const struct redist_plan_s *p, const struct redist_layout_s *mine,
+                     const struct redist_layout_s *peer, const redist__side *side, walk *w)
 {
-    size_t d = (size_t)mine->ndims;
+    size_t d = (size_t)mine->ndims, n = (size_t)p->threads;
     w->ndims = mine->ndims;
     w->peer = peer;
+    w->side = side;
+    w->nparts = p->threads;
+    w->nslots = 1 + side->nmsgs;
+    size_t slots = n * (size_t)w->nslots;
     w->shape = redist__malloc(d * sizeof *w->shape);
     w->stride = redist__malloc(d * sizeof *w->stride);
-    w->idx = redist__malloc(d * sizeof *w->idx);
-    w->coords = redist__malloc(d * sizeof *w->coords);
+    w->idx = redist__malloc(n * d * sizeof *w->idx);
+    w->coords = redist__malloc(n * d * sizeof *w->coords);
     w->other = redist__calloc(d, sizeof *w->other);
-    if (!w->shape || !w->stride || !w->idx || !w->coords || !w->other)
+    w->first = redist__calloc(n + 1, sizeof *w->first);
+    w->before = redist__calloc(slots, sizeof *w->before);
+    w->at = redist__malloc(slots * sizeof *w->at);
+    if (!w->shape || !w->stride || !w->idx || !w->coords || !w->other || !w->first || !w->before ||
+        !w->at)
         return REDIST_ERR_NOMEM;
-    int pos = redist__layout_position(mine, rank);
+    int pos = redist__layout_position(mine, p->rank);
     w->in_layout = pos >= 0;
     if (!w->in_layout)
         return REDIST_SUCCESS;
@@ -104,51 +129,107 @@ static int make_walk(const struct redist_layout_s *mine, const struct redist_lay
     return REDIST_SUCCESS;
 }
 
-/* Calls visit(p, s, offset, rank) for every local element in lexicographic order of its
-   local indices: its offset in the local array and the other layout's rank that owns it. */
-typedef void (*visit_fn)(struct redist_plan_s *p, state *s, int64_t offset, int rank);
-static void walk_elements(struct redist_plan_s *p, state *s, walk *w, visit_fn visit)
+/* Calls visit(p, s, offset, slot, at) for every local element of part t of the walk, in
+   lexicographic order of its local indices: its offset in the local array and its packet
+   (the slot of the other layout's rank that owns it); at: the part's packet positions,
+   starting at the elements of each packet in the parts before t. */
+typedef void (*visit_fn)(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
+                         int64_t *at);
+static void walk_part(const struct redist_plan_s *p, const state *s, const walk *w, int t,
+                      visit_fn visit)
 {
-    int d = w->ndims;
-    int64_t count = w->in_layout;
     if (!w->in_layout) /* shape, stride and other are not set (make_walk) */
         return;
-    for (int k = 0; k < d; k++) {
-        count *= w->shape[k];
-        w->idx[k] = 0;
+    int d = w->ndims;
+    int64_t *idx = w->idx + (size_t)t * (size_t)d, *at = w->at + (size_t)t * (size_t)w->nslots;
+    int *coords = w->coords + (size_t)t * (size_t)d;
+    memcpy(at, w->before + (size_t)t * (size_t)w->nslots, (size_t)w->nslots * sizeof *at);
+    if (w->first[t] == w->first[t + 1]) /* an empty part (or a zero extent: no element) */
+        return;
+    int64_t rest = w->first[t];
+    for (int k = d - 1; k >= 0; k--) { /* the part's first local index, last index fastest */
+        idx[k] = rest % w->shape[k];
+        rest /= w->shape[k];
     }
-    for (int64_t e = 0; e < count; e++) {
+    for (int64_t e = w->first[t]; e < w->first[t + 1]; e++) {
         int64_t offset = w->origin;
         for (int k = 0; k < d; k++) {
-            offset += w->idx[k] * w->stride[k];
-            w->coords[k] = w->other[k][w->idx[k]];
+            offset += idx[k] * w->stride[k];
+            coords[k] = w->other[k][idx[k]];
         }
-        visit(p, s, offset, w->peer->ranks[redist__layout_position_of(w->peer, w->coords)]);
-        for (int k = d - 1; k >= 0 && ++w->idx[k] == w->shape[k]; k--) /* last index fastest */
-            w->idx[k] = 0;
+        int rank = w->peer->ranks[redist__layout_position_of(w->peer, coords)];
+        visit(p, s, offset, rank == p->rank ? 0 : 1 + redist__msg_index(w->side, rank), at);
+        for (int k = d - 1; k >= 0 && ++idx[k] == w->shape[k]; k--)
+            idx[k] = 0;
     }
 }
 
-static void pack_one(struct redist_plan_s *p, state *s, int64_t offset, int rank)
+typedef struct walk_job {
+    const struct redist_plan_s *p;
+    const state *s;
+    const walk *w;
+    visit_fn visit;
+} walk_job;
+
+/* Thread `thread` of `threads`: the parts thread, thread + threads, ... (any team size). */
+static void walk_parts(void *arg, int thread, int threads)
 {
-    int slot = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(&p->send, rank);
-    memcpy(redist__packet_append(&s->pk, slot, p->elsize), p->cur_src + offset * (int64_t)p->elsize,
-           p->elsize);
+    const walk_job *j = arg;
+    for (int t = thread; t < j->w->nparts; t += threads)
+        walk_part(j->p, j->s, j->w, t, j->visit);
 }
 
-static void unpack_one(struct redist_plan_s *p, state *s, int64_t offset, int rank)
+static void walk_all(const struct redist_plan_s *p, const state *s, const walk *w, visit_fn visit)
 {
-    int slot = rank == p->rank ? REDIST__SELF_SLOT : redist__msg_index(&p->recv, rank);
-    if (s->only != -2 && slot != s->only)
+    walk_job job = {p, s, w, visit};
+    redist__par_run(p, w->first[w->nparts] * (int64_t)p->elsize, walk_parts, &job);
+}
+
+static void count_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
+                      int64_t *at)
+{
+    (void)p, (void)s, (void)offset;
+    at[slot]++;
+}
+
+/* Plan time: the parts (equal ranges of elements) and where each starts in each packet. */
+static void cut_walk(const struct redist_plan_s *p, walk *w)
+{
+    if (!w->in_layout) /* no elements: every part empty (first and before are zeros) */
         return;
-    redist__put(p->scale, p->cur_dst + offset * (int64_t)p->elsize, (int64_t)p->elsize,
-                redist__packet_next(&s->pk, slot, p->elsize), (int64_t)p->elsize, 1, p->elsize);
+    int64_t count = 1;
+    for (int k = 0; k < w->ndims; k++)
+        count *= w->shape[k];
+    for (int t = 0; t <= w->nparts; t++)
+        w->first[t] = count * t / w->nparts;
+    size_t ns = (size_t)w->nslots;
+    for (int t = 0; t + 1 < w->nparts; t++) { /* before[t + 1] = before[t] + part t's */
+        walk_part(p, NULL, w, t, count_one);
+        for (size_t i = 0; i < ns; i++)
+            w->before[(size_t)(t + 1) * ns + i] = w->at[(size_t)t * ns + i];
+    }
+}
+
+static void pack_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
+                     int64_t *at)
+{
+    int64_t es = (int64_t)p->elsize;
+    memcpy(s->pk.out[slot] + at[slot]++ * es, p->cur_src + offset * es, p->elsize);
+}
+
+static void unpack_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
+                       int64_t *at)
+{
+    if (s->only != -2 && slot != s->only + 1)
+        return;
+    int64_t es = (int64_t)p->elsize;
+    redist__put(p->scale, p->cur_dst + offset * es, es, s->pk.in[slot] + at[slot]++ * es, es, 1,
+                p->elsize);
 }
 
 static void pack(struct redist_plan_s *p, void *algo)
 {
-    state *s = algo;
-    walk_elements(p, s, &s->out, pack_one);
+    walk_all(p, algo, &((state *)algo)->out, pack_one);
 }
 
 /* The asynchronous method: the whole local array scanned for one sender's elements. */
@@ -156,7 +237,7 @@ static void place_one(struct redist_plan_s *p, void *algo, int slot)
 {
     state *s = algo;
     s->only = slot;
-    walk_elements(p, s, &s->in, unpack_one);
+    walk_all(p, s, &s->in, unpack_one);
 }
 
 static void place_all(struct redist_plan_s *p, void *algo)
@@ -172,11 +253,15 @@ static int setup(struct redist_plan_s *p)
     if (s == NULL)
         return REDIST_ERR_NOMEM;
     p->algo_state = s;
-    int err = make_walk(p->src, p->dst, p->rank, &s->out);
+    int err = make_walk(p, p->src, p->dst, &p->send, &s->out);
     if (err == REDIST_SUCCESS)
-        err = make_walk(p->dst, p->src, p->rank, &s->in);
+        err = make_walk(p, p->dst, p->src, &p->recv, &s->in);
     int err2 = redist__packets_setup(p, &s->pk, &ops, s);
-    return err != REDIST_SUCCESS ? err : err2;
+    if (err != REDIST_SUCCESS || err2 != REDIST_SUCCESS)
+        return err != REDIST_SUCCESS ? err : err2;
+    cut_walk(p, &s->out);
+    cut_walk(p, &s->in);
+    return REDIST_SUCCESS;
 }
 
 static int start(struct redist_plan_s *p)
@@ -197,7 +282,8 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     (void)opt;
     return redist__cost_moves(c, m, transport) + m->startup +
            m->per_message * (double)c->t.max_messages +
-           2.0 * m->per_index * (double)c->t.max_local_bytes / (double)c->t.elsize;
+           2.0 * m->per_index * (double)c->t.max_local_bytes / (double)c->t.elsize /
+               (m->threads_speedup > 1.0 ? m->threads_speedup : 1.0); /* threads walk parts */
 }
 
 const redist__algorithm redist__algo_general = {

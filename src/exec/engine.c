@@ -114,9 +114,15 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
         redist__shm_sync(p);
     if (!p->dry)
         redist__par_move(p, REDIST__UNPACK, m, data, p->cur_dst);
-    if (!local)
+    return redist__send_ack(p, i, ack);
+}
+
+int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack)
+{
+    if (!redist__shm_local(p, 0, i))
         return 0;
-    if (MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, ack) != MPI_SUCCESS)
+    if (MPI_Isend(NULL, 0, MPI_BYTE, p->recv.msgs[i].peer, REDIST__TAG_ACK, p->comm, ack) !=
+        MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
     return 1;
 }

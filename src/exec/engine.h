@@ -27,6 +27,34 @@ int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req);
 /* Unpack receive message i (unless dry); for a node peer also send the acknowledgement
    (returns 1, request in *ack), else 0. Negative on error. */
 int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
+/* For receive message i from a node peer (whose data it has unpacked): send the
+   acknowledgement that frees the peer's buffer (returns 1, request in *ack); else 0. */
+int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack);
+
+/* ---- overlap inside a rank (overlap.c): the team unpacks while thread 0 receives ---------
+   For a plan with threads >= 2 and the pack transport (else *out = NULL: not used). */
+typedef struct redist__overlap redist__overlap;
+int redist__overlap_create(const struct redist_plan_s *p, redist__overlap **out);
+void redist__overlap_free(redist__overlap **o);
+/* Whether this execute may overlap (o exists, the buffers are real, OpenMP is there). */
+int redist__overlap_usable(const struct redist_plan_s *p, const redist__overlap *o);
+/* The receive side of an execute in progress: its requests (chunks) and their messages. */
+typedef struct redist__arrivals {
+    MPI_Request *reqs;
+    int nreqs;
+    const int *msg_of_req;
+    int *chunks_left; /* per message: chunks not yet arrived */
+    int *indices;     /* scratch for MPI_Waitsome, nreqs */
+    int *recvs_left;  /* messages not yet arrived */
+    int *arrived;     /* out: the messages that arrived here, in order (room for all) */
+    int narrived;
+} redist__arrivals;
+/* Blocking: receives every message still due and unpacks each (the self part first if
+   with_self) with the plan's team, thread 0 in MPI while the others unpack. No
+   acknowledgements are sent (the caller sends them for a->arrived). */
+int redist__overlap_receive(struct redist_plan_s *p, redist__overlap *o, int with_self,
+                            redist__arrivals *a);
+
 /* Copies the self part (unless dry). */
 void redist__copy_self(struct redist_plan_s *p);
 /* After an MPI error in the middle of a start: cancels the receives already posted (and

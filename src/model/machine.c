@@ -293,6 +293,7 @@ void redist__machine_threads(redist__machine *m, int threads)
     m->copy_per_byte /= s;
     m->copy_per_run /= s;
     m->window_per_byte /= s; /* the receiver's threads unpack from the sender's window */
+    m->threads_speedup = s;
 }
 
 double redist__ranks_per_core(int ranks)

@@ -30,6 +30,8 @@ typedef struct redist__machine {
     int shared_node;          /* 1: packed messages move through shared memory (one node), so a
                                  packed byte costs its two copies only; 0: it also crosses the
                                  network at per_byte */
+    double threads_speedup;   /* what redist__machine_threads divided the moves by (0 or 1:
+                                 one thread); general's walk divides its per_index work by it */
 } redist__machine;
 /* The documented defaults (machine.c states where they come from). */
 const redist__machine *redist__machine_default(void);
