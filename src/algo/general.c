@@ -35,9 +35,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a part of a walk stands in one packet: while counting at plan time, the elements it
+   put there; while packing or placing, the next byte it writes or reads. */
+typedef union packet_pos {
+    int64_t n;
+    char *out;
+    const char *in;
+} packet_pos;
+
 /* One side's walk: the local shape and storage strides, and per dimension the other
    layout's coordinate of each local index; cut into parts (threads), each with its own
-   scratch. A slot is a packet: 0 the self packet, 1 + i message i of the side. */
+   scratch row, rows a cache line apart (threads write them at every element). A slot is a
+   packet: 0 the self packet, 1 + i message i of the side. */
 typedef struct walk {
     int ndims, in_layout;
     int64_t *shape, *stride; /* [ndims] */
@@ -48,9 +57,8 @@ typedef struct walk {
     int nparts, nslots;
     int64_t *first;  /* [nparts + 1]: the element (walk order) where part t starts */
     int64_t *before; /* [nparts][nslots]: elements of each packet in the parts before t */
-    int64_t *at;     /* [nparts][nslots]: scratch, part t's next position in each packet */
-    int64_t *idx;    /* [nparts][ndims]: scratch, part t's current local index */
-    int *coords;     /* [nparts][ndims]: scratch, the peer layout's coordinates */
+    char *rows;      /* [nparts] rows of row_bytes: packet_pos[nslots], idx[ndims], coords */
+    size_t row_bytes;
 } walk;
 
 typedef struct state {
@@ -66,11 +74,9 @@ static void free_walk(walk *w)
     redist__free(w->other);
     redist__free(w->shape);
     redist__free(w->stride);
-    redist__free(w->idx);
-    redist__free(w->coords);
     redist__free(w->first);
     redist__free(w->before);
-    redist__free(w->at);
+    redist__free(w->rows);
 }
 
 static void destroy(struct redist_plan_s *p)
@@ -85,6 +91,19 @@ static void destroy(struct redist_plan_s *p)
     p->algo_state = NULL;
 }
 
+static packet_pos *row_pos(const walk *w, int t)
+{
+    return (packet_pos *)(void *)(w->rows + (size_t)t * w->row_bytes);
+}
+static int64_t *row_idx(const walk *w, int t)
+{
+    return (int64_t *)(void *)(row_pos(w, t) + w->nslots);
+}
+static int *row_coords(const walk *w, int t)
+{
+    return (int *)(void *)(row_idx(w, t) + w->ndims);
+}
+
 /* The walk of `mine` (this rank's side) against `peer`: the global index of each local index
    along each dimension, and the peer layout's coordinate that owns it. */
 static int make_walk(const struct redist_plan_s *p, const struct redist_layout_s *mine,
@@ -96,70 +115,107 @@ static int make_walk(const struct redist_plan_s *p, const struct redist_layout_s
     w->side = side;
     w->nparts = p->threads;
     w->nslots = 1 + side->nmsgs;
-    size_t slots = n * (size_t)w->nslots;
+    size_t used = (size_t)w->nslots * sizeof(packet_pos) + d * (sizeof(int64_t) + sizeof(int));
+    w->row_bytes = (used + 63) / 64 * 64 + 64; /* malloc aligns to 16: a line more between */
     w->shape = redist__malloc(d * sizeof *w->shape);
     w->stride = redist__malloc(d * sizeof *w->stride);
-    w->idx = redist__malloc(n * d * sizeof *w->idx);
-    w->coords = redist__malloc(n * d * sizeof *w->coords);
     w->other = redist__calloc(d, sizeof *w->other);
     w->first = redist__calloc(n + 1, sizeof *w->first);
-    w->before = redist__calloc(slots, sizeof *w->before);
-    w->at = redist__malloc(slots * sizeof *w->at);
-    if (!w->shape || !w->stride || !w->idx || !w->coords || !w->other || !w->first || !w->before ||
-        !w->at)
+    w->before = redist__calloc(n * (size_t)w->nslots, sizeof *w->before);
+    w->rows = redist__malloc(n * w->row_bytes);
+    if (!w->shape || !w->stride || !w->other || !w->first || !w->before || !w->rows)
         return REDIST_ERR_NOMEM;
     int pos = redist__layout_position(mine, p->rank);
     w->in_layout = pos >= 0;
     if (!w->in_layout)
         return REDIST_SUCCESS;
-    redist__layout_coords_of(mine, pos, w->coords);
-    redist__storage_strides(mine, w->coords, w->stride);
+    int *coords = row_coords(w, 0);
+    redist__layout_coords_of(mine, pos, coords);
+    redist__storage_strides(mine, coords, w->stride);
     w->origin = 0;
     for (size_t k = 0; k < d; k++) {
-        int64_t lo = redist__local_first(mine, (int)k, w->coords[k]);
-        w->shape[k] = redist__local_extent(mine, (int)k, w->coords[k]);
+        int64_t lo = redist__local_first(mine, (int)k, coords[k]);
+        w->shape[k] = redist__local_extent(mine, (int)k, coords[k]);
         w->origin += lo * w->stride[k];
         if ((w->other[k] = redist__malloc((size_t)(w->shape[k] + 1) * sizeof(int))) == NULL)
             return REDIST_ERR_NOMEM;
         for (int64_t i = 0; i < w->shape[k]; i++) { /* Table 1: the global index, its owner */
-            int64_t g = redist__global_index(mine, (int)k, w->coords[k], lo + i);
+            int64_t g = redist__global_index(mine, (int)k, coords[k], lo + i);
             w->other[k][i] = redist__owner(peer, (int)k, g);
         }
     }
     return REDIST_SUCCESS;
 }
 
-/* Calls visit(p, s, offset, slot, at) for every local element of part t of the walk, in
-   lexicographic order of its local indices: its offset in the local array and its packet
-   (the slot of the other layout's rank that owns it); at: the part's packet positions,
-   starting at the elements of each packet in the parts before t. */
-typedef void (*visit_fn)(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
-                         int64_t *at);
+enum walk_mode { COUNT, PACK, PLACE };
+
+/* Part t's positions in the packets before its first element. */
+static void begin_part(const struct redist_plan_s *p, const state *s, const walk *w, int t,
+                       enum walk_mode mode)
+{
+    packet_pos *pos = row_pos(w, t);
+    const int64_t *before = w->before + (size_t)t * (size_t)w->nslots;
+    int64_t es = (int64_t)p->elsize;
+    for (int i = 0; i < w->nslots; i++) {
+        if (mode == COUNT)
+            pos[i].n = 0;
+        else if (mode == PACK)
+            pos[i].out = s->pk.out[i] + before[i] * es;
+        else
+            pos[i].in = s->pk.in[i] + before[i] * es;
+    }
+}
+
+static inline void visit(const struct redist_plan_s *p, const state *s, enum walk_mode mode,
+                         int64_t offset, int slot, packet_pos *pos)
+{
+    size_t es = p->elsize;
+    if (mode == COUNT) {
+        pos[slot].n++;
+    } else if (mode == PACK) {
+        memcpy(pos[slot].out, p->cur_src + offset * (int64_t)es, es);
+        pos[slot].out += es;
+    } else if (s->only == -2 || slot == s->only + 1) {
+        redist__put(p->scale, p->cur_dst + offset * (int64_t)es, (int64_t)es, pos[slot].in,
+                    (int64_t)es, 1, es);
+        pos[slot].in += es;
+    }
+}
+
+/* Visits every local element of part t of the walk, in lexicographic order of its local
+   indices: its offset in the local array and its packet (the slot of the other layout's
+   rank that owns it). */
 static void walk_part(const struct redist_plan_s *p, const state *s, const walk *w, int t,
-                      visit_fn visit)
+                      enum walk_mode mode)
 {
     if (!w->in_layout) /* shape, stride and other are not set (make_walk) */
         return;
-    int d = w->ndims;
-    int64_t *idx = w->idx + (size_t)t * (size_t)d, *at = w->at + (size_t)t * (size_t)w->nslots;
-    int *coords = w->coords + (size_t)t * (size_t)d;
-    memcpy(at, w->before + (size_t)t * (size_t)w->nslots, (size_t)w->nslots * sizeof *at);
+    begin_part(p, s, w, t, mode);
     if (w->first[t] == w->first[t + 1]) /* an empty part (or a zero extent: no element) */
         return;
-    int64_t rest = w->first[t];
+    /* Locals, not w's fields: the packet writes go through char pointers, which may alias
+       anything, so the compiler would reload every field at every element. */
+    const int d = w->ndims, me = p->rank;
+    const int64_t *shape = w->shape, *stride = w->stride, origin = w->origin;
+    int *const *other = w->other;
+    const struct redist_layout_s *peer = w->peer;
+    const redist__side *side = w->side;
+    int64_t *idx = row_idx(w, t), rest = w->first[t], end = w->first[t + 1];
+    int *coords = row_coords(w, t);
+    packet_pos *pos = row_pos(w, t);
     for (int k = d - 1; k >= 0; k--) { /* the part's first local index, last index fastest */
-        idx[k] = rest % w->shape[k];
-        rest /= w->shape[k];
+        idx[k] = rest % shape[k];
+        rest /= shape[k];
     }
-    for (int64_t e = w->first[t]; e < w->first[t + 1]; e++) {
-        int64_t offset = w->origin;
+    for (int64_t e = w->first[t]; e < end; e++) {
+        int64_t offset = origin;
         for (int k = 0; k < d; k++) {
-            offset += idx[k] * w->stride[k];
-            coords[k] = w->other[k][idx[k]];
+            offset += idx[k] * stride[k];
+            coords[k] = other[k][idx[k]];
         }
-        int rank = w->peer->ranks[redist__layout_position_of(w->peer, coords)];
-        visit(p, s, offset, rank == p->rank ? 0 : 1 + redist__msg_index(w->side, rank), at);
-        for (int k = d - 1; k >= 0 && ++idx[k] == w->shape[k]; k--)
+        int rank = peer->ranks[redist__layout_position_of(peer, coords)];
+        visit(p, s, mode, offset, rank == me ? 0 : 1 + redist__msg_index(side, rank), pos);
+        for (int k = d - 1; k >= 0 && ++idx[k] == shape[k]; k--)
             idx[k] = 0;
     }
 }
@@ -168,28 +224,26 @@ typedef struct walk_job {
     const struct redist_plan_s *p;
     const state *s;
     const walk *w;
-    visit_fn visit;
+    enum walk_mode mode;
 } walk_job;
 
 /* Thread `thread` of `threads`: the parts thread, thread + threads, ... (any team size). */
 static void walk_parts(void *arg, int thread, int threads)
 {
     const walk_job *j = arg;
-    for (int t = thread; t < j->w->nparts; t += threads)
-        walk_part(j->p, j->s, j->w, t, j->visit);
+    for (int t = thread; t < j->w->nparts; t += threads) {
+        if (j->mode == PACK) /* constant modes: the compiler drops visit's other branches */
+            walk_part(j->p, j->s, j->w, t, PACK);
+        else
+            walk_part(j->p, j->s, j->w, t, PLACE);
+    }
 }
 
-static void walk_all(const struct redist_plan_s *p, const state *s, const walk *w, visit_fn visit)
+static void walk_all(const struct redist_plan_s *p, const state *s, const walk *w,
+                     enum walk_mode mode)
 {
-    walk_job job = {p, s, w, visit};
+    walk_job job = {p, s, w, mode};
     redist__par_run(p, w->first[w->nparts] * (int64_t)p->elsize, walk_parts, &job);
-}
-
-static void count_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
-                      int64_t *at)
-{
-    (void)p, (void)s, (void)offset;
-    at[slot]++;
 }
 
 /* Plan time: the parts (equal ranges of elements) and where each starts in each packet. */
@@ -204,32 +258,16 @@ static void cut_walk(const struct redist_plan_s *p, walk *w)
         w->first[t] = count * t / w->nparts;
     size_t ns = (size_t)w->nslots;
     for (int t = 0; t + 1 < w->nparts; t++) { /* before[t + 1] = before[t] + part t's */
-        walk_part(p, NULL, w, t, count_one);
+        walk_part(p, NULL, w, t, COUNT);
         for (size_t i = 0; i < ns; i++)
-            w->before[(size_t)(t + 1) * ns + i] = w->at[(size_t)t * ns + i];
+            w->before[(size_t)(t + 1) * ns + i] =
+                w->before[(size_t)t * ns + i] + row_pos(w, t)[i].n;
     }
-}
-
-static void pack_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
-                     int64_t *at)
-{
-    int64_t es = (int64_t)p->elsize;
-    memcpy(s->pk.out[slot] + at[slot]++ * es, p->cur_src + offset * es, p->elsize);
-}
-
-static void unpack_one(const struct redist_plan_s *p, const state *s, int64_t offset, int slot,
-                       int64_t *at)
-{
-    if (s->only != -2 && slot != s->only + 1)
-        return;
-    int64_t es = (int64_t)p->elsize;
-    redist__put(p->scale, p->cur_dst + offset * es, es, s->pk.in[slot] + at[slot]++ * es, es, 1,
-                p->elsize);
 }
 
 static void pack(struct redist_plan_s *p, void *algo)
 {
-    walk_all(p, algo, &((state *)algo)->out, pack_one);
+    walk_all(p, algo, &((state *)algo)->out, PACK);
 }
 
 /* The asynchronous method: the whole local array scanned for one sender's elements. */
@@ -237,7 +275,7 @@ static void place_one(struct redist_plan_s *p, void *algo, int slot)
 {
     state *s = algo;
     s->only = slot;
-    walk_all(p, s, &s->in, unpack_one);
+    walk_all(p, s, &s->in, PLACE);
 }
 
 static void place_all(struct redist_plan_s *p, void *algo)
