@@ -17,6 +17,7 @@ import sys
 # Lower numbers are lower layers. A file may use files of its own layer or below.
 LAYERS = [
     ("core", 0), ("index", 1), ("bmmc/gf2", 2), ("bmmc/factor", 2), ("bmmc/api", 2),
+    ("device", 2),
     ("model", 3), ("exec", 4), ("coll", 5), ("planner", 6), ("algo", 7), ("bmmc/perform", 7),
     ("api", 8), ("tools", 9),  # the command-line tool (tools/*.c), when its objects are given too
 ]

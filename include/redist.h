@@ -193,7 +193,23 @@ typedef struct redist_options {
                                        suffices); called inside an OpenMP parallel region, a
                                        plan runs on the calling thread alone (docs/api.md,
                                        "Threads"). 1 creates no thread. */
+    int memory;                     /* where this rank's local arrays live (read at plan
+                                       creation; ranks may differ): REDIST_MEMORY_HOST
+                                       (default), REDIST_MEMORY_CUDA (both arrays in device
+                                       memory of the device current at plan creation) or
+                                       REDIST_MEMORY_AUTO (each execute asks where each
+                                       array lives; they may differ). Device plans use only
+                                       algorithms that pack (others are NOT_APPLICABLE, with
+                                       the reason); where no CUDA driver loads, a CUDA plan
+                                       is REDIST_ERR_UNSUPPORTED on every rank and AUTO takes
+                                       every array as host memory (docs/api.md, "Device
+                                       memory"). Other values: REDIST_ERR_ARG. */
+    void *stream;                   /* device plans: the cudaStream_t their kernels and
+                                       copies run on; NULL (default) = the default stream */
 } redist_options;
+#define REDIST_MEMORY_HOST 0
+#define REDIST_MEMORY_CUDA 1
+#define REDIST_MEMORY_AUTO 2
 /* The most threads options.threads or REDIST_NUM_THREADS may ask for. */
 #define REDIST_MAX_THREADS 1024
 void redist_options_init(redist_options *opt);

@@ -209,4 +209,5 @@ const redist__algorithm redist__algo_alltoall_padded = {
     .destroy = destroy,
     .local_stats = local_stats,
     .explain = explain,
+    .device = 1,
 };

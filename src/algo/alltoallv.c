@@ -72,4 +72,5 @@ const redist__algorithm redist__algo_alltoallv = {
     .progress = progress,
     .destroy = redist__alltoall_state_destroy,
     .packs = 1,
+    .device = 1,
 };

@@ -255,4 +255,5 @@ const redist__algorithm redist__algo_direct = {
     .destroy = destroy,
     .uses_shm = 1,
     .packs = 1,
+    .device = 1,
 };

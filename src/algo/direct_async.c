@@ -229,5 +229,6 @@ const redist__algorithm redist__algo_direct_async = {
     .destroy = redist__direct_async_destroy,
     .uses_shm = 1,
     .packs = 1,
+    .device = 1,
     .bounded = 1,
 };

@@ -77,4 +77,5 @@ const redist__algorithm redist__algo_indirect = {
     .destroy = redist__relay_algo_destroy,
     .local_stats = redist__relay_algo_stats,
     .explain = explain,
+    .device = 1,
 };

@@ -60,6 +60,7 @@ SECTIONS_RULE(k_tk, REDIST__SD_K_TK)
         .destroy = redist__direct_async_destroy,                                                   \
         .uses_shm = 1,                                                                             \
         .packs = 1,                                                                                \
+        .device = 1,                                                                               \
         .bounded = 1,                                                                              \
     }
 SECTIONS_ALGORITHM(redist__algo_block_to_block, "block-to-block", block_block,

@@ -233,6 +233,8 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: bounded mode (max_buffer_bytes)");
     if (opt != NULL && opt->transport == REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: the datatype transport");
+    if (opt != NULL && opt->memory != REDIST_MEMORY_HOST)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: host memory only (so far: issue 28)");
     /* The children run with options of the batch's choosing (check_arguments, shared_memory,
        transport): the user's values are checked here, not by them. */
     return redist__check_options(opt, size);

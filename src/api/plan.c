@@ -54,6 +54,15 @@ int redist__check_options(const redist_options *opt, int comm_size)
         return redist__fail(REDIST_ERR_ARG,
                             "alpha, beta and conjugate are applied while unpacking: transport = "
                             "REDIST_TRANSPORT_DATATYPE (MPI unpacks) excludes them");
+    if (opt->memory < REDIST_MEMORY_HOST || opt->memory > REDIST_MEMORY_AUTO)
+        return redist__fail(REDIST_ERR_ARG, "memory = %d is not a REDIST_MEMORY_* value",
+                            opt->memory);
+    if (opt->memory != REDIST_MEMORY_HOST && opt->transport == REDIST_TRANSPORT_DATATYPE)
+        return redist__fail(REDIST_ERR_ARG,
+                            "memory = REDIST_MEMORY_%s and transport = REDIST_TRANSPORT_DATATYPE "
+                            "exclude each other (MPI cannot read device memory: device plans "
+                            "pack)",
+                            opt->memory == REDIST_MEMORY_CUDA ? "CUDA" : "AUTO");
     return redist__check_algorithm_options(opt, comm_size);
 }
 
@@ -84,6 +93,7 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fp_add(fp, "options.check_arguments", &o->check_arguments, sizeof(int));
     redist__fp_add(fp, "options.shared_memory", &o->shared_memory, sizeof(int));
     redist__fp_add(fp, "options.transport", &o->transport, sizeof(int));
+    redist__fp_add(fp, "options.memory", &o->memory, sizeof(int));
     redist__fp_add(fp, "options.max_buffer_bytes", &o->max_buffer_bytes, sizeof(int64_t));
     redist__fp_add(fp, "options.alpha", o->alpha, sizeof o->alpha);
     redist__fp_add(fp, "options.beta", o->beta, sizeof o->beta);

@@ -67,7 +67,10 @@ static int check_buffers(redist_plan p, const void *src, void *dst, int inner)
     if (ranges_overlap(src, (p->src_lo - sb) * es, (p->src_hi - sb) * es, dst,
                        (p->dst_lo - db) * es, (p->dst_hi - db) * es))
         return redist__fail(REDIST_ERR_ARG, "src and dst overlap");
-    return REDIST_SUCCESS;
+    /* device plans: where the arrays are, from the first element each side touches */
+    return redist__staging_check(
+        p, src == NULL ? NULL : (const char *)src + (p->src_lo - sb) * es, p->src_hi - p->src_lo,
+        dst == NULL ? NULL : (const char *)dst + (p->dst_lo - db) * es, p->dst_hi - p->dst_lo);
 }
 
 /* A dry execution that hands the user's arrays to MPI (datatypes) must still move the right
@@ -168,6 +171,8 @@ int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry)
 static int finish(redist_plan p)
 {
     int err = p->local_error;
+    if (err == REDIST_SUCCESS) /* a kernel or a copy of device memory that failed */
+        err = redist__staging_error(p);
     if (p->check_arguments) {
         if (MPI_Wait(&p->check_req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             err = redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce completion failed");

@@ -75,6 +75,9 @@ typedef struct redist__algorithm {
     int bounded;           /* it runs in bounded mode (strip.c) when the plan is bounded */
     int is_batch;          /* a batch plan's exchange (api/batch.c): not for redist_start */
     int unscaled;          /* it places elements as they are: no alpha, beta or conjugate (bmmc) */
+    int device;            /* every move of the arrays goes through redist__par_move or
+                              redist__par_cursor_move, so device memory works (kernels and
+                              staging, staging.c); else NOT_APPLICABLE for device plans */
 } redist__algorithm;
 
 /* The words for a plain pair, which the papers' special cases need (layout.c's `plain`): the
@@ -126,10 +129,12 @@ struct redist_plan_s {
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
     redist__machine machine_agreed; /* this process's, then agreed at plan time (planner.c) */
-    double node_load;         /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
-    int not_one_node;         /* 1: this plan's ranks span more than one node */
-    int node_ranks;           /* the plan's ranks on this rank's node: they share its memory */
-    redist_options opt;       /* the options (alltoall_algorithm: opt_strings) */
+    double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
+    int not_one_node;   /* 1: this plan's ranks span more than one node */
+    int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
+    redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
+    struct redist__staging *device; /* device memory (options.memory; staging.c): NULL for
+                                       host arrays */
     int threads;              /* threads for local moves (options.threads resolved; threads.c) */
     int64_t thread_min_bytes; /* the least a thread of a team moves */
     char *opt_strings;        /* owned copies of the options' strings */
@@ -191,6 +196,24 @@ static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, 
 {
     return p->shm != NULL && (is_send ? p->shm->send_local[i] : p->shm->recv_local[i]);
 }
+
+/* ---- device memory (staging.c; device/device.h) ---------------------------------------
+   options.memory at plan creation: REDIST_MEMORY_HOST (and AUTO where no driver loads):
+   p->device stays NULL; else the backend, a device scratch and host staging.
+   REDIST_ERR_UNSUPPORTED (with the reason) where a CUDA plan finds no driver. */
+int redist__staging_open(struct redist_plan_s *p);
+void redist__staging_close(struct redist_plan_s *p);
+/* At start: this execute's arrays (AUTO asks the backend where each lives; CUDA: device
+   memory is required, else REDIST_ERR_ARG). */
+int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_n, const void *dst,
+                          int64_t dst_n);
+/* Elements [lo, hi) of message m moved with device arrays (the buffer side points at element
+   lo, host memory): kernels on the device, the packed side staged through host memory.
+   A device failure is kept in the plan and returned at the end of the execute. */
+void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__msg *m,
+                         const char *a, char *b, int64_t lo, int64_t hi);
+/* The first device failure of this execute (REDIST_SUCCESS if none), and forgets it. */
+int redist__staging_error(struct redist_plan_s *p);
 
 /* ---- threads (threads.c) -------------------------------------------------------------- */
 /* Whether the library was built with OpenMP (threads > 1 possible). */

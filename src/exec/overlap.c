@@ -46,7 +46,7 @@ struct redist__overlap {
 int redist__overlap_create(const struct redist_plan_s *p, redist__overlap **out)
 {
     *out = NULL;
-    if (p->threads < 2 || p->transport != REDIST_TRANSPORT_PACK)
+    if (p->threads < 2 || p->transport != REDIST_TRANSPORT_PACK || p->device != NULL)
         return REDIST_SUCCESS;
     redist__overlap *o = redist__calloc(1, sizeof *o);
     if (o == NULL)

@@ -29,6 +29,7 @@ void redist__plan_destroy(struct redist_plan_s *p)
     if (p->algo != NULL && p->algo->destroy != NULL)
         p->algo->destroy(p);
     redist__shm_free(p);
+    redist__staging_close(p);
     redist__datatypes_free(p);
     redist__free(p->dry_src);
     redist__free(p->dry_dst);

@@ -128,6 +128,10 @@ static void move_part(void *arg, int part, int nparts)
 void redist__par_move(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
                       char *b)
 {
+    if (p->device != NULL) { /* device arrays: kernels and staging (staging.c) */
+        redist__staged_move(p, kind, m, a, b, 0, m->nelems);
+        return;
+    }
     move_job job = {p, kind, m, a, b};
     redist__par_run(p, m->nelems * (int64_t)p->elsize, move_part, &job);
 }
@@ -136,6 +140,10 @@ int64_t redist__par_cursor_move(const struct redist_plan_s *p, int kind, redist_
                                 const char *a, char *b, int64_t max)
 {
     int64_t left = c->m->nelems - c->done, n = max < left ? max : left;
+    if (p->device != NULL) { /* the packed side at the cursor, as the range walker wants */
+        redist__staged_move(p, kind, c->m, a, b, c->done, c->done + n);
+        return redist__cursor_skip(c, n);
+    }
     int team = redist__team_size(p, n * (int64_t)p->elsize);
     if (team == 1)
         return kind == REDIST__PACK ? redist__cursor_pack(c, a, b, max, p->elsize)

@@ -121,6 +121,8 @@ static int set_up(struct redist_plan_s *p, const redist__plan_basis *basis)
     } else if (err == REDIST_SUCCESS) {
         err = redist__threads_resolve(&p->opt, &p->threads, &p->thread_min_bytes);
     }
+    if (err == REDIST_SUCCESS) /* device memory: the backend, or why there is none */
+        err = redist__staging_open(p);
     set_scaling(p, basis->type);
     if (err == REDIST_SUCCESS)
         err = keep_type(p, basis->type);

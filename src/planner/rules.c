@@ -25,8 +25,10 @@ int redist__can_datatype(const redist__algorithm *a, const redist__case *c,
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
                              const redist__machine *m, const redist_options *opt, int requested)
 {
-    if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt))
-        return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks */
+    if ((opt->max_buffer_bytes > 0 && a->bounded) || redist__options_scale(opt) ||
+        opt->memory != REDIST_MEMORY_HOST)
+        return REDIST_TRANSPORT_PACK; /* bounded mode packs chunks; scaling unpacks; MPI
+                                         cannot read device memory */
     int can_pack = (a->transports & REDIST__T_PACK) != 0;
     int can_datatype = redist__can_datatype(a, c, opt);
     if (!can_datatype || (requested == REDIST_TRANSPORT_PACK && can_pack))
@@ -56,6 +58,10 @@ int redist__algo_usable(const redist__algorithm *a, const redist__case *c,
                                "it moves them as they are"
                              : "cannot scale (alpha, beta, conjugate) while it places elements: "
                                "it only has the datatype transport";
+    else if (opt->memory != REDIST_MEMORY_HOST && !a->device)
+        reason = "cannot move device memory (options.memory): it reads the arrays on the host "
+                 "or lets MPI read them; direct-async, direct, alltoallv, alltoall-padded, "
+                 "indirect, hybrid and the section algorithms can";
     else if (opt->max_buffer_bytes > 0 && !a->bounded)
         reason = "cannot bound its buffers (max_buffer_bytes): direct-async and the section "
                  "algorithms can";

@@ -1,3 +1,4 @@
+/* device: 3 2 */
 /* threads: 3 1 4 */
 /* Random block-cyclic redistributions, checked element by element.
  *
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/device.h"
 #include "redist.h"
 #include "support/mtest.h"
 
@@ -72,6 +74,52 @@ static int threads_of_rank(int rank)
     const char *v = getenv("REDIST_NUM_THREADS");
     return v != NULL && atoi(v) > 0 ? atoi(v) + rank % 2 : 0;
 }
+/* Device memory (issue 28): REDIST_TEST_MEMORY=cuda runs every case with the arrays in
+   device memory (options.memory = REDIST_MEMORY_CUDA), =auto with options.memory =
+   REDIST_MEMORY_AUTO and each execute's arrays in device or host memory in turn. With
+   REDIST_DEVICE_BACKEND=emulated (make check) that memory is the emulated device's, which
+   the host cannot touch: the test fills and reads it through the backend's copies only. */
+static int test_memory = REDIST_MEMORY_HOST;
+static redist__device *tdev;
+
+/* Algorithms whose moves run as kernels (exec.h's `device`): the others refuse device
+   plans. */
+static int device_capable(const char *name)
+{
+    static const char *names[] = {
+        "auto",     "direct-async", "direct",         "alltoallv",       "alltoall-padded",
+        "indirect", "hybrid",       "block-to-block", "block-to-cyclic", "cyclic-to-block",
+        "tk-to-k",  "k-to-tk"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The array a plan sees for host buffer h (bytes + GUARD): h itself, or (on) its device twin
+   d filled from h. */
+static void *device_in(unsigned char *h, unsigned char *d, int64_t bytes, int on)
+{
+    if (!on)
+        return h;
+    if (redist__device_from_host(tdev, d, h, (size_t)bytes + GUARD, NULL) != REDIST_SUCCESS)
+        return NULL;
+    return d;
+}
+/* After an execute: the device twin's contents back into h. */
+static void device_out(unsigned char *h, const unsigned char *d, int64_t bytes, int on)
+{
+    if (on)
+        redist__device_to_host(tdev, h, d, (size_t)bytes + GUARD, NULL);
+}
+/* Execute k of a case: whether its source (side 0) or destination (side 1) array is device
+   memory: always with cuda, in turn with auto. */
+static int on_device(int k, int side)
+{
+    return test_memory == REDIST_MEMORY_CUDA ||
+           (test_memory == REDIST_MEMORY_AUTO && ((k >> side) & 1));
+}
+
 static int plans_run = 0, plans_skipped = 0;
 static volatile double work_sink; /* keeps the overlap work from being optimised away */
 static int lines_printed = 0;     /* failure lines this rank printed (capped) */
@@ -377,6 +425,8 @@ static void check_src_intact(ctx_t *cx, const unsigned char *src, const int64_t 
 /* Algorithms the header names; they must handle every pair (never NOT_APPLICABLE). */
 static int always_applicable(const char *name)
 {
+    if (test_memory != REDIST_MEMORY_HOST && !device_capable(name))
+        return 0;
     static const char *names[] = {"auto",      "direct-async", "direct",
                                   "alltoallv", "alltoallw",    "general"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -578,6 +628,16 @@ static int run_case(const case_t *cs, int case_serial)
     unsigned char *d1 = alloc_buf(dbytes), *d2 = alloc_buf(dbytes);
     fill(cs->type, gsrc, nsrc, 0, sA);
     fill(cs->type, gsrc, nsrc, 1, sB);
+    unsigned char *dsA = NULL, *dsB = NULL, *dd1 = NULL, *dd2 = NULL; /* device twins */
+    if (test_memory != REDIST_MEMORY_HOST &&
+        (redist__device_alloc(tdev, (size_t)sbytes + GUARD, (void **)&dsA) != REDIST_SUCCESS ||
+         redist__device_alloc(tdev, (size_t)sbytes + GUARD, (void **)&dsB) != REDIST_SUCCESS ||
+         redist__device_alloc(tdev, (size_t)dbytes + GUARD, (void **)&dd1) != REDIST_SUCCESS ||
+         redist__device_alloc(tdev, (size_t)dbytes + GUARD, (void **)&dd2) != REDIST_SUCCESS)) {
+        FAIL(&cx, "device arrays: %s", redist_last_error_detail());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int nexec = case_serial; /* executes so far (AUTO: which arrays are on the device) */
 
     /* Each algorithm with the default options; the point-to-point ones also with each
        message transport forced: packed through the shared-memory window, packed through
@@ -624,12 +684,15 @@ static int run_case(const case_t *cs, int case_serial)
         opt.algorithm = alg;
         opt.alltoall_algorithm = a2a;
         opt.threads = threads_of_rank(world_rank);
+        opt.memory = test_memory;
         if (variant > 0 && !padded)
             opt.transport = variant == 3 ? REDIST_TRANSPORT_DATATYPE : REDIST_TRANSPORT_PACK;
         if (variant == 2)
             opt.shared_memory = 0;
         /* "auto" is also reached with NULL options, on alternate cases. */
-        const redist_options *optp = (strcmp(alg, "auto") == 0 && case_serial % 2) ? NULL : &opt;
+        const redist_options *optp =
+            strcmp(alg, "auto") == 0 && case_serial % 2 && test_memory == REDIST_MEMORY_HOST ? NULL
+                                                                                             : &opt;
         redist_plan plan = NULL;
         rc = redist_plan_create(ls, ld, type, comm, optp, &plan);
         int mn, mx;
@@ -657,6 +720,17 @@ static int run_case(const case_t *cs, int case_serial)
                  sections ? "holds" : "does not hold");
             if (plan != NULL)
                 redist_plan_free(&plan);
+            continue;
+        }
+        if (test_memory != REDIST_MEMORY_HOST && optp != NULL &&
+            ((variant == 3 && !padded) || !device_capable(alg))) { /* device plans pack */
+            int want = variant == 3 && !padded ? REDIST_ERR_ARG : REDIST_ERR_NOT_APPLICABLE;
+            if (rc != want)
+                FAIL(&cx, "a device plan of %s returned %d (%s), expected %s", alg_label, rc,
+                     redist_strerror(rc), redist_error_name(want));
+            if (plan != NULL)
+                redist_plan_free(&plan);
+            plans_skipped++;
             continue;
         }
         if (rc == REDIST_ERR_NOT_APPLICABLE && !always_applicable(alg)) {
@@ -699,7 +773,11 @@ static int run_case(const case_t *cs, int case_serial)
            ranks once hung alltoallw (Open MPI took equal NULL stand-ins for MPI_IN_PLACE). */
         for (int rep = 0; rep < 3; rep++) {
             reset_dst(d1, dbytes);
-            rc = redist_execute(plan, nsrc ? sA : NULL, ndst ? d1 : NULL);
+            int sd = on_device(nexec, 0), dd = on_device(nexec++, 1);
+            void *sp = device_in(sA, dsA, sbytes, sd), *dp = device_in(d1, dd1, dbytes, dd);
+            rc = redist_execute(plan, nsrc ? sp : NULL, ndst ? dp : NULL);
+            device_out(d1, dd1, dbytes, dd);
+            device_out(sA, dsA, sbytes, sd);
             check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_execute #1");
             check_dst(&cx, d1, gdst, ndst, 0, "execute #1");
             check_src_intact(&cx, sA, gsrc, nsrc, 0, "execute #1");
@@ -707,14 +785,19 @@ static int run_case(const case_t *cs, int case_serial)
 
         /* 2: execute again with other buffers and other values (non-NULL even if empty). */
         reset_dst(d2, dbytes);
-        rc = redist_execute(plan, sB, d2);
+        int sd = on_device(nexec, 0), dd = on_device(nexec++, 1);
+        rc = redist_execute(plan, device_in(sB, dsB, sbytes, sd), device_in(d2, dd2, dbytes, dd));
+        device_out(d2, dd2, dbytes, dd);
+        device_out(sB, dsB, sbytes, sd);
         check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_execute #2");
         check_dst(&cx, d2, gdst, ndst, 1, "execute #2");
         check_src_intact(&cx, sB, gsrc, nsrc, 1, "execute #2");
 
         /* 3: start, then local work and redist_test until done; NULL where empty. */
         reset_dst(d2, dbytes);
-        rc = redist_start(plan, nsrc ? sA : NULL, ndst ? d2 : NULL);
+        sd = on_device(nexec, 0), dd = on_device(nexec++, 1);
+        void *sp = device_in(sA, dsA, sbytes, sd), *dp = device_in(d2, dd2, dbytes, dd);
+        rc = redist_start(plan, nsrc ? sp : NULL, ndst ? dp : NULL);
         check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_start #3");
         if (rc == REDIST_SUCCESS) {
             int done = 0;
@@ -735,13 +818,16 @@ static int run_case(const case_t *cs, int case_serial)
                 }
             }
             work_sink += work;
+            device_out(d2, dd2, dbytes, dd);
             check_dst(&cx, d2, gdst, ndst, 0, "start+test #3");
         }
 
         /* 4: start, one redist_test, then redist_wait; NULL where empty. What the test
            unpacked and what the wait does (with threads: overlapped, exec/overlap.c) add up. */
         reset_dst(d1, dbytes);
-        rc = redist_start(plan, nsrc ? sB : NULL, ndst ? d1 : NULL);
+        sd = on_device(nexec, 0), dd = on_device(nexec++, 1);
+        sp = device_in(sB, dsB, sbytes, sd), dp = device_in(d1, dd1, dbytes, dd);
+        rc = redist_start(plan, nsrc ? sp : NULL, ndst ? dp : NULL);
         check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_start #4");
         if (rc == REDIST_SUCCESS) {
             int done = 0;
@@ -749,6 +835,8 @@ static int run_case(const case_t *cs, int case_serial)
             if (rc != REDIST_SUCCESS)
                 FAIL(&cx, "redist_test #4 returned %d (%s)", rc, redist_strerror(rc));
             rc = redist_wait(plan); /* an inactive plan if done: returns at once */
+            device_out(d1, dd1, dbytes, dd);
+            device_out(sB, dsB, sbytes, sd);
             check_rc(&cx, comm, rc, REDIST_SUCCESS, "redist_wait #4");
             check_dst(&cx, d1, gdst, ndst, 1, "start+wait #4");
         }
@@ -760,6 +848,12 @@ static int run_case(const case_t *cs, int case_serial)
             FAIL(&cx, "redist_plan_free did not set the plan to NULL");
     }
     cx.alg = NULL;
+    if (tdev != NULL) {
+        redist__device_free(tdev, dsA);
+        redist__device_free(tdev, dsB);
+        redist__device_free(tdev, dd1);
+        redist__device_free(tdev, dd2);
+    }
     free(sA);
     free(sB);
     free(d1);
@@ -1145,6 +1239,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     psize = world_size < MAXP ? world_size : MAXP;
+    const char *mem = getenv("REDIST_TEST_MEMORY");
+    if (mem != NULL && (strcmp(mem, "cuda") == 0 || strcmp(mem, "auto") == 0)) {
+        test_memory = strcmp(mem, "cuda") == 0 ? REDIST_MEMORY_CUDA : REDIST_MEMORY_AUTO;
+        if (redist__device_get(&tdev) != REDIST_SUCCESS) { /* asked for: a failure, no skip */
+            fprintf(stderr, "REDIST_TEST_MEMORY=%s: no device (%s)\n", mem,
+                    redist_last_error_detail());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (world_rank == 0)
+            printf("arrays in %s device memory (options.memory = %s)\n", redist__device_name(tdev),
+                   mem);
+    }
     if (world_size > MAXP) {
         /* Layout ranks stay below MAXP; the reversed communicator would break that. */
         if (world_rank == 0)

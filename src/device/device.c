@@ -1,0 +1,104 @@
+/* The backend of device memory (device.h): chosen once per process, then thin calls. */
+#include "device/device.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct redist__device {
+    const redist__device_ops *ops;
+};
+
+static redist__device the_device;
+static int load_err = REDIST_SUCCESS;
+static char load_why[256];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    const char *want = getenv("REDIST_DEVICE_BACKEND");
+    int emulated = want != NULL && strcmp(want, "emulated") == 0;
+    if (want != NULL && *want != '\0' && !emulated && strcmp(want, "cuda") != 0) {
+        load_err = REDIST_ERR_ARG;
+        snprintf(load_why, sizeof load_why,
+                 "REDIST_DEVICE_BACKEND='%.40s' is neither 'cuda' nor 'emulated'", want);
+        return;
+    }
+    load_err = emulated ? redist__device_emulated_load(&the_device.ops)
+                        : redist__device_cuda_load(&the_device.ops);
+    if (load_err != REDIST_SUCCESS)
+        snprintf(load_why, sizeof load_why, "%s", redist_last_error_detail());
+}
+
+int redist__device_get(redist__device **dev)
+{
+    pthread_once(&once, load);
+    *dev = load_err == REDIST_SUCCESS ? &the_device : NULL;
+    return load_err == REDIST_SUCCESS ? REDIST_SUCCESS : redist__fail(load_err, "%s", load_why);
+}
+
+const char *redist__device_name(const redist__device *dev)
+{
+    return dev->ops->name;
+}
+
+int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr)
+{
+    return dev->ops->alloc(bytes, ptr);
+}
+
+void redist__device_free(redist__device *dev, void *ptr)
+{
+    if (ptr != NULL)
+        dev->ops->free(ptr);
+}
+
+int redist__device_host_alloc(redist__device *dev, size_t bytes, void **ptr)
+{
+    return dev->ops->host_alloc(bytes, ptr);
+}
+
+void redist__device_host_free(redist__device *dev, void *ptr)
+{
+    if (ptr != NULL)
+        dev->ops->host_free(ptr);
+}
+
+int redist__device_to_host(redist__device *dev, void *host, const void *device, size_t bytes,
+                           void *stream)
+{
+    return bytes == 0 ? REDIST_SUCCESS
+                      : dev->ops->copy(host, device, bytes, REDIST__TO_HOST, stream);
+}
+
+int redist__device_to_device(redist__device *dev, void *to, const void *from, size_t bytes,
+                             void *stream)
+{
+    return bytes == 0 ? REDIST_SUCCESS
+                      : dev->ops->copy(to, from, bytes, REDIST__DEVICE_TO_DEVICE, stream);
+}
+
+int redist__device_from_host(redist__device *dev, void *device, const void *host, size_t bytes,
+                             void *stream)
+{
+    return bytes == 0 ? REDIST_SUCCESS
+                      : dev->ops->copy(device, host, bytes, REDIST__TO_DEVICE, stream);
+}
+
+int redist__device_sync(redist__device *dev, void *stream)
+{
+    return dev->ops->sync(stream);
+}
+
+int redist__device_move(redist__device *dev, const redist__msg *m, int kind, const char *a, char *b,
+                        size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+                        void *stream)
+{
+    return hi <= lo ? REDIST_SUCCESS : dev->ops->move(m, kind, a, b, elsize, sc, lo, hi, stream);
+}
+
+int redist__device_owns(redist__device *dev, const void *ptr)
+{
+    return ptr != NULL && dev->ops->owns(ptr);
+}

@@ -1,0 +1,76 @@
+/* Device memory (issue 28): the local arrays of a plan may live where the host cannot
+ * address them (a GPU's memory). A backend owns that memory's operations: allocation, copies
+ * between it and host memory, and the kernels that pack, unpack and copy a message's
+ * elements inside it, on the runs and offsets the host uses (index.h's messages).
+ *
+ * Backends:
+ *   cuda      the CUDA driver, loaded at run time (dlopen libcuda.so.1: no link-time
+ *             dependency, the library loads where no driver is); cuda.c.
+ *   emulated  for tests on machines without a GPU: "device" memory is mappings the host
+ *             cannot touch (PROT_NONE) except inside the backend's own copies and kernels,
+ *             so that a host access to device memory crashes; emulated.c.
+ * REDIST_DEVICE_BACKEND=emulated selects the emulated one (tests); the default is cuda.
+ *
+ * No MPI here. Every function returns REDIST_SUCCESS or an error code with its detail set
+ * (redist__fail). */
+#ifndef REDIST_DEVICE_H
+#define REDIST_DEVICE_H
+
+#include "index/index.h"
+
+#include <stddef.h>
+
+typedef struct redist__device redist__device;
+
+/* The process's backend (loaded once; thread-safe): REDIST_ERR_UNSUPPORTED with the reason
+   where it cannot be loaded (no driver, no device). */
+int redist__device_get(redist__device **dev);
+const char *redist__device_name(const redist__device *dev);
+
+/* Device memory (of the current device), and pinned host memory for staging. */
+int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
+void redist__device_free(redist__device *dev, void *ptr);
+int redist__device_host_alloc(redist__device *dev, size_t bytes, void **ptr);
+void redist__device_host_free(redist__device *dev, void *ptr);
+
+/* Copies on the stream (NULL: the default stream); asynchronous where the backend is. */
+int redist__device_to_host(redist__device *dev, void *host, const void *device, size_t bytes,
+                           void *stream);
+int redist__device_to_device(redist__device *dev, void *to, const void *from, size_t bytes,
+                             void *stream);
+int redist__device_from_host(redist__device *dev, void *device, const void *host, size_t bytes,
+                             void *stream);
+/* Waits for everything posted on the stream. */
+int redist__device_sync(redist__device *dev, void *stream);
+
+/* Kernel: elements [lo, hi) of message m (buffer order), as redist__move_range: kind PACK
+   reads array a and writes the packed elements at b; UNPACK reads packed elements at a and
+   writes array b (scaling with sc); COPY reads array a and writes array b. a and b are both
+   device memory; the packed side points at element lo. */
+int redist__device_move(redist__device *dev, const redist__msg *m, int kind, const char *a, char *b,
+                        size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+                        void *stream);
+
+/* 1 if ptr is device memory of this backend (REDIST_MEMORY_AUTO), else 0. */
+int redist__device_owns(redist__device *dev, const void *ptr);
+
+/* ---- the backends ------------------------------------------------------------------------ */
+typedef struct redist__device_ops {
+    const char *name;
+    int (*alloc)(size_t bytes, void **ptr);
+    void (*free)(void *ptr);
+    int (*host_alloc)(size_t bytes, void **ptr);
+    void (*host_free)(void *ptr);
+    int (*copy)(void *to, const void *from, size_t bytes, int direction, void *stream);
+    int (*sync)(void *stream);
+    int (*move)(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
+                const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
+    int (*owns)(const void *ptr);
+} redist__device_ops;
+enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy directions */
+
+/* Each loads its backend (REDIST_ERR_UNSUPPORTED with the reason if it cannot). */
+int redist__device_emulated_load(const redist__device_ops **ops);
+int redist__device_cuda_load(const redist__device_ops **ops);
+
+#endif

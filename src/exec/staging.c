@@ -1,0 +1,173 @@
+/* Device memory in a plan (issue 28; options.memory): the plan's moves of the user's arrays
+ * run as kernels on the device (device/device.h), and what travels between ranks is staged
+ * through the plan's host buffers, as with host arrays.
+ *
+ * A move is one of three (index/copy.c's kinds):
+ *   PACK    array (device) -> packed bytes (host: a send buffer, a relay slot, a window):
+ *           kernel into the device scratch, then a copy off the device;
+ *   UNPACK  packed bytes (host) -> array (device): a copy onto the device scratch, then the
+ *           kernel (scaling included);
+ *   COPY    array -> array (the self part): one kernel, it never leaves the device.
+ * in pieces of the scratch's size (bounded memory whatever the message). With
+ * REDIST_MEMORY_AUTO an array may be host memory: its side of the move then runs on the host
+ * (a host array to a device array: packed on the host, then copied on and unpacked there).
+ * Every piece waits for its stream before the host reads or reuses what it staged.
+ *
+ * Not yet: pipelining (the copy of piece i + 1 overlapping the kernel of piece i and the
+ * sending of piece i - 1), pinned host buffers, plan-time upload of the index lists (the
+ * emulated backend needs none; the CUDA backend is not there yet: device/cuda.c). */
+#include "exec/exec.h"
+
+#include "device/device.h"
+
+#include <stdlib.h>
+
+/* The scratch: enough for a large kernel's worth, small for the tests' pieces. */
+enum { STAGE_BYTES = 4 << 20 };
+
+struct redist__staging {
+    redist__device *dev;
+    int memory;           /* options.memory */
+    int src_dev, dst_dev; /* this execute: the arrays are device memory */
+    char *scratch;        /* device memory, scratch_bytes */
+    char *host;           /* host staging, scratch_bytes (AUTO's mixed moves) */
+    int64_t scratch_bytes;
+    void *stream;
+    int error; /* the first device failure of this execute */
+};
+
+static int64_t stage_bytes(void)
+{
+    const char *v = getenv("REDIST_DEVICE_STAGE_BYTES"); /* tests: many small pieces */
+    char *end = NULL;
+    long long n = v != NULL ? strtoll(v, &end, 10) : 0;
+    return v != NULL && end != v && *end == '\0' && n >= 1 ? (int64_t)n : STAGE_BYTES;
+}
+
+int redist__staging_open(struct redist_plan_s *p)
+{
+    p->device = NULL;
+    if (p->opt.memory == REDIST_MEMORY_HOST)
+        return REDIST_SUCCESS;
+    redist__device *dev = NULL;
+    int err = redist__device_get(&dev);
+    if (err != REDIST_SUCCESS)
+        return p->opt.memory == REDIST_MEMORY_AUTO ? REDIST_SUCCESS : err; /* AUTO: host */
+    struct redist__staging *s = redist__calloc(1, sizeof *s);
+    if (s == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "device staging");
+    p->device = s;
+    s->dev = dev;
+    s->memory = p->opt.memory;
+    s->stream = p->opt.stream;
+    s->scratch_bytes = stage_bytes();
+    if (s->scratch_bytes < (int64_t)p->elsize)
+        s->scratch_bytes = (int64_t)p->elsize;
+    err = redist__device_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->scratch);
+    if (err == REDIST_SUCCESS)
+        err = redist__device_host_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->host);
+    return err;
+}
+
+void redist__staging_close(struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    if (s == NULL)
+        return;
+    redist__device_free(s->dev, s->scratch);
+    redist__device_host_free(s->dev, s->host);
+    redist__free(s);
+    p->device = NULL;
+}
+
+/* Whether an array of `count` elements at ptr is device memory; CUDA: it must be. */
+static int kind_of(const struct redist__staging *s, const void *ptr, int64_t count,
+                   const char *name, int *is_dev)
+{
+    *is_dev = count > 0 && redist__device_owns(s->dev, ptr);
+    if (s->memory == REDIST_MEMORY_CUDA && count > 0 && !*is_dev)
+        return redist__fail(REDIST_ERR_ARG,
+                            "%s is not %s device memory (options.memory = REDIST_MEMORY_CUDA)",
+                            name, redist__device_name(s->dev));
+    return REDIST_SUCCESS;
+}
+
+int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_n, const void *dst,
+                          int64_t dst_n)
+{
+    struct redist__staging *s = p->device;
+    if (s == NULL)
+        return REDIST_SUCCESS;
+    s->error = REDIST_SUCCESS;
+    int err = kind_of(s, src, src_n, "src", &s->src_dev);
+    return err != REDIST_SUCCESS ? err : kind_of(s, dst, dst_n, "dst", &s->dst_dev);
+}
+
+int redist__staging_error(struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    if (s == NULL)
+        return REDIST_SUCCESS;
+    int err = s->error;
+    s->error = REDIST_SUCCESS;
+    return err;
+}
+
+static void keep(struct redist__staging *s, int err)
+{
+    if (s->error == REDIST_SUCCESS && err != REDIST_SUCCESS)
+        s->error = err;
+}
+
+/* One piece [lo, hi): the buffer side at element lo. */
+static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
+                 char *b, int64_t lo, int64_t hi)
+{
+    struct redist__staging *s = p->device;
+    redist__device *dev = s->dev;
+    size_t es = p->elsize, bytes = (size_t)(hi - lo) * es;
+    const redist__scale *sc = kind == REDIST__PACK ? NULL : p->scale;
+    int a_dev = kind == REDIST__UNPACK ? 0 : s->src_dev,
+        b_dev = kind == REDIST__PACK ? 0 : s->dst_dev;
+    int err = REDIST_SUCCESS;
+    if (!a_dev && !b_dev) { /* AUTO, both host */
+        redist__move_range(m, kind, a, b, es, sc, lo, hi);
+        return REDIST_SUCCESS;
+    }
+    if (kind == REDIST__COPY && a_dev && b_dev)
+        err = redist__device_move(dev, m, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
+    else if (a_dev) { /* PACK, or COPY to a host array: packed on the device, then off it */
+        err = redist__device_move(dev, m, REDIST__PACK, a, s->scratch, es, NULL, lo, hi, s->stream);
+        char *to = kind == REDIST__PACK ? b : s->host;
+        if (err == REDIST_SUCCESS)
+            err = redist__device_to_host(dev, to, s->scratch, bytes, s->stream);
+        if (err == REDIST_SUCCESS)
+            err = redist__device_sync(dev, s->stream);
+        if (err == REDIST_SUCCESS && kind == REDIST__COPY)
+            redist__move_range(m, REDIST__UNPACK, s->host, b, es, sc, lo, hi);
+    } else { /* UNPACK, or COPY from a host array: packed on the host, onto the device */
+        const char *from = a;
+        if (kind == REDIST__COPY) {
+            redist__move_range(m, REDIST__PACK, a, s->host, es, NULL, lo, hi);
+            from = s->host;
+        }
+        err = redist__device_from_host(dev, s->scratch, from, bytes, s->stream);
+        if (err == REDIST_SUCCESS)
+            err = redist__device_move(dev, m, REDIST__UNPACK, s->scratch, b, es, sc, lo, hi,
+                                      s->stream);
+    }
+    return err == REDIST_SUCCESS ? redist__device_sync(dev, s->stream) : err;
+}
+
+void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__msg *m,
+                         const char *a, char *b, int64_t lo, int64_t hi)
+{
+    struct redist__staging *s = p->device;
+    int64_t step = s->scratch_bytes / (int64_t)p->elsize, es = (int64_t)p->elsize;
+    for (int64_t x = lo; x < hi && s->error == REDIST_SUCCESS; x += step) {
+        int64_t y = hi - x < step ? hi : x + step;
+        const char *pa = kind == REDIST__UNPACK ? a + (x - lo) * es : a;
+        char *pb = kind == REDIST__PACK ? b + (x - lo) * es : b;
+        keep(s, piece(p, kind, m, pa, pb, x, y));
+    }
+}

@@ -1,0 +1,249 @@
+/* Device memory's rules (issue 28; docs/api.md, "Device memory"), on whatever backend this
+ * process has: make check runs it three times, with REDIST_DEVICE_BACKEND=emulated, unset
+ * (the CUDA driver: none on CI, so every CUDA plan is refused) and =bogus.
+ *
+ *  1. options.memory outside 0 .. 2, and device memory with the datatype transport:
+ *     REDIST_ERR_ARG on every rank.
+ *  2. Ranks that disagree on memory: REDIST_ERR_MISMATCH on every rank.
+ *  3. Without a backend: a CUDA plan is REDIST_ERR_UNSUPPORTED (or REDIST_ERR_ARG for a bogus
+ *     REDIST_DEVICE_BACKEND) on every rank, with the reason; an AUTO plan runs on host
+ *     arrays, every element checked.
+ *  4. With one: a forced algorithm that cannot move device memory is NOT_APPLICABLE and says
+ *     why; batch and BMMC plans are UNSUPPORTED; a CUDA plan given a host array fails its
+ *     execute with REDIST_ERR_ARG on every rank and then runs on device arrays, every element
+ *     checked; an AUTO plan runs every mix of host and device arrays.
+ * The random cases with device memory are test_random_layouts' (REDIST_TEST_MEMORY). */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "redist.h"
+#include "support/mtest.h"
+
+static int rank, size, errs;
+static redist__device *dev; /* NULL: no backend in this process */
+
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
+
+static void same_everywhere(const char *what, int rc, int want)
+{
+    int lo = rc, hi = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi || rc != want)
+        fail(what, "returned %d (%s; min %d, max %d over ranks), expected %s", rc,
+             redist_error_name(rc), lo, hi, redist_error_name(want));
+}
+
+/* A 2-D pair: 30 x 17 doubles, 3 x 4 blocks on a 1 x P grid -> 5 x 2 blocks on P x 1. */
+static void pair(redist_layout *s, redist_layout *d)
+{
+    int64_t n[2] = {30, 17}, b1[2] = {3, 4}, b2[2] = {5, 2};
+    int g1[2] = {1, size}, g2[2] = {size, 1};
+    redist_layout_create(2, n, b1, g1, NULL, NULL, REDIST_ROW_MAJOR, s);
+    redist_layout_create(2, n, b2, g2, NULL, NULL, REDIST_COL_MAJOR, d);
+}
+
+static int create(int memory, const char *algorithm, redist_plan *plan)
+{
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = memory;
+    opt.algorithm = algorithm;
+    int rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, plan);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+    return rc;
+}
+
+/* The local array's values: the global row-major index of each element (mtest's oracle). */
+static int64_t local_globals(int which, double *vals)
+{
+    int64_t n[2] = {30, 17}, b1[2] = {3, 4}, b2[2] = {5, 2}, shape[2];
+    int g1[2] = {1, size}, g2[2] = {size, 1}, coords[2] = {which ? rank : 0, which ? 0 : rank};
+    const int64_t *b = which ? b2 : b1;
+    const int *g = which ? g2 : g1;
+    int order = which ? REDIST_COL_MAJOR : REDIST_ROW_MAJOR;
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_layout_local_shape(which ? d : s, rank, shape); /* the layout test checks these */
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+    int64_t count = shape[0] * shape[1];
+    for (int64_t i = 0; i < count; i++)
+        vals[i] = (double)mtest_global_linear(2, n, b, g, NULL, order, shape, coords, i);
+    return count;
+}
+
+/* Runs plan once with the arrays on the device or not; checks every destination element. */
+static void run_checked(const char *what, redist_plan plan, int src_dev, int dst_dev)
+{
+    double *src = malloc(30 * 17 * sizeof *src), *want = malloc(30 * 17 * sizeof *want);
+    double *got = malloc(30 * 17 * sizeof *got);
+    int64_t ns = local_globals(0, src), nd = local_globals(1, want);
+    void *sp = src, *dp = got, *sdev = NULL, *ddev = NULL;
+    for (int64_t i = 0; i < nd; i++)
+        got[i] = -1;
+    if (src_dev) {
+        redist__device_alloc(dev, (size_t)(ns + 1) * sizeof(double), &sdev);
+        redist__device_from_host(dev, sdev, src, (size_t)ns * sizeof(double), NULL);
+        sp = sdev;
+    }
+    if (dst_dev) {
+        redist__device_alloc(dev, (size_t)(nd + 1) * sizeof(double), &ddev);
+        redist__device_from_host(dev, ddev, got, (size_t)nd * sizeof(double), NULL);
+        dp = ddev;
+    }
+    same_everywhere(what, redist_execute(plan, ns ? sp : NULL, nd ? dp : NULL), REDIST_SUCCESS);
+    if (dst_dev)
+        redist__device_to_host(dev, got, ddev, (size_t)nd * sizeof(double), NULL);
+    for (int64_t i = 0; i < nd; i++)
+        if (got[i] != want[i]) {
+            fail(what, "dst[%lld] = %g, expected %g", (long long)i, got[i], want[i]);
+            break;
+        }
+    if (dev != NULL) {
+        redist__device_free(dev, sdev);
+        redist__device_free(dev, ddev);
+    }
+    free(src);
+    free(want);
+    free(got);
+}
+
+static void options_rules(void)
+{
+    redist_plan plan = NULL;
+    int bad[] = {-1, 3, 1000};
+    for (int i = 0; i < 3; i++)
+        same_everywhere("memory out of range", create(bad[i], NULL, &plan), REDIST_ERR_ARG);
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_AUTO;
+    opt.transport = REDIST_TRANSPORT_DATATYPE;
+    same_everywhere("memory with the datatype transport",
+                    redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan),
+                    REDIST_ERR_ARG);
+    opt.transport = REDIST_TRANSPORT_AUTO;
+    opt.memory = rank == size - 1 ? REDIST_MEMORY_AUTO : REDIST_MEMORY_HOST;
+    int rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    same_everywhere("memory differing between ranks", rc,
+                    size > 1 ? REDIST_ERR_MISMATCH : REDIST_SUCCESS);
+    if (plan != NULL)
+        redist_plan_free(&plan);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+}
+
+static void without_backend(const char *backend)
+{
+    redist_plan plan = NULL;
+    int bogus = backend != NULL && strcmp(backend, "bogus") == 0;
+    int rc = create(REDIST_MEMORY_CUDA, NULL, &plan);
+    same_everywhere("a CUDA plan without a backend", rc,
+                    bogus ? REDIST_ERR_ARG : REDIST_ERR_UNSUPPORTED);
+    const char *why = redist_last_error_detail();
+    if (strstr(why, bogus ? "REDIST_DEVICE_BACKEND" : "CUDA") == NULL)
+        fail("a CUDA plan without a backend", "the detail does not say why: \"%s\"", why);
+    if (plan != NULL)
+        fail("a CUDA plan without a backend", "the plan handle was set");
+    if (bogus)
+        return; /* AUTO reads the variable too: a bogus one is no request for host memory */
+    rc = create(REDIST_MEMORY_AUTO, NULL, &plan);
+    same_everywhere("an AUTO plan without a backend", rc, REDIST_SUCCESS);
+    if (rc == REDIST_SUCCESS) {
+        run_checked("an AUTO plan without a backend, host arrays", plan, 0, 0);
+        redist_plan_free(&plan);
+    }
+}
+
+static void with_backend(void)
+{
+    redist_plan plan = NULL;
+    const char *refused[] = {"alltoallw", "general"}; /* both apply to every host pair */
+    for (int i = 0; i < 2; i++) {
+        int rc = create(REDIST_MEMORY_CUDA, refused[i], &plan);
+        same_everywhere(refused[i], rc, REDIST_ERR_NOT_APPLICABLE);
+        if (strstr(redist_last_error_detail(), "device memory") == NULL)
+            fail(refused[i], "the detail does not say why: \"%s\"", redist_last_error_detail());
+    }
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_CUDA;
+    redist_layout srcs[1] = {s}, dsts[1] = {d};
+    MPI_Datatype types[1] = {MPI_DOUBLE};
+    same_everywhere("a batch of device arrays",
+                    redist_plan_create_batch(1, srcs, dsts, types, MPI_COMM_WORLD, &opt, &plan),
+                    REDIST_ERR_UNSUPPORTED);
+    uint64_t cols[64];
+    int n = redist__ceil_log2(size) + 3;
+    redist_bmmc_bit_reversal(n, cols);
+    same_everywhere("a BMMC plan of device arrays",
+                    redist_plan_create_bmmc(n, 1, cols, 0, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan),
+                    size & (size - 1) ? REDIST_ERR_ARG /* BMMC needs 2^k ranks, first */
+                                      : REDIST_ERR_UNSUPPORTED);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+
+    const char *algs[] = {"auto", "direct-async", "direct", "alltoallv", "indirect"};
+    for (int i = 0; i < 5; i++) {
+        int rc = create(REDIST_MEMORY_CUDA, algs[i], &plan);
+        same_everywhere(algs[i], rc, REDIST_SUCCESS);
+        if (rc != REDIST_SUCCESS)
+            continue;
+        /* a host array where device memory was promised: every rank that holds elements
+           passes host memory, so every rank learns it */
+        int64_t count = 0;
+        redist_layout l;
+        pair(&l, &d);
+        redist_layout_local_size(l, rank, &count);
+        redist_layout_free(&l);
+        redist_layout_free(&d);
+        double *host = calloc((size_t)count + 1, sizeof *host);
+        void *ddst = NULL;
+        redist__device_alloc(dev, 30 * 17 * sizeof(double), &ddst);
+        same_everywhere("a host source in a CUDA plan",
+                        redist_execute(plan, count ? host : NULL, ddst), REDIST_ERR_ARG);
+        redist__device_free(dev, ddst);
+        free(host);
+        run_checked(algs[i], plan, 1, 1);
+        redist_plan_free(&plan);
+    }
+    int rc = create(REDIST_MEMORY_AUTO, NULL, &plan);
+    same_everywhere("an AUTO plan", rc, REDIST_SUCCESS);
+    for (int mix = 0; rc == REDIST_SUCCESS && mix < 4; mix++) {
+        char what[64];
+        snprintf(what, sizeof what, "AUTO, src on the %s, dst on the %s",
+                 mix & 1 ? "device" : "host", mix & 2 ? "device" : "host");
+        run_checked(what, plan, mix & 1, (mix >> 1) & 1);
+    }
+    if (plan != NULL)
+        redist_plan_free(&plan);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *backend = getenv("REDIST_DEVICE_BACKEND");
+    int have = redist__device_get(&dev) == REDIST_SUCCESS;
+    if (rank == 0)
+        printf("test_device: backend %s: %s\n", backend ? backend : "(default: cuda)",
+               have ? "loaded" : redist_last_error_detail());
+    options_rules();
+    if (have)
+        with_backend();
+    else
+        without_backend(backend);
+    return mtest_finalize(errs);
+}
