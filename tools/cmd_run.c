@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "data.h"
+#include "device/device.h"
 #include "measure.h"
 #include "report.h"
 
@@ -38,6 +39,9 @@ const char tool_run_help[] =
     "                     the data moving in chunks (redist_options.max_buffer_bytes)\n"
     "  --threads N        N threads per rank for local moves: packing, unpacking, the self\n"
     "                     copy (redist_options.threads; default REDIST_NUM_THREADS, else 1)\n"
+    "  --memory M         host (default), cuda (both arrays in device memory) or auto (the\n"
+    "                     source on the device, the destination in host memory); the data\n"
+    "                     is made and verified on the host (redist_options.memory)\n"
     "  --permute P        axis permutation (N-D transpose), e.g. 1,0 or 2,0,1: the source's\n"
     "                     element (g_0 .. g_d-1) goes to the destination's (g_P0 .. g_Pd-1),\n"
     "                     so --to's n is --from's permuted (redist_options.permutation)\n"
@@ -61,7 +65,9 @@ typedef struct run_args {
     int inter;  /* --inter: source and destination groups joined by an intercommunicator */
     int scaled; /* --alpha, --beta given */
     double alpha, beta;
-    int batch; /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
+    int batch;  /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
+    int memory; /* --memory: REDIST_MEMORY_HOST, _CUDA (both arrays on the device) or _AUTO
+                   (the source on the device, the destination in host memory) */
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -85,6 +91,8 @@ typedef struct run_state {
     tool_timing tm;
     const void **bsrc; /* --batch: the K arrays (one source, read by all; K destinations) */
     void **bdst;
+    redist__device *dev;     /* --memory cuda or auto: the device backend */
+    void *dev_src, *dev_dst; /* the arrays' device twins (NULL: the host array is used) */
 } run_state;
 
 static int parse_repeat(const char *text, int *n1, int *n2)
@@ -146,6 +154,18 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
     else if (!strcmp(argv[*i], "--inter"))
         a->inter = 1;
     else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
+        return m;
+    else if ((m = tool_opt_value(argc, argv, i, "--memory", &v)) > 0) {
+        static const char *const kinds[] = {"host", "cuda", "auto"};
+        int k = 0;
+        while (k < 3 && strcmp(v, kinds[k]) != 0)
+            k++;
+        if (k == 3) {
+            tool_error(rank0, TOOL_USAGE, "--memory: expected host, cuda or auto, got '%s'", v);
+            return TOOL_OPT_REPORTED;
+        }
+        a->memory = k; /* REDIST_MEMORY_HOST, _CUDA, _AUTO */
+    } else if (m < 0)
         return m;
     else if ((m = tool_opt_value(argc, argv, i, "--batch", &v)) > 0) {
         char *end = NULL;
@@ -256,11 +276,47 @@ static int batch_arrays(run_state *s)
    pointer lists. */
 static const void *exec_src(const run_state *s)
 {
-    return s->a.batch ? (const void *)s->bsrc : s->data.src;
+    return s->a.batch ? (const void *)s->bsrc : s->dev_src ? s->dev_src : s->data.src;
 }
 static void *exec_dst(const run_state *s)
 {
-    return s->a.batch ? (void *)s->bdst : s->data.dst;
+    return s->a.batch ? (void *)s->bdst : s->dev_dst ? s->dev_dst : s->data.dst;
+}
+
+/* --memory cuda or auto: the device twins of the arrays (cuda: both; auto: the source),
+   filled from the host arrays; every rank's verdict alike. */
+static int make_device_arrays(run_state *s)
+{
+    int rc = redist__device_get(&s->dev);
+    if (rc == REDIST_SUCCESS) {
+        size_t sb = (size_t)s->data.nsrc * s->data.el, db = (size_t)s->data.ndst * s->data.el;
+        rc = redist__device_alloc(s->dev, sb + 1, &s->dev_src);
+        if (rc == REDIST_SUCCESS)
+            rc = redist__device_from_host(s->dev, s->dev_src, s->data.src, sb, NULL);
+        if (rc == REDIST_SUCCESS && s->a.memory == REDIST_MEMORY_CUDA)
+            rc = redist__device_alloc(s->dev, db + 1, &s->dev_dst);
+    }
+    char why[768];
+    snprintf(why, sizeof why, "%s", redist_last_error_detail());
+    if (tool_agree_code(rc, s->comm) != REDIST_SUCCESS)
+        return tool_error(s->rank == 0, TOOL_FAILED, "--memory %s: %s",
+                          s->a.memory == REDIST_MEMORY_CUDA ? "cuda" : "auto",
+                          rc != REDIST_SUCCESS ? why : "another rank has no device memory");
+    return TOOL_OK;
+}
+
+/* The destination between the host array and its device twin (no twin: nothing to do). */
+static void dst_to_device(const run_state *s)
+{
+    if (s->dev_dst != NULL)
+        redist__device_from_host(s->dev, s->dev_dst, s->data.dst, (size_t)s->data.ndst * s->data.el,
+                                 NULL);
+}
+static void dst_to_host(const run_state *s)
+{
+    if (s->dev_dst != NULL)
+        redist__device_to_host(s->dev, s->data.dst, s->dev_dst, (size_t)s->data.ndst * s->data.el,
+                               NULL);
 }
 
 /* The layouts, and the local arrays filled: the data is checked with the tool's own layout
@@ -289,6 +345,12 @@ static int make_data(run_state *s)
     if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
         return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
     tool_arrays_poison(&s->data);
+    if (s->a.memory != REDIST_MEMORY_HOST) {
+        int st = make_device_arrays(s);
+        if (st != TOOL_OK)
+            return st;
+        dst_to_device(s); /* the poison pattern: elements never written show up */
+    }
     return s->a.batch ? batch_arrays(s) : TOOL_OK;
 }
 
@@ -337,6 +399,7 @@ static int make_plan(run_state *s)
     opt.max_buffer_bytes = s->a.pair.max_buffer;
     opt.permutation = s->a.pair.permuted ? s->a.pair.permute : NULL;
     opt.threads = s->a.pair.threads;
+    opt.memory = s->a.memory;
     if (s->a.scaled) {
         opt.alpha[0] = s->a.alpha;
         opt.beta[0] = s->a.beta;
@@ -531,10 +594,13 @@ static int report(const run_state *s)
         for (int k = 1; k < s->a.batch; k++)
             for (int64_t i = 0; i < s->data.ndst; i++)
                 ((double *)s->bdst[k])[i] = e.start;
+        dst_to_device(s);
         if (tool_agree_code(tool_execute(s->plan, exec_src(s), exec_dst(s)), s->comm) !=
             REDIST_SUCCESS)
             return tool_error(s->rank == 0, TOOL_FAILED, "verify: the scaled execute failed");
     }
+    if (s->a.verify)
+        dst_to_host(s);
     for (int k = 0; s->a.verify && k < (s->a.batch ? s->a.batch : 1); k++) {
         int64_t first = INT64_MAX;
         wrong += tool_verify_all_expect(&s->to, s->rank, s->a.pair.type,
@@ -563,6 +629,10 @@ static void run_free(run_state *s)
         free(s->bdst[k]);
     free(s->bdst);
     free(s->bsrc);
+    if (s->dev != NULL) {
+        redist__device_free(s->dev, s->dev_src);
+        redist__device_free(s->dev, s->dev_dst);
+    }
     tool_arrays_free(&s->data);
     spec_free(&s->from);
     spec_free(&s->to);
