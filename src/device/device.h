@@ -54,6 +54,14 @@ int redist__device_move(redist__device *dev, const redist__msg *m, int kind, con
 /* 1 if ptr is device memory of this backend (REDIST_MEMORY_AUTO), else 0. */
 int redist__device_owns(redist__device *dev, const void *ptr);
 
+/* ---- a message flattened for kernels (decode.c; the closed form in decode.h) ------------- */
+struct rd_level;
+struct rd_run;
+/* The run groups of all its levels: the size of the run list decode_build writes. */
+int64_t redist__decode_runs(const redist__msg *m);
+/* lv[m->nlevels] and runs[redist__decode_runs(m)]: what a kernel reads (decode.h). */
+void redist__decode_build(const redist__msg *m, struct rd_level *lv, struct rd_run *runs);
+
 /* ---- the backends ------------------------------------------------------------------------ */
 typedef struct redist__device_ops {
     const char *name;
