@@ -91,11 +91,23 @@ int redist__device_sync(redist__device *dev, void *stream)
     return dev->ops->sync(stream);
 }
 
-int redist__device_move(redist__device *dev, const redist__msg *m, int kind, const char *a, char *b,
-                        size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+int redist__device_upload(redist__device *dev, const redist__msg *m, redist__device_msg **out)
+{
+    *out = NULL;
+    return dev->ops->upload(m, out);
+}
+
+void redist__device_forget(redist__device *dev, redist__device_msg *dm)
+{
+    if (dm != NULL)
+        dev->ops->forget(dm);
+}
+
+int redist__device_move(redist__device *dev, const redist__device_msg *dm, int kind, const char *a,
+                        char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
                         void *stream)
 {
-    return hi <= lo ? REDIST_SUCCESS : dev->ops->move(m, kind, a, b, elsize, sc, lo, hi, stream);
+    return hi <= lo ? REDIST_SUCCESS : dev->ops->move(dm, kind, a, b, elsize, sc, lo, hi, stream);
 }
 
 int redist__device_owns(redist__device *dev, const void *ptr)

@@ -43,12 +43,18 @@ int redist__device_from_host(redist__device *dev, void *device, const void *host
 /* Waits for everything posted on the stream. */
 int redist__device_sync(redist__device *dev, void *stream);
 
-/* Kernel: elements [lo, hi) of message m (buffer order), as redist__move_range: kind PACK
-   reads array a and writes the packed elements at b; UNPACK reads packed elements at a and
-   writes array b (scaling with sc); COPY reads array a and writes array b. a and b are both
-   device memory; the packed side points at element lo. */
-int redist__device_move(redist__device *dev, const redist__msg *m, int kind, const char *a, char *b,
-                        size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+/* A message's index lists where the kernels read them (decode.h's levels and run groups,
+   uploaded at plan time). */
+typedef struct redist__device_msg redist__device_msg;
+int redist__device_upload(redist__device *dev, const redist__msg *m, redist__device_msg **out);
+void redist__device_forget(redist__device *dev, redist__device_msg *dm);
+
+/* Kernel: elements [lo, hi) of the uploaded message (buffer order), as redist__move_range:
+   kind PACK reads array a and writes the packed elements at b; UNPACK reads packed elements
+   at a and writes array b (scaling with sc); COPY reads array a and writes array b. a and b
+   are both device memory; the packed side points at element lo. */
+int redist__device_move(redist__device *dev, const redist__device_msg *dm, int kind, const char *a,
+                        char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
                         void *stream);
 
 /* 1 if ptr is device memory of this backend (REDIST_MEMORY_AUTO), else 0. */
@@ -71,7 +77,9 @@ typedef struct redist__device_ops {
     void (*host_free)(void *ptr);
     int (*copy)(void *to, const void *from, size_t bytes, int direction, void *stream);
     int (*sync)(void *stream);
-    int (*move)(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
+    int (*upload)(const redist__msg *m, redist__device_msg **out);
+    void (*forget)(redist__device_msg *dm);
+    int (*move)(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                 const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
     int (*owns)(const void *ptr);
 } redist__device_ops;

@@ -11,6 +11,8 @@
 #define _DEFAULT_SOURCE
 #include "device/device.h"
 
+#include "device/decode.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -125,6 +127,39 @@ static int e_sync(void *stream)
     return REDIST_SUCCESS;
 }
 
+/* The "upload": the message's lists (decode.h) in host memory, which the emulated kernel
+   reads as a GPU kernel reads them in device memory. */
+struct redist__device_msg {
+    int nlevels;
+    rd_level *lv;
+    rd_run *runs;
+};
+
+static void e_forget(redist__device_msg *dm)
+{
+    free(dm->lv);
+    free(dm->runs);
+    free(dm);
+}
+
+static int e_upload(const redist__msg *m, redist__device_msg **out)
+{
+    redist__device_msg *dm = calloc(1, sizeof *dm);
+    if (dm != NULL) {
+        dm->nlevels = m->nlevels;
+        dm->lv = malloc((size_t)(m->nlevels + 1) * sizeof *dm->lv);
+        dm->runs = malloc((size_t)(redist__decode_runs(m) + 1) * sizeof *dm->runs);
+    }
+    if (dm == NULL || dm->lv == NULL || dm->runs == NULL) {
+        if (dm != NULL)
+            e_forget(dm);
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: a message's index lists");
+    }
+    redist__decode_build(m, dm->lv, dm->runs);
+    *out = dm;
+    return REDIST_SUCCESS;
+}
+
 /* Opens or closes every mapping (the lock is held). */
 static int set_all(int prot)
 {
@@ -134,17 +169,24 @@ static int set_all(int prot)
     return REDIST_SUCCESS;
 }
 
-/* A kernel: the host's walk of the message (redist__move_range) with the device open. Every
-   mapping, not only the two arrays': an array's pointer may lie before its first element
-   (a window's local index 0), and a GPU kernel may read anything its context maps. */
-static int e_move(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
+/* A kernel, as kernels.cu's: each element's offsets decoded from the lists (decode.h), with
+   the device open. Every mapping, not only the two arrays': an array's pointer may lie before
+   its first element (a window's local index 0), and a GPU kernel may read anything its
+   context maps. */
+static int e_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                   const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
 {
     (void)stream;
+    int64_t es = (int64_t)elsize;
     pthread_mutex_lock(&lock);
     int err = set_all(PROT_READ | PROT_WRITE);
-    if (err == REDIST_SUCCESS)
-        redist__move_range(m, kind, a, b, elsize, kind == REDIST__PACK ? NULL : sc, lo, hi);
+    for (int64_t e = lo; err == REDIST_SUCCESS && e < hi; e++) {
+        int64_t from =
+            kind == REDIST__UNPACK ? e - lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 0);
+        int64_t to = kind == REDIST__PACK ? e - lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 1);
+        redist__put(kind == REDIST__PACK ? NULL : sc, b + to * es, es, a + from * es, es, 1,
+                    elsize);
+    }
     int err2 = set_all(PROT_NONE);
     pthread_mutex_unlock(&lock);
     return err != REDIST_SUCCESS ? err : err2;
@@ -166,6 +208,8 @@ static const redist__device_ops emulated_ops = {
     .host_free = e_host_free,
     .copy = e_copy,
     .sync = e_sync,
+    .upload = e_upload,
+    .forget = e_forget,
     .move = e_move,
     .owns = e_owns,
 };

@@ -203,6 +203,9 @@ static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, 
    REDIST_ERR_UNSUPPORTED (with the reason) where a CUDA plan finds no driver. */
 int redist__staging_open(struct redist_plan_s *p);
 void redist__staging_close(struct redist_plan_s *p);
+/* After the algorithm's setup: the kernels' index lists of the send and receive messages and
+   the self part, uploaded (nothing for host plans). */
+int redist__staging_upload(struct redist_plan_s *p);
 /* At start: this execute's arrays (AUTO asks the backend where each lives; CUDA: device
    memory is required, else REDIST_ERR_ARG). */
 int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_n, const void *dst,

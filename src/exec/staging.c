@@ -13,9 +13,10 @@
  * (a host array to a device array: packed on the host, then copied on and unpacked there).
  * Every piece waits for its stream before the host reads or reuses what it staged.
  *
+ * The kernels read each message's index lists (device/decode.h), uploaded at plan time.
  * Not yet: pipelining (the copy of piece i + 1 overlapping the kernel of piece i and the
- * sending of piece i - 1), pinned host buffers, plan-time upload of the index lists (the
- * emulated backend needs none; the CUDA backend is not there yet: device/cuda.c). */
+ * sending of piece i - 1), pinned host buffers (the CUDA backend is not there yet:
+ * device/cuda.c). */
 #include "exec/exec.h"
 
 #include "device/device.h"
@@ -34,6 +35,11 @@ struct redist__staging {
     int64_t scratch_bytes;
     void *stream;
     int error; /* the first device failure of this execute */
+    /* The messages' index lists for the kernels, uploaded at plan time (staging_upload):
+       every move of a device-capable algorithm is of a send or receive message or the self
+       part (exec.h's `device` flag). */
+    redist__device_msg **send_dm, **recv_dm, *self_dm;
+    int nsend, nrecv;
 };
 
 static int64_t stage_bytes(void)
@@ -69,11 +75,50 @@ int redist__staging_open(struct redist_plan_s *p)
     return err;
 }
 
+int redist__staging_upload(struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    if (s == NULL)
+        return REDIST_SUCCESS;
+    s->send_dm = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->send_dm);
+    s->recv_dm = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_dm);
+    if (s->send_dm == NULL || s->recv_dm == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "device staging: the messages' lists");
+    int err = REDIST_SUCCESS;
+    for (; err == REDIST_SUCCESS && s->nsend < p->send.nmsgs; s->nsend++)
+        err = redist__device_upload(s->dev, &p->send.msgs[s->nsend], &s->send_dm[s->nsend]);
+    for (; err == REDIST_SUCCESS && s->nrecv < p->recv.nmsgs; s->nrecv++)
+        err = redist__device_upload(s->dev, &p->recv.msgs[s->nrecv], &s->recv_dm[s->nrecv]);
+    if (err == REDIST_SUCCESS && p->self != NULL)
+        err = redist__device_upload(s->dev, p->self, &s->self_dm);
+    return err;
+}
+
+/* The uploaded lists of message m (one of the plan's: see staging_upload), or NULL. */
+static const redist__device_msg *lists_of(const struct redist_plan_s *p, const redist__msg *m)
+{
+    const struct redist__staging *s = p->device;
+    if (m == p->self)
+        return s->self_dm;
+    if (s->send_dm != NULL && m >= p->send.msgs && m < p->send.msgs + p->send.nmsgs)
+        return s->send_dm[m - p->send.msgs];
+    if (s->recv_dm != NULL && m >= p->recv.msgs && m < p->recv.msgs + p->recv.nmsgs)
+        return s->recv_dm[m - p->recv.msgs];
+    return NULL;
+}
+
 void redist__staging_close(struct redist_plan_s *p)
 {
     struct redist__staging *s = p->device;
     if (s == NULL)
         return;
+    for (int i = 0; i < s->nsend; i++)
+        redist__device_forget(s->dev, s->send_dm[i]);
+    for (int i = 0; i < s->nrecv; i++)
+        redist__device_forget(s->dev, s->recv_dm[i]);
+    redist__device_forget(s->dev, s->self_dm);
+    redist__free(s->send_dm);
+    redist__free(s->recv_dm);
     redist__device_free(s->dev, s->scratch);
     redist__device_host_free(s->dev, s->host);
     redist__free(s);
@@ -130,14 +175,20 @@ static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, 
     int a_dev = kind == REDIST__UNPACK ? 0 : s->src_dev,
         b_dev = kind == REDIST__PACK ? 0 : s->dst_dev;
     int err = REDIST_SUCCESS;
+    const redist__device_msg *dm = lists_of(p, m);
+    if ((a_dev || b_dev) && dm == NULL)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "device staging: a message the plan did not upload (an algorithm "
+                            "whose moves are not its send, receive and self messages)");
     if (!a_dev && !b_dev) { /* AUTO, both host */
         redist__move_range(m, kind, a, b, es, sc, lo, hi);
         return REDIST_SUCCESS;
     }
     if (kind == REDIST__COPY && a_dev && b_dev)
-        err = redist__device_move(dev, m, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
+        err = redist__device_move(dev, dm, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
     else if (a_dev) { /* PACK, or COPY to a host array: packed on the device, then off it */
-        err = redist__device_move(dev, m, REDIST__PACK, a, s->scratch, es, NULL, lo, hi, s->stream);
+        err =
+            redist__device_move(dev, dm, REDIST__PACK, a, s->scratch, es, NULL, lo, hi, s->stream);
         char *to = kind == REDIST__PACK ? b : s->host;
         if (err == REDIST_SUCCESS)
             err = redist__device_to_host(dev, to, s->scratch, bytes, s->stream);
@@ -153,7 +204,7 @@ static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, 
         }
         err = redist__device_from_host(dev, s->scratch, from, bytes, s->stream);
         if (err == REDIST_SUCCESS)
-            err = redist__device_move(dev, m, REDIST__UNPACK, s->scratch, b, es, sc, lo, hi,
+            err = redist__device_move(dev, dm, REDIST__UNPACK, s->scratch, b, es, sc, lo, hi,
                                       s->stream);
     }
     return err == REDIST_SUCCESS ? redist__device_sync(dev, s->stream) : err;

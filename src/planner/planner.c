@@ -259,6 +259,8 @@ static int setup(struct redist_plan_s *p, const char *name)
         err = allocate_buffers(p, p->shm != NULL);
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
+    if (err == REDIST_SUCCESS) /* device plans: the kernels' index lists */
+        err = redist__staging_upload(p);
     err = redist__agree(p->comm, p->rank, err, NULL);
     return err == REDIST_SUCCESS ? fill_stats(p) : err;
 }
