@@ -293,6 +293,8 @@ static int make_device_arrays(run_state *s)
         rc = redist__device_alloc(s->dev, sb + 1, &s->dev_src);
         if (rc == REDIST_SUCCESS)
             rc = redist__device_from_host(s->dev, s->dev_src, s->data.src, sb, NULL);
+        if (rc == REDIST_SUCCESS)
+            rc = redist__device_sync(s->dev, NULL); /* copies may be asynchronous */
         if (rc == REDIST_SUCCESS && s->a.memory == REDIST_MEMORY_CUDA)
             rc = redist__device_alloc(s->dev, db + 1, &s->dev_dst);
     }
@@ -308,15 +310,19 @@ static int make_device_arrays(run_state *s)
 /* The destination between the host array and its device twin (no twin: nothing to do). */
 static void dst_to_device(const run_state *s)
 {
-    if (s->dev_dst != NULL)
+    if (s->dev_dst != NULL) {
         redist__device_from_host(s->dev, s->dev_dst, s->data.dst, (size_t)s->data.ndst * s->data.el,
                                  NULL);
+        redist__device_sync(s->dev, NULL);
+    }
 }
 static void dst_to_host(const run_state *s)
 {
-    if (s->dev_dst != NULL)
+    if (s->dev_dst != NULL) {
         redist__device_to_host(s->dev, s->data.dst, s->dev_dst, (size_t)s->data.ndst * s->data.el,
                                NULL);
+        redist__device_sync(s->dev, NULL);
+    }
 }
 
 /* The layouts, and the local arrays filled: the data is checked with the tool's own layout

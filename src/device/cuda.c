@@ -1,19 +1,279 @@
 /* The CUDA backend (device.h): the driver API loaded at run time with dlopen, so that the
  * library neither links nor needs libcuda where no GPU is (NCCL's and cuFFT's loaders do the
- * same). Where libcuda.so.1 cannot be loaded, or has no device, a plan asking for CUDA
- * memory gets REDIST_ERR_UNSUPPORTED with the reason.
+ * same). Where libcuda.so.1 cannot be loaded, has no device, or this build has no kernels (no
+ * nvcc when it was built), a plan asking for CUDA memory gets REDIST_ERR_UNSUPPORTED with the
+ * reason.
  *
- * Not done yet (issue 28 in progress): the kernels and copies themselves. Until they are,
- * a loaded driver is refused too, naming what is missing, so that no plan pretends to move
- * device data. The emulated backend (emulated.c) carries the device paths in the tests. */
+ * The context is the one current at the first device plan's creation (the CUDA runtime's
+ * cudaSetDevice makes it so), else device 0's primary context. The kernels are kernels.cu's,
+ * built to PTX at build time and embedded (kernels_ptx.c, generated); the driver compiles
+ * them for the GPU at load. A message's index lists (decode.h) are copied to device memory
+ * at plan time; a kernel launch covers a piece of a message, one thread per element.
+ *
+ * Not verified on a GPU yet (issue 28: the node run is pending); scaling (alpha, beta,
+ * conjugate) has no kernel yet and is refused at execute. Types are declared here (the few
+ * the calls need), so that building needs no CUDA headers. */
 #define _GNU_SOURCE
 #include "device/device.h"
 
+#include "device/decode.h"
+
 #include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+enum { CUDA_SUCCESS = 0, CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, CU_MEMORYTYPE_DEVICE = 2 };
+
+#if defined(REDIST_HAVE_KERNELS)
+extern const char redist__kernels_ptx[]; /* kernels_ptx.c, generated from kernels.cu */
+#endif
+
+static struct {
+    CUresult (*Init)(unsigned);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*CtxGetCurrent)(CUcontext *);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemAllocHost)(void **, size_t);
+    CUresult (*MemFreeHost)(void *);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*StreamSynchronize)(CUstream);
+    CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
+    CUresult (*GetErrorString)(CUresult, const char **);
+} cu;
+static CUcontext ctx;
+static CUfunction move_kernel;
+
+static int cu_fail(CUresult rc, const char *what)
+{
+    const char *s = NULL;
+    if (cu.GetErrorString == NULL || cu.GetErrorString(rc, &s) != CUDA_SUCCESS || s == NULL)
+        s = "unknown error";
+    return redist__fail(REDIST_ERR_UNSUPPORTED, "CUDA: %s failed (%d: %s)", what, rc, s);
+}
+#define CU(call, what)                                                                             \
+    do {                                                                                           \
+        CUresult rc_ = (call);                                                                     \
+        if (rc_ != CUDA_SUCCESS)                                                                   \
+            return cu_fail(rc_, what);                                                             \
+    } while (0)
+
+/* The calls run on the plan's context whatever thread calls (MPI's calling thread). */
+static int current(void)
+{
+    CU(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+    return REDIST_SUCCESS;
+}
+
+static int c_alloc(size_t bytes, void **ptr)
+{
+    CUdeviceptr d = 0;
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.MemAlloc(&d, bytes ? bytes : 1), "cuMemAlloc");
+    *ptr = (void *)(uintptr_t)d;
+    return REDIST_SUCCESS;
+}
+
+static void c_free(void *ptr)
+{
+    if (current() == REDIST_SUCCESS)
+        cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+}
+
+static int c_host_alloc(size_t bytes, void **ptr)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.MemAllocHost(ptr, bytes ? bytes : 1), "cuMemAllocHost"); /* pinned: DMA-able */
+    return REDIST_SUCCESS;
+}
+
+static void c_host_free(void *ptr)
+{
+    if (current() == REDIST_SUCCESS)
+        cu.MemFreeHost(ptr);
+}
+
+static int c_copy(void *to, const void *from, size_t bytes, int direction, void *stream)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CUstream s = stream;
+    if (direction == REDIST__TO_HOST)
+        CU(cu.MemcpyDtoHAsync(to, (CUdeviceptr)(uintptr_t)from, bytes, s), "cuMemcpyDtoHAsync");
+    else if (direction == REDIST__TO_DEVICE)
+        CU(cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)to, from, bytes, s), "cuMemcpyHtoDAsync");
+    else
+        CU(cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)to, (CUdeviceptr)(uintptr_t)from, bytes, s),
+           "cuMemcpyDtoDAsync");
+    return REDIST_SUCCESS;
+}
+
+static int c_sync(void *stream)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.StreamSynchronize((CUstream)stream), "cuStreamSynchronize");
+    return REDIST_SUCCESS;
+}
+
+/* A message's lists in one device allocation: the levels, then the run groups. */
+struct redist__device_msg {
+    int nlevels;
+    CUdeviceptr lists, runs;
+};
+
+static void c_forget(redist__device_msg *dm)
+{
+    if (dm->lists != 0 && current() == REDIST_SUCCESS)
+        cu.MemFree(dm->lists);
+    free(dm);
+}
+
+static int c_upload(const redist__msg *m, redist__device_msg **out)
+{
+    int64_t nruns = redist__decode_runs(m);
+    size_t lbytes = (size_t)m->nlevels * sizeof(rd_level), rbytes = (size_t)nruns * sizeof(rd_run);
+    char *host = malloc(lbytes + rbytes + 1);
+    redist__device_msg *dm = calloc(1, sizeof *dm);
+    int err = host != NULL && dm != NULL ? current()
+                                         : redist__fail(REDIST_ERR_NOMEM, "a message's lists");
+    if (err == REDIST_SUCCESS) {
+        redist__decode_build(m, (rd_level *)(void *)host, (rd_run *)(void *)(host + lbytes));
+        CUresult rc = cu.MemAlloc(&dm->lists, lbytes + rbytes + 1);
+        if (rc == CUDA_SUCCESS)
+            rc = cu.MemcpyHtoD(dm->lists, host, lbytes + rbytes);
+        if (rc != CUDA_SUCCESS)
+            err = cu_fail(rc, "uploading a message's index lists");
+        dm->nlevels = m->nlevels;
+        dm->runs = dm->lists + lbytes;
+    }
+    free(host);
+    if (err != REDIST_SUCCESS && dm != NULL)
+        c_forget(dm);
+    *out = err == REDIST_SUCCESS ? dm : NULL;
+    return err;
+}
+
+static int c_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
+                  const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
+{
+    if (sc != NULL && kind != REDIST__PACK)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "CUDA: scaling (alpha, beta, conjugate) has no kernel yet");
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    int knd = kind == REDIST__PACK ? 0 : kind == REDIST__UNPACK ? 1 : 2, nl = dm->nlevels;
+    int es = (int)elsize;
+    long long l0 = lo, h0 = hi;
+    CUdeviceptr lv = dm->lists, runs = dm->runs;
+    const char *pa = a;
+    char *pb = b;
+    void *args[] = {&lv, &nl, &runs, &knd, &pa, &pb, &l0, &h0, &es};
+    int64_t n = hi - lo, threads = 256, blocks = (n + threads - 1) / threads;
+    if (blocks > 65535)
+        blocks = 65535; /* the kernel's loop covers the rest */
+    CU(cu.LaunchKernel(move_kernel, (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0,
+                       (CUstream)stream, args, NULL),
+       "cuLaunchKernel");
+    return REDIST_SUCCESS;
+}
+
+static int c_owns(const void *ptr)
+{
+    unsigned kind = 0;
+    return current() == REDIST_SUCCESS &&
+           cu.PointerGetAttribute(&kind, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
+           kind == CU_MEMORYTYPE_DEVICE;
+}
+
+static const redist__device_ops cuda_ops = {
+    .name = "CUDA",
+    .alloc = c_alloc,
+    .free = c_free,
+    .host_alloc = c_host_alloc,
+    .host_free = c_host_free,
+    .copy = c_copy,
+    .sync = c_sync,
+    .upload = c_upload,
+    .forget = c_forget,
+    .move = c_move,
+    .owns = c_owns,
+};
+
+static int resolve(void *lib)
+{
+    static const struct {
+        const char *name;
+        size_t at;
+    } table[] = {
+#define ENTRY(field, symbol) {symbol, offsetof(__typeof__(cu), field)}
+        ENTRY(Init, "cuInit"),
+        ENTRY(DeviceGet, "cuDeviceGet"),
+        ENTRY(DeviceGetCount, "cuDeviceGetCount"),
+        ENTRY(CtxGetCurrent, "cuCtxGetCurrent"),
+        ENTRY(CtxSetCurrent, "cuCtxSetCurrent"),
+        ENTRY(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+        ENTRY(MemAlloc, "cuMemAlloc_v2"),
+        ENTRY(MemFree, "cuMemFree_v2"),
+        ENTRY(MemAllocHost, "cuMemAllocHost_v2"),
+        ENTRY(MemFreeHost, "cuMemFreeHost"),
+        ENTRY(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+        ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+        ENTRY(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+        ENTRY(MemcpyHtoD, "cuMemcpyHtoD_v2"),
+        ENTRY(StreamSynchronize, "cuStreamSynchronize"),
+        ENTRY(PointerGetAttribute, "cuPointerGetAttribute"),
+        ENTRY(ModuleLoadData, "cuModuleLoadData"),
+        ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
+        ENTRY(LaunchKernel, "cuLaunchKernel"),
+        ENTRY(GetErrorString, "cuGetErrorString"),
+#undef ENTRY
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        void *f = dlsym(lib, table[i].name);
+        if (f == NULL)
+            return redist__fail(REDIST_ERR_UNSUPPORTED, "CUDA: the driver has no %s",
+                                table[i].name);
+        memcpy((char *)&cu + table[i].at, &f, sizeof f);
+    }
+    return REDIST_SUCCESS;
+}
 
 int redist__device_cuda_load(const redist__device_ops **ops)
 {
     *ops = NULL;
+#if !defined(REDIST_HAVE_KERNELS)
+    return redist__fail(REDIST_ERR_UNSUPPORTED,
+                        "CUDA device memory: this build has no device kernels (nvcc was not found "
+                        "when it was built)");
+#else
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         const char *why = dlerror();
@@ -22,9 +282,24 @@ int redist__device_cuda_load(const redist__device_ops **ops)
                             "here (%.160s)",
                             why != NULL ? why : "libcuda.so.1: not found");
     }
-    dlclose(lib);
-    return redist__fail(REDIST_ERR_UNSUPPORTED,
-                        "the CUDA driver loads, but this build's CUDA backend has no kernels "
-                        "yet (issue 28 in progress); REDIST_DEVICE_BACKEND=emulated runs the "
-                        "device paths on the host for tests");
+    int err = resolve(lib), count = 0; /* the library stays loaded: the plans use it */
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.Init(0), "cuInit");
+    CU(cu.DeviceGetCount(&count), "cuDeviceGetCount");
+    if (count < 1)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "CUDA: the driver sees no device");
+    CU(cu.CtxGetCurrent(&ctx), "cuCtxGetCurrent");
+    if (ctx == NULL) { /* no runtime context yet: device 0's primary context */
+        CUdevice d = 0;
+        CU(cu.DeviceGet(&d, 0), "cuDeviceGet");
+        CU(cu.DevicePrimaryCtxRetain(&ctx, d), "cuDevicePrimaryCtxRetain");
+    }
+    CU(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+    CUmodule mod = NULL;
+    CU(cu.ModuleLoadData(&mod, redist__kernels_ptx), "loading the kernels (cuModuleLoadData)");
+    CU(cu.ModuleGetFunction(&move_kernel, mod, "redist_move"), "cuModuleGetFunction");
+    *ops = &cuda_ops;
+    return REDIST_SUCCESS;
+#endif
 }

@@ -92,16 +92,20 @@ static void run_checked(const char *what, redist_plan plan, int src_dev, int dst
     if (src_dev) {
         redist__device_alloc(dev, (size_t)(ns + 1) * sizeof(double), &sdev);
         redist__device_from_host(dev, sdev, src, (size_t)ns * sizeof(double), NULL);
+        redist__device_sync(dev, NULL);
         sp = sdev;
     }
     if (dst_dev) {
         redist__device_alloc(dev, (size_t)(nd + 1) * sizeof(double), &ddev);
         redist__device_from_host(dev, ddev, got, (size_t)nd * sizeof(double), NULL);
+        redist__device_sync(dev, NULL);
         dp = ddev;
     }
     same_everywhere(what, redist_execute(plan, ns ? sp : NULL, nd ? dp : NULL), REDIST_SUCCESS);
-    if (dst_dev)
+    if (dst_dev) {
         redist__device_to_host(dev, got, ddev, (size_t)nd * sizeof(double), NULL);
+        redist__device_sync(dev, NULL);
+    }
     for (int64_t i = 0; i < nd; i++)
         if (got[i] != want[i]) {
             fail(what, "dst[%lld] = %g, expected %g", (long long)i, got[i], want[i]);

@@ -102,15 +102,18 @@ static void *device_in(unsigned char *h, unsigned char *d, int64_t bytes, int on
 {
     if (!on)
         return h;
-    if (redist__device_from_host(tdev, d, h, (size_t)bytes + GUARD, NULL) != REDIST_SUCCESS)
+    if (redist__device_from_host(tdev, d, h, (size_t)bytes + GUARD, NULL) != REDIST_SUCCESS ||
+        redist__device_sync(tdev, NULL) != REDIST_SUCCESS) /* copies may be asynchronous */
         return NULL;
     return d;
 }
 /* After an execute: the device twin's contents back into h. */
 static void device_out(unsigned char *h, const unsigned char *d, int64_t bytes, int on)
 {
-    if (on)
+    if (on) {
         redist__device_to_host(tdev, h, d, (size_t)bytes + GUARD, NULL);
+        redist__device_sync(tdev, NULL);
+    }
 }
 /* Execute k of a case: whether its source (side 0) or destination (side 1) array is device
    memory: always with cuda, in turn with auto. */
