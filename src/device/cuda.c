@@ -10,9 +10,8 @@
  * them for the GPU at load. A message's index lists (decode.h) are copied to device memory
  * at plan time; a kernel launch covers a piece of a message, one thread per element.
  *
- * Not verified on a GPU yet (issue 28: the node run is pending); scaling (alpha, beta,
- * conjugate) has no kernel yet and is refused at execute. Types are declared here (the few
- * the calls need), so that building needs no CUDA headers. */
+ * Not verified on a GPU yet (issue 28: the node run is pending). Types are declared here
+ * (the few the calls need), so that building needs no CUDA headers. */
 #define _GNU_SOURCE
 #include "device/device.h"
 
@@ -61,7 +60,7 @@ static struct {
     CUresult (*GetErrorString)(CUresult, const char **);
 } cu;
 static CUcontext ctx;
-static CUfunction move_kernel;
+static CUfunction move_kernel, scale_kernel;
 
 static int cu_fail(CUresult rc, const char *what)
 {
@@ -182,24 +181,29 @@ static int c_upload(const redist__msg *m, redist__device_msg **out)
 static int c_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                   const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
 {
-    if (sc != NULL && kind != REDIST__PACK)
-        return redist__fail(REDIST_ERR_UNSUPPORTED,
-                            "CUDA: scaling (alpha, beta, conjugate) has no kernel yet");
     int err = current();
     if (err != REDIST_SUCCESS)
         return err;
     int knd = kind == REDIST__PACK ? 0 : kind == REDIST__UNPACK ? 1 : 2, nl = dm->nlevels;
-    int es = (int)elsize;
+    int es = (int)elsize, skind = 0, conj = 0, bz = 0, az = 0;
     long long l0 = lo, h0 = hi;
+    double ar = 0, ai = 0, br = 0, bi = 0;
     CUdeviceptr lv = dm->lists, runs = dm->runs;
     const char *pa = a;
     char *pb = b;
     void *args[] = {&lv, &nl, &runs, &knd, &pa, &pb, &l0, &h0, &es};
+    void *sargs[] = {&lv,    &nl,   &runs, &knd, &pa, &pb, &l0, &h0,
+                     &skind, &conj, &bz,   &az,  &ar, &ai, &br, &bi};
+    int scaled = sc != NULL && kind != REDIST__PACK;
+    if (scaled) {
+        skind = sc->kind, conj = sc->conjugate, bz = sc->beta_zero, az = sc->alpha_zero;
+        ar = sc->alpha[0], ai = sc->alpha[1], br = sc->beta[0], bi = sc->beta[1];
+    }
     int64_t n = hi - lo, threads = 256, blocks = (n + threads - 1) / threads;
     if (blocks > 65535)
         blocks = 65535; /* the kernel's loop covers the rest */
-    CU(cu.LaunchKernel(move_kernel, (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0,
-                       (CUstream)stream, args, NULL),
+    CU(cu.LaunchKernel(scaled ? scale_kernel : move_kernel, (unsigned)blocks, 1, 1,
+                       (unsigned)threads, 1, 1, 0, (CUstream)stream, scaled ? sargs : args, NULL),
        "cuLaunchKernel");
     return REDIST_SUCCESS;
 }
@@ -299,6 +303,7 @@ int redist__device_cuda_load(const redist__device_ops **ops)
     CUmodule mod = NULL;
     CU(cu.ModuleLoadData(&mod, redist__kernels_ptx), "loading the kernels (cuModuleLoadData)");
     CU(cu.ModuleGetFunction(&move_kernel, mod, "redist_move"), "cuModuleGetFunction");
+    CU(cu.ModuleGetFunction(&scale_kernel, mod, "redist_scale_move"), "cuModuleGetFunction");
     *ops = &cuda_ops;
     return REDIST_SUCCESS;
 #endif

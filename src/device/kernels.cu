@@ -7,8 +7,8 @@
  *
  * kind: 0 pack (array a -> buffer b), 1 unpack (buffer a -> array b), 2 copy (array a ->
  * array b). The buffer side starts at element lo. Element sizes 1, 2, 4, 8 and 16 bytes move
- * as one word, others byte by byte. Scaling (alpha, beta, conjugate) is a separate kernel
- * (not yet). */
+ * as one word, others byte by byte. Scaling (alpha, beta, conjugate): redist_scale_move,
+ * below. */
 #include "decode.h"
 
 template <typename T>
@@ -45,5 +45,68 @@ extern "C" __global__ void redist_move(const rd_level *lv, int nlevels, const rd
         long long to = kind == 0 ? e - lo : rd_offset(lv, nlevels, runs, e, 1);
         for (int c = 0; c < elsize; c++)
             b[to * elsize + c] = a[from * elsize + c];
+    }
+}
+
+/* Unpack or copy with scaling: d = beta d + alpha op(s) (options.alpha, beta, conjugate),
+ * in the element type's arithmetic as index/scale.h's host code: beta_zero never reads d,
+ * alpha_zero never reads s; float and double, real or complex (scale_kind 1 .. 4:
+ * REDIST__REAL4 .. REDIST__COMPLEX16). */
+template <typename T, bool complex>
+__device__ static void scale_elements(const rd_level *lv, int nlevels, const rd_run *runs,
+                                      int kind, const char *a, char *b, long long lo,
+                                      long long hi, int conj, int beta_zero, int alpha_zero,
+                                      double ar, double ai, double br, double bi)
+{
+    const T a0 = T(ar), a1 = T(ai), b0 = T(br), b1 = T(bi), c = conj ? T(-1) : T(1);
+    const int parts = complex ? 2 : 1;
+    for (long long e = lo + blockIdx.x * (long long)blockDim.x + threadIdx.x; e < hi;
+         e += (long long)gridDim.x * blockDim.x) {
+        long long from = kind == 1 ? e - lo : rd_offset(lv, nlevels, runs, e, 0);
+        long long to = rd_offset(lv, nlevels, runs, e, 1);
+        const T *s = reinterpret_cast<const T *>(a) + from * parts;
+        T *d = reinterpret_cast<T *>(b) + to * parts;
+        T x0 = alpha_zero ? T(0) : s[0]; /* BLAS: op(src) not referenced when alpha = 0 */
+        if (!complex) {
+            d[0] = beta_zero ? a0 * x0 : b0 * d[0] + a0 * x0;
+            continue;
+        }
+        T x1 = (alpha_zero ? T(0) : s[1]) * c;
+        if (beta_zero) {
+            T y0 = a0 * x0 - a1 * x1, y1 = a0 * x1 + a1 * x0;
+            d[0] = y0;
+            d[1] = y1;
+        } else {
+            T y0 = d[0], y1 = d[1];
+            T r = a0 * x0 - a1 * x1 + (b0 * y0 - b1 * y1);
+            T i = a0 * x1 + a1 * x0 + (b0 * y1 + b1 * y0);
+            d[0] = r;
+            d[1] = i;
+        }
+    }
+}
+
+extern "C" __global__ void redist_scale_move(const rd_level *lv, int nlevels, const rd_run *runs,
+                                             int kind, const char *a, char *b, long long lo,
+                                             long long hi, int scale_kind, int conj,
+                                             int beta_zero, int alpha_zero, double ar, double ai,
+                                             double br, double bi)
+{
+    switch (scale_kind) {
+    case 1:
+        scale_elements<float, false>(lv, nlevels, runs, kind, a, b, lo, hi, conj, beta_zero,
+                                     alpha_zero, ar, ai, br, bi);
+        return;
+    case 2:
+        scale_elements<double, false>(lv, nlevels, runs, kind, a, b, lo, hi, conj, beta_zero,
+                                      alpha_zero, ar, ai, br, bi);
+        return;
+    case 3:
+        scale_elements<float, true>(lv, nlevels, runs, kind, a, b, lo, hi, conj, beta_zero,
+                                    alpha_zero, ar, ai, br, bi);
+        return;
+    default:
+        scale_elements<double, true>(lv, nlevels, runs, kind, a, b, lo, hi, conj, beta_zero,
+                                     alpha_zero, ar, ai, br, bi);
     }
 }

@@ -8,7 +8,8 @@
 # Runs, each with its own time limit, on the real CUDA backend (no emulation): test_device
 # (the rules, a CUDA plan's every element, AUTO's mixes) and test_random_layouts with its
 # arrays in device memory (memory = CUDA and AUTO) at 1, 2 and 4 ranks sharing the GPU,
-# and `redist run --memory cuda --verify` on a 2-D, a 1-D bounded and a transposing pair;
+# and `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing and a
+# scaled pair;
 # prints one line per run and a summary; exit 1 if any failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
@@ -50,5 +51,7 @@ run 120 4 -- build/redist run --from n=1000000,block=3 --to n=1000000,block=7 --
     --max-buffer 1M --verify
 run 120 4 -- build/redist run --from n=2000x3000,block=32x32 --to n=3000x2000,block=128x128 \
     --permute 1,0 --memory auto --verify
+run 120 4 -- build/redist run --from n=3000x3000,block=50x50 --to n=3000x3000,block=64x64 \
+    --memory cuda --alpha 2 --beta 0.5 --verify
 echo "gpu: $failed runs failed"
 [[ $failed -eq 0 ]]
