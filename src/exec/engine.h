@@ -36,7 +36,7 @@ int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack);
 typedef struct redist__overlap redist__overlap;
 int redist__overlap_create(const struct redist_plan_s *p, redist__overlap **out);
 void redist__overlap_free(redist__overlap **o);
-/* Whether this execute may overlap (o exists, the buffers are real, OpenMP is there). */
+/* Whether this execute may overlap (o exists, the buffers are real). */
 int redist__overlap_usable(const struct redist_plan_s *p, const redist__overlap *o);
 /* The receive side of an execute in progress: its requests (chunks) and their messages. */
 typedef struct redist__arrivals {
