@@ -194,7 +194,8 @@ typedef struct redist_options {
                                        plan runs on the calling thread alone (docs/api.md,
                                        "Threads"). 1 creates no thread. */
     int memory;                     /* where this rank's local arrays live (read at plan
-                                       creation; ranks may differ): REDIST_MEMORY_HOST
+                                       creation; every rank passes the same, else
+                                       REDIST_ERR_MISMATCH): REDIST_MEMORY_HOST
                                        (default), REDIST_MEMORY_CUDA (both arrays in device
                                        memory of the device current at plan creation) or
                                        REDIST_MEMORY_AUTO (each execute asks where each
@@ -202,7 +203,9 @@ typedef struct redist_options {
                                        algorithms that pack (others are NOT_APPLICABLE, with
                                        the reason); where no CUDA driver loads, a CUDA plan
                                        is REDIST_ERR_UNSUPPORTED on every rank and AUTO takes
-                                       every array as host memory (docs/api.md, "Device
+                                       every array as host memory. Redistribution,
+                                       batch and intercommunicator plans take device
+                                       memory, BMMC plans do not (docs/api.md, "Device
                                        memory"). Other values: REDIST_ERR_ARG. */
     void *stream;                   /* device plans: the cudaStream_t their kernels and
                                        copies run on; NULL (default) = the default stream */

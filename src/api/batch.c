@@ -7,6 +7,9 @@
  * every array's local part, and unpacks each message as it arrives. The children's own pack
  * buffers are released; the batch holds one send and one receive buffer for all.
  *
+ * Device memory (options.memory): the children stage their own moves (exec/staging.c), the
+ * batch's buffers are host memory as theirs are.
+ *
  * Start/test/wait are the plan's: redist_start_batch begins an execution (the argument
  * agreement of execute included) and redist_test / redist_wait drive it (exec.c calls the
  * batch's progress below).
@@ -201,6 +204,8 @@ static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
     for (int r = 0; r < total && flag; r++)
         flag = b->reqs[r] == MPI_REQUEST_NULL;
     *done = err != REDIST_SUCCESS || flag;
+    for (int i = 0; *done && err == REDIST_SUCCESS && i < b->count; i++)
+        err = redist__staging_error(b->child[i]); /* device plans: a kernel or copy that failed */
     return err;
 }
 
@@ -233,8 +238,6 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: bounded mode (max_buffer_bytes)");
     if (opt != NULL && opt->transport == REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: the datatype transport");
-    if (opt != NULL && opt->memory != REDIST_MEMORY_HOST)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "batch: host memory only (so far: issue 28)");
     /* The children run with options of the batch's choosing (check_arguments, shared_memory,
        transport): the user's values are checked here, not by them. */
     return redist__check_options(opt, size);

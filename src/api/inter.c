@@ -134,9 +134,6 @@ int redist_plan_create_inter(redist_layout src, redist_layout dst, MPI_Datatype 
     redist_layout moved = NULL;
     if (err == REDIST_SUCCESS)
         err = renumbered(dst, p_src, &moved);
-    if (err == REDIST_SUCCESS && opt != NULL && opt->memory != REDIST_MEMORY_HOST)
-        err = redist__fail(REDIST_ERR_UNSUPPORTED,
-                           "intercommunicator plans take host memory only (so far: issue 28)");
     err = redist__agree(merged, rank, err, NULL);
     if (err == REDIST_SUCCESS)
         err = redist_plan_create(src, moved, type, merged, opt, plan);

@@ -1,4 +1,5 @@
 /* threads: 3 1 4 */
+/* device: 3 2 */
 /* Batches (redist_plan_create_batch): several arrays, one message per peer pair, checked
  * element by element.
  *
@@ -13,7 +14,9 @@
  * their sum. Hostile calls: counts that differ between ranks (REDIST_ERR_MISMATCH on every
  * rank), a forced algorithm other than direct-async (NOT_APPLICABLE), redist_execute on a
  * batch plan (REDIST_ERR_ARG), a NULL destination where one is needed (REDIST_ERR_ARG on
- * every rank, no hang).
+ * every rank, no hang). REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in
+ * device memory (with auto, each array's source and destination in device or host memory in
+ * turn, so that one batch mixes them).
  *
  * Options: --seed S, --cases C, --case K. */
 #include <complex.h>
@@ -24,6 +27,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #define MAXA 4
@@ -174,6 +178,7 @@ static void run_case(const case_t *cs, int index)
     redist_layout src[MAXA] = {NULL}, dst[MAXA] = {NULL};
     MPI_Datatype types[MAXA];
     unsigned char *sbuf[MAXA], *dbuf[MAXA];
+    void *sdev[MAXA], *ddev[MAXA]; /* device twins (REDIST_TEST_MEMORY) */
     int64_t ns[MAXA], nd[MAXA], single_msgs = 0, shape[2];
     int coords[2];
     for (int i = 0; i < cs->count; i++) {
@@ -187,9 +192,12 @@ static void run_case(const case_t *cs, int index)
         nd[i] = local_shape(&a->dst, me, shape, coords);
         sbuf[i] = ns[i] ? malloc((size_t)ns[i] * type_size[a->type]) : NULL;
         dbuf[i] = nd[i] ? malloc((size_t)nd[i] * type_size[a->type]) : NULL;
+        sdev[i] = mtest_device_alloc((size_t)ns[i] * type_size[a->type]);
+        ddev[i] = mtest_device_alloc((size_t)nd[i] * type_size[a->type]);
     }
     redist_options opt;
     redist_options_init(&opt);
+    opt.memory = mtest_test_memory();
     int perm[2] = {1, 0};
     opt.permutation = cs->permuted ? perm : NULL;
     if (cs->scaled) {
@@ -226,8 +234,15 @@ static void run_case(const case_t *cs, int index)
                 walk(cs, &cs->a[i], &cs->a[i].src, 0, sbuf[i], 0);
                 walk(cs, &cs->a[i], &cs->a[i].dst, 1, dbuf[i], 0);
             }
-            const void *const *s = (const void *const *)sbuf;
-            void *const *d = (void *const *)dbuf;
+            const void *s[MAXA];
+            void *d[MAXA];
+            for (int i = 0; i < cs->count; i++) {
+                size_t es = type_size[cs->a[i].type];
+                s[i] = mtest_device_in(sbuf[i], sdev[i], (size_t)ns[i] * es,
+                                       mtest_on_device(run + 2 * i, 0));
+                d[i] = mtest_device_in(dbuf[i], ddev[i], (size_t)nd[i] * es,
+                                       mtest_on_device(run + 2 * i, 1));
+            }
             if (run == 0) {
                 rc = redist_execute_batch(plan, s, d);
             } else {
@@ -236,6 +251,9 @@ static void run_case(const case_t *cs, int index)
                 while (rc == REDIST_SUCCESS && !done)
                     rc = redist_test(plan, &done);
             }
+            for (int i = 0; i < cs->count; i++)
+                mtest_device_out(dbuf[i], ddev[i], (size_t)nd[i] * type_size[cs->a[i].type],
+                                 mtest_on_device(run + 2 * i, 1));
             int64_t bad = rc != REDIST_SUCCESS;
             for (int i = 0; i < cs->count && rc == REDIST_SUCCESS; i++)
                 bad += walk(cs, &cs->a[i], &cs->a[i].dst, 1, dbuf[i], 1);
@@ -251,6 +269,8 @@ static void run_case(const case_t *cs, int index)
         redist_layout_free(&dst[i]);
         free(sbuf[i]);
         free(dbuf[i]);
+        mtest_device_free(sdev[i]);
+        mtest_device_free(ddev[i]);
     }
 }
 
@@ -297,6 +317,7 @@ int main(int argc, char **argv)
     uint64_t seed = 20261123u;
     int cases = 80, only = -1;
     mtest_case_args(argc, argv, &seed, &cases, &only);
+    mtest_test_memory();
     for (int i = 0; i < cases; i++) {
         rng = seed * 2654435761u + (uint64_t)i * 40503u + 11;
         case_t cs;

@@ -9,10 +9,12 @@
  *     REDIST_DEVICE_BACKEND) on every rank, with the reason; an AUTO plan runs on host
  *     arrays, every element checked.
  *  4. With one: a forced algorithm that cannot move device memory is NOT_APPLICABLE and says
- *     why; batch and BMMC plans are UNSUPPORTED; a CUDA plan given a host array fails its
+ *     why; BMMC plans are UNSUPPORTED; a batch of device arrays runs, and given a host array
+ *     fails its execute with REDIST_ERR_ARG on every rank; a CUDA plan given a host array fails its
  *     execute with REDIST_ERR_ARG on every rank and then runs on device arrays, every element
  *     checked; an AUTO plan runs every mix of host and device arrays.
- * The random cases with device memory are test_random_layouts' (REDIST_TEST_MEMORY). */
+ * The random cases with device memory are those of test_random_layouts, test_batch and
+ * test_inter (REDIST_TEST_MEMORY). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +58,24 @@ static int create(int memory, const char *algorithm, redist_plan *plan)
     opt.memory = memory;
     opt.algorithm = algorithm;
     int rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, plan);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+    return rc;
+}
+
+/* A batch of the pair alone (its layouts made and freed here too, for ns/nd: *ns, *nd). */
+static int create_batch(int memory, redist_plan *plan, int64_t *ns, int64_t *nd)
+{
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_layout_local_size(s, rank, ns);
+    redist_layout_local_size(d, rank, nd);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = memory;
+    redist_layout srcs[1] = {s}, dsts[1] = {d};
+    MPI_Datatype types[1] = {MPI_DOUBLE};
+    int rc = redist_plan_create_batch(1, srcs, dsts, types, MPI_COMM_WORLD, &opt, plan);
     redist_layout_free(&s);
     redist_layout_free(&d);
     return rc;
@@ -158,6 +178,10 @@ static void without_backend(const char *backend)
         fail("a CUDA plan without a backend", "the detail does not say why: \"%s\"", why);
     if (plan != NULL)
         fail("a CUDA plan without a backend", "the plan handle was set");
+    int64_t ns = 0, nd = 0;
+    same_everywhere("a CUDA batch without a backend",
+                    create_batch(REDIST_MEMORY_CUDA, &plan, &ns, &nd),
+                    bogus ? REDIST_ERR_ARG : REDIST_ERR_UNSUPPORTED);
     if (bogus)
         return; /* AUTO reads the variable too: a bogus one is no request for host memory */
     rc = create(REDIST_MEMORY_AUTO, NULL, &plan);
@@ -178,16 +202,24 @@ static void with_backend(void)
         if (strstr(redist_last_error_detail(), "device memory") == NULL)
             fail(refused[i], "the detail does not say why: \"%s\"", redist_last_error_detail());
     }
-    redist_layout s, d;
-    pair(&s, &d);
+    int64_t ns = 0, nd = 0;
+    int rc = create_batch(REDIST_MEMORY_CUDA, &plan, &ns, &nd);
+    same_everywhere("a batch of device arrays", rc, REDIST_SUCCESS);
+    if (rc == REDIST_SUCCESS) { /* a host source where device memory was promised */
+        double *host = calloc((size_t)ns + 1, sizeof *host);
+        void *ddst = NULL;
+        redist__device_alloc(dev, (size_t)(nd + 1) * sizeof(double), &ddst);
+        const void *bs[1] = {ns ? host : NULL};
+        void *bd[1] = {nd ? ddst : NULL};
+        same_everywhere("a host source in a CUDA batch", redist_execute_batch(plan, bs, bd),
+                        size > 1 || ns > 0 ? REDIST_ERR_ARG : REDIST_SUCCESS);
+        redist__device_free(dev, ddst);
+        free(host);
+        redist_plan_free(&plan);
+    }
     redist_options opt;
     redist_options_init(&opt);
     opt.memory = REDIST_MEMORY_CUDA;
-    redist_layout srcs[1] = {s}, dsts[1] = {d};
-    MPI_Datatype types[1] = {MPI_DOUBLE};
-    same_everywhere("a batch of device arrays",
-                    redist_plan_create_batch(1, srcs, dsts, types, MPI_COMM_WORLD, &opt, &plan),
-                    REDIST_ERR_UNSUPPORTED);
     uint64_t cols[64];
     int n = redist__ceil_log2(size) + 3;
     redist_bmmc_bit_reversal(n, cols);
@@ -195,12 +227,11 @@ static void with_backend(void)
                     redist_plan_create_bmmc(n, 1, cols, 0, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan),
                     size & (size - 1) ? REDIST_ERR_ARG /* BMMC needs 2^k ranks, first */
                                       : REDIST_ERR_UNSUPPORTED);
-    redist_layout_free(&s);
-    redist_layout_free(&d);
 
+    redist_layout d;
     const char *algs[] = {"auto", "direct-async", "direct", "alltoallv", "indirect"};
     for (int i = 0; i < 5; i++) {
-        int rc = create(REDIST_MEMORY_CUDA, algs[i], &plan);
+        rc = create(REDIST_MEMORY_CUDA, algs[i], &plan);
         same_everywhere(algs[i], rc, REDIST_SUCCESS);
         if (rc != REDIST_SUCCESS)
             continue;
@@ -222,7 +253,7 @@ static void with_backend(void)
         run_checked(algs[i], plan, 1, 1);
         redist_plan_free(&plan);
     }
-    int rc = create(REDIST_MEMORY_AUTO, NULL, &plan);
+    rc = create(REDIST_MEMORY_AUTO, NULL, &plan);
     same_everywhere("an AUTO plan", rc, REDIST_SUCCESS);
     for (int mix = 0; rc == REDIST_SUCCESS && mix < 4; mix++) {
         char what[64];

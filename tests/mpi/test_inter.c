@@ -1,5 +1,6 @@
 /* nprocs: 2 3 4 5 7 8 */
 /* threads: 3 4 */
+/* device: 3 2 */
 /* Redistributions between two groups joined by an intercommunicator ([SD96]'s separate
  * tasks): MPI_COMM_WORLD split into a source group (the first k ranks) and a destination
  * group (the rest), joined with MPI_Intercomm_create, for every split k. Each pair of layouts
@@ -8,9 +9,13 @@
  * give every element right, through execute and through start + test; the others must say
  * REDIST_ERR_NOT_APPLICABLE on every rank of both groups. Then errors agreed across both
  * groups: both groups claiming the source side, a layout rank beyond its group, a mismatch.
+ * REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in device memory (auto: in
+ * device or host memory by turns); algorithms that read arrays on the host must then say
+ * NOT_APPLICABLE.
  */
 #include <redist.h>
 
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #include <stdio.h>
@@ -104,6 +109,9 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
     double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
     if (a)
         walk(ls, s, group_rank, a, 0);
+    void *da = mtest_device_alloc((size_t)ns * sizeof *a),
+         *db = mtest_device_alloc((size_t)nd * sizeof *b); /* REDIST_TEST_MEMORY's twins */
+    int nexec = 0;
     for (int i = 0; i < redist_algorithm_count(); i++) {
         const char *name = redist_algorithm_name(i);
         char what[160];
@@ -111,11 +119,18 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
         redist_options opt;
         redist_options_init(&opt);
         opt.algorithm = name;
+        opt.memory = mtest_test_memory();
         redist_plan plan = NULL;
         int rc = agreed(redist_plan_create_inter(ls, ld, MPI_DOUBLE, inter, is_source, &opt, &plan),
                         what);
         if (rc == REDIST_ERR_NOT_APPLICABLE && !must_apply(name, s, d))
             continue;
+        if (opt.memory != REDIST_MEMORY_HOST && !mtest_device_capable(name)) {
+            if (rc != REDIST_ERR_NOT_APPLICABLE)
+                fail(what, "device memory: %s, not NOT_APPLICABLE", redist_strerror(rc));
+            redist_plan_free(&plan);
+            continue;
+        }
         if (rc != REDIST_SUCCESS) {
             fail(what, "plan_create_inter: %s (%s)", redist_strerror(rc),
                  redist_last_error_detail());
@@ -126,13 +141,17 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
         for (int pass = 0; pass < 2; pass++) {
             for (int64_t k = 0; k < nd; k++)
                 b[k] = -1;
+            int on = mtest_on_device(nexec++, is_source ? 0 : 1);
+            void *x = mtest_device_in(a, da, (size_t)ns * sizeof *a, on && is_source),
+                 *y = mtest_device_in(b, db, (size_t)nd * sizeof *b, on && !is_source);
             if (pass == 0) {
-                rc = redist_execute(plan, is_source ? a : NULL, is_source ? NULL : b);
+                rc = redist_execute(plan, is_source ? x : NULL, is_source ? NULL : y);
             } else {
-                rc = redist_start(plan, is_source ? a : NULL, is_source ? NULL : b);
+                rc = redist_start(plan, is_source ? x : NULL, is_source ? NULL : y);
                 for (int done = 0; rc == REDIST_SUCCESS && !done;)
                     rc = redist_test(plan, &done);
             }
+            mtest_device_out(b, db, (size_t)nd * sizeof *b, on && !is_source);
             agreed(rc, what);
             int64_t bad = is_source ? 0 : walk(ld, d, group_rank, b, 1);
             if (rc != REDIST_SUCCESS || bad)
@@ -143,6 +162,8 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
     }
     free(a);
     free(b);
+    mtest_device_free(da);
+    mtest_device_free(db);
     redist_layout_free(&ls);
     redist_layout_free(&ld);
 }
@@ -187,6 +208,7 @@ int main(int argc, char **argv)
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mtest_test_memory();
     for (int k = 1; k < size; k++) { /* source group: world ranks 0 .. k-1 */
         int is_source = world_rank < k;
         MPI_Comm group, inter;

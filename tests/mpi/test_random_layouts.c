@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/device.h"
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #define MAXD 3
@@ -74,53 +74,17 @@ static int threads_of_rank(int rank)
     const char *v = getenv("REDIST_NUM_THREADS");
     return v != NULL && atoi(v) > 0 ? atoi(v) + rank % 2 : 0;
 }
-/* Device memory (issue 28): REDIST_TEST_MEMORY=cuda runs every case with the arrays in
-   device memory (options.memory = REDIST_MEMORY_CUDA), =auto with options.memory =
-   REDIST_MEMORY_AUTO and each execute's arrays in device or host memory in turn. With
-   REDIST_DEVICE_BACKEND=emulated (make check) that memory is the emulated device's, which
-   the host cannot touch: the test fills and reads it through the backend's copies only. */
+/* Device memory (issue 28; support/mdevice.h): REDIST_TEST_MEMORY=cuda or auto. */
 static int test_memory = REDIST_MEMORY_HOST;
-static redist__device *tdev;
-
-/* Algorithms whose moves run as kernels (exec.h's `device`): the others refuse device
-   plans. */
-static int device_capable(const char *name)
-{
-    static const char *names[] = {
-        "auto",     "direct-async", "direct",         "alltoallv",       "alltoall-padded",
-        "indirect", "hybrid",       "block-to-block", "block-to-cyclic", "cyclic-to-block",
-        "tk-to-k",  "k-to-tk"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* The array a plan sees for host buffer h (bytes + GUARD): h itself, or (on) its device twin
-   d filled from h. */
+#define device_capable mtest_device_capable
+#define on_device mtest_on_device
 static void *device_in(unsigned char *h, unsigned char *d, int64_t bytes, int on)
 {
-    if (!on)
-        return h;
-    if (redist__device_from_host(tdev, d, h, (size_t)bytes + GUARD, NULL) != REDIST_SUCCESS ||
-        redist__device_sync(tdev, NULL) != REDIST_SUCCESS) /* copies may be asynchronous */
-        return NULL;
-    return d;
+    return mtest_device_in(h, d, (size_t)bytes + GUARD, on);
 }
-/* After an execute: the device twin's contents back into h. */
 static void device_out(unsigned char *h, const unsigned char *d, int64_t bytes, int on)
 {
-    if (on) {
-        redist__device_to_host(tdev, h, d, (size_t)bytes + GUARD, NULL);
-        redist__device_sync(tdev, NULL);
-    }
-}
-/* Execute k of a case: whether its source (side 0) or destination (side 1) array is device
-   memory: always with cuda, in turn with auto. */
-static int on_device(int k, int side)
-{
-    return test_memory == REDIST_MEMORY_CUDA ||
-           (test_memory == REDIST_MEMORY_AUTO && ((k >> side) & 1));
+    mtest_device_out(h, d, (size_t)bytes + GUARD, on);
 }
 
 static int plans_run = 0, plans_skipped = 0;
@@ -633,10 +597,10 @@ static int run_case(const case_t *cs, int case_serial)
     fill(cs->type, gsrc, nsrc, 1, sB);
     unsigned char *dsA = NULL, *dsB = NULL, *dd1 = NULL, *dd2 = NULL; /* device twins */
     if (test_memory != REDIST_MEMORY_HOST &&
-        (redist__device_alloc(tdev, (size_t)sbytes + GUARD, (void **)&dsA) != REDIST_SUCCESS ||
-         redist__device_alloc(tdev, (size_t)sbytes + GUARD, (void **)&dsB) != REDIST_SUCCESS ||
-         redist__device_alloc(tdev, (size_t)dbytes + GUARD, (void **)&dd1) != REDIST_SUCCESS ||
-         redist__device_alloc(tdev, (size_t)dbytes + GUARD, (void **)&dd2) != REDIST_SUCCESS)) {
+        ((dsA = mtest_device_alloc((size_t)sbytes + GUARD)) == NULL ||
+         (dsB = mtest_device_alloc((size_t)sbytes + GUARD)) == NULL ||
+         (dd1 = mtest_device_alloc((size_t)dbytes + GUARD)) == NULL ||
+         (dd2 = mtest_device_alloc((size_t)dbytes + GUARD)) == NULL)) {
         FAIL(&cx, "device arrays: %s", redist_last_error_detail());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -851,12 +815,10 @@ static int run_case(const case_t *cs, int case_serial)
             FAIL(&cx, "redist_plan_free did not set the plan to NULL");
     }
     cx.alg = NULL;
-    if (tdev != NULL) {
-        redist__device_free(tdev, dsA);
-        redist__device_free(tdev, dsB);
-        redist__device_free(tdev, dd1);
-        redist__device_free(tdev, dd2);
-    }
+    mtest_device_free(dsA);
+    mtest_device_free(dsB);
+    mtest_device_free(dd1);
+    mtest_device_free(dd2);
     free(sA);
     free(sB);
     free(d1);
@@ -1242,18 +1204,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     psize = world_size < MAXP ? world_size : MAXP;
-    const char *mem = getenv("REDIST_TEST_MEMORY");
-    if (mem != NULL && (strcmp(mem, "cuda") == 0 || strcmp(mem, "auto") == 0)) {
-        test_memory = strcmp(mem, "cuda") == 0 ? REDIST_MEMORY_CUDA : REDIST_MEMORY_AUTO;
-        if (redist__device_get(&tdev) != REDIST_SUCCESS) { /* asked for: a failure, no skip */
-            fprintf(stderr, "REDIST_TEST_MEMORY=%s: no device (%s)\n", mem,
-                    redist_last_error_detail());
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        if (world_rank == 0)
-            printf("arrays in %s device memory (options.memory = %s)\n", redist__device_name(tdev),
-                   mem);
-    }
+    test_memory = mtest_test_memory();
     if (world_size > MAXP) {
         /* Layout ranks stay below MAXP; the reversed communicator would break that. */
         if (world_rank == 0)
