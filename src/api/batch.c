@@ -262,6 +262,8 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
             return err; /* every rank got the same code from the same child */
     }
     for (int i = 0; i < b->count; i++) { /* their messages only: the batch's buffers below */
+        redist__staging_unpin(b->child[i], b->child[i]->sendbuf);
+        redist__staging_unpin(b->child[i], b->child[i]->recvbuf);
         redist__free(b->child[i]->sendbuf);
         redist__free(b->child[i]->recvbuf);
         b->child[i]->sendbuf = b->child[i]->recvbuf = NULL;
@@ -283,6 +285,11 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
                 b->slot_of_req[q] = j;
         if (!b->send.buf || !b->recv.buf || !b->reqs || !b->idx || !b->slot_of_req || !b->left)
             err = redist__fail(REDIST_ERR_NOMEM, "batch buffers");
+        else { /* device plans: pinned, and unpinned when the first child is freed (before
+                  the buffers are: batch_destroy_state) */
+            redist__staging_pin(b->child[0], b->send.buf, (size_t)b->send.offset[b->send.n] + 1);
+            redist__staging_pin(b->child[0], b->recv.buf, (size_t)b->recv.offset[b->recv.n] + 1);
+        }
     }
     return redist__agree(p->comm, p->rank, err, NULL);
 }

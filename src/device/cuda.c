@@ -47,6 +47,8 @@ static struct {
     CUresult (*MemFree)(CUdeviceptr);
     CUresult (*MemAllocHost)(void **, size_t);
     CUresult (*MemFreeHost)(void *);
+    CUresult (*MemHostRegister)(void *, size_t, unsigned);
+    CUresult (*MemHostUnregister)(void *);
     CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
     CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -113,6 +115,21 @@ static void c_host_free(void *ptr)
 {
     if (current() == REDIST_SUCCESS)
         cu.MemFreeHost(ptr);
+}
+
+static int c_host_register(void *ptr, size_t bytes)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.MemHostRegister(ptr, bytes, 0), "cuMemHostRegister");
+    return REDIST_SUCCESS;
+}
+
+static void c_host_unregister(void *ptr)
+{
+    if (current() == REDIST_SUCCESS)
+        cu.MemHostUnregister(ptr);
 }
 
 static int c_copy(void *to, const void *from, size_t bytes, int direction, void *stream)
@@ -223,6 +240,8 @@ static const redist__device_ops cuda_ops = {
     .free = c_free,
     .host_alloc = c_host_alloc,
     .host_free = c_host_free,
+    .host_register = c_host_register,
+    .host_unregister = c_host_unregister,
     .copy = c_copy,
     .sync = c_sync,
     .upload = c_upload,
@@ -248,6 +267,8 @@ static int resolve(void *lib)
         ENTRY(MemFree, "cuMemFree_v2"),
         ENTRY(MemAllocHost, "cuMemAllocHost_v2"),
         ENTRY(MemFreeHost, "cuMemFreeHost"),
+        ENTRY(MemHostRegister, "cuMemHostRegister_v2"),
+        ENTRY(MemHostUnregister, "cuMemHostUnregister"),
         ENTRY(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
         ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
         ENTRY(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),

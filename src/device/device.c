@@ -65,6 +65,17 @@ void redist__device_host_free(redist__device *dev, void *ptr)
         dev->ops->host_free(ptr);
 }
 
+int redist__device_host_register(redist__device *dev, void *ptr, size_t bytes)
+{
+    return ptr != NULL && bytes > 0 ? dev->ops->host_register(ptr, bytes) : REDIST_SUCCESS;
+}
+
+void redist__device_host_unregister(redist__device *dev, void *ptr)
+{
+    if (ptr != NULL)
+        dev->ops->host_unregister(ptr);
+}
+
 int redist__device_to_host(redist__device *dev, void *host, const void *device, size_t bytes,
                            void *stream)
 {

@@ -33,6 +33,12 @@ void redist__device_free(redist__device *dev, void *ptr);
 int redist__device_host_alloc(redist__device *dev, size_t bytes, void **ptr);
 void redist__device_host_free(redist__device *dev, void *ptr);
 
+/* Pins a host buffer the plan allocated itself (its send and receive buffers, relay slots,
+   bounded mode's chunks) so that copies to and from it run at the link's full rate and
+   asynchronously; 0 on success. A failure (a memlock limit) only leaves it pageable. */
+int redist__device_host_register(redist__device *dev, void *ptr, size_t bytes);
+void redist__device_host_unregister(redist__device *dev, void *ptr);
+
 /* Copies on the stream (NULL: the default stream); asynchronous where the backend is. */
 int redist__device_to_host(redist__device *dev, void *host, const void *device, size_t bytes,
                            void *stream);
@@ -75,6 +81,8 @@ typedef struct redist__device_ops {
     void (*free)(void *ptr);
     int (*host_alloc)(size_t bytes, void **ptr);
     void (*host_free)(void *ptr);
+    int (*host_register)(void *ptr, size_t bytes);
+    void (*host_unregister)(void *ptr);
     int (*copy)(void *to, const void *from, size_t bytes, int direction, void *stream);
     int (*sync)(void *stream);
     int (*upload)(const redist__msg *m, redist__device_msg **out);

@@ -6,8 +6,14 @@
  * is redist__move_range: the same runs and offsets a GPU kernel walks), and close them
  * again. A library path that reads or writes device memory itself, anywhere else, takes a
  * SIGSEGV. The mappings are listed so that REDIST_MEMORY_AUTO can ask whose a pointer is.
- * Streams: everything is synchronous here (the stream is ignored). One lock guards the list
- * and the open/close pairs (threads of a rank may call at once). */
+ *
+ * Streams: as on a GPU, copies and kernels are asynchronous. They are checked when posted
+ * (a range that is not device memory fails at once, as CUDA's calls do) and queued; the
+ * queue runs, in order, at the next sync (of any stream: one queue for the process, which
+ * orders more than CUDA's streams do, never less) and before device memory is freed. So a
+ * library path that reads a copy's host destination, or rewrites its host source, before
+ * it waits for the stream sees stale data and fails the test, as it would on a GPU. One
+ * lock guards the lists and the open/close pairs (threads of a rank may call at once). */
 #define _DEFAULT_SOURCE
 #include "device/device.h"
 
@@ -28,6 +34,22 @@ typedef struct mapping {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mapping *maps;
 static size_t nmaps, capmaps;
+
+/* Posted work, run at the next sync: a copy (dm == NULL) or a kernel. */
+typedef struct posted {
+    const redist__device_msg *dm;
+    int kind;      /* kernel: REDIST__PACK ..; copy: its direction */
+    const char *a; /* copy: from */
+    char *b;       /* copy: to */
+    size_t elsize; /* copy: bytes */
+    int scaled;    /* the kernel scales with sc (a copy of the caller's, as CUDA's launch
+                      copies its arguments) */
+    redist__scale sc;
+    int64_t lo, hi;
+} posted;
+static posted *queue;
+static size_t nqueued, capqueue;
+static int run_queue(void); /* the lock is held */
 
 /* The mapping that holds [p, p + bytes), or NULL (not device memory, or past its end). */
 static const mapping *find(const void *p, size_t bytes)
@@ -68,6 +90,7 @@ static int e_alloc(size_t bytes, void **ptr)
 static void e_free(void *ptr)
 {
     pthread_mutex_lock(&lock);
+    run_queue(); /* as cuMemFree, after the work posted on it */
     for (size_t i = 0; i < nmaps; i++)
         if (maps[i].base == ptr) {
             munmap(maps[i].base, maps[i].len);
@@ -89,6 +112,19 @@ static void e_host_free(void *ptr)
     free(ptr);
 }
 
+/* Pinning changes nothing an emulated copy does. */
+static int e_host_register(void *ptr, size_t bytes)
+{
+    (void)ptr;
+    (void)bytes;
+    return 0;
+}
+
+static void e_host_unregister(void *ptr)
+{
+    (void)ptr;
+}
+
 /* Opens (prot != PROT_NONE) or closes the mapping of a device range; the lock is held. */
 static int set(const void *p, size_t bytes, int prot, const char *what)
 {
@@ -102,29 +138,77 @@ static int set(const void *p, size_t bytes, int prot, const char *what)
                : redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: mprotect failed");
 }
 
+/* Appends w to the queue (the lock is held). */
+static int post(const posted *w)
+{
+    if (nqueued == capqueue) {
+        size_t cap = capqueue ? 2 * capqueue : 64;
+        posted *q = realloc(queue, cap * sizeof *q);
+        if (q == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "emulated device: its queue of posted work");
+        queue = q;
+        capqueue = cap;
+    }
+    queue[nqueued++] = *w;
+    return REDIST_SUCCESS;
+}
+
 static int e_copy(void *to, const void *from, size_t bytes, int direction, void *stream)
 {
     (void)stream;
-    int rw = PROT_READ | PROT_WRITE, err = REDIST_SUCCESS;
+    int err = REDIST_SUCCESS;
     pthread_mutex_lock(&lock);
-    if (direction != REDIST__TO_DEVICE)
-        err = set(from, bytes, rw, "copy source");
-    if (err == REDIST_SUCCESS && direction != REDIST__TO_HOST)
-        err = set(to, bytes, rw, "copy destination");
-    if (err == REDIST_SUCCESS)
-        memmove(to, from, bytes);
-    if (direction != REDIST__TO_DEVICE && find(from, bytes))
-        set(from, bytes, PROT_NONE, "copy source");
-    if (direction != REDIST__TO_HOST && find(to, bytes))
-        set(to, bytes, PROT_NONE, "copy destination");
+    if (direction != REDIST__TO_DEVICE && find(from, bytes) == NULL)
+        err = set(from, bytes, PROT_NONE, "copy source"); /* the failure, with its detail */
+    if (err == REDIST_SUCCESS && direction != REDIST__TO_HOST && find(to, bytes) == NULL)
+        err = set(to, bytes, PROT_NONE, "copy destination");
+    if (err == REDIST_SUCCESS) {
+        posted w = {NULL, direction, from, to, bytes, 0, {0}, 0, 0};
+        err = post(&w);
+    }
     pthread_mutex_unlock(&lock);
+    return err;
+}
+
+static int run_copy(const posted *w)
+{
+    int rw = PROT_READ | PROT_WRITE, err = REDIST_SUCCESS, dir = w->kind;
+    size_t bytes = w->elsize;
+    if (dir != REDIST__TO_DEVICE)
+        err = set(w->a, bytes, rw, "copy source");
+    if (err == REDIST_SUCCESS && dir != REDIST__TO_HOST)
+        err = set(w->b, bytes, rw, "copy destination");
+    if (err == REDIST_SUCCESS)
+        memmove(w->b, w->a, bytes);
+    if (dir != REDIST__TO_DEVICE && find(w->a, bytes))
+        set(w->a, bytes, PROT_NONE, "copy source");
+    if (dir != REDIST__TO_HOST && find(w->b, bytes))
+        set(w->b, bytes, PROT_NONE, "copy destination");
+    return err;
+}
+
+static int run_kernel(const posted *w);
+
+/* Runs everything posted, in order; the first failure (the lock is held). */
+static int run_queue(void)
+{
+    int err = REDIST_SUCCESS;
+    for (size_t i = 0; i < nqueued; i++) {
+        int e = queue[i].dm == NULL ? run_copy(&queue[i]) : run_kernel(&queue[i]);
+        if (err == REDIST_SUCCESS)
+            err = e;
+    }
+    nqueued = 0;
     return err;
 }
 
 static int e_sync(void *stream)
 {
     (void)stream;
-    return REDIST_SUCCESS;
+    pthread_mutex_lock(&lock);
+    int err = run_queue();
+    pthread_mutex_unlock(&lock);
+    return err;
 }
 
 /* The "upload": the message's lists (decode.h) in host memory, which the emulated kernel
@@ -137,6 +221,9 @@ struct redist__device_msg {
 
 static void e_forget(redist__device_msg *dm)
 {
+    pthread_mutex_lock(&lock); /* after the kernels posted on its lists */
+    run_queue();
+    pthread_mutex_unlock(&lock);
     free(dm->lv);
     free(dm->runs);
     free(dm);
@@ -177,18 +264,29 @@ static int e_move(const redist__device_msg *dm, int kind, const char *a, char *b
                   const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
 {
     (void)stream;
-    int64_t es = (int64_t)elsize;
+    posted w = {dm, kind, a, b, elsize, sc != NULL, {0}, lo, hi};
+    if (sc != NULL)
+        w.sc = *sc;
     pthread_mutex_lock(&lock);
+    int err = post(&w);
+    pthread_mutex_unlock(&lock);
+    return err;
+}
+
+static int run_kernel(const posted *w)
+{
+    const redist__device_msg *dm = w->dm;
+    int64_t es = (int64_t)w->elsize;
+    const redist__scale *sc = w->kind == REDIST__PACK || !w->scaled ? NULL : &w->sc;
     int err = set_all(PROT_READ | PROT_WRITE);
-    for (int64_t e = lo; err == REDIST_SUCCESS && e < hi; e++) {
+    for (int64_t e = w->lo; err == REDIST_SUCCESS && e < w->hi; e++) {
         int64_t from =
-            kind == REDIST__UNPACK ? e - lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 0);
-        int64_t to = kind == REDIST__PACK ? e - lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 1);
-        redist__put(kind == REDIST__PACK ? NULL : sc, b + to * es, es, a + from * es, es, 1,
-                    elsize);
+            w->kind == REDIST__UNPACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 0);
+        int64_t to =
+            w->kind == REDIST__PACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 1);
+        redist__put(sc, w->b + to * es, es, w->a + from * es, es, 1, w->elsize);
     }
     int err2 = set_all(PROT_NONE);
-    pthread_mutex_unlock(&lock);
     return err != REDIST_SUCCESS ? err : err2;
 }
 
@@ -206,6 +304,8 @@ static const redist__device_ops emulated_ops = {
     .free = e_free,
     .host_alloc = e_host_alloc,
     .host_free = e_host_free,
+    .host_register = e_host_register,
+    .host_unregister = e_host_unregister,
     .copy = e_copy,
     .sync = e_sync,
     .upload = e_upload,

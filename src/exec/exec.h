@@ -206,6 +206,11 @@ void redist__staging_close(struct redist_plan_s *p);
 /* After the algorithm's setup: the kernels' index lists of the send and receive messages and
    the self part, uploaded (nothing for host plans). */
 int redist__staging_upload(struct redist_plan_s *p);
+/* A host buffer the plan allocated (redist__plan_buffer): pinned for a device plan's copies
+   (a failure leaves it pageable), unpinned by staging_close or, for a buffer freed before
+   the plan is, by staging_unpin. Nothing for host plans. */
+void redist__staging_pin(struct redist_plan_s *p, void *buf, size_t bytes);
+void redist__staging_unpin(struct redist_plan_s *p, void *buf);
 /* At start: this execute's arrays (AUTO asks the backend where each lives; CUDA: device
    memory is required, else REDIST_ERR_ARG). */
 int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_n, const void *dst,

@@ -40,6 +40,8 @@ struct redist__staging {
        part (exec.h's `device` flag). */
     redist__device_msg **send_dm, **recv_dm, *self_dm;
     int nsend, nrecv;
+    void **pinned; /* the plan's host buffers pinned (staging_pin), npinned of cap */
+    int npinned, pinned_cap;
 };
 
 static int64_t stage_bytes(void)
@@ -107,11 +109,47 @@ static const redist__device_msg *lists_of(const struct redist_plan_s *p, const r
     return NULL;
 }
 
+void redist__staging_pin(struct redist_plan_s *p, void *buf, size_t bytes)
+{
+    struct redist__staging *s = p->device;
+    if (s == NULL || buf == NULL)
+        return;
+    if (s->npinned == s->pinned_cap) {
+        int cap = s->pinned_cap ? 2 * s->pinned_cap : 8;
+        void **grown = redist__malloc((size_t)cap * sizeof *grown);
+        if (grown == NULL)
+            return; /* left pageable: slower copies, the same result */
+        for (int i = 0; i < s->npinned; i++)
+            grown[i] = s->pinned[i];
+        redist__free(s->pinned);
+        s->pinned = grown;
+        s->pinned_cap = cap;
+    }
+    if (redist__device_host_register(s->dev, buf, bytes) == REDIST_SUCCESS)
+        s->pinned[s->npinned++] = buf;
+    else
+        redist__clear_error(); /* left pageable (a memlock limit): not the plan's error */
+}
+
+void redist__staging_unpin(struct redist_plan_s *p, void *buf)
+{
+    struct redist__staging *s = p->device;
+    for (int i = 0; s != NULL && buf != NULL && i < s->npinned; i++)
+        if (s->pinned[i] == buf) {
+            redist__device_host_unregister(s->dev, buf);
+            s->pinned[i] = s->pinned[--s->npinned];
+            return;
+        }
+}
+
 void redist__staging_close(struct redist_plan_s *p)
 {
     struct redist__staging *s = p->device;
     if (s == NULL)
         return;
+    for (int i = 0; i < s->npinned; i++)
+        redist__device_host_unregister(s->dev, s->pinned[i]);
+    redist__free(s->pinned);
     for (int i = 0; i < s->nsend; i++)
         redist__device_forget(s->dev, s->send_dm[i]);
     for (int i = 0; i < s->nrecv; i++)
@@ -164,7 +202,10 @@ static void keep(struct redist__staging *s, int err)
         s->error = err;
 }
 
-/* One piece [lo, hi): the buffer side at element lo. */
+/* One piece [lo, hi): the buffer side at element lo. The kernels and copies of a move's
+   pieces are queued on the stream, which runs them in order (so the one scratch serves them
+   all), and staged_move waits once at the end of the move; only AUTO's mixed pieces, which
+   pass through the host staging buffer, wait for each. */
 static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
                  char *b, int64_t lo, int64_t hi)
 {
@@ -185,29 +226,33 @@ static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, 
         return REDIST_SUCCESS;
     }
     if (kind == REDIST__COPY && a_dev && b_dev)
-        err = redist__device_move(dev, dm, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
-    else if (a_dev) { /* PACK, or COPY to a host array: packed on the device, then off it */
+        return redist__device_move(dev, dm, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
+    if (a_dev) { /* PACK, or COPY to a host array: packed on the device, then off it */
         err =
             redist__device_move(dev, dm, REDIST__PACK, a, s->scratch, es, NULL, lo, hi, s->stream);
         char *to = kind == REDIST__PACK ? b : s->host;
         if (err == REDIST_SUCCESS)
             err = redist__device_to_host(dev, to, s->scratch, bytes, s->stream);
-        if (err == REDIST_SUCCESS)
+        if (err == REDIST_SUCCESS && kind == REDIST__COPY) { /* the host reads it now */
             err = redist__device_sync(dev, s->stream);
-        if (err == REDIST_SUCCESS && kind == REDIST__COPY)
-            redist__move_range(m, REDIST__UNPACK, s->host, b, es, sc, lo, hi);
-    } else { /* UNPACK, or COPY from a host array: packed on the host, onto the device */
-        const char *from = a;
-        if (kind == REDIST__COPY) {
-            redist__move_range(m, REDIST__PACK, a, s->host, es, NULL, lo, hi);
-            from = s->host;
+            if (err == REDIST_SUCCESS)
+                redist__move_range(m, REDIST__UNPACK, s->host, b, es, sc, lo, hi);
         }
-        err = redist__device_from_host(dev, s->scratch, from, bytes, s->stream);
-        if (err == REDIST_SUCCESS)
-            err = redist__device_move(dev, dm, REDIST__UNPACK, s->scratch, b, es, sc, lo, hi,
-                                      s->stream);
+        return err;
     }
-    return err == REDIST_SUCCESS ? redist__device_sync(dev, s->stream) : err;
+    /* UNPACK, or COPY from a host array: packed on the host, onto the device */
+    const char *from = a;
+    if (kind == REDIST__COPY) {
+        redist__move_range(m, REDIST__PACK, a, s->host, es, NULL, lo, hi);
+        from = s->host;
+    }
+    err = redist__device_from_host(dev, s->scratch, from, bytes, s->stream);
+    if (err == REDIST_SUCCESS)
+        err =
+            redist__device_move(dev, dm, REDIST__UNPACK, s->scratch, b, es, sc, lo, hi, s->stream);
+    if (err == REDIST_SUCCESS && kind == REDIST__COPY) /* the next piece rewrites s->host */
+        err = redist__device_sync(dev, s->stream);
+    return err;
 }
 
 void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__msg *m,
@@ -221,4 +266,7 @@ void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__
         char *pb = kind == REDIST__PACK ? b + (x - lo) * es : b;
         keep(s, piece(p, kind, m, pa, pb, x, y));
     }
+    /* the move is complete when it returns: the host sends what was packed, reuses the
+       buffer that was unpacked, and the execute's caller reads dst */
+    keep(s, redist__device_sync(s->dev, s->stream));
 }

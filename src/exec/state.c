@@ -19,6 +19,8 @@ void *redist__plan_buffer(struct redist_plan_s *p, size_t bytes)
     void *b = redist__malloc(bytes);
     if (b != NULL)
         p->buffer_bytes = total;
+    if (b != NULL) /* device plans: copies off and onto the device at the link's rate */
+        redist__staging_pin(p, b, bytes);
     return b;
 }
 
@@ -26,10 +28,10 @@ void redist__plan_destroy(struct redist_plan_s *p)
 {
     if (p == NULL)
         return;
+    redist__staging_close(p); /* first: it unpins buffers the algorithm frees */
     if (p->algo != NULL && p->algo->destroy != NULL)
         p->algo->destroy(p);
     redist__shm_free(p);
-    redist__staging_close(p);
     redist__datatypes_free(p);
     redist__free(p->dry_src);
     redist__free(p->dry_dst);
