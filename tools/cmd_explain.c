@@ -38,14 +38,19 @@ const char tool_explain_help[] =
     "                           --from's permuted; the plan of redist_options.permutation\n"
     "  --threads N              the threads per rank a plan's local moves would use\n"
     "                           (redist_options.threads; default REDIST_NUM_THREADS, else 1)\n"
+    "  --memory M               host (default), cuda or auto: where the arrays live\n"
+    "                           (redist_options.memory); device memory keeps the algorithms\n"
+    "                           that pack and adds the staging's costs (PCIe, launches)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
-    "total_messages, total_bytes, predicted_seconds, transport, bounded, buffer_bytes (for the\n"
-    "headline algorithm), procs, type, element_bytes, elements, array_bytes, from, to, pattern,\n"
-    "memory, machine, threads, algorithms[] (chosen: true on auto's choice), tables,\n"
-    "tables_note, relabel {kept, moved, given_moved}, permutation (docs/tool.md lists them\n"
-    "all).\n";
+    "total_messages, total_bytes, predicted_seconds, staging_seconds, transport, bounded,\n"
+    "buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
+    "array_bytes, from, to, pattern, memory, machine, threads, arrays, algorithms[] (chosen:\n"
+    "true on auto's choice), tables, tables_note, relabel {kept, moved, given_moved},\n"
+    "permutation (docs/tool.md lists them all).\n";
+
+static const char *const memory_names[] = {"host", "cuda", "auto"}; /* --memory */
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
@@ -153,6 +158,8 @@ static void json_explanation(FILE *f, const redist__explanation *e)
         e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack",
         e->bounded ? "true" : "false", (long long)e->buffer_bytes);
     json_double(f, e->predicted_seconds);
+    fputs(", \"staging_seconds\": ", f);
+    json_double(f, e->staging_seconds);
 }
 
 /* The pattern itself, whatever the schedule: every rank's traffic. */
@@ -303,7 +310,7 @@ static void print_json(const explain_state *s)
         (long long)head->e.default_bytes, (long long)(head->e.bounded ? head->e.buffer_bytes : 0),
         (long long)head->e.chunk_bytes);
     json_machine(f);
-    fprintf(f, ", \"threads\": %d", s->threads);
+    fprintf(f, ", \"threads\": %d, \"arrays\": \"%s\"", s->threads, memory_names[s->a.pair.memory]);
     fputs(", \"algorithms\": ", f);
     json_rows(f, s->rows, s->count);
     if (a->pair.relabel)
@@ -364,7 +371,6 @@ static void print_text_pattern(const explain_state *s)
            tool_fmt_bytes(b[1], sizeof b[1], (double)pat->bytes_copied));
 }
 
-/* The memory of an execute beyond src and dst, in each mode. */
 /* Where the model's parameters come from (the machine file, the environment, the defaults). */
 static void print_text_machine(void)
 {
@@ -374,10 +380,16 @@ static void print_text_machine(void)
     printf("  model    parameters from %s\n", source);
 }
 
+/* The memory of an execute beyond src and dst, in each mode; where the arrays are. */
 static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
     const redist__explanation *e = &s->head->e;
+    if (s->a.pair.memory != REDIST_MEMORY_HOST)
+        printf("  arrays   in device memory (--memory %s): kernels pack and unpack, messages are\n"
+               "           staged through the host; staging %s of the predicted time\n",
+               memory_names[s->a.pair.memory],
+               tool_fmt_seconds(b[0], sizeof b[0], e->staging_seconds));
     tool_fmt_bytes(b[0], sizeof b[0], (double)e->default_bytes);
     if (e->bounded)
         printf("  memory   per rank: %s of pack buffers in the default mode; bounded mode%s: %s "
@@ -566,7 +578,7 @@ static int explain_algorithms(explain_state *s)
         explain_row *r = &s->rows[i];
         r->name = redist_algorithm_name(i);
         r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
-                                        s->threads, &r->e);
+                                        s->threads, s->a.pair.memory, &r->e);
         if (strcmp(r->name, s->a.pair.algorithm) != 0)
             continue;
         s->head = r;

@@ -65,9 +65,7 @@ typedef struct run_args {
     int inter;  /* --inter: source and destination groups joined by an intercommunicator */
     int scaled; /* --alpha, --beta given */
     double alpha, beta;
-    int batch;  /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
-    int memory; /* --memory: REDIST_MEMORY_HOST, _CUDA (both arrays on the device) or _AUTO
-                   (the source on the device, the destination in host memory) */
+    int batch; /* --batch K: K arrays of the pair in one batch plan (0: a plain plan) */
 } run_args;
 
 /* What one run holds: every step may fail, and run_free then releases whatever exists. */
@@ -93,6 +91,8 @@ typedef struct run_state {
     void **bdst;
     redist__device *dev;     /* --memory cuda or auto: the device backend */
     void *dev_src, *dev_dst; /* the arrays' device twins (NULL: the host array is used) */
+    const void **xsrc;       /* --batch: what the execute gets, the twins where there are */
+    void **xdst, **dev_bdst; /* dev_bdst[k]: destination k's twin (k >= 1; [0] is dev_dst) */
 } run_state;
 
 static int parse_repeat(const char *text, int *n1, int *n2)
@@ -154,18 +154,6 @@ static int run_option(int argc, char **argv, int *i, void *ctx, int rank0)
     else if (!strcmp(argv[*i], "--inter"))
         a->inter = 1;
     else if ((m = scale_option(argc, argv, i, a, rank0)) != 0)
-        return m;
-    else if ((m = tool_opt_value(argc, argv, i, "--memory", &v)) > 0) {
-        static const char *const kinds[] = {"host", "cuda", "auto"};
-        int k = 0;
-        while (k < 3 && strcmp(v, kinds[k]) != 0)
-            k++;
-        if (k == 3) {
-            tool_error(rank0, TOOL_USAGE, "--memory: expected host, cuda or auto, got '%s'", v);
-            return TOOL_OPT_REPORTED;
-        }
-        a->memory = k; /* REDIST_MEMORY_HOST, _CUDA, _AUTO */
-    } else if (m < 0)
         return m;
     else if ((m = tool_opt_value(argc, argv, i, "--batch", &v)) > 0) {
         char *end = NULL;
@@ -252,20 +240,29 @@ static int relabel(run_state *s)
 }
 
 /* --batch K: the pointer lists, every array reading the one source and writing its own
-   destination (the first is the pair's). */
+   destination (the first is the pair's); with device memory, what the execute gets: the
+   source's twin, and each destination's under --memory cuda. */
 static int batch_arrays(run_state *s)
 {
     int k = s->a.batch, bad = 0;
     size_t bytes = (size_t)(s->data.ndst ? s->data.ndst : 1) * s->data.el;
     s->bsrc = calloc((size_t)k, sizeof *s->bsrc);
     s->bdst = calloc((size_t)k, sizeof *s->bdst);
-    bad = s->bsrc == NULL || s->bdst == NULL;
+    s->xsrc = calloc((size_t)k, sizeof *s->xsrc);
+    s->xdst = calloc((size_t)k, sizeof *s->xdst);
+    s->dev_bdst = calloc((size_t)k, sizeof *s->dev_bdst);
+    bad = !s->bsrc || !s->bdst || !s->xsrc || !s->xdst || !s->dev_bdst;
     for (int i = 0; !bad && i < k; i++) {
         s->bsrc[i] = s->data.src;
         s->bdst[i] = i == 0 ? s->data.dst : malloc(bytes);
         bad = s->bdst[i] == NULL;
         if (!bad && i > 0)
             memcpy(s->bdst[i], s->data.dst, bytes); /* the poison pattern */
+        if (!bad && i > 0 && s->dev_dst != NULL)
+            bad = redist__device_alloc(s->dev, bytes, &s->dev_bdst[i]) != REDIST_SUCCESS;
+        s->xsrc[i] = s->dev_src != NULL ? s->dev_src : s->data.src;
+        s->xdst[i] = i == 0 ? (s->dev_dst != NULL ? s->dev_dst : s->data.dst)
+                            : (s->dev_bdst[i] != NULL ? s->dev_bdst[i] : s->bdst[i]);
     }
     if (tool_agree_status(bad, s->comm))
         return tool_error(s->rank == 0, TOOL_FAILED, "out of memory for the batch's arrays");
@@ -276,11 +273,11 @@ static int batch_arrays(run_state *s)
    pointer lists. */
 static const void *exec_src(const run_state *s)
 {
-    return s->a.batch ? (const void *)s->bsrc : s->dev_src ? s->dev_src : s->data.src;
+    return s->a.batch ? (const void *)s->xsrc : s->dev_src ? s->dev_src : s->data.src;
 }
 static void *exec_dst(const run_state *s)
 {
-    return s->a.batch ? (void *)s->bdst : s->dev_dst ? s->dev_dst : s->data.dst;
+    return s->a.batch ? (void *)s->xdst : s->dev_dst ? s->dev_dst : s->data.dst;
 }
 
 /* --memory cuda or auto: the device twins of the arrays (cuda: both; auto: the source),
@@ -295,34 +292,39 @@ static int make_device_arrays(run_state *s)
             rc = redist__device_from_host(s->dev, s->dev_src, s->data.src, sb, NULL);
         if (rc == REDIST_SUCCESS)
             rc = redist__device_sync(s->dev, NULL); /* copies may be asynchronous */
-        if (rc == REDIST_SUCCESS && s->a.memory == REDIST_MEMORY_CUDA)
+        if (rc == REDIST_SUCCESS && s->a.pair.memory == REDIST_MEMORY_CUDA)
             rc = redist__device_alloc(s->dev, db + 1, &s->dev_dst);
     }
     char why[768];
     snprintf(why, sizeof why, "%s", redist_last_error_detail());
     if (tool_agree_code(rc, s->comm) != REDIST_SUCCESS)
         return tool_error(s->rank == 0, TOOL_FAILED, "--memory %s: %s",
-                          s->a.memory == REDIST_MEMORY_CUDA ? "cuda" : "auto",
+                          s->a.pair.memory == REDIST_MEMORY_CUDA ? "cuda" : "auto",
                           rc != REDIST_SUCCESS ? why : "another rank has no device memory");
     return TOOL_OK;
 }
 
-/* The destination between the host array and its device twin (no twin: nothing to do). */
+/* The destinations between the host arrays and their device twins (none: nothing to do). */
+static void dst_move(const run_state *s, int to_device)
+{
+    size_t bytes = (size_t)s->data.ndst * s->data.el;
+    for (int k = 0; s->dev_dst != NULL && k < (s->a.batch ? s->a.batch : 1); k++) {
+        void *h = k == 0 ? s->data.dst : s->bdst[k], *d = k == 0 ? s->dev_dst : s->dev_bdst[k];
+        if (to_device)
+            redist__device_from_host(s->dev, d, h, bytes, NULL);
+        else
+            redist__device_to_host(s->dev, h, d, bytes, NULL);
+    }
+    if (s->dev_dst != NULL)
+        redist__device_sync(s->dev, NULL); /* copies may be asynchronous */
+}
 static void dst_to_device(const run_state *s)
 {
-    if (s->dev_dst != NULL) {
-        redist__device_from_host(s->dev, s->dev_dst, s->data.dst, (size_t)s->data.ndst * s->data.el,
-                                 NULL);
-        redist__device_sync(s->dev, NULL);
-    }
+    dst_move(s, 1);
 }
 static void dst_to_host(const run_state *s)
 {
-    if (s->dev_dst != NULL) {
-        redist__device_to_host(s->dev, s->data.dst, s->dev_dst, (size_t)s->data.ndst * s->data.el,
-                               NULL);
-        redist__device_sync(s->dev, NULL);
-    }
+    dst_move(s, 0);
 }
 
 /* The layouts, and the local arrays filled: the data is checked with the tool's own layout
@@ -351,13 +353,15 @@ static int make_data(run_state *s)
     if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
         return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
     tool_arrays_poison(&s->data);
-    if (s->a.memory != REDIST_MEMORY_HOST) {
+    if (s->a.pair.memory != REDIST_MEMORY_HOST) {
         int st = make_device_arrays(s);
         if (st != TOOL_OK)
             return st;
-        dst_to_device(s); /* the poison pattern: elements never written show up */
     }
-    return s->a.batch ? batch_arrays(s) : TOOL_OK;
+    int st = s->a.batch ? batch_arrays(s) : TOOL_OK;
+    if (st == TOOL_OK)
+        dst_to_device(s); /* the poison pattern: elements never written show up */
+    return st;
 }
 
 /* --inter: the two groups, joined; the destination layout in its group's numbering. */
@@ -405,7 +409,7 @@ static int make_plan(run_state *s)
     opt.max_buffer_bytes = s->a.pair.max_buffer;
     opt.permutation = s->a.pair.permuted ? s->a.pair.permute : NULL;
     opt.threads = s->a.pair.threads;
-    opt.memory = s->a.memory;
+    opt.memory = s->a.pair.memory;
     if (s->a.scaled) {
         opt.alpha[0] = s->a.alpha;
         opt.beta[0] = s->a.beta;
@@ -635,10 +639,15 @@ static void run_free(run_state *s)
         free(s->bdst[k]);
     free(s->bdst);
     free(s->bsrc);
+    free(s->xsrc);
+    free(s->xdst);
     if (s->dev != NULL) {
         redist__device_free(s->dev, s->dev_src);
         redist__device_free(s->dev, s->dev_dst);
+        for (int k = 1; s->dev_bdst != NULL && k < s->a.batch; k++)
+            redist__device_free(s->dev, s->dev_bdst[k]);
     }
+    free(s->dev_bdst);
     tool_arrays_free(&s->data);
     spec_free(&s->from);
     spec_free(&s->to);

@@ -166,9 +166,21 @@ static int parse_permutation(const char *v, tool_pair_opts *o)
     return 0;
 }
 
-/* Like tool_opt_value for the eight shared options: 1 (taken), 0 (another argument) or -1
-   (value missing). A bad --type, --max-buffer, --permute or --threads writes its message into
-   msg (else msg is ""). */
+/* --memory host|cuda|auto: REDIST_MEMORY_HOST, _CUDA or _AUTO into *memory; -1 if none. */
+static int memory_parse(const char *v, int *memory)
+{
+    static const char *const kinds[] = {"host", "cuda", "auto"};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(v, kinds[k]) == 0) {
+            *memory = k; /* REDIST_MEMORY_HOST, _CUDA, _AUTO */
+            return 0;
+        }
+    return -1;
+}
+
+/* Like tool_opt_value for the nine shared options: 1 (taken), 0 (another argument) or -1
+   (value missing). A bad --type, --max-buffer, --permute, --threads or --memory writes its message
+   into msg (else msg is ""). */
 static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
@@ -199,6 +211,10 @@ static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *m
                  spec_excerpt(shown, v, strlen(v)));
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--threads", &v)) > 0)
         tool_threads_parse(v, &o->threads, msg, len);
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--memory", &v)) > 0 &&
+             memory_parse(v, &o->memory) != 0)
+        snprintf(msg, len, "--memory: expected host, cuda or auto, got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
     return m;
 }
 

@@ -36,7 +36,7 @@ int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0);
 
 /* ---- The options `run` and `explain` share ---------------------------------------------- */
 /* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel,
-   --threads N. */
+   --threads N, --memory M. */
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
@@ -46,6 +46,7 @@ typedef struct tool_pair_opts {
     int npermute;
     int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
     int threads; /* --threads N: options.threads (0 when not given: REDIST_NUM_THREADS, else 1) */
+    int memory;  /* --memory host|cuda|auto: options.memory (REDIST_MEMORY_HOST by default) */
 } tool_pair_opts;
 
 /* Runs the argument loop of `run` and `explain`: the shared options above, then

@@ -2,7 +2,9 @@
  * pair's case as a plan would agree on it (model/pair.c), then the algorithm's own rules and
  * prediction from the registry, with this process's machine (model/machine.c). */
 #include "algo/explain.h"
+
 #include "algo/algo.h"
+#include "device/device.h"
 #include "exec/engine.h"
 
 #include <string.h>
@@ -10,7 +12,8 @@
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out)
 {
-    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, 1, out);
+    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, 1, REDIST_MEMORY_HOST,
+                                   out);
 }
 
 /* The mode the plan would run in, as the planner decides it: bounded if asked, or if the default
@@ -50,7 +53,7 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
 
 int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                             const char *algorithm, int64_t max_buffer_bytes, int threads,
-                            redist__explanation *out)
+                            int memory, redist__explanation *out)
 {
     if (out == NULL)
         return redist__fail(REDIST_ERR_ARG, "explain: NULL output");
@@ -67,10 +70,13 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     redist__machine machine;
     redist__machine_current(&machine, NULL, 0);
     redist__machine_threads(&machine, threads);
+    if (memory != REDIST_MEMORY_HOST) /* as the planner: kernels move the arrays */
+        redist__machine_device(&machine);
     const redist__machine *m = &machine;
     redist_options opt;
     redist_options_init(&opt);
     opt.max_buffer_bytes = max_buffer_bytes;
+    opt.memory = memory;
     int auto_chosen = a == NULL;
     err = redist__choose_algorithm(redist__registry(), name, &c, m, &opt, &a, &out->why_not);
     if (err != REDIST_SUCCESS)
@@ -85,6 +91,11 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     out->steps = out->bounded ? c.t.shift_steps : a->steps(&c, m, &opt);
     out->predicted_seconds = out->bounded ? redist__strip_predict(&c, m, opt.max_buffer_bytes)
                                           : a->predict(&c, m, &opt, out->transport);
+    if (memory != REDIST_MEMORY_HOST) {
+        out->staging_seconds =
+            redist__cost_staging(&c.t, m, redist__device_stage_bytes(opt.max_buffer_bytes));
+        out->predicted_seconds += out->staging_seconds;
+    }
     out->total_messages = total_messages;
     out->total_bytes = total_bytes;
     out->max_messages_per_rank = c.t.max_sent_messages;

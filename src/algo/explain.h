@@ -19,8 +19,10 @@ typedef struct redist__explanation {
     int64_t max_bytes_per_rank; /* max over ranks of bytes sent */
     int64_t total_messages;
     int64_t total_bytes;
-    double predicted_seconds;
-    int transport;         /* REDIST_TRANSPORT_PACK or _DATATYPE */
+    double predicted_seconds; /* staging_seconds included */
+    double staging_seconds;   /* device memory: the copies off and onto the GPUs and the
+                                 launches (redist__cost_staging); 0 for host memory */
+    int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE */
     int bounded;           /* bounded mode: asked for, or taken because the buffers would not fit */
     int64_t buffer_bytes;  /* the most pack-buffer bytes a rank holds in this mode */
     int64_t default_bytes; /* the default mode's (bounded or not): send + receive volume */
@@ -30,9 +32,10 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
                     const char *algorithm, redist__explanation *out);
 /* The same with options.max_buffer_bytes = max_buffer_bytes (0: the default mode), every rank
    moving its local data with `threads` threads (the model's local moves sped up as a plan's
-   are: redist__machine_threads). */
+   are: redist__machine_threads), and options.memory = memory (device memory: only the
+   algorithms that pack apply, kernels move the arrays, staging costs added). */
 int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                             const char *algorithm, int64_t max_buffer_bytes, int threads,
-                            redist__explanation *out);
+                            int memory, redist__explanation *out);
 
 #endif

@@ -39,6 +39,11 @@ void redist__device_host_free(redist__device *dev, void *ptr);
 int redist__device_host_register(redist__device *dev, void *ptr, size_t bytes);
 void redist__device_host_unregister(redist__device *dev, void *ptr);
 
+/* The bytes of a device plan's scratch, the pieces its moves are staged in: 4 MiB, or
+   REDIST_DEVICE_STAGE_BYTES (tests: many small pieces); bounded mode (max_buffer_bytes > 0)
+   bounds it too. */
+int64_t redist__device_stage_bytes(int64_t max_buffer_bytes);
+
 /* Copies on the stream (NULL: the default stream); asynchronous where the backend is. */
 int redist__device_to_host(redist__device *dev, void *host, const void *device, size_t bytes,
                            void *stream);

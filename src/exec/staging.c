@@ -23,9 +23,6 @@
 
 #include <stdlib.h>
 
-/* The scratch: enough for a large kernel's worth, small for the tests' pieces. */
-enum { STAGE_BYTES = 4 << 20 };
-
 struct redist__staging {
     redist__device *dev;
     int memory;           /* options.memory */
@@ -44,14 +41,6 @@ struct redist__staging {
     int npinned, pinned_cap;
 };
 
-static int64_t stage_bytes(void)
-{
-    const char *v = getenv("REDIST_DEVICE_STAGE_BYTES"); /* tests: many small pieces */
-    char *end = NULL;
-    long long n = v != NULL ? strtoll(v, &end, 10) : 0;
-    return v != NULL && end != v && *end == '\0' && n >= 1 ? (int64_t)n : STAGE_BYTES;
-}
-
 int redist__staging_open(struct redist_plan_s *p)
 {
     p->device = NULL;
@@ -68,7 +57,7 @@ int redist__staging_open(struct redist_plan_s *p)
     s->dev = dev;
     s->memory = p->opt.memory;
     s->stream = p->opt.stream;
-    s->scratch_bytes = stage_bytes();
+    s->scratch_bytes = redist__device_stage_bytes(p->opt.max_buffer_bytes);
     if (s->scratch_bytes < (int64_t)p->elsize)
         s->scratch_bytes = (int64_t)p->elsize;
     err = redist__device_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->scratch);

@@ -37,6 +37,12 @@ static const redist__machine default_machine = {
     /* fitted on a 16-core node (docs/performance.md, "Threads": 1 rank x 1 .. 16 threads)
        until calibrate --threads measures it */
     .copy_thread_limit = 6.5,
+    /* device plans, until calibrate measures them where a GPU is: a PCIe 5 x16 link's
+       ~50 GB/s each way shared by four ranks, a gather kernel at a quarter of an H100's
+       HBM bandwidth shared alike, a launch or a stream wait of a few microseconds */
+    .device_per_byte = 1.0 / 12.0e9,
+    .device_copy_per_byte = 1.0 / 250.0e9,
+    .device_launch = 5.0e-6,
     .shared_node = 1, /* the ranks share one node */
 };
 
@@ -65,6 +71,9 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
      "the most a rank's local moves speed up with threads (memory bandwidth): the L of "
      "T / (1 + (T - 1) / L)",
      1.0, 0},
+    P(device_per_byte, "device plans: seconds per byte between a GPU and its host, each way"),
+    P(device_copy_per_byte, "device plans: seconds per byte a kernel packs or unpacks"),
+    P(device_launch, "device plans: seconds per kernel or copy posted, or stream wait"),
 };
 #undef P
 
@@ -294,6 +303,14 @@ void redist__machine_threads(redist__machine *m, int threads)
     m->copy_per_run /= s;
     m->window_per_byte /= s; /* the receiver's threads unpack from the sender's window */
     m->threads_speedup = s;
+}
+
+void redist__machine_device(redist__machine *m)
+{
+    m->copy_per_byte = m->device_copy_per_byte;
+    m->window_per_byte = m->device_copy_per_byte; /* the receiver's kernel unpacks */
+    m->copy_per_run = 0.0;
+    m->threads_speedup = 1.0; /* the kernels do not use the rank's threads */
 }
 
 double redist__ranks_per_core(int ranks)

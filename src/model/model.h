@@ -13,31 +13,36 @@
 /* The GDM / Hockney parameters of [LBP96] §3.2 plus local copy rates, in seconds, and how far
    threads speed up the local moves (a ratio). */
 typedef struct redist__machine {
-    double startup;           /* T_d: seconds per synchronised step (or a first message) */
-    double per_message;       /* seconds per further message in flight at the same time */
-    double per_byte;          /* tau_d: seconds per byte that crosses between ranks */
-    double copy_per_byte;     /* seconds per byte of local copy, pack or unpack */
-    double copy_per_run;      /* seconds per run packed or unpacked, beyond its bytes */
-    double per_piece;         /* seconds per contiguous piece MPI's datatype engine handles */
-    double remote_startup;    /* between nodes (0: not measured) */
-    double remote_per_byte;   /* between nodes (0: not measured) */
-    double window_per_byte;   /* seconds per byte unpacked from another rank's shared-memory
-                                 window (what it just packed: the caches of another core) */
-    double per_index;         /* seconds of index work per element (general) or per block (the
-                                 [TCR96] algorithms), on each side; not measured by calibrate */
-    double copy_thread_limit; /* L: the most a rank's local moves speed up with threads (memory
-                                 bandwidth saturates): redist__thread_speedup; >= 1, no time */
-    int shared_node;          /* 1: packed messages move through shared memory (one node), so a
-                                 packed byte costs its two copies only; 0: it also crosses the
-                                 network at per_byte */
-    double threads_speedup;   /* what redist__machine_threads divided the moves by (0 or 1:
-                                 one thread); general's walk divides its per_index work by it */
+    double startup;              /* T_d: seconds per synchronised step (or a first message) */
+    double per_message;          /* seconds per further message in flight at the same time */
+    double per_byte;             /* tau_d: seconds per byte that crosses between ranks */
+    double copy_per_byte;        /* seconds per byte of local copy, pack or unpack */
+    double copy_per_run;         /* seconds per run packed or unpacked, beyond its bytes */
+    double per_piece;            /* seconds per contiguous piece MPI's datatype engine handles */
+    double remote_startup;       /* between nodes (0: not measured) */
+    double remote_per_byte;      /* between nodes (0: not measured) */
+    double window_per_byte;      /* seconds per byte unpacked from another rank's shared-memory
+                                    window (what it just packed: the caches of another core) */
+    double per_index;            /* seconds of index work per element (general) or per block (the
+                                    [TCR96] algorithms), on each side; not measured by calibrate */
+    double copy_thread_limit;    /* L: the most a rank's local moves speed up with threads (memory
+                                    bandwidth saturates): redist__thread_speedup; >= 1, no time */
+    double device_per_byte;      /* device plans (options.memory): seconds per byte copied
+                                    between a rank's GPU and its host staging, each way (PCIe
+                                    or NVLink-C2C, shared by the node's ranks as they share it) */
+    double device_copy_per_byte; /* seconds per byte a device kernel packs or unpacks */
+    double device_launch;        /* seconds per kernel or copy posted to the device, or wait */
+    int shared_node;             /* 1: packed messages move through shared memory (one node), so a
+                                    packed byte costs its two copies only; 0: it also crosses the
+                                    network at per_byte */
+    double threads_speedup;      /* what redist__machine_threads divided the moves by (0 or 1:
+                                    one thread); general's walk divides its per_index work by it */
 } redist__machine;
 /* The documented defaults (machine.c states where they come from). */
 const redist__machine *redist__machine_default(void);
 
 /* The double parameters by name, for the machine file and the environment. */
-enum { REDIST__MACHINE_NPARAMS = 11 };
+enum { REDIST__MACHINE_NPARAMS = 14 };
 typedef struct redist__machine_param {
     const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
     size_t offset;    /* of the double in redist__machine */
@@ -75,6 +80,10 @@ void redist__machine_scale(redist__machine *m, double factor);
 double redist__thread_speedup(int threads, double limit);
 /* Divides the local-move costs by redist__thread_speedup(threads, m->copy_thread_limit). */
 void redist__machine_threads(redist__machine *m, int threads);
+/* Device plans (options.memory): kernels pack, unpack and copy, so the local moves cost
+   device_copy_per_byte a byte and nothing per run (one GPU thread per element); the copies
+   between the device and the host are redist__cost_staging's. */
+void redist__machine_device(redist__machine *m);
 /* max(1, ranks / the cores this process may run on): the load of a node with `ranks` ranks. */
 double redist__ranks_per_core(int ranks);
 /* redist__machine_current as it was at this thread's first call (the basic operations: no
@@ -165,6 +174,15 @@ double redist__cost_moves(const redist__case *c, const redist__machine *m, int t
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory);
+
+/* Device plans (options.memory; issue 28): what staging adds to an execute. Each byte a rank
+   sends is packed by a kernel and copied off its device, each byte it receives copied on and
+   unpacked, the self part copied by a kernel (device_per_byte, device_copy_per_byte); about
+   three posted operations or waits per message and per piece of stage_bytes
+   (device_launch). Taken as not overlapping the messages: an upper bound where the pieces
+   pipeline. */
+double redist__cost_staging(const redist__traffic *t, const redist__machine *m,
+                            int64_t stage_bytes);
 
 /* ---- a pair's case without MPI (pair.c) ----------------------------------------------------- */
 /* One rank's traffic for one execute of src -> dst (self part excluded from messages). */

@@ -13,6 +13,7 @@
  * their parent was planned from.
  */
 #include "planner/planner.h"
+#include "device/device.h"
 #include "exec/engine.h"
 
 #include <string.h>
@@ -124,6 +125,8 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     redist__machine_scale(&p->machine_agreed, p->node_load);
     redist__machine_threads(&p->machine_agreed,
                             REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);
+    if (p->opt.memory != REDIST_MEMORY_HOST) /* agreed: kernels move the arrays */
+        redist__machine_device(&p->machine_agreed);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
         if (err != -(int)v[0])
             redist__fail((int)-v[0], "another rank failed to build its messages");
@@ -183,6 +186,9 @@ static int fill_stats(struct redist_plan_s *p)
         s->steps = p->pair.t.shift_steps;
         s->predicted_seconds = redist__strip_predict(&p->pair, p->machine, p->bound);
     }
+    if (p->opt.memory != REDIST_MEMORY_HOST) /* device plans: the copies off and on the GPU */
+        s->predicted_seconds += redist__cost_staging(
+            &p->pair.t, p->machine, redist__device_stage_bytes(p->opt.max_buffer_bytes));
     if (p->algo->local_stats == NULL)
         return REDIST_SUCCESS;
     /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
