@@ -2,9 +2,12 @@
 # --memory (issue 28): run takes host, cuda or auto; with the emulated device
 # (REDIST_DEVICE_BACKEND=emulated: memory the host cannot touch) run verifies every element
 # with both arrays on the device (cuda) and with the source there and the destination in
-# host memory (auto), at 1 and 3 ranks, bounded, scaled, transposed and threaded; a forced
+# host memory (auto), at 1 and 3 ranks, bounded, scaled, transposed and threaded, in a batch
+# and between two groups (--inter); a forced
 # algorithm that reads arrays on the host is refused with the reason; without a driver (CI
 # has none) --memory cuda exits 1 on every rank saying why, and a bad value is a usage error.
+# explain --memory (no device needed): the algorithms that cannot move device memory say
+# why, and the staging's time is part of the prediction.
 # MPIEXEC_PREFLAGS is a list of words, split on purpose.
 # shellcheck disable=SC2086
 # shellcheck source=tests/cli/lib.sh
@@ -33,6 +36,11 @@ for np in 1 3; do
         expect_verified "$np" "${PAIR[@]}" --memory "$mem" --threads 2 --type double3
     done
 done
+for mem in cuda auto; do
+    expect_verified 3 "${PAIR[@]}" --memory "$mem" --batch 3
+    expect_verified 3 --from n=40x30,block=3x4,procs=2 --to n=40x30,block=5x2 --memory "$mem" \
+        --inter
+done
 expect_verified 3 "${PAIR[@]}" --memory cuda --algorithm indirect
 expect_verified 3 --from n=600,block=200 --to n=600,block=1 --memory cuda --algorithm block-to-cyclic
 
@@ -58,4 +66,25 @@ if [[ "$CLI_STATUS" != 2 ]] ||
     [[ "$(grep '^redist' "$CLI_ERR")" != "redist: --memory: expected host, cuda or auto, got 'gpu'" ]]; then
     fail "--memory gpu: exit $CLI_STATUS"
 else echo "ok: --memory gpu refused"; fi
+
+run_cmd 60 "$REDIST" explain "${PAIR[@]}" --procs 4 --memory cuda --json
+if [[ "$CLI_STATUS" != 0 ]] || ! python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["name"]: r for r in d["algorithms"]}
+assert d["arrays"] == "cuda", d["arrays"]
+assert 0 < d["staging_seconds"] < d["predicted_seconds"], (d["staging_seconds"], d["predicted_seconds"])
+assert not rows["general"]["applicable"] and "device memory" in rows["general"]["why_not"]
+assert not rows["alltoallw"]["applicable"] and rows["direct-async"]["applicable"]
+' "$CLI_OUT"; then
+    fail "explain --memory cuda: exit $CLI_STATUS, or no staging time / refusals"
+else echo "ok: explain --memory cuda: staging in the prediction, general and alltoallw refused"; fi
+run_cmd 60 "$REDIST" explain "${PAIR[@]}" --procs 4 --json
+if [[ "$CLI_STATUS" != 0 ]] || ! python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["arrays"] == "host" and d["staging_seconds"] == 0
+' "$CLI_OUT"; then
+    fail "explain (host): staging_seconds not 0"
+else echo "ok: explain on host memory: no staging"; fi
 finish
