@@ -14,6 +14,9 @@
  * With threads (options.threads >= 2), a blocking wait overlaps: the self copy and the
  * unpacking of arrived messages run on the team while the calling thread waits in MPI for
  * the others (exec/overlap.c); the self copy is then left from start to that wait.
+ * Device memory: every pack is queued on the GPU at once, and each message is sent as soon
+ * as its copy off the device is done, while the next one's runs (exec/staging.c); arrived
+ * messages' copies onto the device and the self copy run on while the others arrive.
  */
 #include "algo/algo.h"
 #include "exec/engine.h"
@@ -106,9 +109,11 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
             return n;
         s->nacks += n;
     }
-    int recv_reqs = k;
+    int recv_reqs = k, ahead = redist__pack_ahead(p, first); /* device plans: pipelined */
     for (int j = 0; j < p->send.nmsgs; j++) {
-        int n = redist__pack_and_send(p, (first + j) % p->send.nmsgs, s->reqs + k);
+        int i = (first + j) % p->send.nmsgs;
+        int n = ahead ? redist__send_packed(p, i, s->reqs + k)
+                      : redist__pack_and_send(p, i, s->reqs + k);
         if (n < 0) { /* MPI failed: nothing of this execute may still write the arrays */
             redist__abandon_requests(s->reqs, recv_reqs, s->reqs + recv_reqs, k - recv_reqs);
             redist__abandon_requests(s->reqs + s->ack_first, s->nacks, NULL, 0); /* receives */

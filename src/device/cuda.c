@@ -30,6 +30,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 enum { CUDA_SUCCESS = 0, CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, CU_MEMORYTYPE_DEVICE = 2 };
 
 #if defined(REDIST_HAVE_KERNELS)
@@ -54,6 +55,10 @@ static struct {
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
     CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*StreamSynchronize)(CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
     CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -157,6 +162,43 @@ static int c_sync(void *stream)
     return REDIST_SUCCESS;
 }
 
+/* A redist__device_event is a CUevent (timing off: the cheaper kind). */
+enum { CU_EVENT_DISABLE_TIMING = 2 };
+static int c_event_create(redist__device_event **ev)
+{
+    CUevent e = NULL;
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    *ev = (redist__device_event *)e;
+    return REDIST_SUCCESS;
+}
+
+static void c_event_destroy(redist__device_event *ev)
+{
+    if (current() == REDIST_SUCCESS)
+        cu.EventDestroy((CUevent)ev);
+}
+
+static int c_event_record(redist__device_event *ev, void *stream)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.EventRecord((CUevent)ev, (CUstream)stream), "cuEventRecord");
+    return REDIST_SUCCESS;
+}
+
+static int c_event_wait(redist__device_event *ev)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.EventSynchronize((CUevent)ev), "cuEventSynchronize");
+    return REDIST_SUCCESS;
+}
+
 /* A message's lists in one device allocation: the levels, then the run groups. */
 struct redist__device_msg {
     int nlevels;
@@ -248,6 +290,10 @@ static const redist__device_ops cuda_ops = {
     .forget = c_forget,
     .move = c_move,
     .owns = c_owns,
+    .event_create = c_event_create,
+    .event_destroy = c_event_destroy,
+    .event_record = c_event_record,
+    .event_wait = c_event_wait,
 };
 
 static int resolve(void *lib)
@@ -274,6 +320,10 @@ static int resolve(void *lib)
         ENTRY(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
         ENTRY(MemcpyHtoD, "cuMemcpyHtoD_v2"),
         ENTRY(StreamSynchronize, "cuStreamSynchronize"),
+        ENTRY(EventCreate, "cuEventCreate"),
+        ENTRY(EventDestroy, "cuEventDestroy_v2"),
+        ENTRY(EventRecord, "cuEventRecord"),
+        ENTRY(EventSynchronize, "cuEventSynchronize"),
         ENTRY(PointerGetAttribute, "cuPointerGetAttribute"),
         ENTRY(ModuleLoadData, "cuModuleLoadData"),
         ENTRY(ModuleGetFunction, "cuModuleGetFunction"),

@@ -111,6 +111,28 @@ int redist__device_sync(redist__device *dev, void *stream)
     return dev->ops->sync(stream);
 }
 
+int redist__device_event_create(redist__device *dev, redist__device_event **ev)
+{
+    *ev = NULL;
+    return dev->ops->event_create(ev);
+}
+
+void redist__device_event_destroy(redist__device *dev, redist__device_event *ev)
+{
+    if (ev != NULL)
+        dev->ops->event_destroy(ev);
+}
+
+int redist__device_event_record(redist__device *dev, redist__device_event *ev, void *stream)
+{
+    return dev->ops->event_record(ev, stream);
+}
+
+int redist__device_event_wait(redist__device *dev, redist__device_event *ev)
+{
+    return dev->ops->event_wait(ev);
+}
+
 int redist__device_upload(redist__device *dev, const redist__msg *m, redist__device_msg **out)
 {
     *out = NULL;

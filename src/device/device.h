@@ -54,6 +54,15 @@ int redist__device_from_host(redist__device *dev, void *device, const void *host
 /* Waits for everything posted on the stream. */
 int redist__device_sync(redist__device *dev, void *stream);
 
+/* Events: a mark in a stream's work, recorded after some of it is posted; waiting for it
+   returns once that work is done (what follows may still run). The pipelining of a device
+   plan's messages: each is sent once its own copy off the device is done. */
+typedef struct redist__device_event redist__device_event;
+int redist__device_event_create(redist__device *dev, redist__device_event **ev);
+void redist__device_event_destroy(redist__device *dev, redist__device_event *ev);
+int redist__device_event_record(redist__device *dev, redist__device_event *ev, void *stream);
+int redist__device_event_wait(redist__device *dev, redist__device_event *ev);
+
 /* A message's index lists where the kernels read them (decode.h's levels and run groups,
    uploaded at plan time). */
 typedef struct redist__device_msg redist__device_msg;
@@ -90,6 +99,10 @@ typedef struct redist__device_ops {
     void (*host_unregister)(void *ptr);
     int (*copy)(void *to, const void *from, size_t bytes, int direction, void *stream);
     int (*sync)(void *stream);
+    int (*event_create)(redist__device_event **ev);
+    void (*event_destroy)(redist__device_event *ev);
+    int (*event_record)(redist__device_event *ev, void *stream);
+    int (*event_wait)(redist__device_event *ev);
     int (*upload)(const redist__msg *m, redist__device_msg **out);
     void (*forget)(redist__device_msg *dm);
     int (*move)(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,

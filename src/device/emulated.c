@@ -49,7 +49,8 @@ typedef struct posted {
 } posted;
 static posted *queue;
 static size_t nqueued, capqueue;
-static int run_queue(void); /* the lock is held */
+static uint64_t total_posted, total_run; /* events: marks in this sequence */
+static int run_queue(void);              /* the lock is held */
 
 /* The mapping that holds [p, p + bytes), or NULL (not device memory, or past its end). */
 static const mapping *find(const void *p, size_t bytes)
@@ -150,6 +151,7 @@ static int post(const posted *w)
         capqueue = cap;
     }
     queue[nqueued++] = *w;
+    total_posted++;
     return REDIST_SUCCESS;
 }
 
@@ -199,6 +201,7 @@ static int run_queue(void)
             err = e;
     }
     nqueued = 0;
+    total_run = total_posted;
     return err;
 }
 
@@ -207,6 +210,41 @@ static int e_sync(void *stream)
     (void)stream;
     pthread_mutex_lock(&lock);
     int err = run_queue();
+    pthread_mutex_unlock(&lock);
+    return err;
+}
+
+/* An event is the count of work posted when it was recorded; waiting runs the queue if that
+   work has not run yet (all of it: later work may run early on a GPU too). */
+struct redist__device_event {
+    uint64_t mark;
+};
+
+static int e_event_create(redist__device_event **ev)
+{
+    *ev = calloc(1, sizeof **ev);
+    return *ev != NULL ? REDIST_SUCCESS
+                       : redist__fail(REDIST_ERR_NOMEM, "emulated device: an event");
+}
+
+static void e_event_destroy(redist__device_event *ev)
+{
+    free(ev);
+}
+
+static int e_event_record(redist__device_event *ev, void *stream)
+{
+    (void)stream;
+    pthread_mutex_lock(&lock);
+    ev->mark = total_posted;
+    pthread_mutex_unlock(&lock);
+    return REDIST_SUCCESS;
+}
+
+static int e_event_wait(redist__device_event *ev)
+{
+    pthread_mutex_lock(&lock);
+    int err = total_run < ev->mark ? run_queue() : REDIST_SUCCESS;
     pthread_mutex_unlock(&lock);
     return err;
 }
@@ -312,6 +350,10 @@ static const redist__device_ops emulated_ops = {
     .forget = e_forget,
     .move = e_move,
     .owns = e_owns,
+    .event_create = e_event_create,
+    .event_destroy = e_event_destroy,
+    .event_record = e_event_record,
+    .event_wait = e_event_wait,
 };
 
 int redist__device_emulated_load(const redist__device_ops **ops)

@@ -93,6 +93,30 @@ int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
     return post(p, 1, i, reqs);
 }
 
+int redist__pack_ahead(struct redist_plan_s *p, int first)
+{
+    if (p->device == NULL || p->dry || p->transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    redist__staging_defer(p, 1);
+    for (int j = 0; j < p->send.nmsgs; j++) {
+        int i = (first + j) % p->send.nmsgs;
+        const redist__msg *m = &p->send.msgs[i];
+        redist__par_move(p, REDIST__PACK, m, p->cur_src,
+                         p->sendbuf + m->offset * (int64_t)p->elsize);
+        redist__staging_mark_sent(p, i);
+    }
+    redist__staging_defer(p, 0);
+    return 1;
+}
+
+int redist__send_packed(struct redist_plan_s *p, int i, MPI_Request reqs[])
+{
+    redist__staging_wait_sent(p, i);
+    if (redist__shm_local(p, 1, i))
+        redist__shm_sync(p); /* the packed data is visible before the notification */
+    return post(p, 1, i, reqs);
+}
+
 int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req)
 {
     if (!redist__shm_local(p, 1, i))
@@ -112,8 +136,13 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     const char *data = local ? p->shm->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
     if (local)
         redist__shm_sync(p);
+    /* device plans: the copy onto the device and the kernel left in flight while the next
+       messages arrive (the execute's end waits), unless an acknowledgement frees the
+       sender's window for its next execute */
+    redist__staging_defer(p, !local);
     if (!p->dry)
         redist__par_move(p, REDIST__UNPACK, m, data, p->cur_dst);
+    redist__staging_defer(p, 0);
     return redist__send_ack(p, i, ack);
 }
 
@@ -129,8 +158,10 @@ int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack)
 
 void redist__copy_self(struct redist_plan_s *p)
 {
+    redist__staging_defer(p, 1); /* device plans: the kernel runs on while messages travel */
     if (p->self != NULL && !p->dry)
         redist__par_move(p, REDIST__COPY, p->self, p->cur_src, p->cur_dst);
+    redist__staging_defer(p, 0);
 }
 
 void redist__abandon_requests(MPI_Request recvs[], int nrecvs, MPI_Request sends[], int nsends)

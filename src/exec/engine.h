@@ -21,6 +21,13 @@ int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 int redist__post_send(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* Pack (unless dry) and send message i; returns requests written, or an error. */
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[]);
+/* Device plans (pipelining): every send message's pack queued on the device at once, in the
+   order first, first + 1, ... (mod the count), each copy off the device marked when posted;
+   returns 1, and the messages are then sent by send_packed, each once its copy is done (the
+   copy of the next one runs meanwhile). Host plans, dry runs, the datatype transport: does
+   nothing and returns 0 (pack_and_send packs each message just before it goes). */
+int redist__pack_ahead(struct redist_plan_s *p, int first);
+int redist__send_packed(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* For send message i to a node peer: post the receive of its acknowledgement (returns 1);
    else writes nothing (returns 0). */
 int redist__post_ack_recv(struct redist_plan_s *p, int i, MPI_Request *req);

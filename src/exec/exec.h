@@ -220,7 +220,15 @@ int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_
    A device failure is kept in the plan and returned at the end of the execute. */
 void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__msg *m,
                          const char *a, char *b, int64_t lo, int64_t hi);
-/* The first device failure of this execute (REDIST_SUCCESS if none), and forgets it. */
+/* Pipelining: with defer on, staged moves return with their kernels and copies still in
+   flight (the caller may not yet read or reuse their host side); send message i's pack is
+   marked when posted (mark_sent) and waited for before it is sent (wait_sent). The end of
+   the execute (staging_error) waits for everything. Nothing for host plans. */
+void redist__staging_defer(const struct redist_plan_s *p, int on);
+void redist__staging_mark_sent(const struct redist_plan_s *p, int i);
+void redist__staging_wait_sent(const struct redist_plan_s *p, int i);
+/* At the end of an execute: waits for the moves still in flight, then returns the first
+   device failure of this execute (REDIST_SUCCESS if none), and forgets it. */
 int redist__staging_error(struct redist_plan_s *p);
 
 /* ---- threads (threads.c) -------------------------------------------------------------- */

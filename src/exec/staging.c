@@ -14,9 +14,15 @@
  * Every piece waits for its stream before the host reads or reuses what it staged.
  *
  * The kernels read each message's index lists (device/decode.h), uploaded at plan time.
- * Not yet: pipelining (the copy of piece i + 1 overlapping the kernel of piece i and the
- * sending of piece i - 1), pinned host buffers (the CUDA backend is not there yet:
- * device/cuda.c). */
+ *
+ * Waiting: a move's pieces are queued on the stream in order and the move waits once at its
+ * end, unless its caller defers that (staging_defer): direct-async queues every send
+ * message's pack at once and sends each as soon as its own copy off the device is done
+ * (an event per message), so the copy of message i + 1 runs while message i travels; an
+ * arrived message's copy onto the device and its kernel, and the self copy, run on while
+ * other messages arrive. The end of the execute (staging_error) waits for all. The plan's
+ * host buffers are pinned (staging_pin), so that the copies are asynchronous and run at the
+ * link's rate. */
 #include "exec/exec.h"
 
 #include "device/device.h"
@@ -39,6 +45,10 @@ struct redist__staging {
     int nsend, nrecv;
     void **pinned; /* the plan's host buffers pinned (staging_pin), npinned of cap */
     int npinned, pinned_cap;
+    /* Pipelining (staging_defer): moves left in flight, and the send messages' events */
+    int defer;
+    redist__device_event **sent_ev; /* [nsend]: recorded after message i's pack */
+    int nevents;
 };
 
 int redist__staging_open(struct redist_plan_s *p)
@@ -82,6 +92,11 @@ int redist__staging_upload(struct redist_plan_s *p)
         err = redist__device_upload(s->dev, &p->recv.msgs[s->nrecv], &s->recv_dm[s->nrecv]);
     if (err == REDIST_SUCCESS && p->self != NULL)
         err = redist__device_upload(s->dev, p->self, &s->self_dm);
+    s->sent_ev = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->sent_ev);
+    if (err == REDIST_SUCCESS && s->sent_ev == NULL)
+        err = redist__fail(REDIST_ERR_NOMEM, "device staging: the messages' events");
+    for (; err == REDIST_SUCCESS && s->nevents < p->send.nmsgs; s->nevents++)
+        err = redist__device_event_create(s->dev, &s->sent_ev[s->nevents]);
     return err;
 }
 
@@ -136,9 +151,13 @@ void redist__staging_close(struct redist_plan_s *p)
     struct redist__staging *s = p->device;
     if (s == NULL)
         return;
+    redist__device_sync(s->dev, s->stream); /* nothing of the plan's left in flight */
     for (int i = 0; i < s->npinned; i++)
         redist__device_host_unregister(s->dev, s->pinned[i]);
     redist__free(s->pinned);
+    for (int i = 0; i < s->nevents; i++)
+        redist__device_event_destroy(s->dev, s->sent_ev[i]);
+    redist__free(s->sent_ev);
     for (int i = 0; i < s->nsend; i++)
         redist__device_forget(s->dev, s->send_dm[i]);
     for (int i = 0; i < s->nrecv; i++)
@@ -175,20 +194,22 @@ int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_
     return err != REDIST_SUCCESS ? err : kind_of(s, dst, dst_n, "dst", &s->dst_dev);
 }
 
+static void keep(struct redist__staging *s, int err)
+{
+    if (s->error == REDIST_SUCCESS && err != REDIST_SUCCESS)
+        s->error = err;
+}
+
 int redist__staging_error(struct redist_plan_s *p)
 {
     struct redist__staging *s = p->device;
     if (s == NULL)
         return REDIST_SUCCESS;
+    keep(s, redist__device_sync(s->dev, s->stream)); /* the deferred moves: dst complete */
+    s->defer = 0;
     int err = s->error;
     s->error = REDIST_SUCCESS;
     return err;
-}
-
-static void keep(struct redist__staging *s, int err)
-{
-    if (s->error == REDIST_SUCCESS && err != REDIST_SUCCESS)
-        s->error = err;
 }
 
 /* One piece [lo, hi): the buffer side at element lo. The kernels and copies of a move's
@@ -255,7 +276,28 @@ void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__
         char *pb = kind == REDIST__PACK ? b + (x - lo) * es : b;
         keep(s, piece(p, kind, m, pa, pb, x, y));
     }
-    /* the move is complete when it returns: the host sends what was packed, reuses the
-       buffer that was unpacked, and the execute's caller reads dst */
-    keep(s, redist__device_sync(s->dev, s->stream));
+    /* the move is complete when it returns (the host sends what was packed, reuses the
+       buffer that was unpacked), unless the caller defers it (staging_defer) */
+    if (!s->defer)
+        keep(s, redist__device_sync(s->dev, s->stream));
+}
+
+void redist__staging_defer(const struct redist_plan_s *p, int on)
+{
+    if (p->device != NULL)
+        p->device->defer = on;
+}
+
+void redist__staging_mark_sent(const struct redist_plan_s *p, int i)
+{
+    struct redist__staging *s = p->device;
+    if (s != NULL && i < s->nevents)
+        keep(s, redist__device_event_record(s->dev, s->sent_ev[i], s->stream));
+}
+
+void redist__staging_wait_sent(const struct redist_plan_s *p, int i)
+{
+    struct redist__staging *s = p->device;
+    if (s != NULL && i < s->nevents && s->error == REDIST_SUCCESS)
+        keep(s, redist__device_event_wait(s->dev, s->sent_ev[i]));
 }
