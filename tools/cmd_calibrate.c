@@ -25,6 +25,13 @@
  *                       (options.threads), every rank at once: L of the speedup law
  *                       T / (1 + (T - 1) / L) by least squares (redist__fit_thread_limit).
  *                       Without --threads, the value plans read now is kept.
+ *   device_*            where every rank has a device (the CUDA driver; tests:
+ *                       REDIST_DEVICE_BACKEND=emulated): round trips off and onto it of
+ *                       8 B .. 64 MiB from pinned memory, every rank at once (device_launch
+ *                       from the small ones: two copies and a wait; device_per_byte from the
+ *                       large), and a device plan re-blocking 36^2 -> 128^2 over
+ *                       MPI_COMM_SELF (device_copy_per_byte: its kernel). Elsewhere the
+ *                       values plans read now are kept.
  * Every rank takes part in every measurement (times are the slowest rank's, medians of
  * several trials), so the figures include what the ranks share: cores, memory bandwidth.
  * With more ranks on a node than cores the ranks take turns, so the figures are divided by
@@ -47,6 +54,7 @@
 #include "measure.h"
 #include "report.h"
 
+#include "device/device.h"
 #include "index/index.h"
 #include "model/model.h"
 
@@ -64,6 +72,8 @@ const char tool_calibrate_help[] =
     "With --threads N it also times the library's local moves with 1, 2, 4, ..., N threads\n"
     "per rank and fits copy_thread_limit, the L of the speedup T / (1 + (T - 1) / L) that\n"
     "plans with options.threads = T expect (without it, the value plans read now is kept).\n"
+    "Where every rank has a GPU it also measures the device plans' terms: copies off and\n"
+    "onto the GPU (device_per_byte, device_launch) and its kernels (device_copy_per_byte).\n"
     "  --output FILE  write the machine file there instead\n"
     "  --no-write     print only\n"
     "  --quick        smaller sweeps (a few seconds; for tests)\n"
@@ -390,7 +400,7 @@ static void execute_plan(cal *c, MPI_Comm comm, void *arg)
    MPI_COMM_SELF: on a grid of one every byte stays on its rank, so the plan times local moves
    alone (the self copy, split among the threads). NULL if refused (a library without OpenMP
    refuses threads > 1). */
-static redist_plan reblock_plan(int64_t n, int threads)
+static redist_plan reblock_plan(int64_t n, int threads, int memory)
 {
     int64_t ext[2] = {n, n}, from[2] = {36, 36}, to[2] = {128, 128};
     int grid[2] = {1, 1};
@@ -399,6 +409,7 @@ static redist_plan reblock_plan(int64_t n, int threads)
     redist_options opt;
     redist_options_init(&opt);
     opt.threads = threads;
+    opt.memory = memory;
     if (redist_layout_create(2, ext, from, grid, NULL, NULL, REDIST_COL_MAJOR, &src) != 0 ||
         redist_layout_create(2, ext, to, grid, NULL, NULL, REDIST_COL_MAJOR, &dst) != 0 ||
         redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_SELF, &opt, &plan) != 0)
@@ -412,7 +423,7 @@ static redist_plan reblock_plan(int64_t n, int threads)
    memory bandwidth, as they do in an application); -1 if any rank's plan was refused. */
 static double time_threads(cal *c, int64_t n, int threads, const double *src, double *dst)
 {
-    thread_run r = {reblock_plan(n, threads), src, dst, 0};
+    thread_run r = {reblock_plan(n, threads, REDIST_MEMORY_HOST), src, dst, 0};
     int ok = r.plan != NULL, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
     double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
@@ -528,6 +539,120 @@ static void keep_thread_limit(const cal *c, double *limit)
     if (c->rank0)
         printf("  %-22s not measured (--threads N measures it): L = %.3g kept, from %s\n",
                "copy thread limit", *limit, source);
+}
+
+/* ---- device plans (issue 28): device_per_byte, device_launch, device_copy_per_byte ---------- */
+
+typedef struct device_arg {
+    redist__device *dev;
+    char *d, *h; /* device memory, pinned host memory: max_bytes each */
+    size_t bytes;
+    int failed;
+} device_arg;
+
+/* bytes off the device and back on, and the wait: what a staged message costs its rank. */
+static void device_round_trip(cal *c, MPI_Comm comm, void *arg)
+{
+    (void)c;
+    (void)comm;
+    device_arg *a = arg;
+    a->failed |= redist__device_to_host(a->dev, a->h, a->d, a->bytes, NULL) != REDIST_SUCCESS;
+    a->failed |= redist__device_from_host(a->dev, a->d, a->h, a->bytes, NULL) != REDIST_SUCCESS;
+    a->failed |= redist__device_sync(a->dev, NULL) != REDIST_SUCCESS;
+}
+
+/* device_launch from round trips of up to 64 KiB (two copies and a wait: three posted
+   operations each), device_per_byte from the large ones (two bytes moved per byte), every
+   rank at once: the ranks share the GPU's link. */
+static void sweep_device_copies(cal *c, device_arg *a, redist__machine *m)
+{
+    double x[16], y[16], sx[16], sy[16];
+    int n = 0;
+    for (size_t bytes = 8; bytes <= c->max_bytes && n < 16; bytes *= 4) {
+        a->bytes = bytes;
+        x[n] = (double)bytes;
+        y[n++] = time_op(c, c->world, device_round_trip, a);
+    }
+    redist__fit small, large;
+    int ns = select_points(x, y, n, 0, 65536, sx, sy);
+    if (fit_sweep(c, "device copies", "bytes", sx, sy, ns, &small) != 0)
+        return;
+    int nl = select_points(x, y, n, (double)c->max_bytes / 64, (double)c->max_bytes, sx, sy);
+    if (fit_sweep(c, "device copies", "bytes", sx, sy, nl, &large) != 0)
+        return;
+    m->device_launch = (small.a > 0 ? small.a : y[0]) / 3.0;
+    m->device_per_byte = large.b > 0 ? large.b / 2.0 : m->device_per_byte;
+    char buf[200], s1[32], s2[32];
+    snprintf(buf, sizeof buf, "launch or wait %s (R^2 %.3f), %.3g ns/B each way (%s/s)",
+             tool_fmt_seconds(s1, sizeof s1, m->device_launch), small.r2, m->device_per_byte * 1e9,
+             tool_fmt_bytes(s2, sizeof s2, m->device_per_byte > 0 ? 1.0 / m->device_per_byte : 0));
+    print_fit(c, "device copies", buf, large.r2, nl);
+}
+
+/* device_copy_per_byte: a device plan re-blocking max_bytes of doubles over MPI_COMM_SELF (a
+   self copy only: one kernel and its wait), every rank at once. */
+static void measure_device_kernel(cal *c, device_arg *a, redist__machine *m)
+{
+    int64_t n = 1;
+    while ((n + 1) * (n + 1) * 8 <= (int64_t)c->max_bytes / 2)
+        n++;
+    thread_run r = {reblock_plan(n, 1, REDIST_MEMORY_CUDA), (const double *)(void *)a->d,
+                    (double *)(void *)(a->d + c->max_bytes / 2), 0};
+    int ok = r.plan != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
+    ok = !r.failed;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    redist_plan_free(&r.plan);
+    double bytes = (double)(n * n * 8), kernel = t - 2.0 * m->device_launch;
+    char s1[32], s2[32];
+    if (!all || kernel <= 0) {
+        if (c->rank0)
+            printf("  %-22s not measured (%s)\n", "device kernels",
+                   all ? "no time beyond the launches" : redist_last_error_detail());
+        return;
+    }
+    m->device_copy_per_byte = kernel / bytes;
+    if (c->rank0)
+        printf("  %-22s %.3g ns/B (%s/s): a device plan re-blocking %s (36^2 -> 128^2, one "
+               "rank's) on every rank at once\n",
+               "device kernels", m->device_copy_per_byte * 1e9,
+               tool_fmt_bytes(s1, sizeof s1, 1.0 / m->device_copy_per_byte),
+               tool_fmt_bytes(s2, sizeof s2, bytes));
+}
+
+/* The device terms where every rank has a device (the CUDA driver, or
+   REDIST_DEVICE_BACKEND's), else the values plans read now. */
+static void measure_device(cal *c, redist__machine *m)
+{
+    device_arg a = {NULL, NULL, NULL, 0, 0};
+    int ok = redist__device_get(&a.dev) == REDIST_SUCCESS, all = 0;
+    char why[256];
+    snprintf(why, sizeof why, "%s", ok ? "" : redist_last_error_detail());
+    ok = ok && redist__device_alloc(a.dev, c->max_bytes, (void **)&a.d) == REDIST_SUCCESS &&
+         redist__device_host_alloc(a.dev, c->max_bytes, (void **)&a.h) == REDIST_SUCCESS;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    if (all) {
+        if (c->rank0)
+            printf("  %-22s %s\n", "device", redist__device_name(a.dev));
+        memset(a.h, 1, c->max_bytes); /* first touch, outside the timing */
+        sweep_device_copies(c, &a, m);
+        measure_device_kernel(c, &a, m);
+    } else {
+        redist__machine now;
+        char source[256];
+        redist__machine_current(&now, source, sizeof source);
+        m->device_per_byte = now.device_per_byte;
+        m->device_copy_per_byte = now.device_copy_per_byte;
+        m->device_launch = now.device_launch;
+        if (c->rank0)
+            printf("  %-22s not measured (%s): device_* kept, from %s\n", "device",
+                   ok ? "another rank has no device" : why, source);
+    }
+    if (a.dev != NULL) {
+        redist__device_free(a.dev, a.d);
+        redist__device_host_free(a.dev, a.h);
+    }
 }
 
 /* ---- the machine file ------------------------------------------------------------------------ */
@@ -688,6 +813,7 @@ static void measure_all(cal *c, redist__machine *m, int threads)
         measure_threads(c, threads, &m->copy_thread_limit);
     else
         keep_thread_limit(c, &m->copy_thread_limit);
+    measure_device(c, m);
     m->shared_node = c->nodes == 1;
 }
 

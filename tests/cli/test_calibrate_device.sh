@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The device terms of the model (issue 28): with a device on every rank (here the emulated
+# one, REDIST_DEVICE_BACKEND=emulated) calibrate times round trips off and onto it and a
+# device plan's kernel, prints them and writes device_per_byte, device_copy_per_byte and
+# device_launch (positive) with the other parameters; without one (CI has no CUDA driver) it
+# says why and writes the values plans read now (here REDIST_MACHINE_DEVICE_PER_BYTE's).
+# Plans and explain read them: explain --memory cuda's staging time grows with
+# device_per_byte.
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${MPIEXEC:?}"
+unset REDIST_MACHINE_DEVICE_PER_BYTE REDIST_MACHINE_DEVICE_LAUNCH REDIST_MACHINE_DEVICE_COPY_PER_BYTE
+# shellcheck disable=SC2086 # MPIEXEC_PREFLAGS is a list of flags
+mpi() { run_cmd 240 "$MPIEXEC" -n 2 $MPIEXEC_PREFLAGS "$@"; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP" "$CLI_OUT" "$CLI_ERR"' EXIT
+value() { awk -v k="$1" '$1 == k {print $3}' "$2"; }
+positive() { python3 -c "import sys; sys.exit(0 if 0 < float(sys.argv[1]) < 1 else 1)" "${1:-x}"; }
+
+mpi env REDIST_DEVICE_BACKEND=emulated "$REDIST" calibrate --quick --output "$TMP/machine"
+if [[ "$CLI_STATUS" != 0 ]]; then fail "calibrate with the emulated device: exit $CLI_STATUS"
+elif ! grep -q '^  device                 emulated' "$CLI_OUT" ||
+    ! grep -q '^  device copies .*launch or wait' "$CLI_OUT" ||
+    ! grep -q '^  device kernels .*ns/B' "$CLI_OUT"; then
+    fail "calibrate with the emulated device: no device lines"
+else
+    ok=1
+    for k in device_per_byte device_copy_per_byte device_launch; do
+        positive "$(value $k "$TMP/machine")" || { ok=0; fail "$k not written: '$(value $k "$TMP/machine")'"; }
+    done
+    [[ $ok == 1 ]] && echo "ok: calibrate measures and writes the device terms"
+fi
+
+mpi env REDIST_MACHINE_DEVICE_PER_BYTE=2.5e-10 "$REDIST" calibrate --quick --output "$TMP/kept"
+if [[ "$CLI_STATUS" != 0 ]]; then fail "calibrate without a device: exit $CLI_STATUS"
+elif ! grep -q '^  device                 not measured (.*CUDA' "$CLI_OUT"; then
+    fail "calibrate without a device: does not say why"
+elif ! python3 -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) / 2.5e-10 - 1) < 1e-9 else 1)" "$(value device_per_byte "$TMP/kept")"; then
+    fail "calibrate without a device: device_per_byte $(value device_per_byte "$TMP/kept"), not the value plans read (2.5e-10)"
+else echo "ok: without a device, calibrate keeps the device terms plans read"; fi
+
+staging() {
+    run_cmd 60 env REDIST_MACHINE_DEVICE_PER_BYTE="$1" "$REDIST" explain --from n=1M,block=2,procs=4 \
+        --to n=1M,block=8 --memory cuda --json
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["staging_seconds"])' "$CLI_OUT"
+}
+slow=$(staging 1e-9) fast=$(staging 1e-11)
+if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 10 * float(sys.argv[2]) > 0 else 1)" "$slow" "$fast"; then
+    echo "ok: explain's staging time follows device_per_byte ($slow s against $fast s)"
+else fail "explain's staging time does not follow device_per_byte: $slow s, $fast s"; fi
+finish
