@@ -207,17 +207,21 @@ fuzz:
 # Long randomized runs (scripts/stress.sh): test_window, test_gen_block and test_batch with
 # STRESS_CASES random cases (new seed each run, printed) at every rank count of
 # STRESS_NPROCS, and test_stress with STRESS_PLANS plans; then every MPI test program once
-# at each rank count of STRESS_WIDE_NPROCS (oversubscribed; empty: none). CI's short version:
-# make stress STRESS_CASES=300 STRESS_NPROCS="2 3 5 8" STRESS_PLANS=2000.
+# at each rank count of STRESS_WIDE_NPROCS (oversubscribed; empty: none), with threads, and
+# with the emulated device's memory (STRESS_DEVICE_CASES cases at STRESS_DEVICE_NPROCS; other
+# STRESS_* knobs: scripts/stress.sh). CI's short version:
+# make stress STRESS_CASES=300 STRESS_NPROCS="2 3 5 8" STRESS_PLANS=2000 STRESS_DEVICE_CASES=30.
 STRESS_CASES   ?= 2000
 STRESS_NPROCS  ?= $(MPI_NPROCS)
 STRESS_WIDE_NPROCS ?= 16
 STRESS_PLANS   ?= 10000
+STRESS_DEVICE_CASES ?= 100
 
 .PHONY: stress
 stress: build
 	@STRESS_CASES="$(STRESS_CASES)" STRESS_NPROCS="$(STRESS_NPROCS)" STRESS_PLANS="$(STRESS_PLANS)" \
-	  STRESS_WIDE_NPROCS="$(STRESS_WIDE_NPROCS)" bash scripts/stress.sh "$(abspath $(BUILD_DIR))"
+	  STRESS_WIDE_NPROCS="$(STRESS_WIDE_NPROCS)" STRESS_DEVICE_CASES="$(STRESS_DEVICE_CASES)" \
+	  bash scripts/stress.sh "$(abspath $(BUILD_DIR))"
 
 # Memory checks (scripts/valgrind.sh; docs/architecture.md, "Memory checks"): valgrind's
 # memcheck on every serial test of $(BUILD_DIR) and on a set of its MPI tests, MPI's own

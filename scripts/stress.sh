@@ -17,6 +17,12 @@
 #                  plans (REDIST_NUM_THREADS, every move split: REDIST_THREAD_MIN_BYTES=1;
 #                  issue 27), default "2 3"; empty: none
 #   STRESS_THREAD_NPROCS  their rank counts (default "1 3 4")
+#   STRESS_DEVICE  memory kinds with which every program that has a `/* device: ... */` line
+#                  runs again with its arrays in the emulated device's memory (issue 28:
+#                  REDIST_TEST_MEMORY, REDIST_DEVICE_BACKEND=emulated, 4 KiB pieces), default
+#                  "cuda auto"; empty: none
+#   STRESS_DEVICE_CASES   random cases of those runs (default 100)
+#   STRESS_DEVICE_NPROCS  their rank counts (default: STRESS_NPROCS)
 set -uo pipefail
 build=${1:?usage: stress.sh BUILD_DIR}
 # shellcheck disable=SC1091
@@ -29,7 +35,10 @@ seed=${STRESS_SEED:-$(date +%s)}
 limit=${STRESS_SECONDS:-900}
 threads=${STRESS_THREADS-2 3}
 thread_nprocs=${STRESS_THREAD_NPROCS:-1 3 4}
-echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans; every test at ${wide:-no more} ranks, and with ${threads:-no} threads at $thread_nprocs ranks"
+device=${STRESS_DEVICE-cuda auto}
+device_cases=${STRESS_DEVICE_CASES:-100}
+device_nprocs=${STRESS_DEVICE_NPROCS:-$nprocs}
+echo "stress: seed $seed, $cases cases per test, ranks $nprocs, $plans plans; every test at ${wide:-no more} ranks, and with ${threads:-no} threads at $thread_nprocs ranks; device memory ${device:-no} at $device_nprocs ranks"
 failed=0
 run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
     local np=$1 prog=$2
@@ -89,6 +98,29 @@ for t in $threads; do
     # shellcheck disable=SC2086
     REDIST_NUM_THREADS=$t REDIST_THREAD_MIN_BYTES=1 OMP_WAIT_POLICY=passive \
         every_program $thread_nprocs
+done
+# Device memory (emulated): the programs whose device line CMake reads, at every rank count
+# their nprocs line allows; those that draw random cases take the seed and the case count.
+device_programs() {
+    local path
+    for path in "$sources"/test_*.c; do
+        grep -qE '^[[:space:]]*/\*[[:space:]]*device:[ 0-9]*\*/' "$path" && basename "$path" .c
+    done
+}
+for mem in $device; do
+    echo "stress: the device tests with REDIST_TEST_MEMORY=$mem (emulated device)"
+    for np in $device_nprocs; do
+        for prog in $(device_programs); do
+            allowed "$np" "$prog" || continue
+            case $prog in
+            test_window | test_gen_block | test_batch | test_random_layouts)
+                set -- --seed "$seed" --cases "$device_cases" ;;
+            *) set -- ;;
+            esac
+            REDIST_DEVICE_BACKEND=emulated REDIST_TEST_MEMORY=$mem REDIST_DEVICE_STAGE_BYTES=4096 \
+                run "$np" "$prog" "$@"
+        done
+    done
 done
 if [[ $failed -ne 0 ]]; then
     echo "stress: $failed runs FAILED (seed $seed)"
