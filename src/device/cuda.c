@@ -6,8 +6,9 @@
  *
  * The context is the one current at the first device plan's creation (the CUDA runtime's
  * cudaSetDevice makes it so), else device 0's primary context. The kernels are kernels.cu's,
- * built to PTX at build time and embedded (kernels_ptx.c, generated); the driver compiles
- * them for the GPU at load. A message's index lists (decode.h) are copied to device memory
+ * built by nvcc at build time into one fat binary (machine code for sm_75 .. sm_90 and
+ * compute_90 PTX, which the driver compiles for newer GPUs at load) and embedded
+ * (kernels_image.c, generated). A message's index lists (decode.h) are copied to device memory
  * at plan time; a kernel launch covers a piece of a message, one thread per element.
  *
  * Not verified on a GPU yet (issue 28: the node run is pending). Types are declared here
@@ -34,7 +35,8 @@ typedef struct CUevent_st *CUevent;
 enum { CUDA_SUCCESS = 0, CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, CU_MEMORYTYPE_DEVICE = 2 };
 
 #if defined(REDIST_HAVE_KERNELS)
-extern const char redist__kernels_ptx[]; /* kernels_ptx.c, generated from kernels.cu */
+/* kernels_image.c, generated from kernels.cu: nvcc's fat binary */
+extern const unsigned char redist__kernels_image[];
 #endif
 
 static struct {
@@ -372,7 +374,7 @@ int redist__device_cuda_load(const redist__device_ops **ops)
     }
     CU(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
     CUmodule mod = NULL;
-    CU(cu.ModuleLoadData(&mod, redist__kernels_ptx), "loading the kernels (cuModuleLoadData)");
+    CU(cu.ModuleLoadData(&mod, redist__kernels_image), "loading the kernels (cuModuleLoadData)");
     CU(cu.ModuleGetFunction(&move_kernel, mod, "redist_move"), "cuModuleGetFunction");
     CU(cu.ModuleGetFunction(&scale_kernel, mod, "redist_scale_move"), "cuModuleGetFunction");
     *ops = &cuda_ops;
