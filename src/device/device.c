@@ -111,6 +111,11 @@ int redist__device_sync(redist__device *dev, void *stream)
     return dev->ops->sync(stream);
 }
 
+int redist__device_idle(redist__device *dev)
+{
+    return dev->ops->idle != NULL ? dev->ops->idle() : -1;
+}
+
 int redist__device_event_create(redist__device *dev, redist__device_event **ev)
 {
     *ev = NULL;

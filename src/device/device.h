@@ -77,6 +77,10 @@ int redist__device_move(redist__device *dev, const redist__device_msg *dm, int k
                         char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
                         void *stream);
 
+/* Tests: 1 if nothing posted to the device is still outstanding, 0 if something is, -1 if
+   the backend cannot tell (the execute's contract: dst complete when it returns). */
+int redist__device_idle(redist__device *dev);
+
 /* 1 if ptr is device memory of this backend (REDIST_MEMORY_AUTO), else 0. */
 int redist__device_owns(redist__device *dev, const void *ptr);
 
@@ -108,6 +112,7 @@ typedef struct redist__device_ops {
     int (*move)(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                 const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
     int (*owns)(const void *ptr);
+    int (*idle)(void); /* NULL: cannot tell */
 } redist__device_ops;
 enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy directions */
 

@@ -328,6 +328,14 @@ static int run_kernel(const posted *w)
     return err != REDIST_SUCCESS ? err : err2;
 }
 
+static int e_idle(void)
+{
+    pthread_mutex_lock(&lock);
+    int idle = nqueued == 0;
+    pthread_mutex_unlock(&lock);
+    return idle;
+}
+
 static int e_owns(const void *ptr)
 {
     pthread_mutex_lock(&lock);
@@ -350,6 +358,7 @@ static const redist__device_ops emulated_ops = {
     .forget = e_forget,
     .move = e_move,
     .owns = e_owns,
+    .idle = e_idle,
     .event_create = e_event_create,
     .event_destroy = e_event_destroy,
     .event_record = e_event_record,

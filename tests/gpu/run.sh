@@ -7,10 +7,16 @@
 #
 # Runs, each with its own time limit, on the real CUDA backend (no emulation): test_device
 # (the rules, a CUDA plan's every element, AUTO's mixes) and test_random_layouts with its
-# arrays in device memory (memory = CUDA and AUTO) at 1, 2 and 4 ranks sharing the GPU,
-# and `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing and a
-# scaled pair;
-# prints one line per run and a summary; exit 1 if any failed.
+# arrays in device memory (memory = CUDA and AUTO) at 1, 2 and 4 ranks sharing the GPU;
+# test_batch (CASES batches) and test_inter with memory = CUDA and AUTO at 2 and 4 ranks;
+# `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing and a scaled
+# pair; then the benchmark bench_device (device plans against the naive copy-off/host-plan/
+# copy-on path and the staging floor; issue 28's targets: naive/device >= 2 and
+# device/floor <= 1.5 at 4 ranks, n = 8000) at 4 ranks with n = 8000 and at 1 and 2 ranks
+# with n = 4000.
+# Prints one line per correctness run, each benchmark's output in full, and a summary;
+# exit 1 if any run failed (a benchmark fails on a wrong element or an error, not on a
+# missed target).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 cases=${1:-30}
@@ -39,10 +45,31 @@ run() { # run LIMIT NP [VAR=VALUE...] -- PROGRAM ARGS...: one bounded run, one l
         grep -v '^\[' <<<"$out" | tail -15
     fi
 }
+bench() { # bench LIMIT NP -- PROGRAM ARGS...: one bounded benchmark run, its output in full
+    local limit=$1 np=$2
+    shift 3
+    local out rc start=$SECONDS
+    out=$(timeout "$limit" "${MR[@]}" -n "$np" "$@" 2>&1)
+    rc=$?
+    echo "---- -n $np $*"
+    grep -v '^\[' <<<"$out"
+    if [[ $rc -eq 0 ]] && grep -q "all results verified" <<<"$out"; then
+        echo "ok   ($((SECONDS - start)) s) -n $np $*"
+    else
+        failed=$((failed + 1))
+        echo "FAIL (exit $rc, $((SECONDS - start)) s) -n $np $*"
+    fi
+}
 for np in 1 2 4; do
     run 120 "$np" -- build/tests/mpi/test_device
     for mem in cuda auto; do
         run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_random_layouts --cases "$cases"
+    done
+done
+for np in 2 4; do # test_inter needs 2 ranks: a source and a destination group
+    for mem in cuda auto; do
+        run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_batch --cases "$cases"
+        run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_inter
     done
 done
 run 120 4 -- build/redist run --from n=4000x4000,block=64x64 --to n=4000x4000,block=100x100 \
@@ -53,5 +80,10 @@ run 120 4 -- build/redist run --from n=2000x3000,block=32x32 --to n=3000x2000,bl
     --permute 1,0 --memory auto --verify
 run 120 4 -- build/redist run --from n=3000x3000,block=50x50 --to n=3000x3000,block=64x64 \
     --memory cuda --alpha 2 --beta 0.5 --verify
+echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
+bench 300 4 -- build/bench_device --size 8000 --reps 10
+for np in 1 2; do
+    bench 300 "$np" -- build/bench_device --size 4000
+done
 echo "gpu: $failed runs failed"
 [[ $failed -eq 0 ]]

@@ -80,6 +80,15 @@ void *mtest_device_in(const void *h, void *d, size_t bytes, int on)
 
 void mtest_device_out(void *h, const void *d, size_t bytes, int on)
 {
+    if (on && redist__device_idle(dev) == 0) { /* the contract, not a wrong element: stop */
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        printf("[rank %d] an execute returned with device work still in flight (dst is not "
+               "complete when it returns)\n",
+               rank);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (on && bytes > 0) {
         redist__device_to_host(dev, h, d, bytes, NULL);
         redist__device_sync(dev, NULL);

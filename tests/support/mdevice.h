@@ -29,7 +29,9 @@ void mtest_device_free(void *d);
 /* The array a plan sees for host array h of `bytes`: h itself (on = 0), or its device twin d
    filled from h (NULL if the copy failed). */
 void *mtest_device_in(const void *h, void *d, size_t bytes, int on);
-/* After an execute: the twin's contents back into h (on = 1); nothing otherwise. */
+/* After an execute: the twin's contents back into h (on = 1); nothing otherwise. Where the
+   backend can tell (the emulated device), the execute must have left no device work in
+   flight: else the test stops with a message (MPI_Abort). */
 void mtest_device_out(void *h, const void *d, size_t bytes, int on);
 
 #endif
