@@ -1,4 +1,5 @@
 /* threads: 3 */
+/* device: 3 2 */
 /* Bounded mode (redist_options.max_buffer_bytes; src/exec/strip.c): the data moves in chunks
  * through at most the bound of buffers per rank.
  *
@@ -12,8 +13,14 @@
  * mode's). Plans whose default buffers would not fit (REDIST_MEMORY_LIMIT) take bounded mode by
  * themselves. Errors, agreed on every rank: a bound below two elements, a negative bound, the
  * datatype transport with a bound, and a forced algorithm that cannot bound its buffers.
+ * REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the executed plans' arrays in device
+ * memory (auto: source and destination in device or host memory by turns), copied back to the
+ * host to be checked; the error cases stay on host memory, and the arrays are smaller (the 1-D
+ * cyclic pair 100 times, the others 4 times: the emulated device's staging of each small chunk
+ * in pieces is slow).
  */
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #include <malloc.h>
@@ -37,6 +44,8 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 static int errs, rank, size;
+static int plans_run; /* plans run by run_checked */
+static int nexec; /* executes so far (REDIST_TEST_MEMORY=auto: which arrays are on the device) */
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
 #define MAX_RANKS 1024 /* the rank lists below hold at most this many */
@@ -103,12 +112,15 @@ static size_t heap_in_use(void)
 
 static int use_shm; /* plans take the shared-memory transport (where the node allows it) */
 
+/* memory: options.memory (the plans that run: mtest_test_memory(); the error cases: host). */
 static redist_plan plan_of(const pair *c, redist_layout ls, redist_layout ld, const char *algo,
-                           int64_t bound, int transport, int *rc_out, size_t *heap_growth)
+                           int64_t bound, int transport, int memory, int *rc_out,
+                           size_t *heap_growth)
 {
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = algo;
+    opt.memory = memory;
     opt.max_buffer_bytes = bound;
     opt.transport = transport;
     opt.shared_memory = use_shm; /* off: every buffer on this process's heap, where mallinfo2
@@ -136,15 +148,20 @@ static void run_checked(const pair *c, redist_plan plan, redist_layout ls, redis
     int per = c->es / 8;
     double *a = ns ? malloc((size_t)(ns * per) * sizeof *a) : NULL;
     double *b = nd ? malloc((size_t)(nd * per) * sizeof *b) : NULL;
+    size_t abytes = (size_t)(ns * per) * sizeof *a, bbytes = (size_t)(nd * per) * sizeof *b;
+    void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
     walk(ls, c, &c->src, a, 0);
+    plans_run++;
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t i = 0; i < nd * per; i++)
             b[i] = -1;
+        int sd = mtest_on_device(nexec, 0), dd = mtest_on_device(nexec++, 1);
+        void *x = mtest_device_in(a, da, abytes, sd), *y = mtest_device_in(b, db, bbytes, dd);
         int rc;
         if (pass == 0) {
-            rc = redist_execute(plan, a, b);
+            rc = redist_execute(plan, x, y);
         } else {
-            rc = redist_start(plan, a, b);
+            rc = redist_start(plan, x, y);
             volatile double work = 0;
             int done = 0;
             for (int t = 0; rc == REDIST_SUCCESS && !done && t < 1000; t++) {
@@ -155,6 +172,7 @@ static void run_checked(const pair *c, redist_plan plan, redist_layout ls, redis
             if (rc == REDIST_SUCCESS && !done)
                 rc = redist_wait(plan);
         }
+        mtest_device_out(b, db, bbytes, dd);
         int64_t bad = rc == REDIST_SUCCESS ? walk(ld, c, &c->dst, b, 1) : -1;
         if (rc != REDIST_SUCCESS || bad)
             fail(what, "%s: rc %d, %lld elements wrong", pass ? "start/test" : "execute", rc,
@@ -162,6 +180,8 @@ static void run_checked(const pair *c, redist_plan plan, redist_layout ls, redis
     }
     free(a);
     free(b);
+    mtest_device_free(da);
+    mtest_device_free(db);
 }
 
 static void check_stats(redist_plan plan, int64_t bound, const char *what)
@@ -186,7 +206,8 @@ static void run_pair(const pair *c)
         return;
     int rc;
     size_t grow_default = 0, grow_bounded = 0;
-    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, &rc, &grow_default);
+    redist_plan plan =
+        plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, mtest_test_memory(), &rc, &grow_default);
     redist_stats def;
     memset(&def, 0, sizeof def);
     if (rc == REDIST_SUCCESS)
@@ -213,7 +234,8 @@ static void run_pair(const pair *c)
                      algos[a % 3] ? algos[a % 3] : "auto", (long long)bounds[b],
                      use_shm ? ", shared memory" : "");
             size_t grow = 0;
-            plan = plan_of(c, ls, ld, algos[a % 3], bounds[b], REDIST_TRANSPORT_AUTO, &rc, &grow);
+            plan = plan_of(c, ls, ld, algos[a % 3], bounds[b], REDIST_TRANSPORT_AUTO,
+                           mtest_test_memory(), &rc, &grow);
             grow_bounded = use_shm ? grow_bounded : grow;
             if (rc != REDIST_SUCCESS) {
                 fail(what, "plan: %s (%s)", redist_strerror(rc), redist_last_error_detail());
@@ -245,7 +267,7 @@ static void expect_error(const pair *c, const char *algo, int64_t bound, int tra
 {
     redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
     int rc;
-    redist_plan plan = plan_of(c, ls, ld, algo, bound, transport, &rc, NULL);
+    redist_plan plan = plan_of(c, ls, ld, algo, bound, transport, REDIST_MEMORY_HOST, &rc, NULL);
     if (rc != want)
         fail(what, "returned %s, expected %s", redist_error_name(rc), redist_error_name(want));
     if (plan != NULL) {
@@ -294,7 +316,8 @@ static void fallback_at(const pair *c, double limit, double mine)
     redist_layout ls = make(c, &c->src), ld = make(c, &c->dst);
     int rc;
     /* packing (the datatype transport needs no buffers, so it would fit anyway) */
-    redist_plan plan = plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, &rc, NULL);
+    redist_plan plan =
+        plan_of(c, ls, ld, NULL, 0, REDIST_TRANSPORT_PACK, mtest_test_memory(), &rc, NULL);
     unsetenv("REDIST_MEMORY_LIMIT"); /* the limit is read at plan creation */
     redist_stats st;
     memset(&st, 0, sizeof st);
@@ -349,6 +372,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int device = mtest_test_memory() != REDIST_MEMORY_HOST;
     if (size > MAX_RANKS) {
         if (rank == 0)
             printf("test_bounded: at most %d ranks\n", MAX_RANKS);
@@ -360,7 +384,7 @@ int main(int argc, char **argv)
     MPI_Type_commit(&triple);
 
     pair cyc = {.name = "1-D cyclic(3) -> cyclic(5), all ranks",
-                .n = {2000003, 1},
+                .n = {device ? 20003 : 2000003, 1},
                 .type = MPI_DOUBLE,
                 .es = 8,
                 .bounds = {4096, 1 << 20, 0, 0}};
@@ -372,12 +396,12 @@ int main(int argc, char **argv)
     /* Block on the first half of the ranks -> cyclic(2) on the others (or the same rank). */
     int half = size > 1 ? size / 2 : 1, other = size > 1 ? size - half : 1;
     pair blk = {.name = "1-D Block -> Cyclic(2), other ranks",
-                .n = {20011, 1},
+                .n = {device ? 5003 : 20011, 1},
                 .type = triple,
                 .es = 24,
                 .algo = "block-to-cyclic",
                 .bounds = {48, 1000, 65536, 1 << 20}};
-    blk.src = (side){.nd = 1, .block = {(20011 + half - 1) / half, 1}, .grid = {half, 1}};
+    blk.src = (side){.nd = 1, .block = {(blk.n[0] + half - 1) / half, 1}, .grid = {half, 1}};
     blk.dst = (side){.nd = 1, .block = {2, 1}, .grid = {other, 1}};
     for (int i = 0; i < half; i++)
         blk.src.ranks[i] = i;
@@ -390,7 +414,7 @@ int main(int argc, char **argv)
         r++;
     int cols = size / r;
     pair twod = {.name = "2-D 36x36 col-major -> 50x50 row-major, transposed grid",
-                 .n = {201, 157},
+                 .n = {device ? 101 : 201, device ? 79 : 157},
                  .type = MPI_DOUBLE,
                  .es = 8,
                  .bounds = {16, 1000, 65536, 1 << 20}};
@@ -414,5 +438,7 @@ int main(int argc, char **argv)
     expect_error(&cyc, "general", 4096, REDIST_TRANSPORT_AUTO, REDIST_ERR_NOT_APPLICABLE,
                  "general with a bound");
     MPI_Type_free(&triple);
+    if (rank == 0)
+        printf("%d plans run\n", plans_run);
     return mtest_finalize(errs);
 }

@@ -1,4 +1,5 @@
 /* threads: 3 1 4 */
+/* device: 3 2 */
 /* Irregular blocks (redist_layout_create_gen_block, HPF 2's GEN_BLOCK), checked element by
  * element against an oracle written here.
  *
@@ -11,7 +12,10 @@
  * transport; a forced algorithm may say REDIST_ERR_NOT_APPLICABLE, the same on every rank.
  * Every destination element must hold its source element's value; a rank that holds
  * nothing passes NULL. Bad sizes (negative, wrong sum) give REDIST_ERR_ARG, windows of such
- * layouts REDIST_ERR_UNSUPPORTED.
+ * layouts REDIST_ERR_UNSUPPORTED. REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the
+ * arrays in device memory (auto: source and destination in device or host memory by turns),
+ * copied back to the host to be checked; algorithms that cannot run a device plan must say
+ * NOT_APPLICABLE, and the datatype transport REDIST_ERR_ARG.
  *
  * Options: --seed S, --cases C, --case K. */
 #include <mpi.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #define MAXD 3
@@ -38,6 +43,7 @@ typedef struct {
 } case_t;
 
 static int me, nranks, errs, plans_run;
+static int nexec; /* executes so far (REDIST_TEST_MEMORY=auto: which arrays are on the device) */
 static uint64_t rng;
 
 static int64_t rnd(int64_t lo, int64_t hi)
@@ -170,15 +176,21 @@ static void run_case(const case_t *cs, int index)
                       nd = local_shape(&cs->dst, cs->ndims, me, st);
     double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
     double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
+    size_t abytes = (size_t)ns * sizeof *a, bbytes = (size_t)nd * sizeof *b;
+    void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
+    int memory = mtest_test_memory();
     int nalg = redist_algorithm_count();
     for (int ai = -1; ai < nalg + 4; ai++) {
         redist_options opt;
         const char *name = mtest_variant(ai, &opt);
+        opt.memory = memory;
         opt.permutation = cs->permuted ? cs->perm : NULL;
         redist_plan plan = NULL;
         rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
         if (!mtest_all_same(rc))
             mtest_fail(&errs, me, name, "case %d: plan_create returned different codes", index);
+        if (mtest_device_refused(&errs, me, name, index, ai == nalg + 1, rc, &plan))
+            continue; /* device plans pack */
         if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
             continue;
         if (rc != REDIST_SUCCESS) {
@@ -192,14 +204,17 @@ static void run_case(const case_t *cs, int index)
                 walk(cs, &cs->src, 0, a, 0);
             for (int64_t i = 0; i < nd; i++)
                 b[i] = -1.0;
+            int sd = mtest_on_device(nexec, 0), dd = mtest_on_device(nexec++, 1);
+            void *x = mtest_device_in(a, da, abytes, sd), *y = mtest_device_in(b, db, bbytes, dd);
             if (run == 0) {
-                rc = redist_execute(plan, a, b);
+                rc = redist_execute(plan, x, y);
             } else {
                 int done = 0;
-                rc = redist_start(plan, a, b);
+                rc = redist_start(plan, x, y);
                 while (rc == REDIST_SUCCESS && !done)
                     rc = redist_test(plan, &done);
             }
+            mtest_device_out(b, db, bbytes, dd);
             int64_t bad = rc != REDIST_SUCCESS ? 1 : walk(cs, &cs->dst, 1, b, 1);
             if (bad)
                 mtest_fail(&errs, me, name, "case %d (variant %d) run %d: %s, %lld wrong", index,
@@ -211,6 +226,8 @@ static void run_case(const case_t *cs, int index)
     }
     free(a);
     free(b);
+    mtest_device_free(da);
+    mtest_device_free(db);
     redist_layout_free(&src);
     redist_layout_free(&dst);
 }
@@ -290,6 +307,7 @@ int main(int argc, char **argv)
     uint64_t seed = 20261123u;
     int cases = 120, only = -1;
     mtest_case_args(argc, argv, &seed, &cases, &only);
+    mtest_test_memory();
     for (int i = 0; i < cases; i++) {
         rng = seed * 2654435761u + (uint64_t)i * 40503u + 7;
         case_t cs;

@@ -1,4 +1,5 @@
 /* threads: 3 1 4 */
+/* device: 3 2 */
 /* [SD96]'s section algorithms (block-to-block, block-to-cyclic, cyclic-to-block, tk-to-k,
  * k-to-tk) and the enumerative baseline (general) between a source on P and a destination on
  * P' processes, P and P' in 1..5, on identical, nested, overlapping and disjoint process sets
@@ -7,8 +8,12 @@
  * when its case holds (mtest_sections_apply, worked out independently of the library), and
  * every plan that exists must deliver every element: the source holds its global row-major
  * index, each destination element is checked. Ranks holding nothing pass NULL.
+ * REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in device memory (auto:
+ * source and destination in device or host memory by turns), copied back to the host to be
+ * checked; general, which reads the arrays on the host, must then say NOT_APPLICABLE.
  */
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #include <mpi.h>
@@ -16,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int errs, world_rank, world_size;
+static int errs, world_rank, world_size, plans_run;
+static int nexec; /* executes so far (REDIST_TEST_MEMORY=auto: which arrays are on the device) */
 #define fail(...) mtest_fail(&errs, world_rank, __VA_ARGS__)
 
 typedef struct side {
@@ -105,25 +111,36 @@ static void run_algorithm(const char *name, int nd, const int64_t *n, const side
     double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
     double *b = ndst ? malloc((size_t)ndst * sizeof *b) : NULL;
     walk(ls, nd, n, s, a, 0);
+    size_t abytes = (size_t)ns * sizeof *a, bbytes = (size_t)ndst * sizeof *b;
+    void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = name;
+    opt.memory = mtest_test_memory();
     redist_plan plan = NULL;
     int rc = redist_plan_create(ls, ld, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
     int must = mtest_sections_apply(name, nd, n, s->block, s->grid, d->block, d->grid);
     if (!mtest_all_same(rc))
         fail(what, "different codes on different ranks");
-    else if (must >= 0 && must != (rc != REDIST_ERR_NOT_APPLICABLE))
+    else if (opt.memory != REDIST_MEMORY_HOST && !mtest_device_capable(name)) {
+        if (rc != REDIST_ERR_NOT_APPLICABLE) /* it reads the arrays on the host */
+            fail(what, "a device plan: %s, not NOT_APPLICABLE", redist_strerror(rc));
+        rc = REDIST_ERR_NOT_APPLICABLE; /* not run */
+    } else if (must >= 0 && must != (rc != REDIST_ERR_NOT_APPLICABLE))
         fail(what, "%s, but its case %s", rc == REDIST_ERR_NOT_APPLICABLE ? "refused" : "applied",
              must ? "holds" : "does not hold");
     else if (rc != REDIST_SUCCESS && rc != REDIST_ERR_NOT_APPLICABLE)
         fail(what, "plan_create: %s (%s)", redist_strerror(rc), redist_last_error_detail());
+    plans_run += rc == REDIST_SUCCESS;
     for (int pass = 0; rc == REDIST_SUCCESS && pass < 2; pass++) {
         for (int64_t i = 0; i < ndst; i++)
             b[i] = -1;
-        int done = 0, e = pass == 0 ? redist_execute(plan, a, b) : redist_start(plan, a, b);
+        int sd = mtest_on_device(nexec, 0), dd = mtest_on_device(nexec++, 1);
+        void *x = mtest_device_in(a, da, abytes, sd), *y = mtest_device_in(b, db, bbytes, dd);
+        int done = 0, e = pass == 0 ? redist_execute(plan, x, y) : redist_start(plan, x, y);
         while (pass == 1 && e == REDIST_SUCCESS && !done)
             e = redist_test(plan, &done);
+        mtest_device_out(b, db, bbytes, dd);
         int64_t bad = e == REDIST_SUCCESS ? walk(ld, nd, n, d, b, 1) : -1;
         if (bad != 0)
             fail(what, "%s: rc %d, %lld elements wrong", pass ? "start/test" : "execute", e,
@@ -133,6 +150,8 @@ static void run_algorithm(const char *name, int nd, const int64_t *n, const side
         redist_plan_free(&plan);
     free(a);
     free(b);
+    mtest_device_free(da);
+    mtest_device_free(db);
 }
 
 /* Ranks of a set: `count` ranks from `start` (reversed order if rev). */
@@ -178,6 +197,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    mtest_test_memory();
     int cases = 0;
     for (int nd = 1; nd <= 2; nd++)
         for (int P = 1; P <= 5 && P <= world_size; P++)
@@ -196,6 +216,6 @@ int main(int argc, char **argv)
                         run_case(nd, shape, P, Q, 0, P, rev, "disjoint"), cases++;
                 }
     if (world_rank == 0)
-        printf("%d cases, 7 algorithms each\n", cases);
+        printf("%d cases, 7 algorithms each: %d plans run\n", cases, plans_run);
     return mtest_finalize(errs);
 }

@@ -1,4 +1,5 @@
 /* threads: 3 */
+/* device: 3 2 */
 /* Windows and padded local arrays (redist_layout_create_window), axis permutations
  * (options.permutation) and scaling (options.alpha, beta, conjugate), checked element by
  * element.
@@ -22,6 +23,11 @@
  * The oracle (global index -> rank, local index, storage offset) is the layout formula of
  * redist.h applied to the parent, worked out here independently of the library.
  *
+ * REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): every executed plan's arrays in device
+ * memory (auto: source and destination in device or host memory by turns), copied back to the
+ * host to be checked; algorithms that cannot run a device plan must say NOT_APPLICABLE, and
+ * the datatype transport REDIST_ERR_ARG.
+ *
  * Options: --seed S, --cases C, --case K (only case K). */
 #include <mpi.h>
 #include <stdint.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mdevice.h"
 #include "support/mtest.h"
 
 #define MAXD 3
@@ -53,6 +60,7 @@ typedef struct {
 } case_t;
 
 static int me, nranks, errs, plans_run, phased_cases;
+static int nexec; /* executes so far (REDIST_TEST_MEMORY=auto: which arrays are on the device) */
 static uint64_t rng;
 
 static int64_t rnd(int64_t lo, int64_t hi) /* inclusive */
@@ -263,12 +271,17 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
     }
     double *a = ss.size ? malloc((size_t)(ss.size * width) * sizeof *a) : NULL;
     double *b = ds.size ? malloc((size_t)(ds.size * width) * sizeof *b) : NULL;
+    size_t abytes = (size_t)(ss.size * width) * sizeof *a,
+           bbytes = (size_t)(ds.size * width) * sizeof *b;
+    void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
+    int memory = mtest_test_memory();
     /* Every algorithm, auto, then auto in bounded mode and direct-async with each transport
        (the variants past the list). */
     int nalg = redist_algorithm_count();
     for (int ai = -1; ai < nalg + 4; ai++) {
         redist_options opt;
         const char *name = mtest_variant(ai, &opt);
+        opt.memory = memory;
         opt.permutation = cs->permuted ? cs->perm : NULL;
         if (cs->scaled) {
             memcpy(opt.alpha, cs->alpha, sizeof opt.alpha);
@@ -279,6 +292,8 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
         rc = redist_plan_create(src, dst, type, MPI_COMM_WORLD, &opt, &plan);
         if (!mtest_all_same(rc))
             mtest_fail(&errs, me, name, "case %d: plan_create returned different codes", index);
+        if (mtest_device_refused(&errs, me, name, index, ai == nalg + 1, rc, &plan))
+            continue; /* device plans pack */
         if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
             continue;
         int asks = cs->scaled && (cs->alpha[0] != 1 || cs->alpha[1] != 0 || cs->beta[0] != 0 ||
@@ -303,14 +318,18 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
             }
             if (b)
                 fill_background(b, &ds, 1, width);
+            int sd = mtest_on_device(nexec, 0), dd = mtest_on_device(nexec++, 1);
+            void *x = mtest_device_in(a, da, abytes, sd), *y = mtest_device_in(b, db, bbytes, dd);
             if (run == 0) {
-                rc = redist_execute(plan, a, b);
+                rc = redist_execute(plan, x, y);
             } else {
                 int done = 0;
-                rc = redist_start(plan, a, b);
+                rc = redist_start(plan, x, y);
                 while (rc == REDIST_SUCCESS && !done)
                     rc = redist_test(plan, &done);
             }
+            mtest_device_out(b, db, bbytes, dd);
+            mtest_device_out(a, da, abytes, sd); /* the source must be unchanged there too */
             char what[96];
             snprintf(what, sizeof what, "case %d %s (variant %d) run %d", index, name, ai, run);
             int bad = 1;
@@ -327,6 +346,8 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
     }
     free(a);
     free(b);
+    mtest_device_free(da);
+    mtest_device_free(db);
     redist_layout_free(&src);
     redist_layout_free(&dst);
 }
@@ -452,10 +473,18 @@ static void inter_case(void)
         if (is_src)
             fill_window(&cs, &cs.src, pads_src, buf, 1);
     }
+    size_t bytes = (size_t)st.size * sizeof *buf;
+    void *dbuf = mtest_device_alloc(bytes); /* its device twin (REDIST_TEST_MEMORY) */
+    int on = mtest_on_device(nexec++, is_src ? 0 : 1);
+    void *x = mtest_device_in(buf, dbuf, bytes, on);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = mtest_test_memory();
     redist_plan plan = NULL;
-    int rc = redist_plan_create_inter(src, dst, MPI_DOUBLE, inter, is_src, NULL, &plan);
+    int rc = redist_plan_create_inter(src, dst, MPI_DOUBLE, inter, is_src, &opt, &plan);
     if (rc == REDIST_SUCCESS)
-        rc = redist_execute(plan, is_src ? buf : NULL, is_src ? NULL : buf);
+        rc = redist_execute(plan, is_src ? x : NULL, is_src ? NULL : x);
+    mtest_device_out(buf, dbuf, bytes, on);
     if (rc != REDIST_SUCCESS)
         mtest_fail(&errs, world_me, "inter", "%s (%s)", redist_strerror(rc),
                    redist_last_error_detail());
@@ -468,6 +497,7 @@ static void inter_case(void)
     redist_layout_free(&src);
     redist_layout_free(&dst);
     free(buf);
+    mtest_device_free(dbuf);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
 }
@@ -547,6 +577,7 @@ int main(int argc, char **argv)
     uint64_t seed = 20261123u;
     int cases = 150, only = -1;
     mtest_case_args(argc, argv, &seed, &cases, &only);
+    mtest_test_memory();
     /* Cases that once failed, found by make stress (a case depends on the rank count):
        bmmc forced on a scaled plan placed op(src) unscaled (2 ranks). */
     static const struct {

@@ -2,6 +2,7 @@
 #include "support/mdevice.h"
 
 #include "device/device.h"
+#include "support/mtest.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -45,6 +46,20 @@ int mtest_device_capable(const char *name)
         if (strcmp(name, names[i]) == 0)
             return 1;
     return 0;
+}
+
+int mtest_device_refused(int *errs, int rank, const char *name, int index, int datatype, int rc,
+                         redist_plan *plan)
+{
+    if (mtest_test_memory() == REDIST_MEMORY_HOST || (!datatype && mtest_device_capable(name)))
+        return 0;
+    int want = datatype ? REDIST_ERR_ARG : REDIST_ERR_NOT_APPLICABLE;
+    if (rc != want)
+        mtest_fail(errs, rank, name, "case %d: a device plan%s: %s, want %s", index,
+                   datatype ? " with the datatype transport" : "", redist_strerror(rc),
+                   redist_error_name(want));
+    redist_plan_free(plan);
+    return 1;
 }
 
 int mtest_on_device(int k, int side)

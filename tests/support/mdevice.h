@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "redist.h"
+
 /* REDIST_TEST_MEMORY read once: REDIST_MEMORY_HOST (unset or "host"), _CUDA or _AUTO. Asked
    for and no device: a failure (MPI_Abort), never a skip. Rank 0 says which memory. */
 int mtest_test_memory(void);
@@ -16,6 +18,14 @@ int mtest_test_memory(void);
 /* 1 if algorithm `name` may run a device plan (exec.h's `device` flag: its moves run as
    kernels), as docs/api.md lists them; the others are NOT_APPLICABLE for device memory. */
 int mtest_device_capable(const char *name);
+
+/* With device memory, a plan of algorithm `name` that may not run (datatype: the datatype
+   transport's variant, REDIST_ERR_ARG; an algorithm that cannot move device memory,
+   REDIST_ERR_NOT_APPLICABLE) is checked for that code (else an error counted in *errs, for
+   case `index`), freed, and 1 returned: the caller moves on. 0 for host memory and for plans
+   that may run. */
+int mtest_device_refused(int *errs, int rank, const char *name, int index, int datatype, int rc,
+                         redist_plan *plan);
 
 /* Execute k of a case: 1 if its source (side 0) or destination (side 1) array is device
    memory: always with cuda, in turn with auto, never with host. */
