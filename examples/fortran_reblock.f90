@@ -13,13 +13,13 @@ program fortran_reblock
   implicit none
   integer(c_int64_t), parameter :: m_all = 50, n_all = 40, off(2) = [3, 5], cnt(2) = [30, 20]
   type(redist_layout) :: parent, src, dst, bad
-  type(redist_plan) :: plan
+  type(redist_plan) :: plan, auto_plan
   type(redist_stats) :: stats
   integer :: me, np, rows, cols, k, err, wrong, checked, run, total_wrong, total_checked
   integer(c_int) :: rc
   integer(c_int), allocatable :: reversed(:)
   integer(c_int64_t) :: shape_a(2), shape_b(2), lda
-  double precision, allocatable :: a(:, :), b(:, :)
+  double precision, allocatable, target :: a(:, :), b(:, :)
   double precision :: strided(4, 4)
   logical :: done
 
@@ -76,6 +76,18 @@ program fortran_reblock
     call check_source_intact()
   end do
 
+  ! Device memory's interface: a plan told to ask where each array lives
+  ! (REDIST_MEMORY_AUTO), given the arrays' addresses as a GPU code passes its device arrays'
+  ! (transfer(c_devloc(x), c_null_ptr) in CUDA Fortran); these are host arrays, moved on the
+  ! host. A process that holds nothing passes c_null_ptr.
+  call check(redist_plan_create(src, dst, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, auto_plan, &
+                                memory=REDIST_MEMORY_AUTO), 'plan (memory = AUTO)')
+  b = -1d0
+  call check(redist_execute_ptr(auto_plan, address_of(a, product(shape_a) > 0), &
+                                address_of(b, product(shape_b) > 0)), 'execute_ptr')
+  call check_destination()
+  call check(redist_plan_free(auto_plan), 'plan free')
+
   ! Errors: a bad argument gives a code, its name and a message, on this process.
   rc = redist_layout_create([10_c_int64_t], [0_c_int64_t], [1], bad)
   if (rc /= REDIST_ERR_ARG) then
@@ -104,6 +116,14 @@ program fortran_reblock
   if (total_wrong /= 0) error stop 1
 
 contains
+
+  function address_of(x, holds) result(p)
+    real(c_double), intent(in), target, contiguous :: x(:, :)
+    logical, intent(in) :: holds
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (holds) p = c_loc(x)
+  end function
 
   subroutine check(code, what)
     integer(c_int), intent(in) :: code

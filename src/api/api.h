@@ -18,8 +18,9 @@ int redist__check_options(const redist_options *opt, int comm_size);
 void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
 
 /* The Fortran module's plan constructor (fortran.c): Fortran MPI handles, the algorithm
-   (NULL: auto) and max_buffer_bytes as the only options. */
+   (NULL: auto), max_buffer_bytes and memory as the only options. */
 int redist_f_plan_create(redist_layout src, redist_layout dst, MPI_Fint type, MPI_Fint comm,
-                         const char *algorithm, int64_t max_buffer_bytes, redist_plan *plan);
+                         const char *algorithm, int64_t max_buffer_bytes, int memory,
+                         redist_plan *plan);
 
 #endif

@@ -5,11 +5,13 @@
 #include "api/api.h"
 
 int redist_f_plan_create(redist_layout src, redist_layout dst, MPI_Fint type, MPI_Fint comm,
-                         const char *algorithm, int64_t max_buffer_bytes, redist_plan *plan)
+                         const char *algorithm, int64_t max_buffer_bytes, int memory,
+                         redist_plan *plan)
 {
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = algorithm;
     opt.max_buffer_bytes = max_buffer_bytes;
+    opt.memory = memory;
     return redist_plan_create(src, dst, MPI_Type_f2c(type), MPI_Comm_f2c(comm), &opt, plan);
 }

@@ -8,7 +8,10 @@
 !>   (dimension 1 is C's dimension 0); ranks and first coordinates are 0-based, as in MPI;
 !> - buffers must be contiguous (REDIST_ERR_ARG otherwise: a copy would break start/wait);
 !>   a process that holds nothing omits the buffer;
-!> - a Fortran matrix a(m, n) is column-major: order = REDIST_COL_MAJOR.
+!> - a Fortran matrix a(m, n) is column-major: order = REDIST_COL_MAJOR;
+!> - device memory (memory = REDIST_MEMORY_CUDA or _AUTO in redist_plan_create): pass the
+!>   arrays' device addresses to redist_execute_ptr / redist_start_ptr (CUDA Fortran:
+!>   transfer(c_devloc(a), c_null_ptr)), as the C API takes them.
 module redist
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm, MPI_Datatype
@@ -22,6 +25,8 @@ module redist
   integer(c_int), parameter, public :: REDIST_ROW_MAJOR = 0, REDIST_COL_MAJOR = 1
   integer(c_int), parameter, public :: REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, &
     REDIST_TRANSPORT_DATATYPE = 2
+  integer(c_int), parameter, public :: REDIST_MEMORY_HOST = 0, REDIST_MEMORY_CUDA = 1, &
+    REDIST_MEMORY_AUTO = 2
 
   !> Opaque handles (the C pointers).
   type, public :: redist_layout
@@ -45,6 +50,7 @@ module redist
   public :: redist_layout_create, redist_layout_create_window, redist_layout_free, &
     redist_layout_local_shape, redist_layout_local_size, redist_plan_create, redist_execute, &
     redist_start, redist_test, redist_wait, redist_plan_stats, redist_plan_algorithm, &
+    redist_execute_ptr, redist_start_ptr, &
     redist_plan_free, redist_strerror, redist_last_error_detail
 
   interface
@@ -86,11 +92,12 @@ module redist
       integer(c_int64_t), intent(out) :: count
     end function
     integer(c_int) function c_plan_create(src, dst, datatype, comm, algorithm, max_buffer, &
-                                          plan) bind(C, name="redist_f_plan_create")
+                                          memory, plan) bind(C, name="redist_f_plan_create")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: src, dst, algorithm
       integer(c_int), value :: datatype, comm
       integer(c_int64_t), value :: max_buffer
+      integer(c_int), value :: memory
       type(c_ptr), intent(out) :: plan
     end function
     integer(c_int) function c_execute(plan, src, dst) bind(C, name="redist_execute")
@@ -266,23 +273,28 @@ contains
     err = c_layout_local_size(layout%p, int(rank, c_int), count)
   end function
 
-  !> redist_plan_create over comm for elements of datatype; algorithm (default 'auto') and
-  !> max_buffer_bytes (bounded mode; default 0) are the options this interface exposes.
+  !> redist_plan_create over comm for elements of datatype; algorithm (default 'auto'),
+  !> max_buffer_bytes (bounded mode; default 0) and memory (REDIST_MEMORY_HOST, the default,
+  !> _CUDA or _AUTO) are the options this interface exposes.
   integer(c_int) function redist_plan_create(src, dst, datatype, comm, plan, algorithm, &
-                                             max_buffer_bytes) result(err)
+                                             max_buffer_bytes, memory) result(err)
     type(redist_layout), intent(in) :: src, dst
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Comm), intent(in) :: comm
     type(redist_plan), intent(out) :: plan
     character(*), intent(in), optional :: algorithm
     integer(c_int64_t), intent(in), optional :: max_buffer_bytes
+    integer(c_int), intent(in), optional :: memory
     character(kind=c_char), allocatable, target :: name(:)
     type(c_ptr) :: a
     integer(c_int64_t) :: bound
+    integer(c_int) :: kind
     integer :: i
     a = c_null_ptr
     bound = 0
+    kind = REDIST_MEMORY_HOST
     if (present(max_buffer_bytes)) bound = max_buffer_bytes
+    if (present(memory)) kind = memory
     if (present(algorithm)) then
       allocate (name(len_trim(algorithm) + 1))
       do i = 1, len_trim(algorithm)
@@ -292,7 +304,22 @@ contains
       a = c_loc(name)
     end if
     err = c_plan_create(src%p, dst%p, int(datatype%MPI_VAL, c_int), int(comm%MPI_VAL, c_int), &
-                        a, bound, plan%p)
+                        a, bound, kind, plan%p)
+  end function
+
+  !> redist_execute on addresses (c_null_ptr for a process that holds nothing): device
+  !> memory's arrays, which Fortran cannot pass as host arrays.
+  integer(c_int) function redist_execute_ptr(plan, src, dst) result(err)
+    type(redist_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: src, dst
+    err = c_execute(plan%p, src, dst)
+  end function
+
+  !> redist_start on addresses: the arrays must stay in place until the execution completes.
+  integer(c_int) function redist_start_ptr(plan, src, dst) result(err)
+    type(redist_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: src, dst
+    err = c_start(plan%p, src, dst)
   end function
 
   !> redist_execute: src and dst contiguous arrays of any type and rank, or absent.
