@@ -1,14 +1,15 @@
 /* The device kernels (issue 28): a message's elements [lo, hi) between an array and the
  * packed buffer, or between two arrays (the self part), each thread decoding its elements'
  * offsets from the message's levels and run groups (decode.h: the closed form the host's walk
- * follows, checked against it by tests/unit/test_decode.c). Built to PTX by nvcc when the
- * toolkit is there (CMakeLists.txt), for the CUDA backend to load with the driver; plain C
- * builds never see this file.
+ * follows, checked against it by tests/unit/test_decode.c). Built by nvcc when the toolkit
+ * is there (CMakeLists.txt: one fat binary), for the CUDA backend to load with the driver;
+ * plain C builds never see this file.
  *
  * kind: 0 pack (array a -> buffer b), 1 unpack (buffer a -> array b), 2 copy (array a ->
  * array b). The buffer side starts at element lo. Element sizes 1, 2, 4, 8 and 16 bytes move
- * as one word, others byte by byte. Scaling (alpha, beta, conjugate): redist_scale_move,
- * below. */
+ * as one word where both arrays are aligned to it (8 for 16), others byte by byte: an MPI
+ * type of 8 bytes may sit at any byte address, and a misaligned word access would fail the
+ * launch. Scaling (alpha, beta, conjugate): redist_scale_move, below. */
 #include "decode.h"
 
 template <typename T>
@@ -27,11 +28,19 @@ struct bytes16 {
     unsigned long long lo, hi;
 };
 
+/* Whether a and b are both aligned to `bytes` (a power of two). */
+__device__ static bool aligned(const void *a, const void *b, unsigned bytes)
+{
+    return ((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) &
+            (bytes - 1)) == 0;
+}
+
 extern "C" __global__ void redist_move(const rd_level *lv, int nlevels, const rd_run *runs,
                                        int kind, const char *a, char *b, long long lo,
                                        long long hi, int elsize)
 {
-    switch (elsize) {
+    int word = elsize == 16 ? 8 : elsize;
+    switch (word == 1 || aligned(a, b, (unsigned)word) ? elsize : 0) {
     case 1: move_elements<unsigned char>(lv, nlevels, runs, kind, a, b, lo, hi); return;
     case 2: move_elements<unsigned short>(lv, nlevels, runs, kind, a, b, lo, hi); return;
     case 4: move_elements<unsigned int>(lv, nlevels, runs, kind, a, b, lo, hi); return;
@@ -52,6 +61,30 @@ extern "C" __global__ void redist_move(const rd_level *lv, int nlevels, const rd
  * in the element type's arithmetic as index/scale.h's host code: beta_zero never reads d,
  * alpha_zero never reads s; float and double, real or complex (scale_kind 1 .. 4:
  * REDIST__REAL4 .. REDIST__COMPLEX16). */
+/* An element part at p, aligned or not (misaligned: byte by byte). */
+template <typename T> __device__ static T load(const T *p, bool whole)
+{
+    if (whole)
+        return *p;
+    T v;
+    const char *c = reinterpret_cast<const char *>(p);
+    char *w = reinterpret_cast<char *>(&v);
+    for (unsigned k = 0; k < sizeof(T); k++)
+        w[k] = c[k];
+    return v;
+}
+template <typename T> __device__ static void store(T *p, T v, bool whole)
+{
+    if (whole) {
+        *p = v;
+        return;
+    }
+    char *c = reinterpret_cast<char *>(p);
+    const char *w = reinterpret_cast<const char *>(&v);
+    for (unsigned k = 0; k < sizeof(T); k++)
+        c[k] = w[k];
+}
+
 template <typename T, bool complex>
 __device__ static void scale_elements(const rd_level *lv, int nlevels, const rd_run *runs,
                                       int kind, const char *a, char *b, long long lo,
@@ -60,28 +93,26 @@ __device__ static void scale_elements(const rd_level *lv, int nlevels, const rd_
 {
     const T a0 = T(ar), a1 = T(ai), b0 = T(br), b1 = T(bi), c = conj ? T(-1) : T(1);
     const int parts = complex ? 2 : 1;
+    const bool w = aligned(a, b, sizeof(T));
     for (long long e = lo + blockIdx.x * (long long)blockDim.x + threadIdx.x; e < hi;
          e += (long long)gridDim.x * blockDim.x) {
         long long from = kind == 1 ? e - lo : rd_offset(lv, nlevels, runs, e, 0);
         long long to = rd_offset(lv, nlevels, runs, e, 1);
         const T *s = reinterpret_cast<const T *>(a) + from * parts;
         T *d = reinterpret_cast<T *>(b) + to * parts;
-        T x0 = alpha_zero ? T(0) : s[0]; /* BLAS: op(src) not referenced when alpha = 0 */
+        T x0 = alpha_zero ? T(0) : load(s, w); /* BLAS: op(src) not read when alpha = 0 */
         if (!complex) {
-            d[0] = beta_zero ? a0 * x0 : b0 * d[0] + a0 * x0;
+            store(d, beta_zero ? a0 * x0 : b0 * load(d, w) + a0 * x0, w);
             continue;
         }
-        T x1 = (alpha_zero ? T(0) : s[1]) * c;
+        T x1 = (alpha_zero ? T(0) : load(s + 1, w)) * c;
         if (beta_zero) {
-            T y0 = a0 * x0 - a1 * x1, y1 = a0 * x1 + a1 * x0;
-            d[0] = y0;
-            d[1] = y1;
+            store(d, a0 * x0 - a1 * x1, w);
+            store(d + 1, a0 * x1 + a1 * x0, w);
         } else {
-            T y0 = d[0], y1 = d[1];
-            T r = a0 * x0 - a1 * x1 + (b0 * y0 - b1 * y1);
-            T i = a0 * x1 + a1 * x0 + (b0 * y1 + b1 * y0);
-            d[0] = r;
-            d[1] = i;
+            T y0 = load(d, w), y1 = load(d + 1, w);
+            store(d, a0 * x0 - a1 * x1 + (b0 * y0 - b1 * y1), w);
+            store(d + 1, a0 * x1 + a1 * x0 + (b0 * y1 + b1 * y0), w);
         }
     }
 }
