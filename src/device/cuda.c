@@ -278,6 +278,21 @@ static int c_owns(const void *ptr)
            kind == CU_MEMORYTYPE_DEVICE;
 }
 
+/* The kernels are loaded in the backend's context: a thread whose current context is another
+   (cudaSetDevice to another device) is refused rather than given kernels and memory that do
+   not match. No current context is fine (the backend sets its own). */
+static int c_check_current(void)
+{
+    CUcontext now = NULL;
+    CU(cu.CtxGetCurrent(&now), "cuCtxGetCurrent");
+    if (now != NULL && now != ctx)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "CUDA: the current device (context) is not the one this process's "
+                            "first device plan was made on; redist supports one device per "
+                            "process");
+    return REDIST_SUCCESS;
+}
+
 static const redist__device_ops cuda_ops = {
     .name = "CUDA",
     .alloc = c_alloc,
@@ -296,6 +311,7 @@ static const redist__device_ops cuda_ops = {
     .event_destroy = c_event_destroy,
     .event_record = c_event_record,
     .event_wait = c_event_wait,
+    .check_current = c_check_current,
 };
 
 static int resolve(void *lib)

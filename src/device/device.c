@@ -38,6 +38,11 @@ int redist__device_get(redist__device **dev)
     return load_err == REDIST_SUCCESS ? REDIST_SUCCESS : redist__fail(load_err, "%s", load_why);
 }
 
+int redist__device_check_current(redist__device *dev)
+{
+    return dev->ops->check_current != NULL ? dev->ops->check_current() : REDIST_SUCCESS;
+}
+
 const char *redist__device_name(const redist__device *dev)
 {
     return dev->ops->name;

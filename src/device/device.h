@@ -27,6 +27,11 @@ typedef struct redist__device redist__device;
 int redist__device_get(redist__device **dev);
 const char *redist__device_name(const redist__device *dev);
 
+/* A plan's device is the one current when the process's first device plan was created (the
+   backend's context): REDIST_ERR_UNSUPPORTED, saying so, if another device is current now
+   (one device per process). */
+int redist__device_check_current(redist__device *dev);
+
 /* Device memory (of the current device), and pinned host memory for staging. */
 int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
 void redist__device_free(redist__device *dev, void *ptr);
@@ -112,7 +117,8 @@ typedef struct redist__device_ops {
     int (*move)(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                 const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
     int (*owns)(const void *ptr);
-    int (*idle)(void); /* NULL: cannot tell */
+    int (*idle)(void);          /* NULL: cannot tell */
+    int (*check_current)(void); /* NULL: one device only */
 } redist__device_ops;
 enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy directions */
 

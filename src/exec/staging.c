@@ -60,6 +60,9 @@ int redist__staging_open(struct redist_plan_s *p)
     int err = redist__device_get(&dev);
     if (err != REDIST_SUCCESS)
         return p->opt.memory == REDIST_MEMORY_AUTO ? REDIST_SUCCESS : err; /* AUTO: host */
+    err = redist__device_check_current(dev); /* one device per process */
+    if (err != REDIST_SUCCESS)
+        return err;
     struct redist__staging *s = redist__calloc(1, sizeof *s);
     if (s == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "device staging");
