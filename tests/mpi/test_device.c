@@ -12,7 +12,8 @@
  *     why; BMMC plans are UNSUPPORTED; a batch of device arrays runs, and given a host array
  *     fails its execute with REDIST_ERR_ARG on every rank; a CUDA plan given a host array fails its
  *     execute with REDIST_ERR_ARG on every rank and then runs on device arrays, every element
- *     checked; an AUTO plan runs every mix of host and device arrays.
+ *     checked; an AUTO plan runs every mix of host and device arrays; device arrays at any
+ *     byte address (an 8-byte type at odd addresses, doubles scaled 4 bytes off alignment).
  * The random cases with device memory are those of test_random_layouts, test_batch and
  * test_inter (REDIST_TEST_MEMORY). */
 #include <mpi.h>
@@ -100,8 +101,11 @@ static int64_t local_globals(int which, double *vals)
     return count;
 }
 
-/* Runs plan once with the arrays on the device or not; checks every destination element. */
-static void run_checked(const char *what, redist_plan plan, int src_dev, int dst_dev)
+/* Runs plan once with the arrays on the device or not, each device array `offset` bytes past
+   an allocation's start (misaligned for offsets that are not multiples of 8); checks every
+   destination element against factor times the source's (a plan scaling by alpha). */
+static void run_at(const char *what, redist_plan plan, int src_dev, int dst_dev, size_t offset,
+                   double factor)
 {
     double *src = malloc(30 * 17 * sizeof *src), *want = malloc(30 * 17 * sizeof *want);
     double *got = malloc(30 * 17 * sizeof *got);
@@ -110,25 +114,25 @@ static void run_checked(const char *what, redist_plan plan, int src_dev, int dst
     for (int64_t i = 0; i < nd; i++)
         got[i] = -1;
     if (src_dev) {
-        redist__device_alloc(dev, (size_t)(ns + 1) * sizeof(double), &sdev);
-        redist__device_from_host(dev, sdev, src, (size_t)ns * sizeof(double), NULL);
+        redist__device_alloc(dev, (size_t)(ns + 2) * sizeof(double), &sdev);
+        sp = (char *)sdev + offset;
+        redist__device_from_host(dev, sp, src, (size_t)ns * sizeof(double), NULL);
         redist__device_sync(dev, NULL);
-        sp = sdev;
     }
     if (dst_dev) {
-        redist__device_alloc(dev, (size_t)(nd + 1) * sizeof(double), &ddev);
-        redist__device_from_host(dev, ddev, got, (size_t)nd * sizeof(double), NULL);
+        redist__device_alloc(dev, (size_t)(nd + 2) * sizeof(double), &ddev);
+        dp = (char *)ddev + offset;
+        redist__device_from_host(dev, dp, got, (size_t)nd * sizeof(double), NULL);
         redist__device_sync(dev, NULL);
-        dp = ddev;
     }
     same_everywhere(what, redist_execute(plan, ns ? sp : NULL, nd ? dp : NULL), REDIST_SUCCESS);
     if (dst_dev) {
-        redist__device_to_host(dev, got, ddev, (size_t)nd * sizeof(double), NULL);
+        redist__device_to_host(dev, got, dp, (size_t)nd * sizeof(double), NULL);
         redist__device_sync(dev, NULL);
     }
     for (int64_t i = 0; i < nd; i++)
-        if (got[i] != want[i]) {
-            fail(what, "dst[%lld] = %g, expected %g", (long long)i, got[i], want[i]);
+        if (got[i] != factor * want[i]) {
+            fail(what, "dst[%lld] = %g, expected %g", (long long)i, got[i], factor * want[i]);
             break;
         }
     if (dev != NULL) {
@@ -138,6 +142,41 @@ static void run_checked(const char *what, redist_plan plan, int src_dev, int dst
     free(src);
     free(want);
     free(got);
+}
+
+static void run_checked(const char *what, redist_plan plan, int src_dev, int dst_dev)
+{
+    run_at(what, plan, src_dev, dst_dev, 0, 1.0);
+}
+
+/* Device arrays at any byte address: an 8-byte MPI type moved, and doubles scaled, from
+   and to arrays 1 and 4 bytes past 8-byte alignment (a GPU kernel's word access there would
+   fail: the kernels fall back to bytes). */
+static void misaligned(void)
+{
+    MPI_Datatype bytes8;
+    MPI_Type_contiguous(8, MPI_BYTE, &bytes8);
+    MPI_Type_commit(&bytes8);
+    redist_layout s, d;
+    pair(&s, &d);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_CUDA;
+    redist_plan plan = NULL;
+    int rc = redist_plan_create(s, d, bytes8, MPI_COMM_WORLD, &opt, &plan);
+    same_everywhere("8 bytes at odd addresses", rc, REDIST_SUCCESS);
+    if (rc == REDIST_SUCCESS)
+        run_at("8 bytes at odd addresses", plan, 1, 1, 1, 1.0);
+    redist_plan_free(&plan);
+    opt.alpha[0] = 2.0;
+    rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    same_everywhere("doubles scaled at addresses 4 past alignment", rc, REDIST_SUCCESS);
+    if (rc == REDIST_SUCCESS)
+        run_at("doubles scaled at addresses 4 past alignment", plan, 1, 1, 4, 2.0);
+    redist_plan_free(&plan);
+    MPI_Type_free(&bytes8);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
 }
 
 static void options_rules(void)
@@ -263,6 +302,7 @@ static void with_backend(void)
     }
     if (plan != NULL)
         redist_plan_free(&plan);
+    misaligned();
 }
 
 int main(int argc, char **argv)
