@@ -11,6 +11,7 @@
 #   make bench            build, then run bench/run.sh
 #   make test             run the tests of build/ only (no rebuild of build-asan/)
 #   make asan             build and test build-asan/ only
+#   make python-check     the Python package's tests (python/tests) at 1-4 ranks (part of check)
 #   make stress           long randomized runs: thousands of random cases per test and rank
 #                         count, 10^4 plans (scripts/stress.sh; STRESS_* knobs below)
 #   make fuzz             build the libFuzzer targets (clang) in build-fuzz/, run each for
@@ -80,7 +81,7 @@ CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_
 FORMAT_DIRS    ?= src tools tests bench examples
 C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check test asan asan-build tsan demo install bench format format-check clean
+.PHONY: all build deps check test asan asan-build tsan demo install bench format format-check clean python-check
 
 all: build
 
@@ -120,6 +121,8 @@ check:
 	$(MAKE) --no-print-directory build || { echo "make check: FAILED (build in $(BUILD_DIR) failed)"; exit 1; }; \
 	$(MAKE) --no-print-directory test || status=1; \
 	$(MAKE) --no-print-directory asan || status=1; \
+	$(MAKE) --no-print-directory python-check > $(BUILD_DIR)/python-check.log 2>&1 || status=1; \
+	cat $(BUILD_DIR)/python-check.log; \
 	secs=$$(( $$(date +%s) - start )); \
 	plain=$$(cat $(BUILD_DIR)/ctest-summary.txt 2>/dev/null || echo "not run"); \
 	asan=$$(cat $(ASAN_DIR)/ctest-summary.txt 2>/dev/null || echo "not run (build failed?)"); \
@@ -127,9 +130,14 @@ check:
 	echo "== check summary"; \
 	echo "   $(BUILD_DIR):      $$plain"; \
 	echo "   $(ASAN_DIR): $$asan"; \
+	echo "   python:     $$(tail -n 1 $(BUILD_DIR)/python-check.log 2>/dev/null)"; \
 	if [ $$status -eq 0 ]; then echo "make check: PASSED in $${secs}s"; \
 	else echo "make check: FAILED in $${secs}s"; fi; \
 	exit $$status
+
+# The Python package's tests (python/tests) at 1 to 4 ranks, from the build tree.
+python-check: build
+	@bash scripts/python-check.sh "$(BUILD_DIR)"
 
 demo:
 	@bash scripts/install-deps.sh

@@ -281,6 +281,11 @@ int redist_plan_create_bmmc(int n, int f, const uint64_t columns[], uint64_t com
    buffers. As for MPI's inactive persistent requests: on a plan with no execution in
    progress (never started, or already completed by redist_test), redist_test sets *done = 1
    and returns REDIST_SUCCESS, and redist_wait returns REDIST_SUCCESS at once. */
+/* For language bindings (Python, Fortran): an address to pass as src or dst for an argument
+   the binding refused itself (wrong element type or shape, not contiguous), so that the rank
+   still makes the collective call and every rank's execute returns REDIST_ERR_ARG (agreed as
+   any bad buffer argument), this rank's detail saying `why`. Per thread. */
+const void *redist_bad_buffer(const char *why);
 int redist_execute(redist_plan plan, const void *src, void *dst);
 int redist_start(redist_plan plan, const void *src, void *dst); /* nonblocking */
 int redist_test(redist_plan plan, int *done); /* progresses; done=1 when complete */

@@ -48,6 +48,11 @@ have_lib scalapack-mpich || have_pkg libscalapack-mpich-dev || need libscalapack
 have_lib fftw3 || need libfftw3-dev
 have_cmd gnuplot || need gnuplot-nox
 have_cmd python3 || need python3
+# the Python package (python/; make python-check): Debian's interpreter with its modules
+for p in python3-mpi4py python3-numpy python3-pytest python3-cffi python3-venv python3-pip \
+    python3-setuptools; do
+    have_pkg "$p" || need "$p"
+done
 have_cmd valgrind || need valgrind # make valgrind
 # make tsan: clang, with LLVM's OpenMP runtime and its Archer tool (libomp-dev)
 have_cmd clang || need clang

@@ -8,6 +8,7 @@
 #include "exec/exec.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The Fortran module passes this address for a non-contiguous buffer, so that the rank still
@@ -18,6 +19,16 @@ static const char not_contiguous[1];
 const void *redist_f_not_contiguous(void)
 {
     return not_contiguous;
+}
+
+/* A language binding's refused argument (redist_bad_buffer): the address, and why, per
+   thread (the calling thread passes it to its own execute). */
+static const char bad_buffer[1];
+static _Thread_local char bad_buffer_why[256];
+const void *redist_bad_buffer(const char *why)
+{
+    snprintf(bad_buffer_why, sizeof bad_buffer_why, "%s", why != NULL ? why : "refused");
+    return bad_buffer;
 }
 
 /* Whether bytes [a_lo, a_hi) past a and [b_lo, b_hi) past b overlap. */
@@ -44,6 +55,8 @@ static int check_sentinel(const void *buf, const char *name)
                             "%s is a non-contiguous Fortran array: pass a contiguous one (a "
                             "compiler's copy would not stay in place until the execution ends)",
                             name);
+    if (buf == bad_buffer)
+        return redist__fail(REDIST_ERR_ARG, "%s: %s", name, bad_buffer_why);
     return REDIST_SUCCESS;
 }
 
