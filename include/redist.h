@@ -26,6 +26,7 @@
 #ifndef REDIST_NO_MPI
 #include <mpi.h>
 #endif
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -213,6 +214,13 @@ typedef struct redist_options {
 #define REDIST_MEMORY_HOST 0
 #define REDIST_MEMORY_CUDA 1
 #define REDIST_MEMORY_AUTO 2
+/* Device memory for bindings: arrays in the memory device plans take, through the library's
+   own backend (the CUDA driver loaded at run time, or REDIST_DEVICE_BACKEND=emulated's), for
+   a language binding or test without CUDA of its own. REDIST_ERR_UNSUPPORTED where no
+   device loads. copy: either side device memory, synchronous. */
+int redist_device_alloc(size_t bytes, void **ptr);
+int redist_device_free(void *ptr);
+int redist_device_copy(void *to, const void *from, size_t bytes);
 /* The most threads options.threads or REDIST_NUM_THREADS may ask for. */
 #define REDIST_MAX_THREADS 1024
 void redist_options_init(redist_options *opt);

@@ -4,7 +4,7 @@
 # BUILD_DIR/libredist.so, PYTHONPATH = python/), with Debian's interpreter: /usr/bin/python3
 # has Debian's mpi4py and NumPy, while the python3 first on PATH may be another
 # (REDIST_PYTHON overrides). Debian's mpi4py is built for Open MPI: a build for MPICH skips
-# the tests, saying why.
+# the tests, saying why. Device arrays run on the emulated device (REDIST_DEVICE_BACKEND).
 set -uo pipefail
 build=$(cd "${1:?usage: python-check.sh BUILD_DIR}" && pwd)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +21,9 @@ if ! "$py" -c 'import mpi4py, numpy, pytest' 2>/dev/null; then
 fi
 export REDIST_LIBRARY="$build/libredist.so" PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+# device arrays (tests/test_device.py) on the emulated device unless told otherwise (a GPU
+# node: REDIST_DEVICE_BACKEND=cuda)
+export REDIST_DEVICE_BACKEND=${REDIST_DEVICE_BACKEND:-emulated}
 failed=0
 for np in 1 2 3 4; do
     # shellcheck disable=SC2086 # the flags are a list of words

@@ -8,9 +8,9 @@ C library: NumPy arrays without copies, the C library's algorithms, cost model a
     with redist.Plan(src, dst, np.float64, MPI.COMM_WORLD) as plan:
         b = plan(a)
 """
-from ._core import (BlockCyclic, Error, GenBlock, Plan, algorithms,  # noqa: F401
-                    redistribute)
+from ._core import (BlockCyclic, DeviceArray, Error, GenBlock, Plan,  # noqa: F401
+                    algorithms, redistribute)
 from ._lib import path as library_path  # noqa: F401
 
 __all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "algorithms",
-           "library_path"]
+           "DeviceArray", "library_path"]

@@ -218,6 +218,7 @@ class Plan:
         self._type = _mpi.datatype(self.dtype)
         opt, self._keep = _options(options)
         self._check_arguments = opt.check_arguments
+        self.memory = opt.memory
         h = ctypes.c_void_p()
         _check(_lib.plan_create(src._h, dst._h, _mpi.handle(self._type), _mpi.handle(comm),
                                 ctypes.byref(opt), ctypes.byref(h)))
@@ -233,23 +234,50 @@ class Plan:
         library's refusal sentinel with why (every rank then gets REDIST_ERR_ARG)."""
         if 0 in shape:  # this rank holds nothing of the array
             return _NULL
-        why = None
-        if not isinstance(a, np.ndarray):
-            why = f"{role} is {type(a).__name__}, not a NumPy array"
-        elif a.dtype != self.dtype:
-            why = f"{role} has dtype {a.dtype}, the plan {self.dtype}"
-        elif a.shape != shape:
-            why = f"{role} has shape {a.shape}, this rank's local shape is {shape}"
-        elif not (a.flags.f_contiguous if order == "F" else a.flags.c_contiguous):
-            why = (f"{role} is not {'Fortran' if order == 'F' else 'C'}-contiguous (the layout's "
-                   "order): redist never copies an array silently")
-        elif writable and not a.flags.writeable:
-            why = f"{role} is read-only"
+        cai = getattr(a, "__cuda_array_interface__", None)
+        why = (self._device_refusal(cai, shape, order, role, writable) if cai is not None
+               else self._host_refusal(a, shape, order, role, writable))
         if why is not None:
             if not self._check_arguments:  # no agreement asked for: this rank alone
                 raise Error(ERR_ARG, why)
             return _lib.bad_buffer(why.encode())
-        return a.__array_interface__["data"][0]
+        return cai["data"][0] if cai is not None else a.__array_interface__["data"][0]
+
+    def _host_refusal(self, a, shape, order, role, writable):
+        """Why a host array cannot be passed as is (None: it can)."""
+        if not isinstance(a, np.ndarray):
+            return f"{role} is {type(a).__name__}, not a NumPy array"
+        if a.dtype != self.dtype:
+            return f"{role} has dtype {a.dtype}, the plan {self.dtype}"
+        if a.shape != shape:
+            return f"{role} has shape {a.shape}, this rank's local shape is {shape}"
+        if not (a.flags.f_contiguous if order == "F" else a.flags.c_contiguous):
+            return (f"{role} is not {'Fortran' if order == 'F' else 'C'}-contiguous (the "
+                    "layout's order): redist never copies an array silently")
+        if writable and not a.flags.writeable:
+            return f"{role} is read-only"
+        return None
+
+    def _device_refusal(self, cai, shape, order, role, writable):
+        """Why a device array (__cuda_array_interface__: CuPy, Numba, ...) cannot be passed
+        as is (None: it can)."""
+        if self.memory == 0:
+            return (f"{role} is device memory (__cuda_array_interface__) and the plan's is host "
+                    "memory: make the plan with memory='cuda' or 'auto'")
+        dt = np.dtype(cai["typestr"])
+        if dt != self.dtype:
+            return f"{role} has dtype {dt}, the plan {self.dtype}"
+        if tuple(cai["shape"]) != shape:
+            return f"{role} has shape {tuple(cai['shape'])}, this rank's local shape is {shape}"
+        strides = cai.get("strides")
+        have = tuple(strides) if strides is not None else _strides(shape, dt.itemsize, "C")
+        want = _strides(shape, dt.itemsize, order)
+        if any(h != w for h, w, n in zip(have, want, shape) if n > 1):
+            return (f"{role} is not {'Fortran' if order == 'F' else 'C'}-contiguous (the "
+                    "layout's order): redist never copies an array silently")
+        if writable and cai["data"][1]:
+            return f"{role} is read-only"
+        return None
 
     def _pointers(self, a, b):
         if self._h is None:
@@ -257,16 +285,23 @@ class Plan:
         return (self._address(a, self._src_shape, self.src.order, "src", False),
                 self._address(b, self._dst_shape, self.dst.order, "dst", True))
 
-    def empty_output(self):
-        """This rank's local destination array, uninitialised."""
-        return np.empty(self._dst_shape, dtype=self.dtype, order=self.dst.order)
+    def empty_output(self, like=None):
+        """This rank's local destination array, uninitialised: in host memory, or in device
+        memory like `like`'s (a CuPy array gives a CuPy array, another device array a
+        redist.DeviceArray)."""
+        if like is None or not hasattr(like, "__cuda_array_interface__"):
+            return np.empty(self._dst_shape, dtype=self.dtype, order=self.dst.order)
+        if type(like).__module__.split(".")[0] == "cupy":
+            import cupy  # only when a CuPy array comes
+            return cupy.empty(self._dst_shape, dtype=self.dtype, order=self.dst.order)
+        return DeviceArray(self._dst_shape, self.dtype, self.dst.order)
 
     # -- executing --------------------------------------------------------------------------
     def __call__(self, a, out=None):
         """Redistributes a (this rank's local source array) into out (allocated if None) and
         returns it."""
         if out is None:
-            out = self.empty_output()
+            out = self.empty_output(like=a)
         s, d = self._pointers(a, out)
         _check(_lib.execute(self._h, s, d))
         return out
@@ -321,10 +356,68 @@ class Plan:
         return False
 
 
+def _strides(shape, itemsize, order):
+    """The strides of a contiguous array of shape in order."""
+    out, step = [0] * len(shape), itemsize
+    dims = range(len(shape)) if order == "F" else reversed(range(len(shape)))
+    for k in dims:
+        out[k] = step
+        step *= max(shape[k], 1)
+    return tuple(out)
+
+
+class DeviceArray:
+    """An array in device memory through the library's own backend (the CUDA driver, or
+    REDIST_DEVICE_BACKEND=emulated's), for users without CuPy and for tests: it exposes
+    __cuda_array_interface__ as CuPy arrays do. to_host() copies it into a NumPy array;
+    DeviceArray.from_host(a) makes one from a NumPy array."""
+
+    def __init__(self, shape, dtype, order="C"):
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.order = order
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        p = ctypes.c_void_p()
+        _check(_lib.device_alloc(max(self.nbytes, 1), ctypes.byref(p)))
+        self.ptr = p.value
+
+    def __del__(self):
+        if getattr(self, "ptr", None) and _lib is not None:
+            _lib.device_free(self.ptr)
+            self.ptr = None
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "version": 3,
+                "data": (self.ptr, False),
+                "strides": None if self.order == "C" else _strides(self.shape,
+                                                                  self.dtype.itemsize, "F")}
+
+    def to_host(self):
+        a = np.empty(self.shape, dtype=self.dtype, order=self.order)
+        if self.nbytes:
+            _check(_lib.device_copy(a.ctypes.data, self.ptr, self.nbytes))
+        return a
+
+    @classmethod
+    def from_host(cls, a):
+        a = np.asarray(a)
+        order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+        d = cls(a.shape, a.dtype, order)
+        if d.nbytes:
+            _check(_lib.device_copy(d.ptr, np.require(a, requirements=order).ctypes.data,
+                                    d.nbytes))
+        return d
+
+
 def redistribute(a, src, dst, comm, dtype=None, out=None, **options):
     """One redistribution of a (this rank's local array of src) to dst: a plan made, executed
     and freed."""
-    dtype = a.dtype if dtype is None and isinstance(a, np.ndarray) else dtype
+    if dtype is None and isinstance(a, np.ndarray):
+        dtype = a.dtype
+    elif dtype is None and hasattr(a, "__cuda_array_interface__"):
+        dtype = np.dtype(a.__cuda_array_interface__["typestr"])
+        options.setdefault("memory", "cuda")
     if dtype is None:
         raise TypeError("redist: dtype is needed on a rank that passes no array")
     with Plan(src, dst, dtype, comm, **options) as plan:

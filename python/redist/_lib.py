@@ -133,3 +133,6 @@ def bind_mpi(handle_type):
     global plan_create
     plan_create = _proto("redist_plan_create", c_int, c_void_p, c_void_p, handle_type,
                          handle_type, P(Options), P(c_void_p))
+device_alloc = _proto("redist_device_alloc", c_int, ctypes.c_size_t, P(c_void_p))
+device_free = _proto("redist_device_free", c_int, c_void_p)
+device_copy = _proto("redist_device_copy", c_int, c_void_p, c_void_p, ctypes.c_size_t)

@@ -1,0 +1,60 @@
+"""Device arrays (__cuda_array_interface__, as CuPy's) go to device plans without a copy. In
+make check the device is the library's emulated one (REDIST_DEVICE_BACKEND=emulated: memory
+the host cannot touch) and the arrays redist.DeviceArray, a stand-in for CuPy's; on a GPU node
+the same tests run on CUDA (and CuPy's arrays where CuPy is installed)."""
+import numpy as np
+import pytest
+from conftest import global_values, same_everywhere
+from test_plan import random_layout
+
+import redist
+
+
+
+def _no_device():
+    try:
+        redist.DeviceArray((1,), np.float64)
+        return None
+    except redist.Error as e:
+        return str(e)
+
+
+pytestmark = pytest.mark.skipif(_no_device() is not None,
+                                reason=f"no device ({_no_device()}); make python-check sets "
+                                       "REDIST_DEVICE_BACKEND=emulated")
+
+
+@pytest.mark.parametrize("memory", ["cuda", "auto"])
+def test_device_arrays(comm, memory):
+    rng = np.random.default_rng(7)
+    rank = comm.Get_rank()
+    for case in range(6):
+        shape = (int(rng.integers(1, 20)), int(rng.integers(1, 15)))
+        src = random_layout(rng, shape, comm.Get_size())
+        dst = random_layout(rng, shape, comm.Get_size())
+        with redist.Plan(src, dst, np.complex64, comm, memory=memory, alpha=2.0) as plan:
+            a = redist.DeviceArray.from_host(global_values(src, rank, np.complex64))
+            b = plan(a)  # a device array in, a device array out
+            assert hasattr(b, "__cuda_array_interface__")
+            assert np.array_equal(b.to_host(), 2 * global_values(dst, rank, np.complex64))
+            if memory == "auto":  # host source, device destination
+                h = plan.empty_output()
+                plan(global_values(src, rank, np.complex64), out=b)
+                assert np.array_equal(b.to_host(), 2 * global_values(dst, rank, np.complex64))
+                del h
+
+
+def test_device_array_in_a_host_plan(comm):
+    src = redist.BlockCyclic((8, 6), (2, 2), (comm.Get_size(), 1))
+    dst = redist.BlockCyclic((8, 6), (3, 3), (1, comm.Get_size()))
+    rank = comm.Get_rank()
+    with redist.Plan(src, dst, np.float64, comm) as plan:
+        a = redist.DeviceArray.from_host(src.zeros(np.float64, comm))
+        code = 0
+        try:
+            plan(a)
+        except redist.Error as e:
+            code = e.name
+        assert same_everywhere(comm, code)
+        held = src.local_size(rank) > 0
+        assert comm.allreduce(int(held)) == 0 or code == "REDIST_ERR_ARG"
