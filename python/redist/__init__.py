@@ -8,9 +8,9 @@ C library: NumPy arrays without copies, the C library's algorithms, cost model a
     with redist.Plan(src, dst, np.float64, MPI.COMM_WORLD) as plan:
         b = plan(a)
 """
-from ._core import (BlockCyclic, DeviceArray, Error, GenBlock, Plan,  # noqa: F401
-                    algorithms, redistribute)
+from ._core import (Batch, BlockCyclic, DeviceArray, Error, GenBlock,  # noqa: F401
+                    InterPlan, Plan, algorithms, redistribute)
 from ._lib import path as library_path  # noqa: F401
 
 __all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "algorithms",
-           "DeviceArray", "library_path"]
+           "DeviceArray", "InterPlan", "Batch", "library_path"]

@@ -213,42 +213,47 @@ class Plan:
     freeing is collective, so garbage collection does not do it."""
 
     def __init__(self, src, dst, dtype, comm, **options):
-        self.src, self.dst, self.comm = src, dst, comm
-        self.dtype = np.dtype(dtype)
-        self._type = _mpi.datatype(self.dtype)
-        opt, self._keep = _options(options)
-        self._check_arguments = opt.check_arguments
-        self.memory = opt.memory
+        self._setup(src, dst, dtype, comm, options)
         h = ctypes.c_void_p()
         _check(_lib.plan_create(src._h, dst._h, _mpi.handle(self._type), _mpi.handle(comm),
-                                ctypes.byref(opt), ctypes.byref(h)))
+                                ctypes.byref(self._opt), ctypes.byref(h)))
         self._h = h.value
         rank = comm.Get_rank()
         self._src_shape = src.local_shape(rank)
         self._dst_shape = dst.local_shape(rank)
+
+    def _setup(self, src, dst, dtype, comm, options):
+        self._h = None
+        self.src, self.dst, self.comm = src, dst, comm
+        self.dtype = np.dtype(dtype)
+        self._type = _mpi.datatype(self.dtype)
+        self._opt, self._keep = _options(options)
+        self._check_arguments = self._opt.check_arguments
+        self.memory = self._opt.memory
         self._active = None  # the arrays of a started execution, kept alive until it ends
 
     # -- the arrays ------------------------------------------------------------------------
-    def _address(self, a, shape, order, role, writable):
+    def _address(self, a, shape, order, role, writable, dtype=None):
         """The address to pass for array a, NULL for a rank that holds nothing, or the
         library's refusal sentinel with why (every rank then gets REDIST_ERR_ARG)."""
         if 0 in shape:  # this rank holds nothing of the array
             return _NULL
         cai = getattr(a, "__cuda_array_interface__", None)
-        why = (self._device_refusal(cai, shape, order, role, writable) if cai is not None
-               else self._host_refusal(a, shape, order, role, writable))
+        dtype = self.dtype if dtype is None else dtype
+        why = (self._device_refusal(cai, shape, order, role, writable, dtype) if cai is not None
+               else self._host_refusal(a, shape, order, role, writable, dtype))
         if why is not None:
             if not self._check_arguments:  # no agreement asked for: this rank alone
                 raise Error(ERR_ARG, why)
             return _lib.bad_buffer(why.encode())
         return cai["data"][0] if cai is not None else a.__array_interface__["data"][0]
 
-    def _host_refusal(self, a, shape, order, role, writable):
+    def _host_refusal(self, a, shape, order, role, writable, dtype):
         """Why a host array cannot be passed as is (None: it can)."""
         if not isinstance(a, np.ndarray):
             return f"{role} is {type(a).__name__}, not a NumPy array"
-        if a.dtype != self.dtype:
-            return f"{role} has dtype {a.dtype}, the plan {self.dtype}"
+        if a.dtype != dtype:
+            return f"{role} has dtype {a.dtype}, the plan {dtype}"
         if a.shape != shape:
             return f"{role} has shape {a.shape}, this rank's local shape is {shape}"
         if not (a.flags.f_contiguous if order == "F" else a.flags.c_contiguous):
@@ -258,15 +263,15 @@ class Plan:
             return f"{role} is read-only"
         return None
 
-    def _device_refusal(self, cai, shape, order, role, writable):
+    def _device_refusal(self, cai, shape, order, role, writable, dtype):
         """Why a device array (__cuda_array_interface__: CuPy, Numba, ...) cannot be passed
         as is (None: it can)."""
         if self.memory == 0:
             return (f"{role} is device memory (__cuda_array_interface__) and the plan's is host "
                     "memory: make the plan with memory='cuda' or 'auto'")
         dt = np.dtype(cai["typestr"])
-        if dt != self.dtype:
-            return f"{role} has dtype {dt}, the plan {self.dtype}"
+        if dt != dtype:
+            return f"{role} has dtype {dt}, the plan {dtype}"
         if tuple(cai["shape"]) != shape:
             return f"{role} has shape {tuple(cai['shape'])}, this rank's local shape is {shape}"
         strides = cai.get("strides")
@@ -354,6 +359,86 @@ class Plan:
     def __exit__(self, *exc):
         self.free()
         return False
+
+
+class InterPlan(Plan):
+    """A plan between two groups joined by an intercommunicator (redist_plan_create_inter):
+    the source group (is_source True) holds src, whose ranks number its own group; the other
+    group holds dst, numbered in its own group. Each side passes only its own array: the
+    source side plan(a) (returns None), the destination side plan(None) or plan(None, out=b)."""
+
+    def __init__(self, src, dst, dtype, intercomm, is_source, **options):
+        self._setup(src, dst, dtype, intercomm, options)
+        self.is_source = bool(is_source)
+        h = ctypes.c_void_p()
+        _check(_lib.plan_create_inter(src._h, dst._h, _mpi.handle(self._type),
+                                      _mpi.handle(intercomm), int(self.is_source),
+                                      ctypes.byref(self._opt), ctypes.byref(h)))
+        self._h = h.value
+        rank = intercomm.Get_rank()  # in this side's group
+        none = (0,) * 1
+        self._src_shape = src.local_shape(rank) if self.is_source else none
+        self._dst_shape = dst.local_shape(rank) if not self.is_source else none
+
+    def __call__(self, a=None, out=None):
+        if self.is_source:
+            s, d = self._pointers(a, None)
+            _check(_lib.execute(self._h, s, d))
+            return None
+        return super().__call__(None, out=out)
+
+    execute = __call__
+
+
+class Batch(Plan):
+    """Several arrays moved by one plan, one message per peer pair
+    (redist_plan_create_batch): pairs is a list of (src, dst, dtype). plan(arrays) takes this
+    rank's local source arrays (a list) and returns the destination arrays (out= a list to
+    fill)."""
+
+    def __init__(self, pairs, comm, **options):
+        pairs = list(pairs)
+        if not pairs:
+            raise ValueError("redist: a batch needs at least one (src, dst, dtype)")
+        self._setup(pairs[0][0], pairs[0][1], pairs[0][2], comm, options)
+        self.pairs = pairs
+        n = len(pairs)
+        self._types = [_mpi.datatype(dt) for _, _, dt in pairs]
+        srcs = (ctypes.c_void_p * n)(*[p[0]._h for p in pairs])
+        dsts = (ctypes.c_void_p * n)(*[p[1]._h for p in pairs])
+        types = (_mpi.HANDLE * n)(*[_mpi.handle(t) for t in self._types])
+        h = ctypes.c_void_p()
+        _check(_lib.plan_create_batch(n, srcs, dsts, types, _mpi.handle(comm),
+                                      ctypes.byref(self._opt), ctypes.byref(h)))
+        self._h = h.value
+        rank = comm.Get_rank()
+        self._plans = [_Side(s, d, dt, rank) for s, d, dt in pairs]
+
+    def __call__(self, arrays, out=None):
+        if self._h is None:
+            raise Error(ERR_STATE, "the plan was freed")
+        if len(arrays) != len(self._plans):
+            raise ValueError(f"redist: {len(arrays)} arrays for a batch of {len(self._plans)}")
+        if out is None:
+            out = [np.empty(p.dst_shape, dtype=p.dtype, order=p.dst.order) for p in self._plans]
+        n = len(self._plans)
+        s = (ctypes.c_void_p * n)()
+        d = (ctypes.c_void_p * n)()
+        for i, (p, a, b) in enumerate(zip(self._plans, arrays, out)):
+            s[i] = self._address(a, p.src_shape, p.src.order, f"src[{i}]", False, p.dtype)
+            d[i] = self._address(b, p.dst_shape, p.dst.order, f"dst[{i}]", True, p.dtype)
+        _check(_lib.execute_batch(self._h, s, d))
+        return out
+
+    execute = __call__
+
+
+class _Side:
+    """One array of a batch: its layouts, dtype and this rank's local shapes."""
+
+    def __init__(self, src, dst, dtype, rank):
+        self.src, self.dst, self.dtype = src, dst, np.dtype(dtype)
+        self.src_shape, self.dst_shape = src.local_shape(rank), dst.local_shape(rank)
 
 
 def _strides(shape, itemsize, order):

@@ -130,9 +130,16 @@ layout_ndims = _proto("redist_layout_ndims", c_int, c_void_p)
 def bind_mpi(handle_type):
     """The calls that take MPI handles, once the handle type is known (mpi4py's: a pointer in
     Open MPI, an int in MPICH)."""
-    global plan_create
+    global plan_create, plan_create_inter, plan_create_batch
     plan_create = _proto("redist_plan_create", c_int, c_void_p, c_void_p, handle_type,
                          handle_type, P(Options), P(c_void_p))
+    plan_create_inter = _proto("redist_plan_create_inter", c_int, c_void_p, c_void_p,
+                               handle_type, handle_type, c_int, P(Options), P(c_void_p))
+    plan_create_batch = _proto("redist_plan_create_batch", c_int, c_int, P(c_void_p),
+                               P(c_void_p), P(handle_type), handle_type, P(Options),
+                               P(c_void_p))
 device_alloc = _proto("redist_device_alloc", c_int, ctypes.c_size_t, P(c_void_p))
 device_free = _proto("redist_device_free", c_int, c_void_p)
 device_copy = _proto("redist_device_copy", c_int, c_void_p, c_void_p, ctypes.c_size_t)
+execute_batch = _proto("redist_execute_batch", c_int, c_void_p, P(c_void_p), P(c_void_p))
+start_batch = _proto("redist_start_batch", c_int, c_void_p, P(c_void_p), P(c_void_p))

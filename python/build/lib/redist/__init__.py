@@ -1,0 +1,16 @@
+"""redist: redistribute block-cyclic distributed arrays over MPI (mpi4py), through the redist
+C library: NumPy arrays without copies, the C library's algorithms, cost model and options.
+
+    import numpy as np, redist
+    from mpi4py import MPI
+    src = redist.BlockCyclic(shape=(n, n), blocks=(64, 64), grid=(2, 2), order="F")
+    dst = redist.BlockCyclic(shape=(n, n), blocks=(100, 100), grid=(4, 1), order="F")
+    with redist.Plan(src, dst, np.float64, MPI.COMM_WORLD) as plan:
+        b = plan(a)
+"""
+from ._core import (Batch, BlockCyclic, DeviceArray, Error, GenBlock,  # noqa: F401
+                    InterPlan, Plan, algorithms, redistribute)
+from ._lib import path as library_path  # noqa: F401
+
+__all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "algorithms",
+           "DeviceArray", "InterPlan", "Batch", "library_path"]
