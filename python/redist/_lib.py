@@ -127,6 +127,9 @@ layout_coords = _proto("redist_layout_coords", c_int, c_void_p, c_int, P(c_int))
 layout_ndims = _proto("redist_layout_ndims", c_int, c_void_p)
 
 
+coll = {}
+
+
 def bind_mpi(handle_type):
     """The calls that take MPI handles, once the handle type is known (mpi4py's: a pointer in
     Open MPI, an int in MPICH)."""
@@ -138,6 +141,20 @@ def bind_mpi(handle_type):
     plan_create_batch = _proto("redist_plan_create_batch", c_int, c_int, P(c_void_p),
                                P(c_void_p), P(handle_type), handle_type, P(Options),
                                P(c_void_p))
+    h, i64 = handle_type, c_int64
+    coll.update(  # the basic operations: (send, recv, count, type, [op | root | shift], comm)
+        bcast=_proto("redist_bcast", c_int, c_void_p, i64, h, c_int, h, c_char_p),
+        reduce=_proto("redist_reduce", c_int, c_void_p, c_void_p, i64, h, h, c_int, h,
+                      c_char_p),
+        allreduce=_proto("redist_allreduce", c_int, c_void_p, c_void_p, i64, h, h, h, c_char_p),
+        scan=_proto("redist_scan", c_int, c_void_p, c_void_p, i64, h, h, h, c_char_p),
+        scatter=_proto("redist_scatter", c_int, c_void_p, c_void_p, i64, h, c_int, h, c_char_p),
+        gather=_proto("redist_gather", c_int, c_void_p, c_void_p, i64, h, c_int, h, c_char_p),
+        allgather=_proto("redist_allgather", c_int, c_void_p, c_void_p, i64, h, h, c_char_p),
+        reduce_scatter=_proto("redist_reduce_scatter", c_int, c_void_p, c_void_p, i64, h, h, h,
+                              c_char_p),
+        alltoall=_proto("redist_alltoall", c_int, c_void_p, c_void_p, i64, h, h, c_char_p),
+        shift=_proto("redist_shift", c_int, c_void_p, c_void_p, i64, h, c_int, h, c_char_p))
 device_alloc = _proto("redist_device_alloc", c_int, ctypes.c_size_t, P(c_void_p))
 device_free = _proto("redist_device_free", c_int, c_void_p)
 device_copy = _proto("redist_device_copy", c_int, c_void_p, c_void_p, ctypes.c_size_t)

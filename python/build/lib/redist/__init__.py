@@ -10,7 +10,11 @@ C library: NumPy arrays without copies, the C library's algorithms, cost model a
 """
 from ._core import (Batch, BlockCyclic, DeviceArray, Error, GenBlock,  # noqa: F401
                     InterPlan, Plan, algorithms, redistribute)
+from ._coll import (allgather, allreduce, alltoall, bcast, gather,  # noqa: F401
+                    reduce, reduce_scatter, scan, scatter, shift)
 from ._lib import path as library_path  # noqa: F401
 
 __all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "algorithms",
-           "DeviceArray", "InterPlan", "Batch", "library_path"]
+           "DeviceArray", "InterPlan", "Batch", "library_path", "bcast", "reduce",
+           "allreduce", "scan", "scatter", "gather", "allgather", "reduce_scatter", "alltoall",
+           "shift"]
