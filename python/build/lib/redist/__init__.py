@@ -12,9 +12,10 @@ from ._core import (Batch, BlockCyclic, DeviceArray, Error, GenBlock,  # noqa: F
                     InterPlan, Plan, algorithms, redistribute)
 from ._coll import (allgather, allreduce, alltoall, bcast, gather,  # noqa: F401
                     reduce, reduce_scatter, scan, scatter, shift)
+from . import bmmc  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 
 __all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "algorithms",
            "DeviceArray", "InterPlan", "Batch", "library_path", "bcast", "reduce",
            "allreduce", "scan", "scatter", "gather", "allgather", "reduce_scatter", "alltoall",
-           "shift"]
+           "shift", "bmmc"]

@@ -141,6 +141,10 @@ def bind_mpi(handle_type):
     plan_create_batch = _proto("redist_plan_create_batch", c_int, c_int, P(c_void_p),
                                P(c_void_p), P(handle_type), handle_type, P(Options),
                                P(c_void_p))
+    global plan_create_bmmc
+    plan_create_bmmc = _proto("redist_plan_create_bmmc", c_int, c_int, c_int, P(ctypes.c_uint64),
+                              ctypes.c_uint64, handle_type, handle_type, P(Options),
+                              P(c_void_p))
     h, i64 = handle_type, c_int64
     coll.update(  # the basic operations: (send, recv, count, type, [op | root | shift], comm)
         bcast=_proto("redist_bcast", c_int, c_void_p, i64, h, c_int, h, c_char_p),
@@ -160,3 +164,11 @@ device_free = _proto("redist_device_free", c_int, c_void_p)
 device_copy = _proto("redist_device_copy", c_int, c_void_p, c_void_p, ctypes.c_size_t)
 execute_batch = _proto("redist_execute_batch", c_int, c_void_p, P(c_void_p), P(c_void_p))
 start_batch = _proto("redist_start_batch", c_int, c_void_p, P(c_void_p), P(c_void_p))
+u64 = ctypes.c_uint64
+bmmc_identity = _proto("redist_bmmc_identity", c_int, c_int, P(u64))
+bmmc_transpose = _proto("redist_bmmc_transpose", c_int, c_int, c_int, P(u64))
+bmmc_bit_reversal = _proto("redist_bmmc_bit_reversal", c_int, c_int, P(u64))
+bmmc_vector_reversal = _proto("redist_bmmc_vector_reversal", c_int, c_int, P(u64), P(u64))
+bmmc_gray = _proto("redist_bmmc_gray", c_int, c_int, P(u64))
+bmmc_gray_inverse = _proto("redist_bmmc_gray_inverse", c_int, c_int, P(u64))
+bmmc_shuffle = _proto("redist_bmmc_shuffle", c_int, c_int, c_int, P(u64))
