@@ -139,3 +139,17 @@ def test_gen_block(comm):
     with redist.Plan(src, dst, np.float32, comm) as plan:
         b = plan(global_values(src, rank, np.float32))
         assert np.array_equal(b, global_values(dst, rank, np.float32))
+
+
+def test_new_arrays_each_execute(comm):
+    """Arrays made and dropped between executes (their ids come back): every execute reads
+    the array it is given, never a dead one's address."""
+    rank, p = comm.Get_rank(), comm.Get_size()
+    src = redist.BlockCyclic((30, 4), (3, 4), (p, 1))
+    dst = redist.BlockCyclic((30, 4), (7, 1), (1, p), order="F")
+    with redist.Plan(src, dst, np.float64, comm) as plan:
+        for k in range(40):
+            a = global_values(src, rank, np.float64) * (k + 1)
+            b = plan(a)
+            assert np.array_equal(b, global_values(dst, rank, np.float64) * (k + 1))
+            del a, b
