@@ -24,6 +24,10 @@
 #   <!-- doc-test: file NAME -->            the next block is written to NAME in the scratch
 #                                           directory, where later commands of the same
 #                                           document can compile or read it.
+#   <!-- doc-test: openmpi (REASON) -->     the next block runs only where the build is for
+#                                           Open MPI (the Python package's examples: Debian's
+#                                           mpi4py is built for it); elsewhere each command
+#                                           is printed with REASON, as for skip.
 #
 # Every relative link of these pages must name a file that exists, and a `#anchor` of the same
 # page one of its headings.
@@ -32,6 +36,8 @@
 # and examples/ are the source tree's, so `build/redist`, `source build/mpiexec.env` and
 # `mpicc ... -Iinclude -Lbuild` work as written. Shell functions stand in for the tool names:
 # `redist` is REDIST (also as the program mpiexec starts); `mpicc` is this build's MPI C compiler (CMakeCache's MPI_C_COMPILER);
+# `python3` (also as the program mpiexec starts) is Debian's /usr/bin/python3 with the
+# package (python/) on PYTHONPATH and the build's libredist in REDIST_LIBRARY;
 # `mpiexec` and `mpirun` drop the Open MPI flags the docs show (--allow-run-as-root,
 # --oversubscribe), keep -n/-np N and become "$MPIEXEC -n N $MPIEXEC_PREFLAGS" (so the
 # same docs run under MPICH); any other launcher flag is an error, so that the docs show
@@ -57,12 +63,18 @@ fi
 export MPICC SANITIZE_FLAGS REDIST BUILD_DIR MPIEXEC
 export MPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG:--n} MPIEXEC_PREFLAGS=${MPIEXEC_PREFLAGS:-}
 export REDIST_MACHINE_FILE="$TMP/no-machine-file"
+# the Python package from the source tree, over this build's library
+export REDIST_PYTHON=${REDIST_PYTHON:-/usr/bin/python3} REDIST_LIBRARY="$BUILD_DIR/libredist.so"
+export PYTHONPATH="$SRC/python${PYTHONPATH:+:$PYTHONPATH}"
+DOCS_MPI=$(sed -n "s/^REDIST_MPI='\(.*\)'$/\1/p" "$BUILD_DIR/mpiexec.env" 2>/dev/null)
+export DOCS_MPI=${DOCS_MPI:-openmpi}
 while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^REDIST_MACHINE_[A-Z_]*$' | grep -v '^REDIST_MACHINE_FILE$')
 
 mkdir -p "$TMP/work"
 ln -s "$BUILD_DIR" "$TMP/work/build"
 ln -s "$SRC/include" "$TMP/work/include"
 ln -s "$SRC/examples" "$TMP/work/examples"
+ln -s "$SRC/python" "$TMP/work/python"
 
 cat >"$TMP/prelude.sh" <<'EOF'
 redist() { "$REDIST" "$@"; }
@@ -79,9 +91,11 @@ launch() {
         esac
     done
     if [[ $# -gt 0 && "$1" == redist ]]; then shift; set -- "$REDIST" "$@"; fi
+    if [[ $# -gt 0 && "$1" == python3 ]]; then shift; set -- "$REDIST_PYTHON" "$@"; fi
     # shellcheck disable=SC2086 # the flags are lists
     "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$n" $MPIEXEC_PREFLAGS "$@"
 }
+python3() { "$REDIST_PYTHON" "$@"; }
 mpiexec() { launch "$@"; }
 mpirun() { launch "$@"; }
 EOF
@@ -94,7 +108,7 @@ work = os.path.join(tmp, "work")
 prelude = os.path.join(tmp, "prelude.sh")
 fails = ran = skipped = 0
 start = time.time()
-DIRECTIVE = re.compile(r"^<!-- doc-test: (skip|no-compare|file) ?(.*?) ?-->$")
+DIRECTIVE = re.compile(r"^<!-- doc-test: (skip|no-compare|file|openmpi) ?(.*?) ?-->$")
 
 def blocks(path):
     """(line number, tag, directive, argument, lines) of every fenced block."""
@@ -230,7 +244,8 @@ for doc in docs:
         else:
             continue
         for cmd, exp in items:
-            if directive == "skip":
+            if directive == "skip" or (directive == "openmpi" and
+                                       os.environ.get("DOCS_MPI") != "openmpi"):
                 skipped += 1
                 print(f"SKIP: {where}: {cmd}\n  reason: {arg}")
                 continue
