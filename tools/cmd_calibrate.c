@@ -419,11 +419,12 @@ static redist_plan reblock_plan(int64_t n, int threads, int memory)
     return plan;
 }
 
-/* Seconds of one execute with `threads` threads on every rank at once (the ranks share the
-   memory bandwidth, as they do in an application); -1 if any rank's plan was refused. */
-static double time_threads(cal *c, int64_t n, int threads, const double *src, double *dst)
+/* Seconds of one execute of reblock_plan(n, threads, memory) on every rank at once (the ranks
+   share the memory bandwidth, as in an application); -1 if any rank's plan failed. */
+static double time_reblock(cal *c, int64_t n, int threads, int memory, const double *src,
+                           double *dst)
 {
-    thread_run r = {reblock_plan(n, threads, REDIST_MEMORY_HOST), src, dst, 0};
+    thread_run r = {reblock_plan(n, threads, memory), src, dst, 0};
     int ok = r.plan != NULL, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
     double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
@@ -506,7 +507,7 @@ static void measure_threads(cal *c, int most, double *limit)
     memset((void *)from, 0, (size_t)(n * n) * sizeof *from); /* first touch, outside the timing */
     memset(to, 0, (size_t)(n * n) * sizeof *to);
     for (int i = 0; i < k; i++)
-        if ((t[i] = time_threads(c, n, counts[i], from, to)) < 0) {
+        if ((t[i] = time_reblock(c, n, counts[i], REDIST_MEMORY_HOST, from, to)) < 0) {
             if (c->rank0)
                 printf("  %-22s not measured (a plan with %d threads failed: %s)\n",
                        "copy thread limit", counts[i], redist_last_error_detail());
@@ -596,14 +597,9 @@ static void measure_device_kernel(cal *c, device_arg *a, redist__machine *m)
     int64_t n = 1;
     while ((n + 1) * (n + 1) * 8 <= (int64_t)c->max_bytes / 2)
         n++;
-    thread_run r = {reblock_plan(n, 1, REDIST_MEMORY_CUDA), (const double *)(void *)a->d,
-                    (double *)(void *)(a->d + c->max_bytes / 2), 0};
-    int ok = r.plan != NULL, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
-    double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
-    ok = !r.failed;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
-    redist_plan_free(&r.plan);
+    double t = time_reblock(c, n, 1, REDIST_MEMORY_CUDA, (const double *)(void *)a->d,
+                            (double *)(void *)(a->d + c->max_bytes / 2));
+    int all = t >= 0;
     double bytes = (double)(n * n * 8), kernel = t - 2.0 * m->device_launch;
     char s1[32], s2[32];
     if (!all || kernel <= 0) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device memory on a GPU node (issue 28), run by hand where one is lent: the node has CUDA's
-# driver but no MPI (../shared/gpu-node/README.md). From a copy of the repository holding
+# driver but no MPI (docs/dev/device.md, "The CUDA backend"). From a copy of the repository holding
 # build/ (built here, with nvcc: the kernels are embedded) and .node/mpi-runtime.tgz:
 #
 #     bash tests/gpu/run.sh [CASES]        # CASES: random cases per run (default 30)
