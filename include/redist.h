@@ -229,6 +229,22 @@ void redist_options_init(redist_options *opt);
 int redist_algorithm_count(void);
 const char *redist_algorithm_name(int i); /* 0 <= i < count; NULL otherwise */
 
+/* What redist_plan_create(src, dst, type, comm, opt) would plan, where type has elsize bytes
+   and comm comm_size ranks, computed without MPI (no launch, any comm_size, MPI_Init not
+   needed; local): a JSON object, the one `redist explain --json` prints less the tool's own
+   keys (docs/api.md, "redist_explain", lists them): the algorithm auto (or opt->algorithm)
+   plans, its steps, messages, bytes, buffers and predicted time, the pattern's traffic,
+   the model's parameters and every algorithm's row, with why_not where one does not apply.
+   The arguments are checked as redist_plan_create checks them, less what needs the type or
+   the arrays (scaling against the type, ld): REDIST_ERR_ARG, REDIST_ERR_UNKNOWN_ALGORITHM,
+   and a forced algorithm that cannot do the pair REDIST_ERR_NOT_APPLICABLE, with the
+   detail; buf is then "" (len > 0). The text, NUL-terminated, is written to buf (at most
+   len bytes, cut short if it does not fit, as MPI_Info_get_string does); *needed (if not
+   NULL) is set to the bytes the whole text takes, NUL included: call with len = 0 (buf may
+   be NULL) to learn it. */
+int redist_explain(redist_layout src, redist_layout dst, int comm_size, size_t elsize,
+                   const redist_options *opt, char *buf, size_t len, size_t *needed);
+
 #ifndef REDIST_NO_MPI
 /* Collective over comm: every rank of comm calls it, including ranks in neither layout.
    All layout ranks must be < size of comm. The plan duplicates comm and type.

@@ -2,11 +2,11 @@
 #include "commands.h"
 
 #include <malloc.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "cmdline.h"
 #include "data.h"
 #include "explain.h"
@@ -79,43 +79,20 @@ static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
     return 1;
 }
 
-/* ---- JSON output ------------------------------------------------------------------------ */
+/* ---- JSON output: the tool's own keys, around redist_explain's object ----------------- */
 
 static void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_string_or_null(FILE *f, const char *s)
-{
-    if (s != NULL)
-        json_string(f, s);
-    else
-        fputs("null", f);
-}
-
-static void json_double(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
+    redist__text t = {0};
+    redist__text_json_string(&t, s);
+    fputs(t.failed ? "null" : t.s, f);
+    redist__text_free(&t);
 }
 
 /* A string the tool made (NULL: it ran out of memory making it). */
 static void json_made_string(FILE *f, char *made)
 {
-    json_string_or_null(f, made);
+    json_string(f, made);
     free(made);
 }
 
@@ -142,63 +119,6 @@ static void json_spec(FILE *f, const char *text, const tool_spec *s)
     fprintf(f, ", \"order\": \"%s\"}", s->order == REDIST_COL_MAJOR ? "col" : "row");
 }
 
-typedef struct explain_row {
-    const char *name;
-    int rc;
-    redist__explanation e;
-} explain_row;
-
-static void json_explanation(FILE *f, const redist__explanation *e)
-{
-    fprintf(
-        f,
-        "\"steps\": %d, \"max_messages_per_rank\": %lld, \"max_bytes_per_rank\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"transport\": \"%s\", \"bounded\": %s, \"buffer_bytes\": %lld, \"predicted_seconds\": ",
-        e->steps, (long long)e->max_messages_per_rank, (long long)e->max_bytes_per_rank,
-        (long long)e->total_messages, (long long)e->total_bytes,
-        e->transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack",
-        e->bounded ? "true" : "false", (long long)e->buffer_bytes);
-    json_double(f, e->predicted_seconds);
-    fputs(", \"staging_seconds\": ", f);
-    json_double(f, e->staging_seconds);
-}
-
-/* The pattern itself, whatever the schedule: every rank's traffic. */
-typedef struct pattern_summary {
-    int64_t max_sent_messages, max_sent_bytes, max_received_messages, max_received_bytes;
-    int64_t max_peers, total_messages, total_bytes, bytes_copied;
-} pattern_summary;
-
-static void keep_max(int64_t *max, int64_t value)
-{
-    if (value > *max)
-        *max = value;
-}
-
-static int summarise_pattern(redist_layout src, redist_layout dst, int procs, int64_t el,
-                             pattern_summary *p)
-{
-    memset(p, 0, sizeof *p);
-    (void)procs; /* ranks in neither layout have no traffic, however many there are */
-    int *members = NULL, n = 0;
-    int rc = redist__member_ranks(src, dst, &members, &n);
-    for (int m = 0; rc == REDIST_SUCCESS && m < n; m++) {
-        redist__rank_traffic t;
-        rc = redist__rank_traffic_compute(src, dst, members[m], el, &t);
-        if (rc != REDIST_SUCCESS)
-            break;
-        keep_max(&p->max_sent_messages, t.messages_sent);
-        keep_max(&p->max_sent_bytes, t.bytes_sent);
-        keep_max(&p->max_received_messages, t.messages_received);
-        keep_max(&p->max_received_bytes, t.bytes_received);
-        keep_max(&p->max_peers, t.peers_max);
-        p->total_messages += t.messages_sent;
-        p->total_bytes += t.bytes_sent;
-        p->bytes_copied += t.bytes_copied;
-    }
-    redist__free(members);
-    return rc;
-}
-
 /* What one explain holds: every step may fail, and explain_free then releases whatever
    exists. */
 typedef struct explain_state {
@@ -206,113 +126,28 @@ typedef struct explain_state {
     int rank0, procs;
     tool_spec from, to;
     redist_layout src, dst;
-    pattern_summary pat;
-    explain_row *rows; /* one per algorithm the library knows */
-    int count;
-    const explain_row *head;          /* the requested algorithm's row */
+    redist_options opt;               /* what a plan of run's would be given */
+    redist__explain_report report;    /* text: the library's report (api/explain.c) */
+    char *json;                       /* --json: redist_explain's object */
     tool_tables tables, *tp;          /* tp: &tables once computed */
     char why[256];                    /* why there are no tables */
     int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
-    int threads;                      /* what a plan's options.threads would resolve to */
-    const char *threads_from;         /* and where it comes from (tool_threads) */
+    const char *threads_from;         /* where options.threads comes from (tool_threads) */
 } explain_state;
 
-/* The algorithm auto chooses for the pair: what its row explains (NULL if none applies). */
-static const char *auto_choice(const explain_row *rows, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (!strcmp(rows[i].name, "auto"))
-            return rows[i].rc == REDIST_SUCCESS ? rows[i].e.chosen : NULL;
-    return NULL;
-}
-
-/* One entry per algorithm; `chosen` is true on the row of the algorithm auto chooses (auto's
-   own row explains that algorithm's plan and is not marked), whatever --algorithm says. */
-static void json_rows(FILE *f, const explain_row *rows, int count)
-{
-    const char *choice = auto_choice(rows, count);
-    fputc('[', f);
-    for (int i = 0; i < count; i++) {
-        const explain_row *r = &rows[i];
-        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        json_string(f, r->name);
-        if (r->rc == REDIST_SUCCESS) {
-            fprintf(f, ", \"applicable\": true, \"chosen\": %s, ",
-                    choice && strcmp(r->name, "auto") && !strcmp(r->name, choice) ? "true"
-                                                                                  : "false");
-            json_explanation(f, &r->e);
-        } else {
-            fputs(", \"applicable\": false, \"error\": ", f);
-            json_string(f, redist_error_name(r->rc));
-            fputs(", \"why_not\": ", f); /* the planner's reason, for NOT_APPLICABLE */
-            json_string_or_null(f, r->e.why_not);
-        }
-        fputc('}', f);
-    }
-    fputc(']', f);
-}
-
-static void json_pattern(FILE *f, const pattern_summary *pat)
-{
-    fprintf(
-        f,
-        "{\"max_messages_sent\": %lld, \"max_bytes_sent\": %lld, \"max_messages_received\": %lld, \"max_bytes_received\": %lld, \"max_peers\": %lld, \"total_messages\": %lld, \"total_bytes\": %lld, \"bytes_copied\": %lld}",
-        (long long)pat->max_sent_messages, (long long)pat->max_sent_bytes,
-        (long long)pat->max_received_messages, (long long)pat->max_received_bytes,
-        (long long)pat->max_peers, (long long)pat->total_messages, (long long)pat->total_bytes,
-        (long long)pat->bytes_copied);
-}
-
-static void json_machine(FILE *f)
-{
-    redist__machine m;
-    char source[512];
-    redist__machine_current(&m, source, sizeof source);
-    fputs(", \"machine\": {\"source\": ", f);
-    json_string(f, source);
-    for (int i = 0; i < REDIST__MACHINE_NPARAMS; i++)
-        fprintf(f, ", \"%s\": %.17g", redist__machine_params()[i].key, redist__machine_get(&m, i));
-    fprintf(f, ", \"shared_node\": %d}", m.shared_node);
-}
-
+/* The tool's keys (the specs as given and as read, the type's name, --relabel's and
+   --tables' answers) around redist_explain's object. */
 static void print_json(const explain_state *s)
 {
     FILE *f = stdout;
     const explain_args *a = &s->a;
-    const explain_row *head = s->head;
-    int64_t el = tool_type_sizes[a->pair.type], n = spec_elements(&s->from);
     fputs("{\"from\": ", f);
     json_spec(f, a->pair.from, &s->from);
     fputs(", \"to\": ", f);
     json_spec(f, a->pair.to, &s->to);
-    if (a->pair.permuted) {
-        fputs(", \"permutation\": [", f);
-        for (int j = 0; j < a->pair.npermute; j++)
-            fprintf(f, "%s%d", j ? ", " : "", a->pair.permute[j]);
-        fputs("]", f);
-    }
-    fprintf(
-        f,
-        ", \"procs\": %d, \"type\": \"%s\", \"element_bytes\": %lld, \"elements\": %lld, \"array_bytes\": ",
-        s->procs, tool_type_names[a->pair.type], (long long)el, (long long)n);
-    fprintf(f, "%lld", (long long)(n * el)); /* < 2^63: tool_specs_check */
-    fputs(", \"requested\": ", f);
-    json_string(f, a->pair.algorithm);
-    fputs(", \"algorithm\": ", f);
-    json_string(f, head->e.chosen ? head->e.chosen : head->name);
-    fputs(", ", f);
-    json_explanation(f, &head->e);
-    fputs(", \"pattern\": ", f);
-    json_pattern(f, &s->pat);
-    fprintf(
-        f,
-        ", \"memory\": {\"default_bytes\": %lld, \"bounded_bytes\": %lld, \"chunk_bytes\": %lld}",
-        (long long)head->e.default_bytes, (long long)(head->e.bounded ? head->e.buffer_bytes : 0),
-        (long long)head->e.chunk_bytes);
-    json_machine(f);
-    fprintf(f, ", \"threads\": %d, \"arrays\": \"%s\"", s->threads, memory_names[s->a.pair.memory]);
-    fputs(", \"algorithms\": ", f);
-    json_rows(f, s->rows, s->count);
+    fprintf(f, ", \"type\": \"%s\", ", tool_type_names[a->pair.type]);
+    size_t len = strlen(s->json);
+    fwrite(s->json + 1, 1, len - 2, f); /* its keys, without its braces */
     if (a->pair.relabel)
         fprintf(f, ", \"relabel\": {\"kept\": %lld, \"moved\": %lld, \"given_moved\": %lld}",
                 (long long)s->kept, (long long)s->moved, (long long)s->given_moved);
@@ -332,7 +167,7 @@ static void print_json(const explain_state *s)
 static void print_text_pattern(const explain_state *s)
 {
     char b[2][64];
-    const pattern_summary *pat = &s->pat;
+    const redist__pattern_summary *pat = &s->report.pattern;
     int64_t el = tool_type_sizes[s->a.pair.type], n = spec_elements(&s->from);
     printf("redist explain: %d process%s, ", s->procs, s->procs == 1 ? "" : "es");
     for (int k = 0; k < s->from.ndims; k++)
@@ -384,7 +219,7 @@ static void print_text_machine(void)
 static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
-    const redist__explanation *e = &s->head->e;
+    const redist__explanation *e = &s->report.head->e;
     if (s->a.pair.memory != REDIST_MEMORY_HOST)
         printf("  arrays   in device memory (--memory %s): kernels pack and unpack, messages are\n"
                "           staged through the host; staging %s of the predicted time\n",
@@ -406,7 +241,7 @@ static void print_text_memory(const explain_state *s)
 static void print_text_head(const explain_state *s)
 {
     char b[64];
-    const explain_row *head = s->head;
+    const redist__explain_row *head = s->report.head;
     const char *chosen = head->e.chosen ? head->e.chosen : head->name;
     if (!strcmp(s->a.pair.algorithm, "auto"))
         printf("  auto     chooses %s: %d step%s, predicted %s per execute\n", chosen,
@@ -442,7 +277,7 @@ static void print_wrapped(const char *text, int col)
 }
 
 /* chosen: the algorithm the head row (auto or the forced one) runs, marked in its own row. */
-static void print_text_row(const explain_row *r, const char *chosen, int is_head)
+static void print_text_row(const redist__explain_row *r, const char *chosen, int is_head)
 {
     char b[3][64], name[80];
     const char *how =
@@ -477,13 +312,14 @@ static void print_text(const explain_state *s)
     print_text_machine();
     print_text_memory(s);
     char b[96];
-    printf("  threads  %s\n",
-           tool_fmt_threads(b, sizeof b, s->threads, s->threads, s->threads_from));
+    int threads = s->report.threads;
+    printf("  threads  %s\n", tool_fmt_threads(b, sizeof b, threads, threads, s->threads_from));
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
-    const char *chosen = s->head->e.chosen ? s->head->e.chosen : s->head->name;
-    for (int i = 0; i < s->count; i++)
-        print_text_row(&s->rows[i], chosen, &s->rows[i] == s->head);
+    const redist__explain_report *r = &s->report;
+    const char *chosen = r->head->e.chosen ? r->head->e.chosen : r->head->name;
+    for (int i = 0; i < r->count; i++)
+        print_text_row(&r->rows[i], chosen, &r->rows[i] == r->head);
     if (s->a.tables) {
         printf("\n");
         if (s->tp)
@@ -536,64 +372,63 @@ static int relabel(explain_state *s)
     return rc;
 }
 
-/* The layouts and the pattern's traffic. */
-static int analyse_pattern(explain_state *s)
+/* The layouts (--relabel: its destination ranks). */
+static int make_layouts(explain_state *s)
 {
     char err[256];
-    int64_t el = tool_type_sizes[s->a.pair.type];
     int rc = tool_layouts(&s->from, &s->to, &s->src, &s->dst);
     if (rc == REDIST_SUCCESS && s->a.pair.relabel && (rc = relabel(s)) == REDIST_ERR_UNSUPPORTED)
         return tool_error(s->rank0, TOOL_USAGE, "--relabel: at most %d destination positions",
                           RELABEL_MAX);
-    if (rc == REDIST_SUCCESS && s->a.pair.permuted) { /* the plan's view of the destination */
-        redist_layout view = redist__layout_permuted(s->dst, s->a.pair.permute);
-        redist_layout_free(&s->dst);
-        s->dst = view;
-        rc = view != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
-    }
     if (rc != REDIST_SUCCESS)
         return tool_error(s->rank0, TOOL_FAILED, "%s",
                           tool_lib_error(err, sizeof err, "layout", rc));
-    rc = summarise_pattern(s->src, s->dst, s->procs, el, &s->pat);
-    if (rc != REDIST_SUCCESS)
-        return tool_error(s->rank0, TOOL_FAILED, "%s",
-                          tool_lib_error(err, sizeof err, "explain", rc));
     return TOOL_OK;
 }
 
-/* Every algorithm's plan, explained; the requested one must apply. */
+/* The options run's plan would be given. */
+static void plan_options(explain_state *s)
+{
+    const tool_pair_opts *o = &s->a.pair;
+    redist_options_init(&s->opt);
+    s->opt.algorithm = o->algorithm;
+    s->opt.max_buffer_bytes = o->max_buffer;
+    s->opt.threads = o->threads;
+    s->opt.memory = o->memory;
+    s->opt.permutation = o->permuted ? o->permute : NULL;
+}
+
+/* --json: redist_explain's object, as any program gets it. */
+static int explain_json(explain_state *s, int64_t el)
+{
+    size_t needed = 0;
+    int rc = redist_explain(s->src, s->dst, s->procs, (size_t)el, &s->opt, NULL, 0, &needed);
+    if (rc == REDIST_SUCCESS && (s->json = malloc(needed)) == NULL)
+        rc = REDIST_ERR_NOMEM;
+    if (rc == REDIST_SUCCESS)
+        rc = redist_explain(s->src, s->dst, s->procs, (size_t)el, &s->opt, s->json, needed, NULL);
+    return rc;
+}
+
+/* Every algorithm's plan, explained (the library's report, or its JSON); the requested one
+   must apply, else run's words for its plan. */
 static int explain_algorithms(explain_state *s)
 {
     int64_t el = tool_type_sizes[s->a.pair.type];
-    /* A plan reads options.threads first; refused here as run's plan refuses it. */
-    int rc = tool_threads(s->a.pair.threads, &s->threads, &s->threads_from);
-    if (rc != REDIST_SUCCESS)
-        return tool_plan_failed(s->rank0, s->a.pair.algorithm, rc);
-    s->count = redist_algorithm_count();
-    s->rows = calloc((size_t)s->count, sizeof *s->rows);
-    if (!s->rows)
-        return TOOL_FAILED;
-    int status = TOOL_OK;
-    for (int i = 0; i < s->count; i++) {
-        explain_row *r = &s->rows[i];
-        r->name = redist_algorithm_name(i);
-        r->rc = redist__explain_bounded(s->src, s->dst, s->procs, el, r->name, s->a.pair.max_buffer,
-                                        s->threads, s->a.pair.memory, &r->e);
-        if (strcmp(r->name, s->a.pair.algorithm) != 0)
-            continue;
-        s->head = r;
-        /* Now, while the library's detail is this row's: run's words for its plan. */
-        if (r->rc != REDIST_SUCCESS)
-            status = tool_plan_failed(s->rank0, r->name, r->rc);
-    }
-    return status;
+    int threads = 1;
+    tool_threads(s->a.pair.threads, &threads, &s->threads_from); /* its source, for the text */
+    plan_options(s);
+    int rc = s->a.json ? explain_json(s, el)
+                       : redist__explain_checked(s->src, s->dst, s->procs, el, &s->opt, &s->report);
+    return rc == REDIST_SUCCESS ? TOOL_OK : tool_plan_failed(s->rank0, s->a.pair.algorithm, rc);
 }
 
 static void explain_free(explain_state *s)
 {
     if (s->tp)
         tables_free(s->tp);
-    free(s->rows);
+    redist__explain_report_free(&s->report);
+    free(s->json);
     tool_layouts_free(&s->src, &s->dst);
     spec_free(&s->from);
     spec_free(&s->to);
@@ -621,7 +456,7 @@ int tool_explain(int argc, char **argv)
     if (status == TOOL_OK)
         status = check_specs(&s);
     if (status == TOOL_OK)
-        status = analyse_pattern(&s);
+        status = make_layouts(&s);
     if (status == TOOL_OK)
         status = explain_algorithms(&s);
     if (status != TOOL_OK) {

@@ -12,8 +12,7 @@
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out)
 {
-    return redist__explain_bounded(src, dst, comm_size, elsize, algorithm, 0, 1, REDIST_MEMORY_HOST,
-                                   out);
+    return redist__explain_with(src, dst, comm_size, elsize, algorithm, NULL, 1, out);
 }
 
 /* The mode the plan would run in, as the planner decides it: bounded if asked, or if the default
@@ -25,7 +24,7 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
                        redist_options *opt, const redist__algorithm **a, int auto_chosen,
                        redist__explanation *out)
 {
-    out->transport = redist__choose_transport(*a, c, m, opt, REDIST_TRANSPORT_AUTO);
+    out->transport = redist__choose_transport(*a, c, m, opt, opt->transport);
     out->default_bytes = redist__default_buffer_bytes(c, *a, out->transport);
     int64_t bound = opt->max_buffer_bytes;
     int node_ranks = m->shared_node ? comm_size : 1;
@@ -51,9 +50,9 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
     return REDIST_SUCCESS;
 }
 
-int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                            const char *algorithm, int64_t max_buffer_bytes, int threads,
-                            int memory, redist__explanation *out)
+int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                         const char *algorithm, const redist_options *options, int threads,
+                         redist__explanation *out)
 {
     if (out == NULL)
         return redist__fail(REDIST_ERR_ARG, "explain: NULL output");
@@ -67,16 +66,23 @@ int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size,
     int err = redist__pair_case(src, dst, comm_size, elsize, &c, &total_messages, &total_bytes);
     if (err != REDIST_SUCCESS)
         return err;
+    redist_options opt;
+    if (options != NULL)
+        opt = *options;
+    else
+        redist_options_init(&opt);
+    opt.algorithm = name;
+    int64_t max_buffer_bytes = opt.max_buffer_bytes;
+    int memory = opt.memory;
     redist__machine machine;
     redist__machine_current(&machine, NULL, 0);
+    /* as a plan scales it (planner.c, agree_on_case): by the ranks per core of its node, all
+       comm_size ranks on this machine's node where the machine is one node (shared_node) */
+    redist__machine_scale(&machine, redist__ranks_per_core(machine.shared_node ? comm_size : 1));
     redist__machine_threads(&machine, threads);
     if (memory != REDIST_MEMORY_HOST) /* as the planner: kernels move the arrays */
         redist__machine_device(&machine);
     const redist__machine *m = &machine;
-    redist_options opt;
-    redist_options_init(&opt);
-    opt.max_buffer_bytes = max_buffer_bytes;
-    opt.memory = memory;
     int auto_chosen = a == NULL;
     err = redist__choose_algorithm(redist__registry(), name, &c, m, &opt, &a, &out->why_not);
     if (err != REDIST_SUCCESS)

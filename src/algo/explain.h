@@ -30,12 +30,51 @@ typedef struct redist__explanation {
 } redist__explanation;
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out);
-/* The same with options.max_buffer_bytes = max_buffer_bytes (0: the default mode), every rank
-   moving its local data with `threads` threads (the model's local moves sped up as a plan's
-   are: redist__machine_threads), and options.memory = memory (device memory: only the
-   algorithms that pack apply, kernels move the arrays, staging costs added). */
-int redist__explain_bounded(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                            const char *algorithm, int64_t max_buffer_bytes, int threads,
-                            int memory, redist__explanation *out);
+/* The same with the options' max_buffer_bytes (0: the default mode), transport and memory
+   (device memory: only the algorithms that pack apply, kernels move the arrays, staging costs
+   added; NULL options: the defaults), every rank moving its local data with `threads`
+   threads (the model's local moves sped up as a plan's are: redist__machine_threads). */
+int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                         const char *algorithm, const redist_options *opt, int threads,
+                         redist__explanation *out);
+
+/* ---- The whole report (explain_report.c): redist_explain's JSON, the tool's text ---------- */
+
+/* The pattern itself, whatever the schedule: every rank's traffic. */
+typedef struct redist__pattern_summary {
+    int64_t max_sent_messages, max_sent_bytes, max_received_messages, max_received_bytes;
+    int64_t max_peers, total_messages, total_bytes, bytes_copied;
+} redist__pattern_summary;
+
+typedef struct redist__explain_row {
+    const char *name; /* the algorithm (static) */
+    int rc;           /* its explanation's code */
+    redist__explanation e;
+} redist__explain_row;
+
+typedef struct redist__explain_report {
+    int procs, memory, threads;
+    int64_t elsize, elements;
+    const char *requested;   /* options.algorithm, or "auto" (the caller's string) */
+    int npermute;            /* options.permutation's length (0: none) */
+    const int *permutation;  /* the caller's (NULL: none) */
+    redist__pattern_summary pattern;
+    redist__explain_row *rows; /* one per algorithm of the registry */
+    int count;
+    const redist__explain_row *head; /* the requested algorithm's row */
+} redist__explain_report;
+
+/* What redist_plan_create would plan for src -> dst (dst as the caller gives it: permuted
+   here by options.permutation) with elements of elsize bytes on comm_size ranks, the
+   arguments already checked (api/explain.c: redist__explain_checked): every algorithm's row,
+   the pattern. The requested algorithm's failure is returned with
+   its own detail (REDIST_ERR_NOT_APPLICABLE, ...); the report then holds every row all the
+   same. Free it with redist__explain_report_free whatever the result. */
+int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size,
+                                int64_t elsize, const redist_options *opt,
+                                redist__explain_report *r);
+void redist__explain_report_free(redist__explain_report *r);
+/* The report as one JSON object (docs/api.md, "redist_explain"). */
+void redist__explain_report_json(const redist__explain_report *r, redist__text *t);
 
 #endif

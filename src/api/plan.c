@@ -101,14 +101,8 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fingerprint_algorithm_options(fp, o);
 }
 
-/* Phase 1: everything a rank can check alone. */
-static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int rank,
-                         int size, const redist_options *opt, redist_plan *plan, size_t *elsize)
+int redist__check_pair(redist_layout src, redist_layout dst, int size, const redist_options *opt)
 {
-    if (plan == NULL)
-        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
-    if (src == NULL || dst == NULL)
-        return redist__fail(REDIST_ERR_ARG, "%s layout is NULL", src == NULL ? "src" : "dst");
     const char *name = algorithm_name(opt);
     if (strcmp(name, "auto") != 0 && redist__algorithm_by_name(name) == NULL)
         return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
@@ -130,6 +124,20 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
                             "%s layout uses rank %d but the communicator has %d ranks",
                             src->max_rank >= size ? "src" : "dst",
                             src->max_rank >= size ? src->max_rank : dst->max_rank, size);
+    return REDIST_SUCCESS;
+}
+
+/* Phase 1: everything a rank can check alone. */
+static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type, int rank,
+                         int size, const redist_options *opt, redist_plan *plan, size_t *elsize)
+{
+    if (plan == NULL)
+        return redist__fail(REDIST_ERR_ARG, "plan: NULL output pointer");
+    if (src == NULL || dst == NULL)
+        return redist__fail(REDIST_ERR_ARG, "%s layout is NULL", src == NULL ? "src" : "dst");
+    int err = redist__check_pair(src, dst, size, opt);
+    if (err != REDIST_SUCCESS)
+        return err;
     err = redist__element_size(type, elsize);
     if (err == REDIST_SUCCESS)
         err = check_scaling(opt, type);

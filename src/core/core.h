@@ -62,6 +62,25 @@ int64_t redist__chunks(int64_t bytes);
 #define REDIST__STRING_OF_TOKENS(x) #x
 #define REDIST__STRING_OF(x) REDIST__STRING_OF_TOKENS(x)
 
+/* ---- text (text.c) ------------------------------------------------------------------------- */
+/* A NUL-terminated text that grows as it is written (start from all zeros). An allocation
+   that fails marks it failed and later writes do nothing: check `failed` once at the end. */
+typedef struct redist__text {
+    char *s; /* NULL until the first write */
+    size_t len, cap;
+    int failed;
+} redist__text;
+void redist__text_printf(redist__text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A JSON string of s, escaped (NULL: null). */
+void redist__text_json_string(redist__text *t, const char *s);
+/* A JSON number with 9 significant digits (not finite: null). */
+void redist__text_json_double(redist__text *t, double v);
+void redist__text_free(redist__text *t);
+
 /* ---- allocation (alloc.c) ------------------------------------------------------------------ */
 /* Every allocation of the library goes through these (never malloc itself), so that tests
    can count allocations and make any one of them fail (redist__alloc_fail_at). They behave

@@ -81,7 +81,10 @@ const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,
         if (redist__algo_usable(a, c, opt, NULL) != REDIST_SUCCESS)
             continue;
         double time = redist__predict(a, c, m, opt);
-        if (best == NULL || time < best_time) {
+        /* Predictions within rounding of each other are a tie (the same terms summed in
+           another order), which the registry's order breaks: the choice must not flip with
+           the last bit when a plan's node load scales every term (explain = plan). */
+        if (best == NULL || time < best_time * (1.0 - 1e-12)) {
             best = a;
             best_time = time;
         }
