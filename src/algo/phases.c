@@ -10,6 +10,7 @@ struct redist__phases {
     redist_plan plan[REDIST__MAX_PHASES];
     redist_layout mid[REDIST__MAX_PHASES]; /* mid[0 .. n-2] */
     char *buf[REDIST__MAX_PHASES];         /* their local arrays */
+    int on_device; /* device plans: buf[] is device memory the plan owns (staging_array) */
 };
 
 void redist__phases_free(redist__phases *ph)
@@ -19,7 +20,8 @@ void redist__phases_free(redist__phases *ph)
     for (int i = 0; i < REDIST__MAX_PHASES; i++) {
         redist_plan_free(&ph->plan[i]);
         redist_layout_free(&ph->mid[i]);
-        redist__free(ph->buf[i]);
+        if (!ph->on_device)
+            redist__free(ph->buf[i]);
     }
     redist__free(ph);
 }
@@ -31,6 +33,8 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
     redist__phases *ph = redist__calloc(1, sizeof *ph);
     *out = ph;
     int err = ph != NULL && n >= 1 && n <= REDIST__MAX_PHASES ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    if (ph != NULL) /* a device plan's phases are device plans: the middle stays on the device */
+        ph->on_device = p->device != NULL;
     for (int i = 0; i + 1 < n; i++) {
         int64_t count = 0;
         if (ph != NULL)
@@ -40,7 +44,9 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         if (ph == NULL || mid[i] == NULL)
             continue;
         redist_layout_local_size(ph->mid[i], p->rank, &count);
-        if ((ph->buf[i] = redist__plan_buffer(p, (size_t)count * p->elsize + 1)) == NULL)
+        size_t bytes = (size_t)count * p->elsize + 1;
+        ph->buf[i] = ph->on_device ? redist__staging_array(p, bytes) : redist__plan_buffer(p, bytes);
+        if (ph->buf[i] == NULL)
             err = REDIST_ERR_NOMEM;
     }
     if (ph != NULL)
@@ -52,6 +58,10 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         opt.hybrid_degree = d;
         opt.synchronous_receive = synchronous_receive;
         opt.check_arguments = 0;
+        if (p->device != NULL) { /* device arrays at both ends of every phase */
+            opt.memory = p->opt.memory;
+            opt.stream = p->opt.stream;
+        }
         if (i == n - 1) { /* the last phase writes the destination: it scales */
             memcpy(opt.alpha, p->opt.alpha, sizeof opt.alpha);
             memcpy(opt.beta, p->opt.beta, sizeof opt.beta);

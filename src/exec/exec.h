@@ -211,6 +211,11 @@ int redist__staging_upload(struct redist_plan_s *p);
    the plan is, by staging_unpin. Nothing for host plans. */
 void redist__staging_pin(struct redist_plan_s *p, void *buf, size_t bytes);
 void redist__staging_unpin(struct redist_plan_s *p, void *buf);
+/* An array of `bytes` in device memory that the plan owns (freed by staging_close): the
+   middle arrays of a device plan's phases (algo/phases.c), so that every phase is a device
+   plan and no element leaves the device between phases. NULL with the error set on failure;
+   for host plans (p->device NULL) the caller allocates host memory instead. */
+void *redist__staging_array(struct redist_plan_s *p, size_t bytes);
 /* At start: this execute's arrays (AUTO asks the backend where each lives; CUDA: device
    memory is required, else REDIST_ERR_ARG). */
 int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_n, const void *dst,

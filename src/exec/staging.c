@@ -45,6 +45,8 @@ struct redist__staging {
     int nsend, nrecv;
     void **pinned; /* the plan's host buffers pinned (staging_pin), npinned of cap */
     int npinned, pinned_cap;
+    void **arrays; /* device arrays the plan owns (staging_array), narrays of arrays_cap */
+    int narrays, arrays_cap;
     /* Pipelining (staging_defer): moves left in flight, and the send messages' events */
     int defer;
     redist__device_event **sent_ev; /* [nsend]: recorded after message i's pack */
@@ -149,6 +151,29 @@ void redist__staging_unpin(struct redist_plan_s *p, void *buf)
         }
 }
 
+void *redist__staging_array(struct redist_plan_s *p, size_t bytes)
+{
+    struct redist__staging *s = p->device;
+    if (s->narrays == s->arrays_cap) {
+        int cap = s->arrays_cap ? 2 * s->arrays_cap : 4;
+        void **grown = redist__malloc((size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            redist__fail(REDIST_ERR_NOMEM, "device staging: the phases' arrays");
+            return NULL;
+        }
+        for (int i = 0; i < s->narrays; i++)
+            grown[i] = s->arrays[i];
+        redist__free(s->arrays);
+        s->arrays = grown;
+        s->arrays_cap = cap;
+    }
+    void *a = NULL;
+    if (redist__device_alloc(s->dev, bytes, &a) != REDIST_SUCCESS)
+        return NULL;
+    s->arrays[s->narrays++] = a;
+    return a;
+}
+
 void redist__staging_close(struct redist_plan_s *p)
 {
     struct redist__staging *s = p->device;
@@ -158,6 +183,9 @@ void redist__staging_close(struct redist_plan_s *p)
     for (int i = 0; i < s->npinned; i++)
         redist__device_host_unregister(s->dev, s->pinned[i]);
     redist__free(s->pinned);
+    for (int i = 0; i < s->narrays; i++)
+        redist__device_free(s->dev, s->arrays[i]);
+    redist__free(s->arrays);
     for (int i = 0; i < s->nevents; i++)
         redist__device_event_destroy(s->dev, s->sent_ev[i]);
     redist__free(s->sent_ev);

@@ -13,7 +13,9 @@
  *     fails its execute with REDIST_ERR_ARG on every rank; a CUDA plan given a host array fails its
  *     execute with REDIST_ERR_ARG on every rank and then runs on device arrays, every element
  *     checked; an AUTO plan runs every mix of host and device arrays; device arrays at any
- *     byte address (an 8-byte type at odd addresses, doubles scaled 4 bytes off alignment).
+ *     byte address (an 8-byte type at odd addresses, doubles scaled 4 bytes off alignment);
+ *     indirect and hybrid on their lcm route (two phases, a middle array) with device
+ *     arrays and every mix of host and device arrays.
  * The random cases with device memory are those of test_random_layouts, test_batch and
  * test_inter (REDIST_TEST_MEMORY). */
 #include <mpi.h>
@@ -179,6 +181,76 @@ static void misaligned(void)
     redist_layout_free(&d);
 }
 
+/* The lcm route of indirect and hybrid ([LBP96]: cyclic(x) -> cyclic(lcm) -> cyclic(y) when
+   x and y are no multiple of each other and x/g, y/g <= P; here 4 and 6 on 3 or more ranks),
+   whose two phases are plans of their own with a middle array: a device plan's phases are
+   device plans and its middle array is device memory. Every element checked, on the device
+   (CUDA) and for every mix of host and device arrays (AUTO). */
+static void lcm_route(void)
+{
+    int64_t n[1] = {1009}, bx[1] = {4}, by[1] = {6}, count[2] = {0, 0};
+    int g[1] = {size}, coords[1] = {rank};
+    redist_layout s, d;
+    redist_layout_create(1, n, bx, g, NULL, NULL, REDIST_ROW_MAJOR, &s);
+    redist_layout_create(1, n, by, g, NULL, NULL, REDIST_ROW_MAJOR, &d);
+    redist_layout_local_size(s, rank, &count[0]);
+    redist_layout_local_size(d, rank, &count[1]);
+    double *host[2], *want = malloc((size_t)(count[1] + 1) * sizeof *want);
+    void *on_dev[2];
+    for (int k = 0; k < 2; k++) {
+        host[k] = malloc((size_t)(count[k] + 1) * sizeof(double));
+        redist__device_alloc(dev, (size_t)(count[k] + 1) * sizeof(double), &on_dev[k]);
+    }
+    for (int64_t i = 0; i < count[0]; i++)
+        host[0][i] = (double)mtest_global_linear(1, n, bx, g, NULL, REDIST_ROW_MAJOR, &count[0],
+                                                 coords, i);
+    for (int64_t i = 0; i < count[1]; i++)
+        want[i] = (double)mtest_global_linear(1, n, by, g, NULL, REDIST_ROW_MAJOR, &count[1],
+                                              coords, i);
+    const char *algs[] = {"indirect", "hybrid"};
+    for (int a = 0; a < 2; a++)
+        for (int mix = 3; mix < 7; mix++) { /* 3: CUDA; 4..6: AUTO with a host array */
+            int src_dev = mix == 3 || mix == 5, dst_dev = mix == 3 || mix == 6;
+            redist_options opt;
+            redist_options_init(&opt);
+            opt.memory = mix == 3 ? REDIST_MEMORY_CUDA : REDIST_MEMORY_AUTO;
+            opt.algorithm = algs[a];
+            char what[96];
+            snprintf(what, sizeof what, "%s on the lcm route, src on the %s, dst on the %s",
+                     algs[a], src_dev ? "device" : "host", dst_dev ? "device" : "host");
+            redist_plan plan = NULL;
+            int rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+            same_everywhere(what, rc, REDIST_SUCCESS);
+            if (rc != REDIST_SUCCESS)
+                continue;
+            redist__device_from_host(dev, on_dev[0], host[0], (size_t)count[0] * sizeof(double),
+                                     NULL);
+            redist__device_sync(dev, NULL);
+            for (int64_t i = 0; i < count[1]; i++)
+                host[1][i] = -1;
+            void *sp = src_dev ? on_dev[0] : host[0], *dp = dst_dev ? on_dev[1] : host[1];
+            same_everywhere(what, redist_execute(plan, count[0] ? sp : NULL, count[1] ? dp : NULL),
+                            REDIST_SUCCESS);
+            if (dst_dev) {
+                redist__device_to_host(dev, host[1], dp, (size_t)count[1] * sizeof(double), NULL);
+                redist__device_sync(dev, NULL);
+            }
+            for (int64_t i = 0; i < count[1]; i++)
+                if (host[1][i] != want[i]) {
+                    fail(what, "dst[%lld] = %g, expected %g", (long long)i, host[1][i], want[i]);
+                    break;
+                }
+            redist_plan_free(&plan);
+        }
+    for (int k = 0; k < 2; k++) {
+        free(host[k]);
+        redist__device_free(dev, on_dev[k]);
+    }
+    free(want);
+    redist_layout_free(&s);
+    redist_layout_free(&d);
+}
+
 static void options_rules(void)
 {
     redist_plan plan = NULL;
@@ -303,6 +375,7 @@ static void with_backend(void)
     if (plan != NULL)
         redist_plan_free(&plan);
     misaligned();
+    lcm_route();
 }
 
 int main(int argc, char **argv)
