@@ -5,7 +5,10 @@ subarray types over the axis' subcommunicator. redist's plan moves the same elem
 the same arrays (mpi4py-fft's block rule as GEN_BLOCK layouts); the two results are compared
 element by element; times are medians over repetitions, the slowest rank's.
 
-    mpiexec -n 4 python3 python/bench/pencil.py [N] [REPS]
+    mpiexec -n 4 python3 python/bench/pencil.py [N] [REPS] [--variants]
+
+--variants also times redist plans with other options (the shared-memory window off, MPI's
+datatypes as the transport, alltoallw): where the time of auto's plan goes.
 """
 import statistics
 import sys
@@ -34,7 +37,13 @@ def timed(comm, fn, reps):
     return statistics.median(out)
 
 
-def main(n=128, reps=10):
+VARIANTS = [("shared_memory=0", {"shared_memory": 0}),
+            ("transport=datatype", {"transport": "datatype"}),
+            ("alltoallw", {"algorithm": "alltoallw"}),
+            ("alltoallv", {"algorithm": "alltoallv"})]
+
+
+def main(n=128, reps=10, variants=False):
     comm = MPI.COMM_WORLD
     shape = (n, n, n)
     subcomms = Subcomm(comm, [0, 0, 1])
@@ -60,6 +69,13 @@ def main(n=128, reps=10):
         t_theirs = timed(comm, lambda: transfer.forward(a, theirs), reps)
         t_ours = timed(comm, lambda: plan(a, out=ours), reps)
         alg = plan.algorithm
+    extra = []
+    for name, options in VARIANTS if variants else []:
+        with redist.Plan(src, dst, np.complex128, comm, **options) as plan:
+            out = plan.empty_output()
+            plan(a, out=out)
+            same = same and comm.allreduce(int(not np.array_equal(out, theirs))) == 0
+            extra.append((f"{name} ({plan.algorithm})", timed(comm, lambda: plan(a, out=out), reps)))
     if comm.Get_rank() == 0:
         mb = n ** 3 * 16 / 1e6
         print(f"pencil transpose {n}^3 complex128 ({mb:.0f} MB) on {comm.Get_size()} ranks "
@@ -67,10 +83,12 @@ def main(n=128, reps=10):
         print(f"  mpi4py-fft Pencil.transfer (Alltoallw, subarray types)  {t_theirs * 1e3:8.2f} ms")
         print(f"  redist Plan ({alg})                              {t_ours * 1e3:8.2f} ms"
               f"   ({t_theirs / t_ours:.2f}x)")
+        for name, t in extra:
+            print(f"  redist Plan, {name:40s} {t * 1e3:8.2f} ms   ({t_theirs / t:.2f}x)")
         print("  results", "identical" if same else "DIFFER")
     return same
 
 
 if __name__ == "__main__":
-    args = [int(v) for v in sys.argv[1:3]]
-    sys.exit(0 if main(*args) else 1)
+    args = [int(v) for v in sys.argv[1:] if v != "--variants"]
+    sys.exit(0 if main(*args[:2], variants="--variants" in sys.argv) else 1)

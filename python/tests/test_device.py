@@ -58,3 +58,40 @@ def test_device_array_in_a_host_plan(comm):
         assert same_everywhere(comm, code)
         held = src.local_size(rank) > 0
         assert comm.allreduce(int(held)) == 0 or code == "REDIST_ERR_ARG"
+
+
+def _cupy():
+    try:
+        import cupy
+        return cupy
+    except ImportError:
+        return None
+
+
+@pytest.mark.skipif(_cupy() is None, reason="CuPy is not installed (not in Debian): CuPy's own "
+                    "arrays run on a GPU node (tests/gpu/run.sh); redist.DeviceArray stands in")
+@pytest.mark.parametrize("memory", ["cuda", "auto"])
+def test_cupy_arrays(comm, memory):
+    """CuPy's arrays as they are, on a plan's stream: a CuPy array in, a CuPy array out, every
+    element; a strided CuPy array refused on every rank."""
+    cupy = _cupy()
+    rng = np.random.default_rng(11)
+    rank = comm.Get_rank()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    for case in range(4):
+        shape = (int(rng.integers(1, 40)), int(rng.integers(1, 30)))
+        src = random_layout(rng, shape, comm.Get_size())
+        dst = random_layout(rng, shape, comm.Get_size())
+        with redist.Plan(src, dst, np.float64, comm, memory=memory, stream=stream.ptr) as plan:
+            a = cupy.asarray(global_values(src, rank, np.float64), order=src.order)
+            b = plan(a)
+            assert isinstance(b, cupy.ndarray)
+            assert np.array_equal(cupy.asnumpy(b), global_values(dst, rank, np.float64))
+            wide = cupy.zeros((a.shape[0], 2 * a.shape[1] + 1))[:, ::2] if a.size else a
+            code = 0
+            try:
+                plan(wide, out=b)
+            except redist.Error as e:
+                code = e.name
+            assert same_everywhere(comm, code)
+            assert comm.allreduce(int(a.size > 0)) == 0 or code == "REDIST_ERR_ARG"

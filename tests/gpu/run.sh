@@ -14,6 +14,8 @@
 # copy-on path and the staging floor; issue 28's targets: naive/device >= 2 and
 # device/floor <= 1.5 at 4 ranks, n = 8000) at 4 ranks with n = 8000 and at 1 and 2 ranks
 # with n = 4000.
+# Then the Python package's device tests with CuPy's arrays (issue 29), where the node's
+# python3 has NumPy, mpi4py (for this Open MPI), pytest and CuPy; else it says what is missing.
 # Prints one line per correctness run, each benchmark's output in full, and a summary;
 # exit 1 if any run failed (a benchmark fails on a wrong element or an error, not on a
 # missed target).
@@ -85,5 +87,22 @@ bench 300 4 -- build/bench_device --size 8000 --reps 10
 for np in 1 2; do
     bench 300 "$np" -- build/bench_device --size 4000
 done
+# The Python package (issue 29) with CuPy's arrays, where the node's python3 has what it needs
+# (the image has CuPy; mpi4py must be built for this Open MPI 4: Debian's is not in the tarball).
+missing=$(python3 -c 'import importlib.util as u
+print(" ".join(m for m in ("numpy", "mpi4py", "pytest", "cupy") if u.find_spec(m) is None))' 2>&1)
+if [[ -z "$missing" ]]; then
+    for np in 1 2; do
+        start=$SECONDS
+        out=$(cd python && REDIST_LIBRARY="$PWD/../build/libredist.so" PYTHONPATH=. \
+            timeout 300 "${MR[@]}" -x REDIST_LIBRARY -x PYTHONPATH -n "$np" python3 -m pytest -q -rs \
+            -p no:cacheprovider --color=no tests/test_device.py tests/test_plan.py 2>&1)
+        if [[ $? -eq 0 ]]; then echo "ok   ($((SECONDS - start)) s) -n $np python tests (CuPy)"
+        else failed=$((failed + 1)); echo "FAIL -n $np python tests (CuPy)"; tail -20 <<<"$out"; fi
+        grep -E "passed|SKIPPED" <<<"$out" | sort -u
+    done
+else
+    echo "python: not run on this node: python3 lacks $missing"
+fi
 echo "gpu: $failed runs failed"
 [[ $failed -eq 0 ]]

@@ -78,6 +78,11 @@ class _Layout:
         code = _lib.layout_coords(self._h, int(rank), out)
         return tuple(out) if code == 1 else None
 
+    def _max_rank(self):
+        """The largest communicator rank the layout uses."""
+        ranks = getattr(self, "ranks", None)
+        return max(ranks) if ranks else _lib.layout_nprocs(self._h) - 1
+
     def empty(self, dtype, comm, **kw):
         """This rank's local array (of comm), uninitialised, stored as the layout says."""
         return np.empty(self.local_shape(comm.Get_rank()), dtype=dtype, order=self.order, **kw)
@@ -141,6 +146,7 @@ class GenBlock(_Layout):
         f = _ints(first)[0] if first is not None else None
         r = _ints(ranks)[0] if ranks is not None else None
         self._sizes = [(ctypes.c_int64 * len(s))(*[int(x) for x in s]) for s in sizes]
+        self.ranks = tuple(int(x) for x in ranks) if ranks is not None else None
         if len(self._sizes) != n:
             raise ValueError(f"redist: sizes has {len(self._sizes)} lists, the array {n} "
                              "dimensions")
@@ -528,6 +534,31 @@ def redistribute(a, src, dst, comm, dtype=None, out=None, **options):
         raise TypeError("redist: dtype is needed on a rank that passes no array")
     with Plan(src, dst, dtype, comm, **options) as plan:
         return plan(a, out=out)
+
+
+def explain(src, dst, dtype, procs=None, **options):
+    """What Plan(src, dst, dtype, <a communicator of procs ranks>, **options) would plan,
+    without MPI communication: the dict of redist_explain's JSON (the keys of `redist explain
+    --json` less the tool's own): the algorithm, its steps, messages, bytes, buffers and
+    predicted seconds, the pattern's traffic, the cost model's parameters, and every
+    algorithm's row ("algorithms", with why_not where one does not apply). procs: the
+    communicator's size (default: the largest rank either layout uses, + 1). Raises Error as
+    Plan would (a forced algorithm that cannot do the pair: REDIST_ERR_NOT_APPLICABLE)."""
+    import json
+
+    dtype = np.dtype(dtype)
+    _mpi.datatype(dtype)  # the dtypes a plan takes, refused alike
+    if procs is None:
+        procs = max(src._max_rank(), dst._max_rank()) + 1
+    opt, keep = _options(options)
+    needed = ctypes.c_size_t()
+    _check(_lib.explain(src._h, dst._h, int(procs), dtype.itemsize, ctypes.byref(opt), None, 0,
+                        ctypes.byref(needed)))
+    buf = ctypes.create_string_buffer(needed.value)
+    _check(_lib.explain(src._h, dst._h, int(procs), dtype.itemsize, ctypes.byref(opt), buf,
+                        needed.value, None))
+    del keep
+    return json.loads(buf.value.decode())
 
 
 def algorithms():

@@ -125,6 +125,9 @@ plan_free = _proto("redist_plan_free", c_int, P(c_void_p))
 bad_buffer = _proto("redist_bad_buffer", c_void_p, c_char_p)
 layout_coords = _proto("redist_layout_coords", c_int, c_void_p, c_int, P(c_int))
 layout_ndims = _proto("redist_layout_ndims", c_int, c_void_p)
+layout_nprocs = _proto("redist_layout_nprocs", c_int, c_void_p)
+explain = _proto("redist_explain", c_int, c_void_p, c_void_p, c_int, ctypes.c_size_t, P(Options),
+                 c_char_p, ctypes.c_size_t, P(ctypes.c_size_t))
 
 
 coll = {}
