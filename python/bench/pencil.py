@@ -3,7 +3,8 @@ x-pencils (axes 0 and 1 split over a P0 x P1 grid, axis 2 whole) to z-pencils (a
 axis 2 split over P0), what mpi4py_fft.pencil's Pencil.transfer does with MPI_Alltoallw and
 subarray types over the axis' subcommunicator. redist's plan moves the same elements between
 the same arrays (mpi4py-fft's block rule as GEN_BLOCK layouts); the two results are compared
-element by element; times are medians over repetitions, the slowest rank's.
+element by element; times are medians over repetitions (every method in each, interleaved),
+the slowest rank's.
 
     mpiexec -n 4 python3 python/bench/pencil.py [N] [REPS] [--variants]
 
@@ -27,14 +28,19 @@ def blockdist(n, size):
     return [q + (1 if k < r else 0) for k in range(size)]
 
 
-def timed(comm, fn, reps):
-    out = []
-    for _ in range(reps):
-        comm.Barrier()
-        t = time.perf_counter()
-        fn()
-        out.append(comm.allreduce(time.perf_counter() - t, op=MPI.MAX))
-    return statistics.median(out)
+def timed(comm, fns, reps):
+    """Medians of the slowest rank's time of each function, the functions interleaved (each
+    repetition runs every one, starting at a rotating place), so that a noisy stretch of the
+    machine's time falls on all of them alike."""
+    out = [[] for _ in fns]
+    for r in range(reps):
+        for k in range(len(fns)):
+            i = (r + k) % len(fns)
+            comm.Barrier()
+            t = time.perf_counter()
+            fns[i]()
+            out[i].append(comm.allreduce(time.perf_counter() - t, op=MPI.MAX))
+    return [statistics.median(o) for o in out]
 
 
 VARIANTS = [("shared_memory=0", {"shared_memory": 0}),
@@ -61,21 +67,23 @@ def main(n=128, reps=10, variants=False):
     rng = np.random.default_rng(comm.Get_rank())
     a = (rng.random(x.subshape) + 1j * rng.random(x.subshape)).astype(np.complex128)
     theirs = np.zeros(z.subshape, np.complex128)
-    with redist.Plan(src, dst, np.complex128, comm) as plan:
-        ours = plan.empty_output()
-        transfer.forward(a, theirs)
-        plan(a, out=ours)
-        same = comm.allreduce(int(not np.array_equal(ours, theirs))) == 0
-        t_theirs = timed(comm, lambda: transfer.forward(a, theirs), reps)
-        t_ours = timed(comm, lambda: plan(a, out=ours), reps)
-        alg = plan.algorithm
-    extra = []
-    for name, options in VARIANTS if variants else []:
-        with redist.Plan(src, dst, np.complex128, comm, **options) as plan:
-            out = plan.empty_output()
-            plan(a, out=out)
-            same = same and comm.allreduce(int(not np.array_equal(out, theirs))) == 0
-            extra.append((f"{name} ({plan.algorithm})", timed(comm, lambda: plan(a, out=out), reps)))
+    plans = [("", redist.Plan(src, dst, np.complex128, comm))]
+    plans += [(name, redist.Plan(src, dst, np.complex128, comm, **options))
+              for name, options in (VARIANTS if variants else [])]
+    outs = [plan.empty_output() for _, plan in plans]
+    transfer.forward(a, theirs)
+    same = True
+    for (_, plan), out in zip(plans, outs):
+        plan(a, out=out)
+        same = same and comm.allreduce(int(not np.array_equal(out, theirs))) == 0
+    flat = np.empty_like(a)  # one copy of this rank's array: the floor of any method
+    fns = [lambda: transfer.forward(a, theirs), lambda: np.copyto(flat, a)]
+    fns += [lambda plan=plan, out=out: plan(a, out=out) for (_, plan), out in zip(plans, outs)]
+    t_theirs, t_copy, t_ours, *t_extra = timed(comm, fns, reps)
+    alg = plans[0][1].algorithm
+    extra = [(f"{name} ({plan.algorithm})", t) for (name, plan), t in zip(plans[1:], t_extra)]
+    for _, plan in plans:
+        plan.free()
     if comm.Get_rank() == 0:
         mb = n ** 3 * 16 / 1e6
         print(f"pencil transpose {n}^3 complex128 ({mb:.0f} MB) on {comm.Get_size()} ranks "
@@ -83,6 +91,7 @@ def main(n=128, reps=10, variants=False):
         print(f"  mpi4py-fft Pencil.transfer (Alltoallw, subarray types)  {t_theirs * 1e3:8.2f} ms")
         print(f"  redist Plan ({alg})                              {t_ours * 1e3:8.2f} ms"
               f"   ({t_theirs / t_ours:.2f}x)")
+        print(f"  memcpy of each rank's array (one copy: the floor)     {t_copy * 1e3:8.2f} ms")
         for name, t in extra:
             print(f"  redist Plan, {name:40s} {t * 1e3:8.2f} ms   ({t_theirs / t:.2f}x)")
         print("  results", "identical" if same else "DIFFER")
