@@ -221,6 +221,19 @@ typedef struct redist_options {
 int redist_device_alloc(size_t bytes, void **ptr);
 int redist_device_free(void *ptr);
 int redist_device_copy(void *to, const void *from, size_t bytes);
+#ifndef REDIST_NO_MPI
+/* Local arrays in memory shared by the ranks of a node (MPI_Win_allocate_shared over comm's
+   ranks on each node), for plans to copy on-node traffic once, straight between the ranks'
+   arrays (docs/api.md, "Node-shared arrays"). Collective over comm: each rank gets its own
+   `bytes` (0 allowed: still a pointer to free), 64-byte aligned. NOMEM (with /dev/shm's free
+   space in the detail) where the node's shared memory cannot hold its ranks' parts; every
+   error the same on every rank. redist_free(base): collective over the same comm, in the
+   same order as the allocations; REDIST_ERR_BUSY on every rank while an execute started on
+   arrays in it is in flight, REDIST_ERR_MISMATCH if the ranks free different allocations.
+   Never called implicitly. */
+int redist_alloc(MPI_Comm comm, int64_t bytes, void **base);
+int redist_free(void *base);
+#endif
 /* The most threads options.threads or REDIST_NUM_THREADS may ask for. */
 #define REDIST_MAX_THREADS 1024
 void redist_options_init(redist_options *opt);

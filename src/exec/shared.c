@@ -1,0 +1,76 @@
+/* The process's list of node-shared allocations (shared.h). Few and long-lived: a list
+ * searched under a lock is enough. */
+#include "exec/shared.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static redist__shared *head;
+static uint64_t ids;
+
+void redist__shared_add(redist__shared *s)
+{
+    pthread_mutex_lock(&lock);
+    s->next = head;
+    head = s;
+    pthread_mutex_unlock(&lock);
+}
+
+void redist__shared_remove(redist__shared *s)
+{
+    pthread_mutex_lock(&lock);
+    for (redist__shared **at = &head; *at != NULL; at = &(*at)->next)
+        if (*at == s) {
+            *at = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+redist__shared *redist__shared_by_base(const void *base)
+{
+    pthread_mutex_lock(&lock);
+    redist__shared *s = head;
+    while (s != NULL && s->base != base)
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+redist__shared *redist__shared_holding(const void *p, int64_t bytes)
+{
+    const char *c = p;
+    pthread_mutex_lock(&lock);
+    redist__shared *s = head;
+    /* compared as addresses within one allocation only: c - base is taken once c >= base */
+    while (s != NULL && !(c >= s->base && c - s->base <= s->bytes &&
+                          bytes <= s->bytes - (c - s->base) && (bytes > 0 || c < s->base + s->bytes)))
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+uint64_t redist__shared_next_id(void)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t id = ++ids;
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+int redist__ranks_per_node(int *k)
+{
+    const char *v = getenv("REDIST_RANKS_PER_NODE");
+    *k = 0;
+    if (v == NULL || v[0] == '\0')
+        return REDIST_SUCCESS;
+    char *end = NULL;
+    long n = strspn(v, "0123456789") == strlen(v) && strlen(v) <= 9 ? strtol(v, &end, 10) : 0;
+    if (n < 1)
+        return redist__fail(REDIST_ERR_ARG,
+                            "REDIST_RANKS_PER_NODE='%.40s' is not a positive whole number", v);
+    *k = (int)n;
+    return REDIST_SUCCESS;
+}

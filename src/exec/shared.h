@@ -1,0 +1,47 @@
+/* Internal (not installed): the node-shared allocations of redist_alloc (issue 30; api/alloc.c
+ * makes and frees them, shared.c keeps the process's list). A plan asks the list whether an
+ * array lies in one, to copy its on-node traffic once, straight between the ranks' arrays. */
+#ifndef REDIST_SHARED_H
+#define REDIST_SHARED_H
+
+#include "core/core.h"
+
+#include <mpi.h>
+
+/* The library's duplicate of a user's communicator that its allocations agree on (redist_free:
+   every allocation of comm on the same duplicate, so that ranks freeing different ones is
+   found, not a hang). Cached on comm as an attribute; it lives while comm or an allocation
+   holds it (refs). */
+typedef struct redist__shared_comm {
+    MPI_Comm dup;
+    int refs;
+} redist__shared_comm;
+
+/* One redist_alloc: this rank's part of a window shared with the other ranks of its node. */
+typedef struct redist__shared {
+    char *base;       /* what redist_alloc returned: 64-byte aligned, `bytes` long */
+    int64_t bytes;    /* as asked (0 allowed) */
+    MPI_Win win;      /* MPI_Win_allocate_shared over `node` */
+    redist__shared_comm *comm; /* the caller's comm's duplicate (redist_free agrees on it) */
+    MPI_Comm node;    /* the ranks of comm on this rank's node (REDIST_RANKS_PER_NODE: fewer) */
+    uint64_t id;      /* the same on every rank of comm: which allocation of comm this is */
+    int in_flight;    /* executes started on arrays in it and not yet complete */
+    struct redist__shared *next;
+} redist__shared;
+
+/* The list (thread-safe: a lock around every access). add: takes s; remove: unlinks it. */
+void redist__shared_add(redist__shared *s);
+void redist__shared_remove(redist__shared *s);
+/* The allocation whose base is exactly `base` (redist_free), or NULL. */
+redist__shared *redist__shared_by_base(const void *base);
+/* The allocation that holds all of [p, p + bytes), or NULL (bytes 0: the one holding p). */
+redist__shared *redist__shared_holding(const void *p, int64_t bytes);
+/* A fresh id for an allocation on this process (ids are then agreed over comm: the largest). */
+uint64_t redist__shared_next_id(void);
+
+/* The ranks per node that tests split one machine into (REDIST_RANKS_PER_NODE=k: ranks
+   0..k-1 of a communicator form one "node", k..2k-1 the next, within each real node); 0 when
+   unset. REDIST_ERR_ARG for a value that is not a positive whole number. */
+int redist__ranks_per_node(int *k);
+
+#endif

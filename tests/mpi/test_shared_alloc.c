@@ -1,0 +1,149 @@
+/* redist_alloc and redist_free (issue 30, item 1; redist.h): node-shared local arrays.
+ *
+ * - Sizes differing by rank (0 on some): each base is 64-byte aligned and every byte of it
+ *   writable and kept (a pattern written, then read back after the others wrote theirs);
+ *   0 bytes still give a pointer, freed like any other; allocations over MPI_COMM_SELF and
+ *   a split communicator; twenty live at once, freed in order.
+ * - Errors, the same code on every rank and no hang: bytes < 0 or base NULL on one rank
+ *   (ARG), a node whose shared memory cannot hold its parts (REDIST_SHM_LIMIT small: NOMEM,
+ *   the detail naming /dev/shm), a malformed REDIST_RANKS_PER_NODE (ARG), ranks freeing
+ *   different allocations (MISMATCH, after which both are freed), free(NULL) and an address
+ *   redist_alloc did not return (ARG), MPI_COMM_NULL (ARG).
+ * - REDIST_RANKS_PER_NODE=2 splits the ranks into "nodes" of two: allocation and free work
+ *   the same.
+ * - An allocation outlives its communicator (freed before redist_free).
+ * - No communicator left behind but the duplicates cached on MPI_COMM_WORLD and
+ *   MPI_COMM_SELF (mtest_live_comms). */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mtest.h"
+
+static int rank, size, errs;
+
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
+
+static void same_everywhere(const char *what, int rc, int want)
+{
+    if (!mtest_all_same(rc) || rc != want)
+        fail(what, "returned %s (%s), expected %s on every rank", redist_error_name(rc),
+             redist_last_error_detail(), redist_error_name(want));
+}
+
+static unsigned char pattern(int r, int64_t i)
+{
+    return (unsigned char)(r * 31 + i * 7 + 1);
+}
+
+/* bytes on this rank: allocate, write, let the others write, read back, free. */
+static void round_trip(const char *what, MPI_Comm comm, int64_t bytes)
+{
+    void *base = NULL;
+    int rc = redist_alloc(comm, bytes, &base);
+    same_everywhere(what, rc, REDIST_SUCCESS);
+    if (rc != REDIST_SUCCESS)
+        return;
+    if (base == NULL || (uintptr_t)base % 64 != 0)
+        fail(what, "base %p is not a 64-byte aligned pointer", base);
+    unsigned char *b = base;
+    for (int64_t i = 0; i < bytes; i++)
+        b[i] = pattern(rank, i);
+    MPI_Barrier(comm);
+    for (int64_t i = 0; i < bytes; i++)
+        if (b[i] != pattern(rank, i)) {
+            fail(what, "byte %lld of %lld changed", (long long)i, (long long)bytes);
+            break;
+        }
+    same_everywhere(what, redist_free(base), REDIST_SUCCESS);
+}
+
+static void sizes(void)
+{
+    round_trip("sizes by rank", MPI_COMM_WORLD, rank % 3 == 1 ? 0 : 1000 * rank + 13);
+    round_trip("one byte", MPI_COMM_WORLD, 1);
+    round_trip("zero bytes everywhere", MPI_COMM_WORLD, 0);
+    round_trip("4 MiB", MPI_COMM_WORLD, 4 << 20);
+    round_trip("MPI_COMM_SELF", MPI_COMM_SELF, 4096);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    round_trip("a split communicator", half, 777);
+    void *outlives = NULL; /* an allocation outlives its communicator */
+    same_everywhere("before its comm is freed", redist_alloc(half, 999, &outlives),
+                    REDIST_SUCCESS);
+    MPI_Comm_free(&half);
+    if (outlives != NULL)
+        memset(outlives, 1, 999);
+    same_everywhere("after its comm was freed", redist_free(outlives), REDIST_SUCCESS);
+    void *many[20];
+    for (int i = 0; i < 20; i++)
+        same_everywhere("twenty at once", redist_alloc(MPI_COMM_WORLD, 100 * i, &many[i]),
+                        REDIST_SUCCESS);
+    for (int i = 0; i < 20; i++)
+        for (int j = i + 1; j < 20; j++)
+            if (many[i] == many[j])
+                fail("twenty at once", "allocations %d and %d share an address", i, j);
+    for (int i = 0; i < 20; i++)
+        same_everywhere("twenty freed", redist_free(many[i]), REDIST_SUCCESS);
+}
+
+static void errors(void)
+{
+    void *base = (void *)&base;
+    same_everywhere("bytes < 0 on the last rank",
+                    redist_alloc(MPI_COMM_WORLD, rank == size - 1 ? -5 : 10, &base),
+                    REDIST_ERR_ARG);
+    if (base != NULL)
+        fail("bytes < 0", "base was not set to NULL");
+    same_everywhere("base NULL on rank 0",
+                    redist_alloc(MPI_COMM_WORLD, 10, rank == 0 ? NULL : &base), REDIST_ERR_ARG);
+    same_everywhere("MPI_COMM_NULL", redist_alloc(MPI_COMM_NULL, 10, &base), REDIST_ERR_ARG);
+    same_everywhere("free(NULL)", redist_free(NULL), REDIST_ERR_ARG);
+    int not_ours = 0;
+    same_everywhere("free of another address", redist_free(&not_ours), REDIST_ERR_ARG);
+
+    setenv("REDIST_SHM_LIMIT", "1000", 1);
+    int rc = redist_alloc(MPI_COMM_WORLD, rank == 0 ? 5000 : 10, &base);
+    same_everywhere("more than /dev/shm holds", rc, REDIST_ERR_NOMEM);
+    if (rank == 0 && strstr(redist_last_error_detail(), "/dev/shm") == NULL)
+        fail("more than /dev/shm holds", "the detail says nothing of /dev/shm: %s",
+             redist_last_error_detail());
+    unsetenv("REDIST_SHM_LIMIT");
+
+    setenv("REDIST_RANKS_PER_NODE", rank == 0 ? "two" : "2", 1);
+    same_everywhere("REDIST_RANKS_PER_NODE=two on rank 0", redist_alloc(MPI_COMM_WORLD, 8, &base),
+                    REDIST_ERR_ARG);
+    setenv("REDIST_RANKS_PER_NODE", "2", 1);
+    round_trip("nodes of two ranks", MPI_COMM_WORLD, 3000 + rank);
+    unsetenv("REDIST_RANKS_PER_NODE");
+
+    void *a = NULL, *b = NULL;
+    redist_alloc(MPI_COMM_WORLD, 64, &a);
+    redist_alloc(MPI_COMM_WORLD, 64, &b);
+    if (size > 1) { /* rank 0 frees a, the others b */
+        same_everywhere("ranks freeing different allocations", redist_free(rank == 0 ? a : b),
+                        REDIST_ERR_MISMATCH);
+    }
+    same_everywhere("then a", redist_free(a), REDIST_SUCCESS);
+    same_everywhere("then b", redist_free(b), REDIST_SUCCESS);
+    same_everywhere("a again", redist_free(a), REDIST_ERR_ARG);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long comms = mtest_live_comms();
+    sizes();
+    errors();
+    /* left: the duplicates cached on MPI_COMM_WORLD and MPI_COMM_SELF (freed with them at
+       MPI_Finalize); the split communicator's went with it and its last allocation */
+    if (mtest_live_comms() != comms + 2)
+        fail("communicators", "%ld live before, %ld after (2 cached duplicates expected)", comms,
+             mtest_live_comms());
+    return mtest_finalize(errs);
+}
