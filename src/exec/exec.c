@@ -6,6 +6,7 @@
  * outcome with a nonblocking MPI_Iallreduce that overlaps the exchange (option
  * check_arguments, on by default). */
 #include "exec/exec.h"
+#include "exec/shared.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -141,7 +142,13 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
         p->cur_src = at_base(p->cur_src, p->src_base, p->elsize);
         p->cur_dst = (char *)at_base(p->cur_dst, p->dst_base, p->elsize);
     }
-    return redist__begin_checked(p, p->local_error);
+    int err = redist__begin_checked(p, p->local_error);
+    if (err == REDIST_SUCCESS && p->active && !inner && !p->dry) {
+        /* redist_alloc's allocations holding the arrays stay until this execute completes */
+        p->held[0] = redist__shared_hold(src);
+        p->held[1] = redist__shared_hold(dst);
+    }
+    return err;
 }
 
 int redist__begin_checked(redist_plan p, int local_err)
@@ -194,6 +201,10 @@ static int finish(redist_plan p)
     }
     p->active = 0;
     p->dry = 0;
+    for (int i = 0; i < 2; i++) {
+        redist__shared_release(p->held[i]);
+        p->held[i] = NULL;
+    }
     p->cur_src = NULL;
     p->cur_dst = NULL;
     return err;

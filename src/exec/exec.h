@@ -133,6 +133,8 @@ struct redist_plan_s {
     int not_one_node;   /* 1: this plan's ranks span more than one node */
     int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
     redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
+    struct redist__shared *held[2]; /* redist_alloc allocations holding this execute's src and
+                                       dst (exec/shared.h): in flight until it completes */
     struct redist__staging *device; /* device memory (options.memory; staging.c): NULL for
                                        host arrays */
     int threads;              /* threads for local moves (options.threads resolved; threads.c) */

@@ -52,6 +52,27 @@ redist__shared *redist__shared_holding(const void *p, int64_t bytes)
     return s;
 }
 
+redist__shared *redist__shared_hold(const void *p)
+{
+    if (p == NULL)
+        return NULL;
+    redist__shared *s = redist__shared_holding(p, 0);
+    pthread_mutex_lock(&lock);
+    if (s != NULL)
+        s->in_flight++;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+void redist__shared_release(redist__shared *s)
+{
+    if (s == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    s->in_flight--;
+    pthread_mutex_unlock(&lock);
+}
+
 uint64_t redist__shared_next_id(void)
 {
     pthread_mutex_lock(&lock);

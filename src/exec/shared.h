@@ -36,6 +36,10 @@ void redist__shared_remove(redist__shared *s);
 redist__shared *redist__shared_by_base(const void *base);
 /* The allocation that holds all of [p, p + bytes), or NULL (bytes 0: the one holding p). */
 redist__shared *redist__shared_holding(const void *p, int64_t bytes);
+/* The allocation holding p (as redist__shared_holding with bytes 0), marked in flight (NULL:
+   none); release unmarks it (NULL: nothing). Under the list's lock. */
+redist__shared *redist__shared_hold(const void *p);
+void redist__shared_release(redist__shared *s);
 /* A fresh id for an allocation on this process (ids are then agreed over comm: the largest). */
 uint64_t redist__shared_next_id(void);
 

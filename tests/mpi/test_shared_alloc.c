@@ -11,6 +11,8 @@
  *   redist_alloc did not return (ARG), MPI_COMM_NULL (ARG).
  * - REDIST_RANKS_PER_NODE=2 splits the ranks into "nodes" of two: allocation and free work
  *   the same.
+ * - A plan on arrays in allocations: every element moved; redist_free while a started
+ *   execute is in flight is REDIST_ERR_BUSY on every rank, then frees after the wait.
  * - An allocation outlives its communicator (freed before redist_free).
  * - No communicator left behind but the duplicates cached on MPI_COMM_WORLD and
  *   MPI_COMM_SELF (mtest_live_comms). */
@@ -132,6 +134,50 @@ static void errors(void)
     same_everywhere("a again", redist_free(a), REDIST_ERR_ARG);
 }
 
+/* A plan on arrays in allocations: an execute moves every element as on any arrays; while a
+   started execute is in flight, redist_free is REDIST_ERR_BUSY on every rank; after the
+   wait it frees. */
+static void with_a_plan(void)
+{
+    int64_t n[1] = {100 * (int64_t)size + 7}, b1[1] = {3}, b2[1] = {5}, count[2];
+    int grid[1] = {size}, coords[1] = {rank};
+    redist_layout src = NULL, dst = NULL;
+    redist_layout_create(1, n, b1, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
+    redist_layout_create(1, n, b2, grid, NULL, NULL, REDIST_ROW_MAJOR, &dst);
+    redist_layout_local_size(src, rank, &count[0]);
+    redist_layout_local_size(dst, rank, &count[1]);
+    double *a = NULL, *b = NULL;
+    same_everywhere("the plan's src", redist_alloc(MPI_COMM_WORLD, count[0] * 8, (void **)&a),
+                    REDIST_SUCCESS);
+    same_everywhere("the plan's dst", redist_alloc(MPI_COMM_WORLD, count[1] * 8, (void **)&b),
+                    REDIST_SUCCESS);
+    redist_plan plan = NULL;
+    same_everywhere("plan", redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan),
+                    REDIST_SUCCESS);
+    for (int64_t i = 0; i < count[0]; i++)
+        a[i] = (double)mtest_global_linear(1, n, b1, grid, NULL, REDIST_ROW_MAJOR, &count[0],
+                                           coords, i);
+    same_everywhere("start on allocated arrays", redist_start(plan, a, b), REDIST_SUCCESS);
+    same_everywhere("redist_free of src in flight", redist_free(a), REDIST_ERR_BUSY);
+    same_everywhere("redist_free of dst in flight", redist_free(b), REDIST_ERR_BUSY);
+    same_everywhere("wait", redist_wait(plan), REDIST_SUCCESS);
+    for (int64_t i = 0; i < count[1]; i++) {
+        double want = (double)mtest_global_linear(1, n, b2, grid, NULL, REDIST_ROW_MAJOR,
+                                                  &count[1], coords, i);
+        if (b[i] != want) {
+            fail("execute on allocated arrays", "dst[%lld] = %g, want %g", (long long)i, b[i],
+                 want);
+            break;
+        }
+    }
+    same_everywhere("execute", redist_execute(plan, a, b), REDIST_SUCCESS);
+    redist_plan_free(&plan);
+    same_everywhere("redist_free of src after", redist_free(a), REDIST_SUCCESS);
+    same_everywhere("redist_free of dst after", redist_free(b), REDIST_SUCCESS);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -140,6 +186,7 @@ int main(int argc, char **argv)
     long comms = mtest_live_comms();
     sizes();
     errors();
+    with_a_plan();
     /* left: the duplicates cached on MPI_COMM_WORLD and MPI_COMM_SELF (freed with them at
        MPI_Finalize); the split communicator's went with it and its last allocation */
     if (mtest_live_comms() != comms + 2)
