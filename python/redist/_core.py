@@ -83,9 +83,14 @@ class _Layout:
         ranks = getattr(self, "ranks", None)
         return max(ranks) if ranks else _lib.layout_nprocs(self._h) - 1
 
-    def empty(self, dtype, comm, **kw):
-        """This rank's local array (of comm), uninitialised, stored as the layout says."""
-        return np.empty(self.local_shape(comm.Get_rank()), dtype=dtype, order=self.order, **kw)
+    def empty(self, dtype, comm, shared=False, **kw):
+        """This rank's local array (of comm), uninitialised, stored as the layout says.
+        shared=True: in memory shared with the other ranks of its node (redist_alloc,
+        collective over comm), a SharedArray to free with its free() or a with block."""
+        shape = self.local_shape(comm.Get_rank())
+        if shared:
+            return SharedArray(shape, dtype, comm, order=self.order)
+        return np.empty(shape, dtype=dtype, order=self.order, **kw)
 
     def zeros(self, dtype, comm):
         return np.zeros(self.local_shape(comm.Get_rank()), dtype=dtype, order=self.order)
@@ -520,6 +525,40 @@ class DeviceArray:
             _check(_lib.device_copy(d.ptr, np.require(a, requirements=order).ctypes.data,
                                     d.nbytes))
         return d
+
+
+class SharedArray(np.ndarray):
+    """A NumPy array in node-shared memory (redist_alloc over comm, collective): plans copy
+    on-node traffic between such arrays once. free() is collective over comm (redist_free),
+    as is leaving a with block; garbage collection never frees it (a collective there could
+    hang): an array dropped without free() stays allocated until MPI_Finalize."""
+
+    def __new__(cls, shape, dtype, comm, order="C"):
+        dtype = np.dtype(dtype)
+        shape = tuple(int(x) for x in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        base = ctypes.c_void_p()
+        _check(_lib.alloc(_mpi.handle(comm), nbytes, ctypes.byref(base)))
+        buf = (ctypes.c_char * max(nbytes, 1)).from_address(base.value)
+        a = np.ndarray.__new__(cls, shape, dtype=dtype, buffer=buf, order=order)
+        a._redist_base = base.value
+        return a
+
+    def __array_finalize__(self, obj):
+        self._redist_base = None  # views and copies own nothing
+
+    def free(self):
+        """Frees the allocation (collective over its comm). Calling it again does nothing;
+        the array must not be used after."""
+        if getattr(self, "_redist_base", None):
+            base, self._redist_base = self._redist_base, None
+            _check(_lib.free_shared(base))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.free()
 
 
 def redistribute(a, src, dst, comm, dtype=None, out=None, **options):

@@ -9,13 +9,14 @@ C library: NumPy arrays without copies, the C library's algorithms, cost model a
         b = plan(a)
 """
 from ._core import (Batch, BlockCyclic, DeviceArray, Error, GenBlock,  # noqa: F401
-                    InterPlan, Plan, algorithms, explain, redistribute)
+                    InterPlan, Plan, SharedArray, algorithms, explain,
+                    redistribute)
 from ._coll import (allgather, allreduce, alltoall, bcast, gather,  # noqa: F401
                     reduce, reduce_scatter, scan, scatter, shift)
 from . import bmmc  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 
 __all__ = ["BlockCyclic", "GenBlock", "Plan", "Error", "redistribute", "explain", "algorithms",
-           "DeviceArray", "InterPlan", "Batch", "library_path", "bcast", "reduce",
+           "DeviceArray", "SharedArray", "InterPlan", "Batch", "library_path", "bcast", "reduce",
            "allreduce", "scan", "scatter", "gather", "allgather", "reduce_scatter", "alltoall",
            "shift", "bmmc"]

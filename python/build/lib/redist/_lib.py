@@ -144,6 +144,8 @@ def bind_mpi(handle_type):
     plan_create_batch = _proto("redist_plan_create_batch", c_int, c_int, P(c_void_p),
                                P(c_void_p), P(handle_type), handle_type, P(Options),
                                P(c_void_p))
+    global alloc
+    alloc = _proto("redist_alloc", c_int, handle_type, c_int64, P(c_void_p))
     global plan_create_bmmc
     plan_create_bmmc = _proto("redist_plan_create_bmmc", c_int, c_int, c_int, P(ctypes.c_uint64),
                               ctypes.c_uint64, handle_type, handle_type, P(Options),
@@ -162,6 +164,7 @@ def bind_mpi(handle_type):
                               c_char_p),
         alltoall=_proto("redist_alltoall", c_int, c_void_p, c_void_p, i64, h, h, c_char_p),
         shift=_proto("redist_shift", c_int, c_void_p, c_void_p, i64, h, c_int, h, c_char_p))
+free_shared = _proto("redist_free", c_int, c_void_p)
 device_alloc = _proto("redist_device_alloc", c_int, ctypes.c_size_t, P(c_void_p))
 device_free = _proto("redist_device_free", c_int, c_void_p)
 device_copy = _proto("redist_device_copy", c_int, c_void_p, c_void_p, ctypes.c_size_t)
