@@ -39,16 +39,17 @@ for np in 1 2 3 4; do
     fi
 done
 # The install a user makes: a virtual environment over Debian's modules, pip without network.
-venv="$build/python-venv"
-rm -rf "$venv"
-if "$py" -m venv --system-site-packages "$venv" &&
-    "$venv/bin/pip" install -q --no-build-isolation --no-index "$root/python" &&
+# From a copy of python/: setuptools writes build/ and *.egg-info/ into the tree it installs.
+venv="$build/python-venv" src="$build/python-src"
+rm -rf "$venv" "$src"
+if cp -r "$root/python" "$src" && "$py" -m venv --system-site-packages "$venv" &&
+    "$venv/bin/pip" install -q --no-build-isolation --no-index "$src" &&
     (cd / && "$venv/bin/python" -c 'import redist, sys; sys.exit(0 if redist.algorithms()[0] == "auto" else 1)'); then
     echo "python-check: pip install ./python into a venv: imports, finds $REDIST_LIBRARY"
 else
     failed=1
     echo "python-check: FAILED: pip install ./python into a venv"
 fi
-rm -rf "$venv"
+rm -rf "$venv" "$src"
 [[ $failed -eq 0 ]] && echo "python-check: PASSED"
 exit $failed
