@@ -118,22 +118,27 @@ static const redist__device_msg *lists_of(const struct redist_plan_s *p, const r
     return NULL;
 }
 
+/* A list of n pointers with room for one more (doubled when full); 0 when out of memory. */
+static int room_for_one(void ***list, int n, int *cap)
+{
+    if (n < *cap)
+        return 1;
+    int grown_cap = *cap ? 2 * *cap : 8;
+    void **grown = redist__realloc(*list, (size_t)grown_cap * sizeof *grown);
+    if (grown == NULL)
+        return 0;
+    *list = grown;
+    *cap = grown_cap;
+    return 1;
+}
+
 void redist__staging_pin(struct redist_plan_s *p, void *buf, size_t bytes)
 {
     struct redist__staging *s = p->device;
     if (s == NULL || buf == NULL)
         return;
-    if (s->npinned == s->pinned_cap) {
-        int cap = s->pinned_cap ? 2 * s->pinned_cap : 8;
-        void **grown = redist__malloc((size_t)cap * sizeof *grown);
-        if (grown == NULL)
-            return; /* left pageable: slower copies, the same result */
-        for (int i = 0; i < s->npinned; i++)
-            grown[i] = s->pinned[i];
-        redist__free(s->pinned);
-        s->pinned = grown;
-        s->pinned_cap = cap;
-    }
+    if (!room_for_one(&s->pinned, s->npinned, &s->pinned_cap))
+        return; /* left pageable: slower copies, the same result */
     if (redist__device_host_register(s->dev, buf, bytes) == REDIST_SUCCESS)
         s->pinned[s->npinned++] = buf;
     else
@@ -154,18 +159,9 @@ void redist__staging_unpin(struct redist_plan_s *p, void *buf)
 void *redist__staging_array(struct redist_plan_s *p, size_t bytes)
 {
     struct redist__staging *s = p->device;
-    if (s->narrays == s->arrays_cap) {
-        int cap = s->arrays_cap ? 2 * s->arrays_cap : 4;
-        void **grown = redist__malloc((size_t)cap * sizeof *grown);
-        if (grown == NULL) {
-            redist__fail(REDIST_ERR_NOMEM, "device staging: the phases' arrays");
-            return NULL;
-        }
-        for (int i = 0; i < s->narrays; i++)
-            grown[i] = s->arrays[i];
-        redist__free(s->arrays);
-        s->arrays = grown;
-        s->arrays_cap = cap;
+    if (!room_for_one(&s->arrays, s->narrays, &s->arrays_cap)) {
+        redist__fail(REDIST_ERR_NOMEM, "device staging: the phases' arrays");
+        return NULL;
     }
     void *a = NULL;
     if (redist__device_alloc(s->dev, bytes, &a) != REDIST_SUCCESS)
