@@ -124,6 +124,10 @@ enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy d
 
 /* Each loads its backend (REDIST_ERR_UNSUPPORTED with the reason if it cannot). */
 int redist__device_emulated_load(const redist__device_ops **ops);
+/* The emulated device's copies so far between device memory and host memory that was not
+   pinned (host_alloc or host_register): a GPU's slow, synchronous pageable copies. Tests
+   check that a plan's executes make none. */
+uint64_t redist__device_emulated_pageable_copies(void);
 int redist__device_cuda_load(const redist__device_ops **ops);
 
 #endif

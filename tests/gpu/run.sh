@@ -18,7 +18,8 @@
 # CUDA and AUTO); `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing
 # and a scaled pair; the benchmark bench_device (device plans against the naive
 # copy-off/host-plan/copy-on path and the staging floor; issue 28's targets: naive/device
-# >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000); test_batch and test_inter with memory
+# >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000), with the shared-memory window and
+# without (options.shared_memory = 0: the messages through MPI); test_batch and test_inter with memory
 # = CUDA and AUTO; the Python package's tests with CuPy's arrays (issue 29), where python3
 # has NumPy, mpi4py for this Open MPI, pytest and CuPy (.node/py, if there, is put on
 # PYTHONPATH: Debian's mpi4py and pytest, usable where the node's python3 is Debian's
@@ -116,6 +117,8 @@ run 90 4 -- "$B/redist" run --from n=3000x3000,block=50x50 --to n=3000x3000,bloc
     --memory cuda --alpha 2 --beta 0.5 --verify
 echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
 bench 150 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 20
+echo "== bench_device without the shared-memory window (the messages through MPI)"
+bench 120 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 15 --case 36to128,grid,2to4 --window 0
 for np in 2 4; do # test_inter needs 2 ranks: a source and a destination group
     for mem in cuda auto; do
         run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_batch" --cases "$cases"
@@ -140,7 +143,7 @@ if [[ -z "$missing" ]]; then
         fi
         start=$SECONDS
         nrun=$((nrun + 1))
-        out=$(cd python && REDIST_LIBRARY="$B/libredist.so" PYTHONPATH=".:$PYTHONPATH" \
+        out=$(cd python && REDIST_LIBRARY="$B/libredist.so" PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" \
             timeout "$limit" "${MR[@]}" -x REDIST_LIBRARY -x PYTHONPATH -n "$np" python3 -m pytest \
             -q -rs -p no:cacheprovider --color=no tests/test_device.py tests/test_plan.py 2>&1)
         rc=$?
