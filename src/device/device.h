@@ -44,9 +44,9 @@ void redist__device_host_free(redist__device *dev, void *ptr);
 int redist__device_host_register(redist__device *dev, void *ptr, size_t bytes);
 void redist__device_host_unregister(redist__device *dev, void *ptr);
 
-/* The bytes of a device plan's scratch, the pieces its moves are staged in: 4 MiB, or
+/* The most bytes of a device plan's scratch, the pieces its moves are staged in: 64 MiB, or
    REDIST_DEVICE_STAGE_BYTES (tests: many small pieces); bounded mode (max_buffer_bytes > 0)
-   bounds it too. */
+   bounds it too. A plan's scratch is no larger than its largest move (staging.c). */
 int64_t redist__device_stage_bytes(int64_t max_buffer_bytes);
 
 /* Copies on the stream (NULL: the default stream); asynchronous where the backend is. */

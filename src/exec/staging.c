@@ -72,12 +72,34 @@ int redist__staging_open(struct redist_plan_s *p)
     s->dev = dev;
     s->memory = p->opt.memory;
     s->stream = p->opt.stream;
-    s->scratch_bytes = redist__device_stage_bytes(p->opt.max_buffer_bytes);
-    if (s->scratch_bytes < (int64_t)p->elsize)
-        s->scratch_bytes = (int64_t)p->elsize;
-    err = redist__device_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->scratch);
-    if (err == REDIST_SUCCESS)
-        err = redist__device_host_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->host);
+    return REDIST_SUCCESS; /* the scratch once the messages are known (staging_upload) */
+}
+
+/* The scratch: the pieces a move is staged in, as large as the largest move the plan stages
+   but at most redist__device_stage_bytes. Few large pieces, because each costs more than
+   its kernel launch and copy: with ranks sharing a GPU (time-sliced between processes),
+   4 MiB pieces took 2.5x the staging floor on an H200 and 64 MiB pieces 1.1x
+   (docs/performance.md, "Device memory"). AUTO's mixed moves also stage through a pinned
+   host buffer of the same size. */
+static int open_scratch(struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    int64_t es = (int64_t)p->elsize, most = es;
+    for (int i = 0; i < p->send.nmsgs; i++)
+        if (p->send.msgs[i].nelems * es > most)
+            most = p->send.msgs[i].nelems * es;
+    for (int i = 0; i < p->recv.nmsgs; i++)
+        if (p->recv.msgs[i].nelems * es > most)
+            most = p->recv.msgs[i].nelems * es;
+    if (p->self != NULL && p->self->nelems * es > most)
+        most = p->self->nelems * es;
+    int64_t limit = redist__device_stage_bytes(p->opt.max_buffer_bytes);
+    s->scratch_bytes = most < limit ? most : limit;
+    if (s->scratch_bytes < es)
+        s->scratch_bytes = es;
+    int err = redist__device_alloc(s->dev, (size_t)s->scratch_bytes, (void **)&s->scratch);
+    if (err == REDIST_SUCCESS && s->memory == REDIST_MEMORY_AUTO)
+        err = redist__device_host_alloc(s->dev, (size_t)s->scratch_bytes, (void **)&s->host);
     return err;
 }
 
@@ -86,6 +108,9 @@ int redist__staging_upload(struct redist_plan_s *p)
     struct redist__staging *s = p->device;
     if (s == NULL)
         return REDIST_SUCCESS;
+    int scratch_err = open_scratch(p);
+    if (scratch_err != REDIST_SUCCESS)
+        return scratch_err;
     s->send_dm = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->send_dm);
     s->recv_dm = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_dm);
     if (s->send_dm == NULL || s->recv_dm == NULL)

@@ -128,6 +128,9 @@ done
 # The Python package (issue 29) with CuPy's arrays, where python3 has what it needs.
 [[ -d .node/py ]] && export PYTHONPATH="$PWD/.node/py${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c 'import sys; print("python", sys.version.split()[0])' || true
+python3 -c 'from mpi4py import MPI; import mpi4py, numpy, cupy
+print("mpi4py", mpi4py.__version__, "on", MPI.Get_library_version().splitlines()[0],
+      "| numpy", numpy.__version__, "| cupy", cupy.__version__)' 2>&1 | tail -1 || true
 missing=$(python3 -c 'import importlib
 out = []
 for m in ("numpy", "mpi4py.MPI", "pytest", "cupy"):
