@@ -322,6 +322,8 @@ void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__
 {
     struct redist__staging *s = p->device;
     int64_t step = s->scratch_bytes / (int64_t)p->elsize, es = (int64_t)p->elsize;
+    if (kind == REDIST__COPY && s->src_dev && s->dst_dev)
+        step = hi - lo > 0 ? hi - lo : 1; /* array to array on the device: one kernel, no scratch */
     for (int64_t x = lo; x < hi && s->error == REDIST_SUCCESS; x += step) {
         int64_t y = hi - x < step ? hi : x + step;
         const char *pa = kind == REDIST__UNPACK ? a + (x - lo) * es : a;

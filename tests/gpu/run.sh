@@ -141,7 +141,7 @@ for m in ("numpy", "mpi4py.MPI", "pytest", "cupy"):
 print(", ".join(out))' 2>&1)
 if [[ -z "$missing" ]]; then
     for np in 1 2; do
-        if ! limit=$(limit_for 150); then
+        if ! limit=$(limit_for 90); then
             skipped=$((skipped + 1)); echo "not run (deadline) -n $np python tests"; continue
         fi
         start=$SECONDS
