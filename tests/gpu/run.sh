@@ -8,6 +8,7 @@
 #
 # CASES: random cases per run (default 30). BUILD: the build tree or a copy of the binaries
 # below in the same layout (default build; tests/gpu/slim.sh makes a small one to carry).
+# PARTS: which parts run, a comma list of tests, bench and python (default: all).
 # DEADLINE: seconds for the whole script (default 0: none); each run's limit is cut to what
 # is left, and a run with under 15 s left is reported as not run. OUT: where each run's full
 # output goes (default: nowhere).
@@ -19,11 +20,12 @@
 # and a scaled pair; the benchmark bench_device (device plans against the naive
 # copy-off/host-plan/copy-on path and the staging floor; issue 28's targets: naive/device
 # >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000), with the shared-memory window and
-# without (options.shared_memory = 0: the messages through MPI); test_batch and test_inter with memory
-# = CUDA and AUTO; the Python package's tests with CuPy's arrays (issue 29), where python3
-# has NumPy, mpi4py for this Open MPI, pytest and CuPy (.node/py, if there, is put on
-# PYTHONPATH: Debian's mpi4py and pytest, usable where the node's python3 is Debian's
-# version); bench_device at 1 and 2 ranks; `redist calibrate` for the device terms.
+# without (options.shared_memory = 0: the messages through MPI); test_batch and test_inter
+# with memory = CUDA and AUTO; the Python package's tests, CuPy's arrays included (issue
+# 29), at 1, 2 and 4 ranks, where python3 has NumPy, mpi4py for this Open MPI, pytest and
+# CuPy (.node/py, if there, is put on PYTHONPATH: Debian's pytest, which the GPU node's
+# image lacks; tests/gpu/slim.sh --python makes it); bench_device at 1 and 2
+# ranks; `redist calibrate` for the device terms.
 # Prints one line per correctness run, each benchmark's output in full, and a summary;
 # exit 1 if any run failed (a benchmark fails on a wrong element or an error, not on a
 # missed target).
@@ -99,6 +101,8 @@ bench() { # bench LIMIT NP -- PROGRAM ARGS...: one bounded benchmark run, its ou
     fi
 }
 T=$B/tests/mpi
+part() { [[ -z ${PARTS:-} || ,$PARTS, == *,$1,* ]]; }
+if part tests; then
 for np in 1 2 4; do
     run 90 "$np" -- "$T/test_device"
 done
@@ -115,40 +119,51 @@ run 90 4 -- "$B/redist" run --from n=2000x3000,block=32x32 --to n=3000x2000,bloc
     --permute 1,0 --memory auto --verify
 run 90 4 -- "$B/redist" run --from n=3000x3000,block=50x50 --to n=3000x3000,block=64x64 \
     --memory cuda --alpha 2 --beta 0.5 --verify
+fi
+if part bench; then
 echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
 bench 150 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 20
 echo "== bench_device without the shared-memory window (the messages through MPI)"
 bench 120 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 15 --case 36to128,grid,2to4 --window 0
+fi
+if part tests; then
 for np in 2 4; do # test_inter needs 2 ranks: a source and a destination group
     for mem in cuda auto; do
         run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_batch" --cases "$cases"
         run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_inter"
     done
 done
+fi
+if part python; then
 # The Python package (issue 29) with CuPy's arrays, where python3 has what it needs.
 [[ -d .node/py ]] && export PYTHONPATH="$PWD/.node/py${PYTHONPATH:+:$PYTHONPATH}"
-python3 -c 'import sys; print("python", sys.version.split()[0])' || true
+# orterun puts its own prefix (/usr/bin) first in PATH: the interpreter by its full path (the
+# node's is a venv's, with NumPy, mpi4py and CuPy)
+py=$(command -v python3)
+"$py" -c 'import sys; print("python", sys.version.split()[0], sys.executable)' || true
 python3 -c 'from mpi4py import MPI; import mpi4py, numpy, cupy
 print("mpi4py", mpi4py.__version__, "on", MPI.Get_library_version().splitlines()[0],
       "| numpy", numpy.__version__, "| cupy", cupy.__version__)' 2>&1 | tail -1 || true
 missing=$(python3 -c 'import importlib
 out = []
-for m in ("numpy", "mpi4py.MPI", "pytest", "cupy"):
+for m in ("numpy", "mpi4py.MPI", "pytest", "_pytest.main", "cupy"):
     try:
         importlib.import_module(m)
     except Exception as e:
         out.append("%s (%s)" % (m, str(e).splitlines()[0][:80] if str(e) else type(e).__name__))
 print(", ".join(out))' 2>&1)
 if [[ -z "$missing" ]]; then
-    for np in 1 2; do
+    for np in 1 2 4; do
         if ! limit=$(limit_for 90); then
             skipped=$((skipped + 1)); echo "not run (deadline) -n $np python tests"; continue
         fi
         start=$SECONDS
         nrun=$((nrun + 1))
+        # no plugin autoloading: the image's (pytest-timeout) need a newer pytest than Debian's
         out=$(cd python && REDIST_LIBRARY="$B/libredist.so" PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" \
-            timeout "$limit" "${MR[@]}" -x REDIST_LIBRARY -x PYTHONPATH -n "$np" python3 -m pytest \
-            -q -rs -p no:cacheprovider --color=no tests/test_device.py tests/test_plan.py 2>&1)
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout "$limit" "${MR[@]}" -x REDIST_LIBRARY \
+            -x PYTHONPATH -x PYTEST_DISABLE_PLUGIN_AUTOLOAD -n "$np" "$py" -m pytest \
+            -q -rs -p no:cacheprovider --color=no tests 2>&1)
         rc=$?
         keep "python n$np" "$out"
         if [[ $rc -eq 0 ]]; then echo "ok   ($((SECONDS - start)) s) -n $np python tests (CuPy)"
@@ -158,10 +173,13 @@ if [[ -z "$missing" ]]; then
 else
     echo "python: not run on this node: python3 lacks $missing"
 fi
+fi
+if part bench; then
 for np in 1 2; do
     bench 120 "$np" -- "$B/bench_device" --size 4000 --budget 10
 done
 echo "== redist calibrate (4 ranks sharing the GPU: the device terms)"
 bench 150 4 -- "$B/redist" calibrate ${out_dir:+--output "$out_dir/machine-gpu"}
+fi
 echo "gpu: $nrun runs, $failed failed, $skipped not run (deadline)"
 [[ $failed -eq 0 && $skipped -eq 0 ]]

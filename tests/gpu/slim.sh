@@ -5,8 +5,8 @@
 #     bash tests/gpu/slim.sh [BUILD [DEST]]      # defaults: build .node/build
 #
 # then on the node: BUILD=.node/build bash tests/gpu/run.sh. With --python it also copies
-# Debian's mpi4py, pytest and what pytest imports into .node/py (usable on a node whose
-# python3 is this machine's version).
+# Debian's pytest and what it imports (pure Python) into .node/py: the GPU node's image has
+# NumPy, mpi4py and CuPy but no pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 python=0
@@ -23,7 +23,7 @@ done
 if [[ $python -eq 1 ]]; then
     rm -rf .node/py
     mkdir -p .node/py
-    for m in mpi4py _pytest pytest pluggy iniconfig packaging py py.py; do
+    for m in _pytest pytest pluggy iniconfig packaging py py.py attr attrs; do
         cp -a "/usr/lib/python3/dist-packages/$m" .node/py/
     done
 fi
