@@ -2,7 +2,7 @@
  * staging floor, same run.
  *
  *     mpirun -n 4 build/bench_device [--case NAME[,NAME...]] [--size N] [--reps R]
- *            [--budget SEC] [--csv FILE]
+ *            [--budget SEC] [--window 0|1] [--csv FILE]
  *
  * Cases: bench_2d's 2-D ones (doubles, global n x n, local arrays column-major), and one
  * for a single rank:
@@ -25,6 +25,13 @@
  *           (redist_plan_stats: bytes_sent) off the GPU, then the bytes it receives
  *           (bytes_received) onto it, once, through pinned host buffers, then a sync. No MPI,
  *           no packing.
+ *   wire    the MPI part alone: the device plan's messages (the same peers and sizes, the
+ *           self part left out) exchanged between pinned host buffers with MPI_Irecv,
+ *           MPI_Isend and MPI_Waitall; no device. With a host MPI (not CUDA-aware) every
+ *           staged byte also crosses it, so device >= max(floor, wire) whatever the
+ *           pipelining, and device ~ floor + wire where nothing overlaps. Where the device
+ *           plan's messages go through the shared-memory window (the report says which) MPI
+ *           carries only notifications, and the wire is what the window saves.
  *
  * Timing as bench_2d's: each method runs once as a warm-up (host, device and naive results
  * verified element by element on the host, device arrays copied back), then R repetitions,
@@ -32,7 +39,7 @@
  * touches every method alike. A run is MPI_Barrier, MPI_Wtime, the method, MPI_Wtime and an
  * MPI_Allreduce(MAX): a repetition's time is the slowest rank's. Reported per method: Tmin,
  * Tmed, Tavg, Tmax, GB/s (bytes of the whole array / Tmed); per case the Tmed ratios
- * naive/device, device/floor and device/host. --reps R (default 10); --budget SEC: fewer
+ * naive/device, device/floor, device/host, wire/floor and device/(floor + wire). --reps R (default 10); --budget SEC: fewer
  * repetitions (never below min(R, 5)) if the warm-ups say R rounds of the four methods
  * would take longer than SEC seconds.
  *
@@ -58,6 +65,7 @@
 #include <string.h>
 
 #include "device/device.h"
+#include "index/index.h"
 #include "redist.h"
 
 #define MIN_REPS 5
@@ -214,8 +222,17 @@ static void poison(double *a, size_t bytes)
 
 /* ---- The methods ------------------------------------------------------------------------ */
 
-enum { M_HOST, M_DEVICE, M_NAIVE, M_FLOOR, NMETHODS };
-static const char *const method_names[NMETHODS] = {"host", "device", "naive", "floor"};
+static int use_window = 1; /* --window */
+
+enum { M_HOST, M_DEVICE, M_NAIVE, M_FLOOR, M_WIRE, NMETHODS };
+static const char *const method_names[NMETHODS] = {"host", "device", "naive", "floor", "wire"};
+
+/* The wire method's messages on one side: peers, element counts, offsets in the buffer. */
+typedef struct {
+    int n;
+    int *peer;
+    int64_t *count, *offset;
+} wire_side;
 
 /* One case's arrays and plans on this rank. Host arrays have at least one element and device
    ones at least 8 bytes, so that none is NULL; src pointers are passed as NULL where the rank
@@ -230,8 +247,11 @@ typedef struct {
     double *ndev;                /* naive: its own device destination */
     double *chk;                 /* host copy of a device destination, for checking */
     size_t sent, received;       /* floor: the device plan's bytes_sent, bytes_received */
-    void *pin_out, *pin_in;      /* floor: pinned host buffers */
+    void *pin_out, *pin_in;      /* floor and wire: pinned host buffers */
+    size_t pin_out_bytes, pin_in_bytes;
     void *fdev;                  /* floor: device memory the bytes come from and go to */
+    wire_side wsend, wrecv;      /* wire: the plan's messages to and from other ranks */
+    MPI_Request *wreq;           /* wire: wsend.n + wrecv.n */
 } bench;
 
 static int run_host(const bench *b)
@@ -268,6 +288,22 @@ static int run_floor(const bench *b)
     return rc;
 }
 
+/* The messages' bytes between the pinned buffers (pin_out, pin_in), as the device plan's
+   staged messages travel; an MPI error is an error. */
+static int run_wire(const bench *b)
+{
+    int rc = MPI_SUCCESS, k = 0;
+    for (int i = 0; i < b->wrecv.n && rc == MPI_SUCCESS; i++)
+        rc = MPI_Irecv((double *)b->pin_in + b->wrecv.offset[i], (int)b->wrecv.count[i],
+                       MPI_DOUBLE, b->wrecv.peer[i], 7, MPI_COMM_WORLD, &b->wreq[k++]);
+    for (int i = 0; i < b->wsend.n && rc == MPI_SUCCESS; i++)
+        rc = MPI_Isend((double *)b->pin_out + b->wsend.offset[i], (int)b->wsend.count[i],
+                       MPI_DOUBLE, b->wsend.peer[i], 7, MPI_COMM_WORLD, &b->wreq[k++]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Waitall(k, b->wreq, MPI_STATUSES_IGNORE);
+    return rc == MPI_SUCCESS ? REDIST_SUCCESS : REDIST_ERR_MPI;
+}
+
 static int run_method(const bench *b, int m)
 {
     switch (m) {
@@ -277,6 +313,8 @@ static int run_method(const bench *b, int m)
         return run_device(b);
     case M_NAIVE:
         return run_naive(b);
+    case M_WIRE:
+        return run_wire(b);
     default:
         return run_floor(b);
     }
@@ -337,7 +375,7 @@ static int poison_dst(const bench *b, int m)
         poison(b->hdst, b->dst_bytes);
         return REDIST_SUCCESS;
     }
-    if (m == M_FLOOR)
+    if (m == M_FLOOR || m == M_WIRE)
         return REDIST_SUCCESS;
     poison(b->chk, b->dst_bytes);
     poison(b->ndst, b->dst_bytes);
@@ -353,9 +391,11 @@ static long long verify(const bench *b, int m, const grid_spec *g, const piece *
     long long bad = 0, total = 0;
     if (m == M_HOST)
         bad = check(g, pd, b->hdst, rank, method_names[m]);
-    else if (m != M_FLOOR && device_to_chk(b, m == M_DEVICE ? b->ddst : b->ndev) != 0)
+    else if (m == M_FLOOR || m == M_WIRE)
+        bad = 0;
+    else if (device_to_chk(b, m == M_DEVICE ? b->ddst : b->ndev) != 0)
         bad = -1;
-    else if (m != M_FLOOR)
+    else
         bad = check(g, pd, b->chk, rank, method_names[m]);
     long long v[2] = {bad < 0 ? 1 : 0, bad > 0 ? bad : 0}, s[2];
     MPI_Allreduce(v, s, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -449,6 +489,7 @@ typedef struct {
     int64_t n;
     int reps;
     double budget;
+    int window; /* options.shared_memory of both plans */
 } options;
 
 static int in_list(const char *list, const char *name)
@@ -472,12 +513,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_device [--case NAME[,NAME...]] [--size N] [--reps R] [--budget SEC]\n"
-            "                    [--csv FILE]\n"
+            "                    [--window 0|1] [--csv FILE]\n"
             "  --case    same, 36to128, grid, 2to4, local (default: all)\n"
             "  --size    global n of the n x n cases (default 8000)\n"
             "  --reps    timed repetitions of each method, interleaved (default 10)\n"
             "  --budget  seconds per case: fewer repetitions (never below min(R, %d)) if the\n"
             "            warm-ups say R rounds would take longer (default 0: no limit)\n"
+            "  --window  options.shared_memory of both plans (default 1: ranks of a node\n"
+            "            exchange through a shared-memory window; 0: through MPI)\n"
             "  --csv     write one row per (case, method) to FILE\n"
             "methods: host, device (options.memory = CUDA), naive (copy the arrays off, host\n"
             "plan, copy back), floor (each rank's sent bytes off the GPU, received bytes on)\n",
@@ -534,6 +577,10 @@ static int parse_one(const char *a, const char *v, options *o)
         if (parse_int64(v, &x, 1, 100000))
             return -1;
         o->reps = (int)x;
+    } else if (!strcmp(a, "--window")) {
+        if (parse_int64(v, &x, 0, 1))
+            return -1;
+        o->window = (int)x;
     } else if (!strcmp(a, "--budget")) {
         char *end;
         o->budget = strtod(v, &end);
@@ -546,7 +593,7 @@ static int parse_one(const char *a, const char *v, options *o)
 /* Returns 0 to run, 1 to exit successfully (--help), 2 on a bad option. */
 static int parse_options(int argc, char **argv, options *o, int rank)
 {
-    *o = (options){NULL, NULL, 8000, 10, 0.0};
+    *o = (options){NULL, NULL, 8000, 10, 0.0, 1};
     for (int i = 1; i < argc; i += 2) { /* every option but --help takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -603,6 +650,12 @@ static void print_ratios(const result *res, int64_t staged, int real)
     else
         printf("  device/floor = - (nothing crosses the link)");
     print_ratio("device/host", ratio(d, h), NULL, 0, real);
+    if (staged > 0) {
+        const result *f = &res[M_FLOOR], *w = &res[M_WIRE];
+        print_ratio("wire/floor", ratio(w, f), NULL, 0, real);
+        if (d->ran && f->ran && w->ran)
+            print_ratio("device/(floor+wire)", d->tmed / (f->tmed + w->tmed), NULL, 0, real);
+    }
     printf("\n");
 }
 
@@ -612,6 +665,7 @@ typedef struct {
     int nprocs;
     const char *algorithm[2]; /* the host plan's and the device plan's */
     int64_t off, on;          /* the device plan's bytes_sent, bytes_received: rank max */
+    int window;               /* the device plan's messages go through the shared window */
 } case_info;
 
 static void report(const case_info *ci, const result *res, int real)
@@ -619,8 +673,9 @@ static void report(const case_info *ci, const result *res, int real)
     const case_spec *cs = ci->cs;
     printf("\n== %s: %s, %lld x %lld doubles (%.1f MB), %d ranks\n", cs->name, cs->what,
            (long long)cs->src.rows, (long long)cs->src.cols, ci->bytes / 1e6, ci->nprocs);
-    printf("plans: host %s, device %s; staged per rank (max): %.2f MB off, %.2f MB on\n",
+    printf("plans: host %s, device %s (%s); staged per rank (max): %.2f MB off, %.2f MB on\n",
            ci->algorithm[0] ? ci->algorithm[0] : "-", ci->algorithm[1] ? ci->algorithm[1] : "-",
+           ci->window ? "messages through the shared-memory window" : "messages through MPI",
            (double)ci->off / 1e6, (double)ci->on / 1e6);
     printf("%-8s %4s %9s %9s %9s %9s %8s  %s\n", "method", "reps", "Tmin[ms]", "Tmed[ms]",
            "Tavg[ms]", "Tmax[ms]", "GB/s", "note");
@@ -689,12 +744,44 @@ static redist_layout make_layout(const grid_spec *g, const piece *pc, int rank, 
     return l;
 }
 
+/* One side of this rank's messages to and from other ranks (the pattern the plan's
+   messages come from), packed one after the other; 0 or a library error code. */
+static int wire_side_of(redist_layout ls, redist_layout ld, int side, int rank, wire_side *w)
+{
+    redist__side sd;
+    int rc = redist__side_create(ls, ld, side, rank, &sd);
+    if (rc != REDIST_SUCCESS)
+        return rc;
+    w->peer = xmalloc(sizeof(int) * (size_t)(sd.nmsgs + 1));
+    w->count = xmalloc(sizeof(int64_t) * (size_t)(sd.nmsgs + 1));
+    w->offset = xmalloc(sizeof(int64_t) * (size_t)(sd.nmsgs + 1));
+    int64_t at = 0;
+    for (int i = 0; i < sd.nmsgs; i++) {
+        const redist__msg *m = &sd.msgs[i];
+        if (m->peer == rank || m->nelems == 0)
+            continue;
+        w->peer[w->n] = m->peer;
+        w->count[w->n] = m->nelems;
+        w->offset[w->n++] = at;
+        at += m->nelems;
+    }
+    redist__side_free(&sd);
+    return REDIST_SUCCESS;
+}
+
+/* Elements of a wire side. */
+static int64_t wire_elems(const wire_side *w)
+{
+    return w->n > 0 ? w->offset[w->n - 1] + w->count[w->n - 1] : 0;
+}
+
 /* Both plans (collective; errors agreed by the library). The device plan's stats set the
    floor's byte counts. 0 on success, else prints why on rank 0. */
 static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, case_info *ci)
 {
     redist_options opt;
     redist_options_init(&opt);
+    opt.shared_memory = use_window;
     int rc = redist_plan_create(ls, ld, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &b->hplan);
     opt.memory = REDIST_MEMORY_CUDA;
     if (rc == REDIST_SUCCESS)
@@ -708,6 +795,7 @@ static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, ca
     redist_stats st;
     if (redist_plan_stats(b->dplan, &st) != REDIST_SUCCESS)
         st.bytes_sent = st.bytes_received = 0;
+    ci->window = st.shared_memory;
     b->sent = (size_t)st.bytes_sent;
     b->received = (size_t)st.bytes_received;
     int64_t mine[2] = {st.bytes_sent, st.bytes_received}, most[2];
@@ -716,6 +804,21 @@ static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, ca
     ci->on = most[1];
     ci->algorithm[0] = redist_plan_algorithm(b->hplan);
     ci->algorithm[1] = redist_plan_algorithm(b->dplan);
+    int rc2 = wire_side_of(ls, ld, REDIST__SIDE_SRC, rank, &b->wsend);
+    if (rc2 == REDIST_SUCCESS)
+        rc2 = wire_side_of(ls, ld, REDIST__SIDE_DST, rank, &b->wrecv);
+    if (!all_ok(rc2 == REDIST_SUCCESS)) {
+        if (rank == 0)
+            printf("FAIL: %s: the messages for the wire method: %s\n", ci->cs->name,
+                   redist_error_name(rc2));
+        return 1;
+    }
+    b->wreq = xmalloc(sizeof(MPI_Request) * (size_t)(b->wsend.n + b->wrecv.n + 1));
+    /* the pinned buffers hold the wire's messages too */
+    size_t wout = (size_t)wire_elems(&b->wsend) * sizeof(double),
+           win = (size_t)wire_elems(&b->wrecv) * sizeof(double);
+    b->pin_out_bytes = b->sent > wout ? b->sent : wout;
+    b->pin_in_bytes = b->received > win ? b->received : win;
     return 0;
 }
 
@@ -748,9 +851,9 @@ static int device_arrays(bench *b)
     if (rc == REDIST_SUCCESS)
         rc = redist__device_alloc(dev, at_least_8(fbytes), &b->fdev);
     if (rc == REDIST_SUCCESS)
-        rc = redist__device_host_alloc(dev, at_least_8(b->sent), &b->pin_out);
+        rc = redist__device_host_alloc(dev, at_least_8(b->pin_out_bytes), &b->pin_out);
     if (rc == REDIST_SUCCESS)
-        rc = redist__device_host_alloc(dev, at_least_8(b->received), &b->pin_in);
+        rc = redist__device_host_alloc(dev, at_least_8(b->pin_in_bytes), &b->pin_in);
     if (rc == REDIST_SUCCESS)
         rc = redist__device_from_host(dev, b->dsrc, b->hsrc, b->src_bytes, NULL);
     if (rc == REDIST_SUCCESS)
@@ -771,6 +874,13 @@ static void free_bench(bench *b)
     redist__device_free(dev, b->ddst);
     redist__device_free(dev, b->ndev);
     redist__device_free(dev, b->fdev);
+    wire_side *ws[2] = {&b->wsend, &b->wrecv};
+    for (int i = 0; i < 2; i++) {
+        free(ws[i]->peer);
+        free(ws[i]->count);
+        free(ws[i]->offset);
+    }
+    free(b->wreq);
     redist__device_host_free(dev, b->pin_out);
     redist__device_host_free(dev, b->pin_in);
 }
@@ -810,6 +920,9 @@ static void notes(result *res, const case_info *ci)
     snprintf(res[M_NAIVE].note, sizeof res[M_NAIVE].note, "whole arrays via pageable host");
     snprintf(res[M_FLOOR].note, sizeof res[M_FLOOR].note, "%s",
              ci->off + ci->on > 0 ? "sent off + received on (pinned)" : "nothing to stage");
+    snprintf(res[M_WIRE].note, sizeof res[M_WIRE].note, "%s",
+             ci->off + ci->on > 0 ? "the messages between pinned host buffers (MPI only)"
+                                  : "no messages");
 }
 
 /* Runs one case on every rank; returns 1 if anything failed. */
@@ -940,6 +1053,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     options o;
     int status = parse_options(argc, argv, &o, rank);
+    use_window = o.window;
     if (status == 0) {
         int d = open_device(rank, nprocs);
         status = d == 1 ? 0 : d == 2 ? 1 : run_all(&o, rank, nprocs) ? 1 : 0;

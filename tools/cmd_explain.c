@@ -128,7 +128,7 @@ typedef struct explain_state {
     redist_layout src, dst;
     redist_options opt;               /* what a plan of run's would be given */
     redist__explain_report report;    /* text: the library's report (api/explain.c) */
-    char *json;                       /* --json: redist_explain's object */
+    redist__text json;                /* --json: the report's object, as redist_explain's */
     tool_tables tables, *tp;          /* tp: &tables once computed */
     char why[256];                    /* why there are no tables */
     int64_t kept, moved, given_moved; /* --relabel: elements that stay / cross, and before */
@@ -146,8 +146,7 @@ static void print_json(const explain_state *s)
     fputs(", \"to\": ", f);
     json_spec(f, a->pair.to, &s->to);
     fprintf(f, ", \"type\": \"%s\", ", tool_type_names[a->pair.type]);
-    size_t len = strlen(s->json);
-    fwrite(s->json + 1, 1, len - 2, f); /* its keys, without its braces */
+    fwrite(s->json.s + 1, 1, s->json.len - 2, f); /* its keys, without its braces */
     if (a->pair.relabel)
         fprintf(f, ", \"relabel\": {\"kept\": %lld, \"moved\": %lld, \"given_moved\": %lld}",
                 (long long)s->kept, (long long)s->moved, (long long)s->given_moved);
@@ -398,18 +397,6 @@ static void plan_options(explain_state *s)
     s->opt.permutation = o->permuted ? o->permute : NULL;
 }
 
-/* --json: redist_explain's object, as any program gets it. */
-static int explain_json(explain_state *s, int64_t el)
-{
-    size_t needed = 0;
-    int rc = redist_explain(s->src, s->dst, s->procs, (size_t)el, &s->opt, NULL, 0, &needed);
-    if (rc == REDIST_SUCCESS && (s->json = malloc(needed)) == NULL)
-        rc = REDIST_ERR_NOMEM;
-    if (rc == REDIST_SUCCESS)
-        rc = redist_explain(s->src, s->dst, s->procs, (size_t)el, &s->opt, s->json, needed, NULL);
-    return rc;
-}
-
 /* Every algorithm's plan, explained (the library's report, or its JSON); the requested one
    must apply, else run's words for its plan. */
 static int explain_algorithms(explain_state *s)
@@ -418,8 +405,12 @@ static int explain_algorithms(explain_state *s)
     int threads = 1;
     tool_threads(s->a.pair.threads, &threads, &s->threads_from); /* its source, for the text */
     plan_options(s);
-    int rc = s->a.json ? explain_json(s, el)
-                       : redist__explain_checked(s->src, s->dst, s->procs, el, &s->opt, &s->report);
+    /* the report redist_explain writes as JSON: made once, for the text or the JSON */
+    int rc = redist__explain_checked(s->src, s->dst, s->procs, el, &s->opt, &s->report);
+    if (rc == REDIST_SUCCESS && s->a.json) {
+        redist__explain_report_json(&s->report, &s->json);
+        rc = s->json.failed ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
+    }
     return rc == REDIST_SUCCESS ? TOOL_OK : tool_plan_failed(s->rank0, s->a.pair.algorithm, rc);
 }
 
@@ -428,7 +419,7 @@ static void explain_free(explain_state *s)
     if (s->tp)
         tables_free(s->tp);
     redist__explain_report_free(&s->report);
-    free(s->json);
+    redist__text_free(&s->json);
     tool_layouts_free(&s->src, &s->dst);
     spec_free(&s->from);
     spec_free(&s->to);

@@ -590,12 +590,12 @@ def explain(src, dst, dtype, procs=None, **options):
     if procs is None:
         procs = max(src._max_rank(), dst._max_rank()) + 1
     opt, keep = _options(options)
-    needed = ctypes.c_size_t()
-    _check(_lib.explain(src._h, dst._h, int(procs), dtype.itemsize, ctypes.byref(opt), None, 0,
-                        ctypes.byref(needed)))
-    buf = ctypes.create_string_buffer(needed.value)
-    _check(_lib.explain(src._h, dst._h, int(procs), dtype.itemsize, ctypes.byref(opt), buf,
-                        needed.value, None))
+    needed = ctypes.c_size_t(1 << 16)  # enough for every pair so far: one pass, not two
+    buf = None
+    while buf is None or needed.value > len(buf):
+        buf = ctypes.create_string_buffer(needed.value)
+        _check(_lib.explain(src._h, dst._h, int(procs), dtype.itemsize, ctypes.byref(opt), buf,
+                            len(buf), ctypes.byref(needed)))
     del keep
     return json.loads(buf.value.decode())
 

@@ -48,14 +48,17 @@ void redist__text_json_string(redist__text *t, const char *s)
         return;
     }
     redist__text_printf(t, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            redist__text_printf(t, "\\%c", c);
-        else if (c < 0x20)
-            redist__text_printf(t, "\\u%04x", c);
-        else
-            redist__text_printf(t, "%c", c);
+    while (*s) {
+        size_t plain = 0; /* a run that needs no escape, appended at once */
+        while (s[plain] && s[plain] != '"' && s[plain] != '\\' &&
+               (unsigned char)s[plain] >= 0x20)
+            plain++;
+        redist__text_printf(t, "%.*s", (int)plain, s);
+        s += plain;
+        if (*s == '"' || *s == '\\')
+            redist__text_printf(t, "\\%c", *s++);
+        else if (*s)
+            redist__text_printf(t, "\\u%04x", (unsigned char)*s++);
     }
     redist__text_printf(t, "\"");
 }

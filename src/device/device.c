@@ -75,7 +75,7 @@ int64_t redist__device_stage_bytes(int64_t max_buffer_bytes)
     const char *v = getenv("REDIST_DEVICE_STAGE_BYTES");
     char *end = NULL;
     long long n = v != NULL ? strtoll(v, &end, 10) : 0;
-    int64_t bytes = v != NULL && end != v && *end == '\0' && n >= 1 ? (int64_t)n : 4 << 20;
+    int64_t bytes = v != NULL && end != v && *end == '\0' && n >= 1 ? (int64_t)n : 64 << 20;
     return max_buffer_bytes > 0 && max_buffer_bytes < bytes ? max_buffer_bytes : bytes;
 }
 

@@ -44,9 +44,9 @@ void redist__device_host_free(redist__device *dev, void *ptr);
 int redist__device_host_register(redist__device *dev, void *ptr, size_t bytes);
 void redist__device_host_unregister(redist__device *dev, void *ptr);
 
-/* The bytes of a device plan's scratch, the pieces its moves are staged in: 4 MiB, or
+/* The most bytes of a device plan's scratch, the pieces its moves are staged in: 64 MiB, or
    REDIST_DEVICE_STAGE_BYTES (tests: many small pieces); bounded mode (max_buffer_bytes > 0)
-   bounds it too. */
+   bounds it too. A plan's scratch is no larger than its largest move (staging.c). */
 int64_t redist__device_stage_bytes(int64_t max_buffer_bytes);
 
 /* Copies on the stream (NULL: the default stream); asynchronous where the backend is. */
@@ -124,6 +124,10 @@ enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy d
 
 /* Each loads its backend (REDIST_ERR_UNSUPPORTED with the reason if it cannot). */
 int redist__device_emulated_load(const redist__device_ops **ops);
+/* The emulated device's copies so far between device memory and host memory that was not
+   pinned (host_alloc or host_register): a GPU's slow, synchronous pageable copies. Tests
+   check that a plan's executes make none. */
+uint64_t redist__device_emulated_pageable_copies(void);
 int redist__device_cuda_load(const redist__device_ops **ops);
 
 #endif

@@ -34,6 +34,13 @@ typedef struct mapping {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mapping *maps;
 static size_t nmaps, capmaps;
+/* Pinned host ranges (host_alloc, host_register). A GPU runs a copy whose host side is not
+   pinned as a pageable copy: synchronous, through the driver's bounce buffers, at a fraction
+   of the link's rate. Such copies are counted (redist__device_emulated_pageable_copies) so
+   that tests can check that a plan's staging never makes one. */
+static mapping *pins;
+static size_t npins, cappins;
+static uint64_t pageable_copies;
 
 /* Posted work, run at the next sync: a copy (dm == NULL) or a kernel. */
 typedef struct posted {
@@ -101,29 +108,73 @@ static void e_free(void *ptr)
     pthread_mutex_unlock(&lock);
 }
 
-static int e_host_alloc(size_t bytes, void **ptr)
-{
-    *ptr = malloc(bytes ? bytes : 1);
-    return *ptr != NULL ? REDIST_SUCCESS
-                        : redist__fail(REDIST_ERR_NOMEM, "emulated device: host staging");
-}
-
-static void e_host_free(void *ptr)
-{
-    free(ptr);
-}
-
-/* Pinning changes nothing an emulated copy does. */
+/* Pinning changes nothing an emulated copy does; the ranges are listed for the count of
+   pageable copies. */
 static int e_host_register(void *ptr, size_t bytes)
 {
-    (void)ptr;
-    (void)bytes;
-    return 0;
+    pthread_mutex_lock(&lock);
+    int err = REDIST_SUCCESS;
+    if (npins == cappins) {
+        size_t cap = cappins ? 2 * cappins : 16;
+        mapping *m = realloc(pins, cap * sizeof *m);
+        if (m != NULL) {
+            pins = m;
+            cappins = cap;
+        } else
+            err = redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of pinned ranges");
+    }
+    if (err == REDIST_SUCCESS)
+        pins[npins++] = (mapping){ptr, bytes};
+    pthread_mutex_unlock(&lock);
+    return err;
 }
 
 static void e_host_unregister(void *ptr)
 {
-    (void)ptr;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < npins; i++)
+        if (pins[i].base == ptr) {
+            pins[i] = pins[--npins];
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static int e_host_alloc(size_t bytes, void **ptr)
+{
+    *ptr = malloc(bytes ? bytes : 1);
+    if (*ptr == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: host staging");
+    int err = e_host_register(*ptr, bytes ? bytes : 1);
+    if (err != REDIST_SUCCESS) {
+        free(*ptr);
+        *ptr = NULL;
+    }
+    return err;
+}
+
+static void e_host_free(void *ptr)
+{
+    e_host_unregister(ptr);
+    free(ptr);
+}
+
+/* Whether [p, p + bytes) lies in one pinned range (the lock is held). */
+static int pinned(const void *p, size_t bytes)
+{
+    const char *c = p;
+    for (size_t i = 0; i < npins; i++)
+        if (c >= pins[i].base && c + bytes <= pins[i].base + pins[i].len)
+            return 1;
+    return 0;
+}
+
+uint64_t redist__device_emulated_pageable_copies(void)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t n = pageable_copies;
+    pthread_mutex_unlock(&lock);
+    return n;
 }
 
 /* Opens (prot != PROT_NONE) or closes the mapping of a device range; the lock is held. */
@@ -164,6 +215,11 @@ static int e_copy(void *to, const void *from, size_t bytes, int direction, void 
         err = set(from, bytes, PROT_NONE, "copy source"); /* the failure, with its detail */
     if (err == REDIST_SUCCESS && direction != REDIST__TO_HOST && find(to, bytes) == NULL)
         err = set(to, bytes, PROT_NONE, "copy destination");
+    const void *host = direction == REDIST__TO_HOST     ? to
+                       : direction == REDIST__TO_DEVICE ? from
+                                                        : NULL;
+    if (err == REDIST_SUCCESS && host != NULL && bytes > 0 && !pinned(host, bytes))
+        pageable_copies++;
     if (err == REDIST_SUCCESS) {
         posted w = {NULL, direction, from, to, bytes, 0, {0}, 0, 0};
         err = post(&w);

@@ -11,6 +11,11 @@
  *
  * Messages to ranks on other nodes still go through MPI from the same buffer. In bounded
  * mode the window holds the strip engine's send slots instead (strip.c).
+ *
+ * Device plans (staging.c) copy off the GPU into their own segment and onto it from their
+ * peers' segments, so each rank pins (page-locks) its own segment and the segments it reads:
+ * a GPU copies unpinned memory synchronously through the driver's bounce buffers, several
+ * times slower (measured on an H200: device plans at 3-6x the staging floor until then).
  */
 #include "exec/exec.h"
 
@@ -100,6 +105,10 @@ static int locate_messages(struct redist_plan_s *p, const int *node_rank, const 
             return REDIST_ERR_MPI;
         s->recv_local[i] = 1;
         s->recv_at[i] = base + offs[p->recv.msgs[i].peer];
+        /* device plans copy straight from the peer's segment onto the GPU: pinned in this
+           process too, or the copy is a GPU's slow synchronous pageable one (one message
+           per peer, so each segment is pinned once) */
+        redist__staging_pin(p, base, (size_t)size);
     }
     return REDIST_SUCCESS;
 }
@@ -195,6 +204,7 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
         p->shm = s;
         p->sendbuf = base;
         s->bytes = (int64_t)bytes;
+        redist__staging_pin(p, base, (size_t)bytes); /* device plans copy off the GPU into it */
         err = exchange_offsets(p, offs);
         if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, node, p->size)) == NULL)
             err = REDIST_ERR_NOMEM;

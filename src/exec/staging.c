@@ -72,12 +72,34 @@ int redist__staging_open(struct redist_plan_s *p)
     s->dev = dev;
     s->memory = p->opt.memory;
     s->stream = p->opt.stream;
-    s->scratch_bytes = redist__device_stage_bytes(p->opt.max_buffer_bytes);
-    if (s->scratch_bytes < (int64_t)p->elsize)
-        s->scratch_bytes = (int64_t)p->elsize;
-    err = redist__device_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->scratch);
-    if (err == REDIST_SUCCESS)
-        err = redist__device_host_alloc(dev, (size_t)s->scratch_bytes, (void **)&s->host);
+    return REDIST_SUCCESS; /* the scratch once the messages are known (staging_upload) */
+}
+
+/* The scratch: the pieces a move is staged in, as large as the largest move the plan stages
+   but at most redist__device_stage_bytes. Few large pieces, because each costs more than
+   its kernel launch and copy: with ranks sharing a GPU (time-sliced between processes),
+   4 MiB pieces took 2.5x the staging floor on an H200 and 64 MiB pieces 1.1x
+   (docs/performance.md, "Device memory"). AUTO's mixed moves also stage through a pinned
+   host buffer of the same size. */
+static int open_scratch(struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    int64_t es = (int64_t)p->elsize, most = es;
+    for (int i = 0; i < p->send.nmsgs; i++)
+        if (p->send.msgs[i].nelems * es > most)
+            most = p->send.msgs[i].nelems * es;
+    for (int i = 0; i < p->recv.nmsgs; i++)
+        if (p->recv.msgs[i].nelems * es > most)
+            most = p->recv.msgs[i].nelems * es;
+    if (p->self != NULL && p->self->nelems * es > most)
+        most = p->self->nelems * es;
+    int64_t limit = redist__device_stage_bytes(p->opt.max_buffer_bytes);
+    s->scratch_bytes = most < limit ? most : limit;
+    if (s->scratch_bytes < es)
+        s->scratch_bytes = es;
+    int err = redist__device_alloc(s->dev, (size_t)s->scratch_bytes, (void **)&s->scratch);
+    if (err == REDIST_SUCCESS && s->memory == REDIST_MEMORY_AUTO)
+        err = redist__device_host_alloc(s->dev, (size_t)s->scratch_bytes, (void **)&s->host);
     return err;
 }
 
@@ -86,6 +108,9 @@ int redist__staging_upload(struct redist_plan_s *p)
     struct redist__staging *s = p->device;
     if (s == NULL)
         return REDIST_SUCCESS;
+    int scratch_err = open_scratch(p);
+    if (scratch_err != REDIST_SUCCESS)
+        return scratch_err;
     s->send_dm = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->send_dm);
     s->recv_dm = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_dm);
     if (s->send_dm == NULL || s->recv_dm == NULL)
@@ -118,22 +143,27 @@ static const redist__device_msg *lists_of(const struct redist_plan_s *p, const r
     return NULL;
 }
 
+/* A list of n pointers with room for one more (doubled when full); 0 when out of memory. */
+static int room_for_one(void ***list, int n, int *cap)
+{
+    if (n < *cap)
+        return 1;
+    int grown_cap = *cap ? 2 * *cap : 8;
+    void **grown = redist__realloc(*list, (size_t)grown_cap * sizeof *grown);
+    if (grown == NULL)
+        return 0;
+    *list = grown;
+    *cap = grown_cap;
+    return 1;
+}
+
 void redist__staging_pin(struct redist_plan_s *p, void *buf, size_t bytes)
 {
     struct redist__staging *s = p->device;
     if (s == NULL || buf == NULL)
         return;
-    if (s->npinned == s->pinned_cap) {
-        int cap = s->pinned_cap ? 2 * s->pinned_cap : 8;
-        void **grown = redist__malloc((size_t)cap * sizeof *grown);
-        if (grown == NULL)
-            return; /* left pageable: slower copies, the same result */
-        for (int i = 0; i < s->npinned; i++)
-            grown[i] = s->pinned[i];
-        redist__free(s->pinned);
-        s->pinned = grown;
-        s->pinned_cap = cap;
-    }
+    if (!room_for_one(&s->pinned, s->npinned, &s->pinned_cap))
+        return; /* left pageable: slower copies, the same result */
     if (redist__device_host_register(s->dev, buf, bytes) == REDIST_SUCCESS)
         s->pinned[s->npinned++] = buf;
     else
@@ -154,18 +184,9 @@ void redist__staging_unpin(struct redist_plan_s *p, void *buf)
 void *redist__staging_array(struct redist_plan_s *p, size_t bytes)
 {
     struct redist__staging *s = p->device;
-    if (s->narrays == s->arrays_cap) {
-        int cap = s->arrays_cap ? 2 * s->arrays_cap : 4;
-        void **grown = redist__malloc((size_t)cap * sizeof *grown);
-        if (grown == NULL) {
-            redist__fail(REDIST_ERR_NOMEM, "device staging: the phases' arrays");
-            return NULL;
-        }
-        for (int i = 0; i < s->narrays; i++)
-            grown[i] = s->arrays[i];
-        redist__free(s->arrays);
-        s->arrays = grown;
-        s->arrays_cap = cap;
+    if (!room_for_one(&s->arrays, s->narrays, &s->arrays_cap)) {
+        redist__fail(REDIST_ERR_NOMEM, "device staging: the phases' arrays");
+        return NULL;
     }
     void *a = NULL;
     if (redist__device_alloc(s->dev, bytes, &a) != REDIST_SUCCESS)
@@ -301,6 +322,8 @@ void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__
 {
     struct redist__staging *s = p->device;
     int64_t step = s->scratch_bytes / (int64_t)p->elsize, es = (int64_t)p->elsize;
+    if (kind == REDIST__COPY && s->src_dev && s->dst_dev)
+        step = hi - lo > 0 ? hi - lo : 1; /* array to array on the device: one kernel, no scratch */
     for (int64_t x = lo; x < hi && s->error == REDIST_SUCCESS; x += step) {
         int64_t y = hi - x < step ? hi : x + step;
         const char *pa = kind == REDIST__UNPACK ? a + (x - lo) * es : a;

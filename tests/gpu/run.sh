@@ -1,44 +1,77 @@
 #!/usr/bin/env bash
-# Device memory on a GPU node (issue 28), run by hand where one is lent: the node has CUDA's
-# driver but no MPI (docs/dev/device.md, "The CUDA backend"). From a copy of the repository holding
-# build/ (built here, with nvcc: the kernels are embedded) and .node/mpi-runtime.tgz:
+# Device memory on a GPU node (issues 28, 29), run by hand where one is lent: the node has
+# CUDA's driver but no MPI (docs/dev/device.md, "The CUDA backend"). From a copy of the
+# repository holding a build (built here, with nvcc: the kernels are embedded) and
+# .node/mpi-runtime.tgz:
 #
-#     bash tests/gpu/run.sh [CASES]        # CASES: random cases per run (default 30)
+#     [BUILD=dir] [DEADLINE=sec] [OUT=dir] bash tests/gpu/run.sh [CASES]
 #
-# Runs, each with its own time limit, on the real CUDA backend (no emulation): test_device
-# (the rules, a CUDA plan's every element, AUTO's mixes) and test_random_layouts with its
-# arrays in device memory (memory = CUDA and AUTO) at 1, 2 and 4 ranks sharing the GPU;
-# test_batch (CASES batches) and test_inter with memory = CUDA and AUTO at 2 and 4 ranks;
-# `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing and a scaled
-# pair; then the benchmark bench_device (device plans against the naive copy-off/host-plan/
-# copy-on path and the staging floor; issue 28's targets: naive/device >= 2 and
-# device/floor <= 1.5 at 4 ranks, n = 8000) at 4 ranks with n = 8000 and at 1 and 2 ranks
-# with n = 4000.
-# Then the Python package's device tests with CuPy's arrays (issue 29), where the node's
-# python3 has NumPy, mpi4py (for this Open MPI), pytest and CuPy; else it says what is missing.
+# CASES: random cases per run (default 30). BUILD: the build tree or a copy of the binaries
+# below in the same layout (default build; tests/gpu/slim.sh makes a small one to carry).
+# PARTS: which parts run, a comma list of tests, bench and python (default: all).
+# DEADLINE: seconds for the whole script (default 0: none); each run's limit is cut to what
+# is left, and a run with under 15 s left is reported as not run. OUT: where each run's full
+# output goes (default: nowhere).
+#
+# In order of importance, each run with its own time limit, on the real CUDA backend (no
+# emulation): test_device (the rules, a CUDA plan's every element, AUTO's mixes) at 1, 2 and
+# 4 ranks sharing the GPU; test_random_layouts with its arrays in device memory (memory =
+# CUDA and AUTO); `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing
+# and a scaled pair; the benchmark bench_device (device plans against the naive
+# copy-off/host-plan/copy-on path and the staging floor; issue 28's targets: naive/device
+# >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000), with the shared-memory window and
+# without (options.shared_memory = 0: the messages through MPI); test_batch and test_inter
+# with memory = CUDA and AUTO; the Python package's tests, CuPy's arrays included (issue
+# 29), at 1, 2 and 4 ranks, where python3 has NumPy, mpi4py for this Open MPI, pytest and
+# CuPy (.node/py, if there, is put on PYTHONPATH: Debian's pytest, which the GPU node's
+# image lacks; tests/gpu/slim.sh --python makes it); bench_device at 1 and 2
+# ranks; `redist calibrate` for the device terms.
 # Prints one line per correctness run, each benchmark's output in full, and a summary;
 # exit 1 if any run failed (a benchmark fails on a wrong element or an error, not on a
 # missed target).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 cases=${1:-30}
+B=$(cd "${BUILD:-build}" && pwd) || exit 1
+deadline=${DEADLINE:-0}
+out_dir=${OUT:-}
+[[ -n $out_dir ]] && mkdir -p "$out_dir"
 tar -xzkf .node/mpi-runtime.tgz -C / 2>/dev/null
 ldconfig
-export LD_LIBRARY_PATH="$PWD/build:/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack"
+export LD_LIBRARY_PATH="$B:/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset REDIST_DEVICE_BACKEND
 MR=(/usr/bin/orterun -x LD_LIBRARY_PATH --mca mtl '^ofi' --mca pml ob1 --mca btl 'self,vader'
     --oversubscribe --bind-to none)
-nvidia-smi --query-gpu=name,memory.total,compute_mode --format=csv,noheader || true
-failed=0
+nvidia-smi --query-gpu=name,memory.total,compute_mode,driver_version --format=csv,noheader || true
+failed=0 skipped=0 nrun=0
+# limit_for WANTED: the seconds a run may take, cut to the deadline; empty if under 15 s left
+limit_for() {
+    local want=$1
+    if [[ $deadline -gt 0 ]]; then
+        local left=$((deadline - SECONDS))
+        [[ $left -lt 15 ]] && return 1
+        [[ $left -lt $want ]] && want=$left
+    fi
+    echo "$want"
+}
+keep() { # keep NAME TEXT: a run's full output under OUT
+    [[ -n $out_dir ]] && printf '%s\n' "$2" >"$out_dir/$(tr -c 'A-Za-z0-9_.=-' _ <<<"$1").log"
+}
 run() { # run LIMIT NP [VAR=VALUE...] -- PROGRAM ARGS...: one bounded run, one line
     local limit=$1 np=$2 vars=() xs=()
     shift 2
     while [[ $1 != -- ]]; do vars+=("$1"); xs+=(-x "${1%%=*}"); shift; done
     shift
+    local name="n$np ${vars[*]} ${*##*/}"
+    if ! limit=$(limit_for "$limit"); then
+        skipped=$((skipped + 1)); echo "not run (deadline) -n $np ${vars[*]} $*"; return
+    fi
     local out rc start=$SECONDS
+    nrun=$((nrun + 1))
     out=$(env "${vars[@]}" timeout "$limit" "${MR[@]}" "${xs[@]}" -n "$np" "$@" 2>&1)
     rc=$?
+    keep "$name" "$out"
     if [[ $rc -eq 0 ]] && grep -Eq "No Errors|verified   all" <<<"$out"; then
         echo "ok   ($((SECONDS - start)) s) -n $np ${vars[*]} $*"
     else
@@ -50,59 +83,103 @@ run() { # run LIMIT NP [VAR=VALUE...] -- PROGRAM ARGS...: one bounded run, one l
 bench() { # bench LIMIT NP -- PROGRAM ARGS...: one bounded benchmark run, its output in full
     local limit=$1 np=$2
     shift 3
+    if ! limit=$(limit_for "$limit"); then
+        skipped=$((skipped + 1)); echo "not run (deadline) -n $np $*"; return
+    fi
     local out rc start=$SECONDS
+    nrun=$((nrun + 1))
     out=$(timeout "$limit" "${MR[@]}" -n "$np" "$@" 2>&1)
     rc=$?
+    keep "bench n$np ${*##*/}" "$out"
     echo "---- -n $np $*"
     grep -v '^\[' <<<"$out"
-    if [[ $rc -eq 0 ]] && grep -q "all results verified" <<<"$out"; then
+    if [[ $rc -eq 0 ]] && grep -Eq "all results verified|^wrote " <<<"$out"; then
         echo "ok   ($((SECONDS - start)) s) -n $np $*"
     else
         failed=$((failed + 1))
         echo "FAIL (exit $rc, $((SECONDS - start)) s) -n $np $*"
     fi
 }
+T=$B/tests/mpi
+part() { [[ -z ${PARTS:-} || ,$PARTS, == *,$1,* ]]; }
+if part tests; then
 for np in 1 2 4; do
-    run 120 "$np" -- build/tests/mpi/test_device
+    run 90 "$np" -- "$T/test_device"
+done
+for np in 4 2 1; do
     for mem in cuda auto; do
-        run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_random_layouts --cases "$cases"
+        run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_random_layouts" --cases "$cases"
     done
 done
+run 90 4 -- "$B/redist" run --from n=4000x4000,block=64x64 --to n=4000x4000,block=100x100 \
+    --memory cuda --verify
+run 90 4 -- "$B/redist" run --from n=1000000,block=3 --to n=1000000,block=7 --memory cuda \
+    --max-buffer 1M --verify
+run 90 4 -- "$B/redist" run --from n=2000x3000,block=32x32 --to n=3000x2000,block=128x128 \
+    --permute 1,0 --memory auto --verify
+run 90 4 -- "$B/redist" run --from n=3000x3000,block=50x50 --to n=3000x3000,block=64x64 \
+    --memory cuda --alpha 2 --beta 0.5 --verify
+fi
+if part bench; then
+echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
+bench 150 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 20
+echo "== bench_device without the shared-memory window (the messages through MPI)"
+bench 120 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 15 --case 36to128,grid,2to4 --window 0
+fi
+if part tests; then
 for np in 2 4; do # test_inter needs 2 ranks: a source and a destination group
     for mem in cuda auto; do
-        run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_batch --cases "$cases"
-        run 300 "$np" REDIST_TEST_MEMORY=$mem -- build/tests/mpi/test_inter
+        run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_batch" --cases "$cases"
+        run 150 "$np" REDIST_TEST_MEMORY=$mem -- "$T/test_inter"
     done
 done
-run 120 4 -- build/redist run --from n=4000x4000,block=64x64 --to n=4000x4000,block=100x100 \
-    --memory cuda --verify
-run 120 4 -- build/redist run --from n=1000000,block=3 --to n=1000000,block=7 --memory cuda \
-    --max-buffer 1M --verify
-run 120 4 -- build/redist run --from n=2000x3000,block=32x32 --to n=3000x2000,block=128x128 \
-    --permute 1,0 --memory auto --verify
-run 120 4 -- build/redist run --from n=3000x3000,block=50x50 --to n=3000x3000,block=64x64 \
-    --memory cuda --alpha 2 --beta 0.5 --verify
-echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
-bench 300 4 -- build/bench_device --size 8000 --reps 10
-for np in 1 2; do
-    bench 300 "$np" -- build/bench_device --size 4000
-done
-# The Python package (issue 29) with CuPy's arrays, where the node's python3 has what it needs
-# (the image has CuPy; mpi4py must be built for this Open MPI 4: Debian's is not in the tarball).
-missing=$(python3 -c 'import importlib.util as u
-print(" ".join(m for m in ("numpy", "mpi4py", "pytest", "cupy") if u.find_spec(m) is None))' 2>&1)
+fi
+if part python; then
+# The Python package (issue 29) with CuPy's arrays, where python3 has what it needs.
+[[ -d .node/py ]] && export PYTHONPATH="$PWD/.node/py${PYTHONPATH:+:$PYTHONPATH}"
+# orterun puts its own prefix (/usr/bin) first in PATH: the interpreter by its full path (the
+# node's is a venv's, with NumPy, mpi4py and CuPy)
+py=$(command -v python3)
+"$py" -c 'import sys; print("python", sys.version.split()[0], sys.executable)' || true
+python3 -c 'from mpi4py import MPI; import mpi4py, numpy, cupy
+print("mpi4py", mpi4py.__version__, "on", MPI.Get_library_version().splitlines()[0],
+      "| numpy", numpy.__version__, "| cupy", cupy.__version__)' 2>&1 | tail -1 || true
+missing=$(python3 -c 'import importlib
+out = []
+for m in ("numpy", "mpi4py.MPI", "pytest", "_pytest.main", "cupy"):
+    try:
+        importlib.import_module(m)
+    except Exception as e:
+        out.append("%s (%s)" % (m, str(e).splitlines()[0][:80] if str(e) else type(e).__name__))
+print(", ".join(out))' 2>&1)
 if [[ -z "$missing" ]]; then
-    for np in 1 2; do
+    for np in 1 2 4; do
+        if ! limit=$(limit_for 90); then
+            skipped=$((skipped + 1)); echo "not run (deadline) -n $np python tests"; continue
+        fi
         start=$SECONDS
-        out=$(cd python && REDIST_LIBRARY="$PWD/../build/libredist.so" PYTHONPATH=. \
-            timeout 300 "${MR[@]}" -x REDIST_LIBRARY -x PYTHONPATH -n "$np" python3 -m pytest -q -rs \
-            -p no:cacheprovider --color=no tests/test_device.py tests/test_plan.py 2>&1)
-        if [[ $? -eq 0 ]]; then echo "ok   ($((SECONDS - start)) s) -n $np python tests (CuPy)"
-        else failed=$((failed + 1)); echo "FAIL -n $np python tests (CuPy)"; tail -20 <<<"$out"; fi
+        nrun=$((nrun + 1))
+        # no plugin autoloading: the image's (pytest-timeout) need a newer pytest than Debian's
+        out=$(cd python && REDIST_LIBRARY="$B/libredist.so" PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" \
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout "$limit" "${MR[@]}" -x REDIST_LIBRARY \
+            -x PYTHONPATH -x PYTEST_DISABLE_PLUGIN_AUTOLOAD -n "$np" "$py" -m pytest \
+            -q -rs -p no:cacheprovider --color=no tests 2>&1)
+        rc=$?
+        keep "python n$np" "$out"
+        if [[ $rc -eq 0 ]]; then echo "ok   ($((SECONDS - start)) s) -n $np python tests (CuPy)"
+        else failed=$((failed + 1)); echo "FAIL (exit $rc) -n $np python tests (CuPy)"; tail -20 <<<"$out"; fi
         grep -E "passed|SKIPPED" <<<"$out" | sort -u
     done
 else
     echo "python: not run on this node: python3 lacks $missing"
 fi
-echo "gpu: $failed runs failed"
-[[ $failed -eq 0 ]]
+fi
+if part bench; then
+for np in 1 2; do
+    bench 120 "$np" -- "$B/bench_device" --size 4000 --budget 10
+done
+echo "== redist calibrate (4 ranks sharing the GPU: the device terms)"
+bench 150 4 -- "$B/redist" calibrate ${out_dir:+--output "$out_dir/machine-gpu"}
+fi
+echo "gpu: $nrun runs, $failed failed, $skipped not run (deadline)"
+[[ $failed -eq 0 && $skipped -eq 0 ]]

@@ -11,6 +11,15 @@
 
 static int memory = -1;
 static redist__device *dev;
+/* The emulated device's count of pageable copies after the test's own copies in (marked):
+   mtest_device_out checks that the execute between made none. */
+static uint64_t pageable_mark;
+static int marked;
+
+static int is_emulated(void)
+{
+    return dev != NULL && strcmp(redist__device_name(dev), "emulated") == 0;
+}
 
 int mtest_test_memory(void)
 {
@@ -90,6 +99,10 @@ void *mtest_device_in(const void *h, void *d, size_t bytes, int on)
     if (redist__device_from_host(dev, d, h, bytes, NULL) != REDIST_SUCCESS ||
         redist__device_sync(dev, NULL) != REDIST_SUCCESS) /* copies may be asynchronous */
         return NULL;
+    if (is_emulated()) {
+        pageable_mark = redist__device_emulated_pageable_copies();
+        marked = 1;
+    }
     return d;
 }
 
@@ -104,6 +117,16 @@ void mtest_device_out(void *h, const void *d, size_t bytes, int on)
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    if (marked && redist__device_emulated_pageable_copies() != pageable_mark) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        printf("[rank %d] an execute copied between the device and pageable host memory %llu "
+               "times (on a GPU a slow synchronous copy: the plan's staging must be pinned)\n",
+               rank, (unsigned long long)(redist__device_emulated_pageable_copies() - pageable_mark));
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    marked = 0;
     if (on && bytes > 0) {
         redist__device_to_host(dev, h, d, bytes, NULL);
         redist__device_sync(dev, NULL);

@@ -41,7 +41,8 @@ void mtest_device_free(void *d);
 void *mtest_device_in(const void *h, void *d, size_t bytes, int on);
 /* After an execute: the twin's contents back into h (on = 1); nothing otherwise. Where the
    backend can tell (the emulated device), the execute must have left no device work in
-   flight: else the test stops with a message (MPI_Abort). */
+   flight and made no copy between the device and unpinned host memory since the last
+   mtest_device_in: else the test stops with a message (MPI_Abort). */
 void mtest_device_out(void *h, const void *d, size_t bytes, int on);
 
 #endif
