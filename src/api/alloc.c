@@ -167,6 +167,8 @@ static int make(redist__shared *s, int rank, int k, int64_t want, char **raw)
     if (err == REDIST_SUCCESS &&
         MPI_Allreduce(&id, &s->id, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         err = redist__fail(REDIST_ERR_MPI, "MPI_Allreduce failed");
+    if (err == REDIST_SUCCESS) /* ids unique in each process: a peer's notification names one */
+        redist__shared_seen_id(s->id);
     return err;
 }
 

@@ -39,9 +39,12 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
     const redist__msg *m = is_send ? &p->send.msgs[i] : &p->recv.msgs[i];
     if (p->transport == REDIST_TRANSPORT_DATATYPE)
         return post_datatype(p, is_send, i, reqs);
-    if (redist__shm_local(p, is_send, i)) { /* the data is in shared memory: notify only */
-        int rc = is_send ? MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs)
-                         : MPI_Irecv(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, reqs);
+    if (redist__shm_local(p, is_send, i)) { /* the data is in shared memory: notify only,
+                                               saying where (onecopy.c) */
+        int rc = is_send ? MPI_Isend(p->shm->note_out[i], 3, MPI_INT64_T, m->peer,
+                                     REDIST__TAG_DATA, p->comm, reqs)
+                         : MPI_Irecv(p->shm->note_in[i], 3, MPI_INT64_T, m->peer,
+                                     REDIST__TAG_DATA, p->comm, reqs);
         return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
     }
     char *base = (is_send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
@@ -85,11 +88,13 @@ int redist__post_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
 int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
 {
     const redist__msg *m = &p->send.msgs[i];
-    if (!p->dry && p->transport == REDIST_TRANSPORT_PACK)
+    /* a peer on the node that can read this rank's src copies it itself: no pack */
+    int one_copy = redist__shm_local(p, 1, i) && redist__onecopy_offer(p, i);
+    if (!p->dry && p->transport == REDIST_TRANSPORT_PACK && !one_copy)
         redist__par_move(p, REDIST__PACK, m, p->cur_src,
                          p->sendbuf + m->offset * (int64_t)p->elsize);
     if (redist__shm_local(p, 1, i))
-        redist__shm_sync(p); /* the packed data is visible before the notification */
+        redist__shm_sync(p); /* the packed data (or src) is visible before the notification */
     return post(p, 1, i, reqs);
 }
 
@@ -136,6 +141,12 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     const char *data = local ? p->shm->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
     if (local)
         redist__shm_sync(p);
+    if (local && redist__onecopy_offered(p, i)) { /* the sender's src, read in place */
+        int err = p->dry ? REDIST_SUCCESS : redist__onecopy_copy(p, i);
+        if (err != REDIST_SUCCESS)
+            return err;
+        return redist__send_ack(p, i, ack);
+    }
     /* device plans: the copy onto the device and the kernel left in flight while the next
        messages arrive (the execute's end waits), unless an acknowledgement frees the
        sender's window for its next execute */

@@ -142,12 +142,19 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
         p->cur_src = at_base(p->cur_src, p->src_base, p->elsize);
         p->cur_dst = (char *)at_base(p->cur_dst, p->dst_base, p->elsize);
     }
-    int err = redist__begin_checked(p, p->local_error);
-    if (err == REDIST_SUCCESS && p->active && !inner && !p->dry) {
-        /* redist_alloc's allocations holding the arrays stay until this execute completes */
+    if (!inner && !p->dry) {
+        /* redist_alloc's allocations holding the arrays stay until this execute completes
+           (finish); known before the algorithm starts, whose sends may read src in place
+           (onecopy.c) */
         p->held[0] = redist__shared_hold(src);
         p->held[1] = redist__shared_hold(dst);
     }
+    int err = redist__begin_checked(p, p->local_error);
+    if (!p->active)
+        for (int i = 0; i < 2; i++) { /* refused before it started: nothing in flight */
+            redist__shared_release(p->held[i]);
+            p->held[i] = NULL;
+        }
     return err;
 }
 

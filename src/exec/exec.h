@@ -185,6 +185,11 @@ typedef struct redist__shm {
     int one_node;                 /* every rank of the plan shares the window's node */
     int *send_local, *recv_local; /* per message: the peer shares our node's memory */
     const char **recv_at;         /* per receive message on the node: its packed data */
+    /* The notifications' contents (onecopy.c): per message, 0 0 0 (the data is packed in the
+       sender's window) or the allocation id, the sender's rank in its node and the byte
+       offset of its src's local index 0 there (one copy: the receiver reads src itself) */
+    int64_t (*note_out)[3], (*note_in)[3];
+    struct redist__onecopy *one; /* NULL: no one-copy path for this plan */
 } redist__shm;
 /* Collective over the plan's communicator. Replaces the send buffer by a shared window of
    window_bytes on this rank (the send volume, or bounded mode's send slots). */
@@ -192,6 +197,25 @@ int redist__shm_setup(struct redist_plan_s *plan, int64_t window_bytes);
 void redist__shm_free(struct redist_plan_s *plan);
 /* Memory barrier for the window (MPI_Win_sync) around notifications. */
 void redist__shm_sync(struct redist_plan_s *plan);
+/* ---- one copy on a node (onecopy.c, issue 30) -------------------------------------------
+   Where a rank's src lies in a redist_alloc allocation that a node peer can map, the peer
+   copies its elements straight from that src into its own dst: no pack, no window. Made at
+   plan creation for plans with the shared-memory window (collective over the node: each
+   rank learns its peers' local storage and builds their messages to it); nothing for other
+   plans (p->shm->one stays NULL). */
+int redist__onecopy_setup(struct redist_plan_s *p);
+void redist__onecopy_free(struct redist_plan_s *p);
+/* Sender, at execute: send message i's notification (p->shm->note_out[i]) says one copy
+   (returns 1: do not pack it) or the window (0). */
+int redist__onecopy_offer(struct redist_plan_s *p, int i);
+/* Receiver: receive message i arrived with a one-copy notification: copy it from the
+   sender's src into dst (scaled). REDIST_SUCCESS or an error (the plan's). 0 from
+   onecopy_offered if message i's notification says the window. */
+int redist__onecopy_offered(const struct redist_plan_s *p, int i);
+int redist__onecopy_copy(struct redist_plan_s *p, int i);
+/* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
+uint64_t redist__onecopy_messages(void);
+
 /* Whether send (is_send) or receive message i travels through the window: its peer shares
    this rank's node. */
 static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, int i)

@@ -71,7 +71,9 @@ void redist__overlap_free(redist__overlap **o)
 
 int redist__overlap_usable(const struct redist_plan_s *p, const redist__overlap *o)
 {
-    return o != NULL && !p->dry; /* o exists only with threads >= 2, so with OpenMP */
+    /* o exists only with threads >= 2, so with OpenMP; one-copy messages (onecopy.c) are
+       read by the calling thread in finish_recv, not split into the team's parts */
+    return o != NULL && !p->dry && (p->shm == NULL || p->shm->one == NULL);
 }
 
 /* Thread 0: the parts of one move, published at once. */

@@ -73,6 +73,24 @@ void redist__shared_release(redist__shared *s)
     pthread_mutex_unlock(&lock);
 }
 
+void redist__shared_seen_id(uint64_t id)
+{
+    pthread_mutex_lock(&lock);
+    if (ids < id)
+        ids = id;
+    pthread_mutex_unlock(&lock);
+}
+
+redist__shared *redist__shared_by_id(uint64_t id)
+{
+    pthread_mutex_lock(&lock);
+    redist__shared *s = head;
+    while (s != NULL && s->id != id)
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
 uint64_t redist__shared_next_id(void)
 {
     pthread_mutex_lock(&lock);

@@ -40,8 +40,13 @@ redist__shared *redist__shared_holding(const void *p, int64_t bytes);
    none); release unmarks it (NULL: nothing). Under the list's lock. */
 redist__shared *redist__shared_hold(const void *p);
 void redist__shared_release(redist__shared *s);
-/* A fresh id for an allocation on this process (ids are then agreed over comm: the largest). */
+/* A fresh id for an allocation on this process (ids are then agreed over comm: the largest,
+   which redist__shared_seen_id then keeps this process's next ids above, so that its ids
+   stay unique). */
 uint64_t redist__shared_next_id(void);
+void redist__shared_seen_id(uint64_t id);
+/* This process's allocation with that id, or NULL. */
+redist__shared *redist__shared_by_id(uint64_t id);
 
 /* The ranks per node that tests split one machine into (REDIST_RANKS_PER_NODE=k: ranks
    0..k-1 of a communicator form one "node", k..2k-1 the next, within each real node); 0 when

@@ -27,6 +27,9 @@ void redist__shm_free(struct redist_plan_s *p)
     redist__shm *s = p->shm;
     if (s == NULL)
         return;
+    redist__onecopy_free(p);
+    redist__free(s->note_out);
+    redist__free(s->note_in);
     MPI_Win_unlock_all(s->win);
     MPI_Win_free(&s->win); /* frees the segment that p->sendbuf pointed to */
     MPI_Comm_free(&s->node);
@@ -90,7 +93,9 @@ static int locate_messages(struct redist_plan_s *p, const int *node_rank, const 
     s->send_local = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->send_local);
     s->recv_local = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_local);
     s->recv_at = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->recv_at);
-    if (!s->send_local || !s->recv_local || !s->recv_at)
+    s->note_out = redist__calloc((size_t)p->send.nmsgs + 1, sizeof *s->note_out);
+    s->note_in = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *s->note_in);
+    if (!s->send_local || !s->recv_local || !s->recv_at || !s->note_out || !s->note_in)
         return REDIST_ERR_NOMEM;
     for (int i = 0; i < p->send.nmsgs; i++)
         s->send_local[i] = node_rank[p->send.msgs[i].peer] >= 0;

@@ -261,6 +261,8 @@ static int setup(struct redist_plan_s *p, const char *name)
             redist__shm_setup(p, p->bounded ? redist__strip_send_bytes(p)
                                             : p->send.total_elems * (int64_t)p->elsize + 1),
             NULL);
+    if (err == REDIST_SUCCESS && p->shm != NULL) /* collective over each node */
+        err = redist__agree(p->comm, p->rank, redist__onecopy_setup(p), NULL);
     if (err == REDIST_SUCCESS)
         err = allocate_buffers(p, p->shm != NULL);
     if (err == REDIST_SUCCESS)

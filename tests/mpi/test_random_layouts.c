@@ -1,4 +1,5 @@
 /* device: 3 2 */
+/* shared: 2 3 4 5 7 8 */
 /* threads: 3 1 4 */
 /* Random block-cyclic redistributions, checked element by element.
  *
@@ -519,10 +520,7 @@ static int known_algorithm(const char *name)
     return -1;
 }
 
-static unsigned char *alloc_buf(int64_t bytes)
-{
-    return malloc((size_t)bytes + GUARD);
-}
+
 static void reset_dst(unsigned char *d, int64_t bytes)
 {
     memset(d, SENTINEL, (size_t)bytes + GUARD);
@@ -591,8 +589,11 @@ static int run_case(const case_t *cs, int case_serial)
     int64_t *gsrc = side_global_indices(cs, &cs->src, me, &cnt);
     int64_t *gdst = side_global_indices(cs, &cs->dst, me, &cnt);
     traffic_t want_traffic = expected_traffic(cs, me);
-    unsigned char *sA = alloc_buf(sbytes), *sB = alloc_buf(sbytes);
-    unsigned char *d1 = alloc_buf(dbytes), *d2 = alloc_buf(dbytes);
+    /* REDIST_TEST_SHARED: node-shared arrays (redist_alloc), or a mix (mtest.h) */
+    unsigned char *sA = mtest_host_alloc((size_t)sbytes + GUARD, case_serial),
+                  *sB = mtest_host_alloc((size_t)sbytes + GUARD, case_serial + 1);
+    unsigned char *d1 = mtest_host_alloc((size_t)dbytes + GUARD, case_serial + 2),
+                  *d2 = mtest_host_alloc((size_t)dbytes + GUARD, case_serial + 3);
     fill(cs->type, gsrc, nsrc, 0, sA);
     fill(cs->type, gsrc, nsrc, 1, sB);
     unsigned char *dsA = NULL, *dsB = NULL, *dd1 = NULL, *dd2 = NULL; /* device twins */
@@ -819,10 +820,10 @@ static int run_case(const case_t *cs, int case_serial)
     mtest_device_free(dsB);
     mtest_device_free(dd1);
     mtest_device_free(dd2);
-    free(sA);
-    free(sB);
-    free(d1);
-    free(d2);
+    mtest_host_free(sA);
+    mtest_host_free(sB);
+    mtest_host_free(d1);
+    mtest_host_free(d2);
     free(gsrc);
     free(gdst);
 
@@ -1205,6 +1206,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     psize = world_size < MAXP ? world_size : MAXP;
     test_memory = mtest_test_memory();
+    mtest_test_shared();
     if (world_size > MAXP) {
         /* Layout ranks stay below MAXP; the reversed communicator would break that. */
         if (world_rank == 0)

@@ -1,5 +1,6 @@
 /* threads: 3 */
 /* device: 3 2 */
+/* shared: 2 3 5 8 */
 /* Windows and padded local arrays (redist_layout_create_window), axis permutations
  * (options.permutation) and scaling (options.alpha, beta, conjugate), checked element by
  * element.
@@ -269,8 +270,9 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
         mtest_fail(&errs, me, "layouts", "case %d: %s", index, redist_strerror(rc));
         return;
     }
-    double *a = ss.size ? malloc((size_t)(ss.size * width) * sizeof *a) : NULL;
-    double *b = ds.size ? malloc((size_t)(ds.size * width) * sizeof *b) : NULL;
+    /* REDIST_TEST_SHARED: node-shared arrays (redist_alloc), or a mix (mtest.h) */
+    double *a = mtest_host_alloc((size_t)(ss.size * width) * sizeof(double), index);
+    double *b = mtest_host_alloc((size_t)(ds.size * width) * sizeof(double), index + 1);
     size_t abytes = (size_t)(ss.size * width) * sizeof *a,
            bbytes = (size_t)(ds.size * width) * sizeof *b;
     void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
@@ -344,8 +346,8 @@ static void run_case(const case_t *cs, const int64_t pads_src[][MAXD],
         }
         redist_plan_free(&plan);
     }
-    free(a);
-    free(b);
+    mtest_host_free(a);
+    mtest_host_free(b);
     mtest_device_free(da);
     mtest_device_free(db);
     redist_layout_free(&src);

@@ -495,3 +495,79 @@ int MPI_Type_free(MPI_Datatype *type)
         __atomic_sub_fetch(&live_types, 1, __ATOMIC_RELAXED);
     return rc;
 }
+
+/* ---- node-shared host arrays (REDIST_TEST_SHARED) ---------------------------------------- */
+
+int mtest_test_shared(void)
+{
+    static int mode = -1;
+    if (mode >= 0)
+        return mode;
+    const char *v = getenv("REDIST_TEST_SHARED");
+    mode = v == NULL || !*v ? 0 : !strcmp(v, "all") ? 1 : !strcmp(v, "mixed") ? 2 : -1;
+    if (mode < 0) {
+        printf("REDIST_TEST_SHARED=%s: all or mixed\n", v);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return mode;
+}
+
+/* What mtest_host_alloc gave: the pointer handed out, the allocation behind it. */
+typedef struct host_array {
+    void *given, *shared, *plain;
+    struct host_array *next;
+} host_array;
+static host_array *host_arrays;
+
+static void host_abort(const char *what, int rc)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    printf("[rank %d] %s: %s (%s)\n", rank, what, redist_error_name(rc),
+           redist_last_error_detail());
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void *mtest_host_alloc(size_t bytes, int salt)
+{
+    int mode = mtest_test_shared(), rank = 0;
+    if (mode == 0)
+        return bytes > 0 ? malloc(bytes) : NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    host_array *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        host_abort("mtest_host_alloc", REDIST_ERR_NOMEM);
+    int rc = redist_alloc(MPI_COMM_WORLD, (int64_t)bytes, &h->shared);
+    if (rc != REDIST_SUCCESS)
+        host_abort("redist_alloc", rc);
+    if (mode == 2 && (rank + salt) % 3 == 0 && bytes > 0)
+        h->plain = malloc(bytes);
+    h->given = bytes == 0 ? NULL : h->plain != NULL ? h->plain : h->shared;
+    h->next = host_arrays;
+    host_arrays = h;
+    return h->given;
+}
+
+void mtest_host_free(void *p)
+{
+    if (mtest_test_shared() == 0) {
+        free(p);
+        return;
+    }
+    /* the oldest of this rank's records handing out p (NULL for 0 bytes: in the order of
+       allocation, which every rank follows) */
+    host_array **at = &host_arrays, **found = NULL;
+    for (; *at != NULL; at = &(*at)->next)
+        if ((*at)->given == p)
+            found = at;
+    if (found == NULL)
+        host_abort("mtest_host_free: not from mtest_host_alloc", REDIST_ERR_ARG);
+    host_array *h = *found;
+    *found = h->next;
+    int rc = redist_free(h->shared);
+    if (rc != REDIST_SUCCESS)
+        host_abort("redist_free", rc);
+    free(h->plain);
+    free(h);
+}

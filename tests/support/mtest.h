@@ -113,4 +113,15 @@ void mtest_watchdog(int seconds, int rank, const char *fmt, ...);
 long mtest_live_comms(void);
 long mtest_live_types(void);
 
+/* Host arrays for a test's executes (issue 30). REDIST_TEST_SHARED=all: every one from
+   redist_alloc over MPI_COMM_WORLD (node-shared memory: plans then copy on-node messages
+   once); =mixed: so too, but every third (by rank and `salt`) a malloc'd one instead, so that
+   executes mix both; unset: malloc. Collective over MPI_COMM_WORLD unless unset: every rank
+   calls it, in the same order. bytes 0 gives NULL (the rank holds nothing). A failure stops
+   the test (MPI_Abort). mtest_host_free is collective alike. */
+void *mtest_host_alloc(size_t bytes, int salt);
+void mtest_host_free(void *p);
+/* REDIST_TEST_SHARED's value: 0 unset, 1 all, 2 mixed (a bad value stops the test). */
+int mtest_test_shared(void);
+
 #endif

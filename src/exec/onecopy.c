@@ -1,0 +1,262 @@
+/* One copy on a node (issue 30; exec.h, "one copy on a node").
+ *
+ * Through the shared-memory window (shm.c) a message between ranks of a node costs two
+ * copies: the sender packs into its window, the receiver unpacks from it. When the sender's
+ * src lies in a redist_alloc allocation that the receiver maps too (they are on one node of
+ * that allocation's communicator), the receiver can read the elements straight from the
+ * sender's src: the sender does not pack, its notification says where its src is (the
+ * allocation's id, its rank in the allocation's node, the byte offset of its local index 0),
+ * and the receiver copies sender's src -> its own dst in chunks of a small buffer that stays
+ * in the cache, so that memory sees one read of src and one write of dst. The receiver's
+ * acknowledgement, which the window path already sends, tells the sender that its src has
+ * been read (the caller may write it once execute returns).
+ *
+ * The receiver walks the sender's side with the sender's own message to it, built here at
+ * plan creation from the sender's local storage (its ld, which only it knows: gathered over
+ * the node once), and its own side with its receive message: both list the elements in the
+ * same order (the message's buffer order), so chunk k of one is chunk k of the other.
+ *
+ * Who decides: the sender, per execute and message, from where its src lies; the receiver
+ * follows its notification. So any mix (src in an allocation or not, peers inside or outside
+ * the allocation's node, dry executes) is consistent on both sides.
+ */
+#include "exec/exec.h"
+#include "exec/shared.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+enum { CHUNK_BYTES = 32 << 10 }; /* the pass-through buffer: well inside L1 + L2 */
+
+struct redist__onecopy {
+    int nrecv;
+    redist__side *peer_side;      /* [nrecv] the sender's send side (local messages only) */
+    const redist__msg **peer_msg; /* [nrecv] its message to this rank, or NULL */
+    char *chunk;
+    int64_t chunk_bytes;
+    int64_t *cursors; /* scratch of both cursors: 3 levels' worth each */
+    int max_levels;
+    /* Plan ranks' ranks in the node of the allocation that last held src (-1: not there) */
+    const struct redist__shared *alloc;
+    uint64_t alloc_id;
+    int *node_rank_of, *plan_ranks; /* [size] */
+};
+
+static atomic_ullong copied; /* messages copied once by this process (tests) */
+
+uint64_t redist__onecopy_messages(void)
+{
+    return atomic_load(&copied);
+}
+
+void redist__onecopy_free(struct redist_plan_s *p)
+{
+    if (p->shm == NULL || p->shm->one == NULL)
+        return;
+    struct redist__onecopy *o = p->shm->one;
+    for (int i = 0; o->peer_side != NULL && i < o->nrecv; i++)
+        redist__side_free(&o->peer_side[i]);
+    redist__free(o->peer_side);
+    redist__free(o->peer_msg);
+    redist__free(o->chunk);
+    redist__free(o->cursors);
+    redist__free(o->node_rank_of);
+    redist__free(o->plan_ranks);
+    redist__free(o);
+    p->shm->one = NULL;
+}
+
+/* Whether this rank can take part: a host plan, packed messages through the window, not
+   bounded (its slots are a protocol of their own). A child plan (a phase, a batch's part)
+   takes part but never offers: its executes hold no allocation (exec.c). */
+static int eligible(const struct redist_plan_s *p)
+{
+    return p->shm != NULL && p->device == NULL && !p->bounded && p->opt.shared_memory &&
+           p->transport == REDIST_TRANSPORT_PACK;
+}
+
+/* The sender q's message to this rank, built with q's local storage (ld); 0 or an error. */
+static int build_peer_msg(struct redist_plan_s *p, struct redist__onecopy *o, int i,
+                          const int64_t *q_ld)
+{
+    const redist__msg *m = &p->recv.msgs[i];
+    struct redist_layout_s *src = redist__layout_copy(p->src);
+    if (src == NULL)
+        return REDIST_ERR_NOMEM;
+    memcpy(src->ld, q_ld, (size_t)src->ndims * sizeof *src->ld);
+    int err = redist__side_create(src, p->dst, REDIST__SIDE_SRC, m->peer, &o->peer_side[i]);
+    redist_layout_free(&src);
+    if (err != REDIST_SUCCESS)
+        return err;
+    const redist__side *s = &o->peer_side[i];
+    for (int k = 0; k < s->nmsgs; k++)
+        if (s->msgs[k].peer == p->rank)
+            o->peer_msg[i] = &s->msgs[k];
+    if (o->peer_msg[i] == NULL || o->peer_msg[i]->nelems != m->nelems)
+        return redist__fail(REDIST_ERR_MISMATCH, "one copy: rank %d's message to rank %d "
+                                                 "does not match the one expected",
+                            m->peer, p->rank);
+    if (o->peer_msg[i]->nlevels > o->max_levels)
+        o->max_levels = o->peer_msg[i]->nlevels;
+    if (m->nlevels > o->max_levels)
+        o->max_levels = m->nlevels;
+    return REDIST_SUCCESS;
+}
+
+/* Every node rank's plan rank, eligibility and src ld, gathered; the node's verdict. The
+   node's ranks all make the same calls whatever failed (a rank out of memory says so first). */
+static int gather_node(struct redist_plan_s *p, int64_t **all, int *nnode, int *every)
+{
+    int d = p->src->ndims, n = 0;
+    MPI_Comm_size(p->shm->node, &n);
+    int64_t *mine = redist__calloc((size_t)(2 + d), sizeof *mine);
+    *all = redist__calloc((size_t)n * (size_t)(2 + d), sizeof **all);
+    int ok = mine != NULL && *all != NULL, all_ok = 0;
+    *nnode = n;
+    *every = 0;
+    int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->shm->node);
+    if (rc == MPI_SUCCESS && all_ok) {
+        mine[0] = p->rank;
+        mine[1] = eligible(p);
+        for (int k = 0; k < d; k++)
+            mine[2 + k] = p->src->ld[k];
+        rc = MPI_Allgather(mine, 2 + d, MPI_INT64_T, *all, 2 + d, MPI_INT64_T, p->shm->node);
+    }
+    redist__free(mine);
+    if (rc != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "one copy: gathering the node's storage failed");
+    if (!all_ok)
+        return REDIST_ERR_NOMEM;
+    *every = 1;
+    for (int r = 0; r < n; r++)
+        *every &= (*all)[(size_t)r * (size_t)(2 + d) + 1] != 0;
+    return REDIST_SUCCESS;
+}
+
+int redist__onecopy_setup(struct redist_plan_s *p)
+{
+    if (p->shm == NULL)
+        return REDIST_SUCCESS;
+    int64_t *all = NULL;
+    int n = 0, every = 0, d = p->src->ndims;
+    int err = gather_node(p, &all, &n, &every);
+    if (err != REDIST_SUCCESS || !every) {
+        redist__free(all);
+        return err;
+    }
+    struct redist__onecopy *o = redist__calloc(1, sizeof *o);
+    if (o == NULL) {
+        redist__free(all);
+        return REDIST_ERR_NOMEM;
+    }
+    p->shm->one = o;
+    o->nrecv = p->recv.nmsgs;
+    o->peer_side = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_side);
+    o->peer_msg = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_msg);
+    o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
+    o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
+    o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
+    o->chunk = redist__malloc((size_t)o->chunk_bytes);
+    if (!o->peer_side || !o->peer_msg || !o->node_rank_of || !o->plan_ranks || !o->chunk)
+        err = REDIST_ERR_NOMEM;
+    for (int i = 0; err == REDIST_SUCCESS && i < o->nrecv; i++) {
+        if (!redist__shm_local(p, 0, i))
+            continue;
+        const int64_t *q = NULL;
+        for (int r = 0; r < n; r++)
+            if (all[(size_t)r * (size_t)(2 + d)] == p->recv.msgs[i].peer)
+                q = &all[(size_t)r * (size_t)(2 + d) + 2];
+        err = q != NULL ? build_peer_msg(p, o, i, q)
+                        : redist__fail(REDIST_ERR_MISMATCH, "one copy: a node peer is missing");
+    }
+    if (err == REDIST_SUCCESS &&
+        (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * sizeof(int64_t))) ==
+            NULL)
+        err = REDIST_ERR_NOMEM;
+    for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
+        o->plan_ranks[r] = r;
+    redist__free(all);
+    return err; /* the caller frees the plan (and o) on an error */
+}
+
+/* The plan ranks' ranks in allocation a's node, cached per allocation; 0 if unknown. */
+static int know_node(struct redist_plan_s *p, const struct redist__shared *a)
+{
+    struct redist__onecopy *o = p->shm->one;
+    if (o->alloc == a && o->alloc_id == a->id)
+        return 1;
+    o->alloc = NULL;
+    MPI_Group mine = MPI_GROUP_NULL, node = MPI_GROUP_NULL;
+    int ok = MPI_Comm_group(p->comm, &mine) == MPI_SUCCESS &&
+             MPI_Comm_group(a->node, &node) == MPI_SUCCESS &&
+             MPI_Group_translate_ranks(mine, p->size, o->plan_ranks, node, o->node_rank_of) ==
+                 MPI_SUCCESS;
+    if (mine != MPI_GROUP_NULL)
+        MPI_Group_free(&mine);
+    if (node != MPI_GROUP_NULL)
+        MPI_Group_free(&node);
+    if (!ok)
+        return 0;
+    for (int r = 0; r < p->size; r++)
+        if (o->node_rank_of[r] == MPI_UNDEFINED)
+            o->node_rank_of[r] = -1;
+    o->alloc = a;
+    o->alloc_id = a->id;
+    return 1;
+}
+
+int redist__onecopy_offer(struct redist_plan_s *p, int i)
+{
+    int64_t *note = p->shm->note_out[i];
+    note[0] = note[1] = note[2] = 0;
+    struct redist__onecopy *o = p->shm->one;
+    const struct redist__shared *a = p->held[0];
+    if (o == NULL || a == NULL || p->dry || !know_node(p, a))
+        return 0;
+    int peer = o->node_rank_of[p->send.msgs[i].peer], me = o->node_rank_of[p->rank];
+    MPI_Aint size = 0;
+    int disp = 0;
+    char *seg = NULL;
+    if (peer < 0 || me < 0 || MPI_Win_shared_query(a->win, me, &size, &disp, &seg) != MPI_SUCCESS)
+        return 0;
+    /* the elements the plan reads, [src_lo, src_hi), must lie in the segment: the peer
+       reads them there */
+    const char *lo = p->cur_src + p->src_lo * (int64_t)p->elsize,
+               *hi = p->cur_src + p->src_hi * (int64_t)p->elsize;
+    if (lo < seg || hi > seg + size)
+        return 0;
+    note[0] = (int64_t)a->id;
+    note[1] = me;
+    note[2] = (int64_t)(p->cur_src - seg);
+    return 1;
+}
+
+int redist__onecopy_offered(const struct redist_plan_s *p, int i)
+{
+    return p->shm != NULL && p->shm->note_in[i][0] != 0;
+}
+
+int redist__onecopy_copy(struct redist_plan_s *p, int i)
+{
+    struct redist__onecopy *o = p->shm->one;
+    const int64_t *note = p->shm->note_in[i];
+    const struct redist__shared *a = redist__shared_by_id((uint64_t)note[0]);
+    MPI_Aint size = 0;
+    int disp = 0;
+    char *seg = NULL;
+    if (o == NULL || o->peer_msg[i] == NULL || a == NULL ||
+        MPI_Win_shared_query(a->win, (int)note[1], &size, &disp, &seg) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_STATE,
+                            "one copy: rank %d offered its src, which this rank cannot map",
+                            p->recv.msgs[i].peer);
+    const char *src = seg + note[2];
+    size_t es = p->elsize;
+    redist__cursor from, to;
+    redist__cursor_init(&from, o->peer_msg[i], o->cursors);
+    redist__cursor_init(&to, &p->recv.msgs[i], o->cursors + 3 * (o->max_levels + 1));
+    int64_t max = o->chunk_bytes / (int64_t)es, n;
+    while ((n = redist__cursor_pack(&from, src, o->chunk, max, es)) > 0)
+        redist__cursor_unpack(&to, o->chunk, p->cur_dst, n, es, p->scale);
+    atomic_fetch_add(&copied, 1);
+    return REDIST_SUCCESS;
+}

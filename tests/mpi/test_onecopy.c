@@ -1,0 +1,247 @@
+/* One copy on a node (issue 30, item 2; src/exec/onecopy.c): plans on arrays from
+ * redist_alloc copy each on-node message once, straight from the sender's src.
+ *
+ * The plans take the packed transport (one copy replaces its window). A PMPI wrapper counts the payload of every MPI_Isend and MPI_Send the library makes during
+ * an execute: on one node with allocated arrays there is no data message (only the 24-byte
+ * notifications, which say where src is, and the empty acknowledgements), and the library's
+ * count of messages copied once grows by the plan's messages_received on every rank. Every
+ * element is checked each time. Cases, at every rank count:
+ *   - 2-D re-blocking (direct-async and direct, both read peers in place), scaled
+ *     (alpha 2, beta -0.5: dst read and written), transposed (axis permutation), 1-D
+ *     cyclic(1) -> cyclic(3), and through redist_start / redist_test;
+ *   - src in an allocation, dst malloc'd (the receiver's dst may be anything): one copy;
+ *     src malloc'd, dst allocated: the window path, nothing copied once;
+ *   - options.shared_memory = 0: the data goes through MPI (data messages), none once;
+ *   - REDIST_RANKS_PER_NODE=2 at allocation: only the messages within a pair of ranks are
+ *     copied once, the others take the window path;
+ *   - an allocation over a communicator in reversed rank order (not the plan's): the ranks
+ *     are translated (each rank's peers found in the allocation's node).
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mtest.h"
+
+uint64_t redist__onecopy_messages(void); /* exec.h: the library's count (internal) */
+
+static int rank, size, errs;
+static long long data_messages; /* sends with more than 24 bytes since the last reset */
+
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
+
+static void count(const void *buf, int n, MPI_Datatype type)
+{
+    int bytes = 0;
+    (void)buf;
+    PMPI_Type_size(type, &bytes);
+    if ((long long)n * bytes > 24)
+        data_messages++;
+}
+
+int MPI_Isend(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    count(buf, n, type);
+    return PMPI_Isend(buf, n, type, dest, tag, comm, request);
+}
+
+int MPI_Send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    count(buf, n, type);
+    return PMPI_Send(buf, n, type, dest, tag, comm);
+}
+
+static void same_everywhere(const char *what, int rc)
+{
+    if (!mtest_all_same(rc) || rc != REDIST_SUCCESS)
+        fail(what, "returned %s (%s)", redist_error_name(rc), redist_last_error_detail());
+}
+
+/* A case: an n0 x n1 array, blocks b and b2 on a 1 x P and a P x 1 grid (or 1-D cyclic). */
+typedef struct {
+    const char *what;
+    int nd;
+    int64_t n[2], b1[2], b2[2];
+    int perm; /* the destination is the transpose */
+    int scaled;
+    const char *algorithm;
+} spec;
+
+typedef struct {
+    redist_layout src, dst;
+    int64_t ns, nd; /* local elements */
+    int64_t sshape[2], dshape[2];
+    int sgrid[2], dgrid[2], scoords[2], dcoords[2];
+} pair;
+
+static void make_pair(const spec *c, pair *p)
+{
+    int one = c->nd == 1;
+    p->sgrid[0] = one ? size : 1, p->sgrid[1] = size;
+    p->dgrid[0] = size, p->dgrid[1] = 1;
+    p->scoords[0] = one ? rank : 0, p->scoords[1] = rank;
+    p->dcoords[0] = rank, p->dcoords[1] = 0;
+    int64_t dn[2] = {c->perm ? c->n[1] : c->n[0], c->perm ? c->n[0] : c->n[1]};
+    redist_layout_create(c->nd, c->n, c->b1, p->sgrid, NULL, NULL, REDIST_ROW_MAJOR, &p->src);
+    redist_layout_create(c->nd, dn, c->b2, p->dgrid, NULL, NULL, REDIST_ROW_MAJOR, &p->dst);
+    redist_layout_local_shape(p->src, rank, p->sshape);
+    redist_layout_local_shape(p->dst, rank, p->dshape);
+    p->ns = p->sshape[0] * (c->nd == 2 ? p->sshape[1] : 1);
+    p->nd = p->dshape[0] * (c->nd == 2 ? p->dshape[1] : 1);
+}
+
+/* The value of global element g (row-major linear index) of the source. */
+static double value(int64_t g)
+{
+    return (double)(g % 100003) + 0.25;
+}
+
+static void fill_src(const spec *c, const pair *p, double *a)
+{
+    for (int64_t i = 0; i < p->ns; i++)
+        a[i] = value(mtest_global_linear(c->nd, c->n, c->b1, p->sgrid, NULL, REDIST_ROW_MAJOR,
+                                         p->sshape, p->scoords, i));
+}
+
+/* Every destination element: src's element there (transposed), scaled as asked. */
+static long long check_dst(const spec *c, const pair *p, const double *b, double before)
+{
+    int64_t dn[2] = {c->perm ? c->n[1] : c->n[0], c->perm ? c->n[0] : c->n[1]};
+    long long bad = 0;
+    for (int64_t i = 0; i < p->nd; i++) {
+        int64_t g = mtest_global_linear(c->nd, dn, c->b2, p->dgrid, NULL, REDIST_ROW_MAJOR,
+                                        p->dshape, p->dcoords, i);
+        if (c->perm) /* dst (j, i) is src (i, j) */
+            g = (g % dn[1]) * dn[0] + g / dn[1];
+        double want = c->scaled ? 2 * value(g) - 0.5 * before : value(g);
+        if (b[i] != want && bad++ == 0)
+            fail(c->what, "dst[%lld] = %g, want %g", (long long)i, b[i], want);
+    }
+    return bad;
+}
+
+/* How the arrays are allocated */
+enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED };
+static const char *const how_names[] = {"both allocated", "src allocated", "dst allocated",
+                                        "shared_memory = 0", "nodes of 2 ranks",
+                                        "allocated over a reversed communicator"};
+
+static void *alloc_on(MPI_Comm comm, int64_t bytes, int shared)
+{
+    void *p = NULL;
+    if (!shared)
+        return malloc((size_t)bytes + 8);
+    same_everywhere("redist_alloc", redist_alloc(comm, bytes, &p));
+    return p;
+}
+
+static void release(void *p, int shared)
+{
+    if (shared)
+        same_everywhere("redist_free", redist_free(p));
+    else
+        free(p);
+}
+
+static void run(const spec *c, int how, int nonblocking)
+{
+    pair p;
+    make_pair(c, &p);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (how == REVERSED)
+        MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &comm);
+    if (how == PAIRS)
+        setenv("REDIST_RANKS_PER_NODE", "2", 1);
+    int sshared = how != DST_SHARED, dshared = how != SRC_SHARED;
+    double *a = alloc_on(comm, p.ns * 8, sshared), *b = alloc_on(comm, p.nd * 8, dshared);
+    unsetenv("REDIST_RANKS_PER_NODE");
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = c->algorithm;
+    opt.shared_memory = how != NO_WINDOW;
+    /* one copy replaces the packed transport's window; auto may take derived datatypes,
+       which it does not know to weigh against one copy yet (docs/dev/one-copy.md) */
+    opt.transport = REDIST_TRANSPORT_PACK;
+    int perm[2] = {1, 0};
+    if (c->perm)
+        opt.permutation = perm;
+    if (c->scaled)
+        opt.alpha[0] = 2, opt.beta[0] = -0.5;
+    redist_plan plan = NULL;
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s%s", c->what, how_names[how],
+             nonblocking ? ", start/test" : "");
+    int rc = redist_plan_create(p.src, p.dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    same_everywhere(what, rc);
+    if (rc == REDIST_SUCCESS) {
+        redist_stats st;
+        redist_plan_stats(plan, &st);
+        fill_src(c, &p, a);
+        for (int64_t i = 0; i < p.nd; i++)
+            b[i] = 3.0;
+        uint64_t before = redist__onecopy_messages();
+        data_messages = 0;
+        if (nonblocking) {
+            int done = 0;
+            rc = redist_start(plan, p.ns ? a : NULL, p.nd ? b : NULL);
+            while (rc == REDIST_SUCCESS && !done)
+                rc = redist_test(plan, &done);
+        } else
+            rc = redist_execute(plan, p.ns ? a : NULL, p.nd ? b : NULL);
+        long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages;
+        same_everywhere(what, rc);
+        check_dst(c, &p, b, 3.0);
+        /* the messages read in place: every one received (both allocated, or src: the sender
+           decides), those from the pair's other rank (nodes of 2), none otherwise */
+        long long want = how == BOTH_SHARED || how == SRC_SHARED || how == REVERSED
+                             ? st.messages_received
+                             : -1;
+        if (how == PAIRS)
+            want = -2; /* checked below: at most the messages received */
+        if (want >= 0 && copied != want)
+            fail(what, "%lld messages copied once, want %lld (received per execute)", copied,
+                 want);
+        if (want == -1 && copied != 0)
+            fail(what, "%lld messages copied once, want none", copied);
+        if (want == -2 && (copied > st.messages_received || (size == 2 && copied != st.messages_received)))
+            fail(what, "%lld messages copied once of %lld received", copied,
+                 (long long)st.messages_received);
+        if (how != NO_WINDOW && data != 0)
+            fail(what, "%lld data messages on one node", data);
+        if (how == NO_WINDOW && st.messages_sent > 0 && data == 0)
+            fail(what, "no data message without the window (%lld messages sent)",
+                 (long long)st.messages_sent);
+        redist_plan_free(&plan);
+    }
+    release(a, sshared);
+    release(b, dshared);
+    if (comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&comm);
+    redist_layout_free(&p.src);
+    redist_layout_free(&p.dst);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const spec cases[] = {
+        {"36x36 -> 128x128 blocks", 2, {300, 211}, {36, 36}, {128, 128}, 0, 0, "direct-async"},
+        {"the same with direct", 2, {300, 211}, {36, 36}, {128, 128}, 0, 0, "direct"},
+        {"scaled", 2, {97, 130}, {5, 7}, {16, 3}, 0, 1, "direct-async"},
+        {"transposed", 2, {120, 77}, {8, 8}, {16, 16}, 1, 0, "direct-async"},
+        {"cyclic(1) -> cyclic(3)", 1, {10007, 0}, {1, 0}, {3, 0}, 0, 0, "direct-async"},
+    };
+    int ncases = (int)(sizeof cases / sizeof cases[0]);
+    for (int k = 0; k < ncases; k++)
+        for (int how = BOTH_SHARED; how <= REVERSED; how++)
+            run(&cases[k], how, 0);
+    run(&cases[0], BOTH_SHARED, 1);
+    run(&cases[2], SRC_SHARED, 1);
+    return mtest_finalize(errs);
+}
