@@ -414,6 +414,8 @@ static void measure(result *res, run_fn run, void *ctx, int max_reps, const timi
 
 /* ---- Options ---------------------------------------------------------------------------- */
 
+static int shared_arrays; /* --arrays shared: the local arrays from redist_alloc */
+
 typedef struct {
     const char *cases;   /* comma list, NULL: all */
     const char *methods; /* comma list, NULL: all */
@@ -444,7 +446,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bench_2d [--case NAME[,NAME...]] [--reps R] [--reps-pdgemr2d R]\n"
             "                [--budget SEC] [--size N] [--len1d L] [--methods M[,M...]]\n"
-            "                [--csv FILE]\n"
+            "                [--arrays malloc|shared] [--csv FILE]\n"
             "  --case     same, 36to128, grid, 2to4, 1d (default: all)\n"
             "  --reps     timed repetitions per method (default 10, at least %d)\n"
             "  --reps-pdgemr2d  repetitions for pdgemr2d (default: --reps, at least %d)\n"
@@ -455,6 +457,8 @@ static void usage(FILE *f)
             "  --methods  only these: memcpy, memcpy-local, pdgemr2d, redist algorithm names, or\n"
             "             direct-async/pack, direct-async/pack-noshm, direct-async/datatype,\n"
             "             auto/bounded-1MiB (auto in bounded mode, 1 MiB per rank)\n"
+            "  --arrays   the local arrays: malloc (default) or shared (redist_alloc: node-shared\n"
+            "             memory, where plans with the packed transport copy once on a node)\n"
             "  --csv      write one row per (case, method) to FILE\n",
             MIN_REPS, MIN_REPS, MIN_REPS);
 }
@@ -497,6 +501,11 @@ static int parse_options(int argc, char **argv, options *o, int rank)
             o->methods = v;
         else if (!strcmp(a, "--csv"))
             o->csv = v;
+        else if (!strcmp(a, "--arrays"))
+        {
+            bad = strcmp(v, "malloc") != 0 && strcmp(v, "shared") != 0;
+            shared_arrays = !strcmp(v, "shared");
+        }
         else if (!strcmp(a, "--size"))
             bad = parse_int64(v, &o->n, 1) || o->n > 46340; /* n*n fits pdgemr2d's int */
         else if (!strcmp(a, "--len1d"))
@@ -649,8 +658,20 @@ static void report(const case_spec *cs, const result *r, int nr, double bytes, i
 
 /* ---- One case --------------------------------------------------------------------------- */
 
+/* A local array: malloc'd, or with --arrays shared node-shared memory from redist_alloc
+   (collective: every rank allocates in the same order), where plans copy on-node messages
+   once (issue 30). */
 static double *alloc_doubles(int64_t count)
 {
+    if (shared_arrays) {
+        void *q = NULL;
+        int rc = redist_alloc(MPI_COMM_WORLD, 8 * (count > 0 ? count : 1), &q);
+        if (rc != REDIST_SUCCESS) {
+            fprintf(stderr, "bench_2d: redist_alloc: %s\n", redist_last_error_detail());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        return q;
+    }
     double *p = malloc(sizeof(double) * (size_t)(count > 0 ? count : 1));
     if (!p) {
         fprintf(stderr, "bench_2d: out of memory (%lld doubles)\n", (long long)count);
@@ -835,9 +856,15 @@ done:
     redist_layout_free(&ls);
     redist_layout_free(&ld);
     free(res);
-    free(src);
-    free(dst);
-    free(tmp);
+    if (shared_arrays) {
+        redist_free(src);
+        redist_free(dst);
+        redist_free(tmp);
+    } else {
+        free(src);
+        free(dst);
+        free(tmp);
+    }
     return failed;
 }
 

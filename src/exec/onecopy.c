@@ -32,9 +32,9 @@ struct redist__onecopy {
     int nrecv;
     redist__side *peer_side;      /* [nrecv] the sender's send side (local messages only) */
     const redist__msg **peer_msg; /* [nrecv] its message to this rank, or NULL */
-    char *chunk;
+    char *chunk;         /* [threads][chunk_bytes]: one per thread of the plan */
     int64_t chunk_bytes;
-    int64_t *cursors; /* scratch of both cursors: 3 levels' worth each */
+    int64_t *cursors; /* [threads]: the scratch of both cursors, 3 levels' worth each */
     int max_levels;
     /* Plan ranks' ranks in the node of the allocation that last held src (-1: not there) */
     const struct redist__shared *alloc;
@@ -156,7 +156,7 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
     o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
     o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
-    o->chunk = redist__malloc((size_t)o->chunk_bytes);
+    o->chunk = redist__malloc((size_t)o->chunk_bytes * (size_t)p->threads);
     if (!o->peer_side || !o->peer_msg || !o->node_rank_of || !o->plan_ranks || !o->chunk)
         err = REDIST_ERR_NOMEM;
     for (int i = 0; err == REDIST_SUCCESS && i < o->nrecv; i++) {
@@ -170,8 +170,8 @@ int redist__onecopy_setup(struct redist_plan_s *p)
                         : redist__fail(REDIST_ERR_MISMATCH, "one copy: a node peer is missing");
     }
     if (err == REDIST_SUCCESS &&
-        (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * sizeof(int64_t))) ==
-            NULL)
+        (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * (size_t)p->threads *
+                                     sizeof(int64_t))) == NULL)
         err = REDIST_ERR_NOMEM;
     for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
         o->plan_ranks[r] = r;
@@ -236,6 +236,38 @@ int redist__onecopy_offered(const struct redist_plan_s *p, int i)
     return p->shm != NULL && p->shm->note_in[i][0] != 0;
 }
 
+/* One message's copy, split among a team: part t of n copies its share of the elements,
+   each thread with its own cursors and chunk (the parts write disjoint elements of dst). */
+typedef struct {
+    const struct redist_plan_s *p;
+    const struct redist__onecopy *o;
+    int msg;
+    const char *src; /* the sender's local index 0, in this process */
+} copy_job;
+
+static void copy_part(void *arg, int part, int nparts)
+{
+    const copy_job *j = arg;
+    const struct redist_plan_s *p = j->p;
+    const struct redist__onecopy *o = j->o;
+    const redist__msg *m = &p->recv.msgs[j->msg];
+    size_t es = p->elsize;
+    int64_t lo = m->nelems * part / nparts, hi = m->nelems * (part + 1) / nparts, n;
+    int64_t *scratch = o->cursors + (size_t)part * 6 * (size_t)(o->max_levels + 1);
+    char *chunk = o->chunk + (size_t)part * (size_t)o->chunk_bytes;
+    redist__cursor from, to;
+    redist__cursor_init(&from, o->peer_msg[j->msg], scratch);
+    redist__cursor_init(&to, m, scratch + 3 * (o->max_levels + 1));
+    redist__cursor_skip(&from, lo);
+    redist__cursor_skip(&to, lo);
+    int64_t left = hi - lo, max = o->chunk_bytes / (int64_t)es;
+    while (left > 0 &&
+           (n = redist__cursor_pack(&from, j->src, chunk, left < max ? left : max, es)) > 0) {
+        redist__cursor_unpack(&to, chunk, p->cur_dst, n, es, p->scale);
+        left -= n;
+    }
+}
+
 int redist__onecopy_copy(struct redist_plan_s *p, int i)
 {
     struct redist__onecopy *o = p->shm->one;
@@ -249,14 +281,8 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
         return redist__fail(REDIST_ERR_STATE,
                             "one copy: rank %d offered its src, which this rank cannot map",
                             p->recv.msgs[i].peer);
-    const char *src = seg + note[2];
-    size_t es = p->elsize;
-    redist__cursor from, to;
-    redist__cursor_init(&from, o->peer_msg[i], o->cursors);
-    redist__cursor_init(&to, &p->recv.msgs[i], o->cursors + 3 * (o->max_levels + 1));
-    int64_t max = o->chunk_bytes / (int64_t)es, n;
-    while ((n = redist__cursor_pack(&from, src, o->chunk, max, es)) > 0)
-        redist__cursor_unpack(&to, o->chunk, p->cur_dst, n, es, p->scale);
+    copy_job job = {p, o, i, seg + note[2]};
+    redist__par_run(p, p->recv.msgs[i].nelems * (int64_t)p->elsize, copy_part, &job);
     atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;
 }

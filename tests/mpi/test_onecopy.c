@@ -1,3 +1,4 @@
+/* threads: 3 */
 /* One copy on a node (issue 30, item 2; src/exec/onecopy.c): plans on arrays from
  * redist_alloc copy each on-node message once, straight from the sender's src.
  *
