@@ -219,10 +219,10 @@ int redist__onecopy_offer(struct redist_plan_s *p, int i)
     char *seg = NULL;
     if (peer < 0 || me < 0 || MPI_Win_shared_query(a->win, me, &size, &disp, &seg) != MPI_SUCCESS)
         return 0;
-    /* the elements the plan reads, [src_lo, src_hi), must lie in the segment: the peer
-       reads them there */
-    const char *lo = p->cur_src + p->src_lo * (int64_t)p->elsize,
-               *hi = p->cur_src + p->src_hi * (int64_t)p->elsize;
+    /* the elements the plan reads, [src_lo, src_hi) from the caller's pointer (cur_src is
+       past it by src_base), must lie in the segment: the peer reads them there */
+    const char *lo = p->cur_src + (p->src_lo - p->src_base) * (int64_t)p->elsize,
+               *hi = p->cur_src + (p->src_hi - p->src_base) * (int64_t)p->elsize;
     if (lo < seg || hi > seg + size)
         return 0;
     note[0] = (int64_t)a->id;

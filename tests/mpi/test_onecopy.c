@@ -16,7 +16,8 @@
  *   - REDIST_RANKS_PER_NODE=2 at allocation: only the messages within a pair of ranks are
  *     copied once, the others take the window path;
  *   - an allocation over a communicator in reversed rank order (not the plan's): the ranks
- *     are translated (each rank's peers found in the allocation's node).
+ *     are translated (each rank's peers found in the allocation's node);
+ *   - src 17 doubles past the start of a larger allocation (the offset travels).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -126,10 +127,11 @@ static long long check_dst(const spec *c, const pair *p, const double *b, double
 }
 
 /* How the arrays are allocated */
-enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED };
+enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET };
 static const char *const how_names[] = {"both allocated", "src allocated", "dst allocated",
                                         "shared_memory = 0", "nodes of 2 ranks",
-                                        "allocated over a reversed communicator"};
+                                        "allocated over a reversed communicator",
+                                        "src 17 doubles into a larger allocation"};
 
 static void *alloc_on(MPI_Comm comm, int64_t bytes, int shared)
 {
@@ -158,7 +160,9 @@ static void run(const spec *c, int how, int nonblocking)
     if (how == PAIRS)
         setenv("REDIST_RANKS_PER_NODE", "2", 1);
     int sshared = how != DST_SHARED, dshared = how != SRC_SHARED;
-    double *a = alloc_on(comm, p.ns * 8, sshared), *b = alloc_on(comm, p.nd * 8, dshared);
+    int shift = how == OFFSET ? 17 : 0; /* src not at the allocation's start */
+    double *a0 = alloc_on(comm, (p.ns + 2 * shift) * 8, sshared), *a = a0 + shift;
+    double *b = alloc_on(comm, p.nd * 8, dshared);
     unsetenv("REDIST_RANKS_PER_NODE");
     redist_options opt;
     redist_options_init(&opt);
@@ -198,7 +202,8 @@ static void run(const spec *c, int how, int nonblocking)
         check_dst(c, &p, b, 3.0);
         /* the messages read in place: every one received (both allocated, or src: the sender
            decides), those from the pair's other rank (nodes of 2), none otherwise */
-        long long want = how == BOTH_SHARED || how == SRC_SHARED || how == REVERSED
+        long long want = how == BOTH_SHARED || how == SRC_SHARED || how == REVERSED ||
+                                 how == OFFSET
                              ? st.messages_received
                              : -1;
         if (how == PAIRS)
@@ -218,7 +223,7 @@ static void run(const spec *c, int how, int nonblocking)
                  (long long)st.messages_sent);
         redist_plan_free(&plan);
     }
-    release(a, sshared);
+    release(a0, sshared);
     release(b, dshared);
     if (comm != MPI_COMM_WORLD)
         MPI_Comm_free(&comm);
@@ -240,7 +245,7 @@ int main(int argc, char **argv)
     };
     int ncases = (int)(sizeof cases / sizeof cases[0]);
     for (int k = 0; k < ncases; k++)
-        for (int how = BOTH_SHARED; how <= REVERSED; how++)
+        for (int how = BOTH_SHARED; how <= OFFSET; how++)
             run(&cases[k], how, 0);
     run(&cases[0], BOTH_SHARED, 1);
     run(&cases[2], SRC_SHARED, 1);
