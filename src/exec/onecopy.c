@@ -32,6 +32,7 @@ struct redist__onecopy {
     int nrecv;
     redist__side *peer_side;      /* [nrecv] the sender's send side (local messages only) */
     const redist__msg **peer_msg; /* [nrecv] its message to this rank, or NULL */
+    char *direct;                 /* [nrecv] 1: the receive message is itself a copy's */
     char *chunk;         /* [threads][chunk_bytes]: one per thread of the plan */
     int64_t chunk_bytes;
     int64_t *cursors; /* [threads]: the scratch of both cursors, 3 levels' worth each */
@@ -58,6 +59,7 @@ void redist__onecopy_free(struct redist_plan_s *p)
         redist__side_free(&o->peer_side[i]);
     redist__free(o->peer_side);
     redist__free(o->peer_msg);
+    redist__free(o->direct);
     redist__free(o->chunk);
     redist__free(o->cursors);
     redist__free(o->node_rank_of);
@@ -101,6 +103,15 @@ static int build_peer_msg(struct redist_plan_s *p, struct redist__onecopy *o, in
     if (m->nlevels > o->max_levels)
         o->max_levels = m->nlevels;
     return REDIST_SUCCESS;
+}
+
+/* Whether an ld is 0 along every dimension: the storage is what the layout alone says. */
+static int dense(const int64_t *ld, int d)
+{
+    for (int k = 0; k < d; k++)
+        if (ld[k] != 0)
+            return 0;
+    return 1;
 }
 
 /* Every node rank's plan rank, eligibility and src ld, gathered; the node's verdict. The
@@ -153,11 +164,13 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     o->nrecv = p->recv.nmsgs;
     o->peer_side = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_side);
     o->peer_msg = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_msg);
+    o->direct = redist__calloc((size_t)o->nrecv + 1, 1);
     o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
     o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
     o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
     o->chunk = redist__malloc((size_t)o->chunk_bytes * (size_t)p->threads);
-    if (!o->peer_side || !o->peer_msg || !o->node_rank_of || !o->plan_ranks || !o->chunk)
+    if (!o->peer_side || !o->peer_msg || !o->direct || !o->node_rank_of || !o->plan_ranks ||
+        !o->chunk)
         err = REDIST_ERR_NOMEM;
     for (int i = 0; err == REDIST_SUCCESS && i < o->nrecv; i++) {
         if (!redist__shm_local(p, 0, i))
@@ -168,6 +181,7 @@ int redist__onecopy_setup(struct redist_plan_s *p)
                 q = &all[(size_t)r * (size_t)(2 + d) + 2];
         err = q != NULL ? build_peer_msg(p, o, i, q)
                         : redist__fail(REDIST_ERR_MISMATCH, "one copy: a node peer is missing");
+        o->direct[i] = q != NULL && dense(q, d) && dense(p->dst->ld, p->dst->ndims);
     }
     if (err == REDIST_SUCCESS &&
         (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * (size_t)p->threads *
@@ -281,8 +295,12 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
         return redist__fail(REDIST_ERR_STATE,
                             "one copy: rank %d offered its src, which this rank cannot map",
                             p->recv.msgs[i].peer);
-    copy_job job = {p, o, i, seg + note[2]};
-    redist__par_run(p, p->recv.msgs[i].nelems * (int64_t)p->elsize, copy_part, &job);
+    if (o->direct[i]) /* the receive message's guess of the sender's storage is exact */
+        redist__par_move(p, REDIST__COPY, &p->recv.msgs[i], seg + note[2], p->cur_dst);
+    else {
+        copy_job job = {p, o, i, seg + note[2]};
+        redist__par_run(p, p->recv.msgs[i].nelems * (int64_t)p->elsize, copy_part, &job);
+    }
     atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;
 }

@@ -81,6 +81,14 @@ void redist__shared_seen_id(uint64_t id)
     pthread_mutex_unlock(&lock);
 }
 
+int redist__shared_any(void)
+{
+    pthread_mutex_lock(&lock);
+    int any = head != NULL;
+    pthread_mutex_unlock(&lock);
+    return any;
+}
+
 redist__shared *redist__shared_by_id(uint64_t id)
 {
     pthread_mutex_lock(&lock);

@@ -45,6 +45,9 @@ void redist__shared_release(redist__shared *s);
    stay unique). */
 uint64_t redist__shared_next_id(void);
 void redist__shared_seen_id(uint64_t id);
+/* 1 if this process holds an allocation (the planner takes a plan's arrays to be in them
+   when every rank does). */
+int redist__shared_any(void);
 /* This process's allocation with that id, or NULL. */
 redist__shared *redist__shared_by_id(uint64_t id);
 

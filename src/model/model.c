@@ -130,6 +130,8 @@ double redist__cost_moves_via(const redist__case *c, const redist__machine *m, i
     if (transport == REDIST_TRANSPORT_DATATYPE)
         return copy + m->per_byte * bytes + m->per_piece * (double)t->max_pieces;
     double runs = m->copy_per_run * (double)t->max_runs;
+    if (through_memory && m->shared_arrays) /* one copy, from the sender's src (onecopy.c) */
+        return copy + m->window_per_byte * bytes + runs;
     if (through_memory) /* packed here, unpacked from the sender's window by the receiver */
         return copy + (m->copy_per_byte + m->window_per_byte) * bytes + runs;
     return copy + (2.0 * m->copy_per_byte + redist__fresh_per_byte(m)) * bytes + runs;

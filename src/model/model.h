@@ -35,6 +35,11 @@ typedef struct redist__machine {
     int shared_node;             /* 1: packed messages move through shared memory (one node), so a
                                     packed byte costs its two copies only; 0: it also crosses the
                                     network at per_byte */
+    int shared_arrays;           /* 1 (with shared_node): every rank held a redist_alloc
+                                    allocation when the plan was made, so its arrays are taken to
+                                    be node-shared: a packed byte is copied once, read from the
+                                    sender's src by the receiver (exec/onecopy.c), at
+                                    window_per_byte (issue 30) */
     double threads_speedup;      /* what redist__machine_threads divided the moves by (0 or 1:
                                     one thread); general's walk divides its per_index work by it */
 } redist__machine;

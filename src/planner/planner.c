@@ -15,6 +15,7 @@
 #include "planner/planner.h"
 #include "device/device.h"
 #include "exec/engine.h"
+#include "exec/shared.h"
 
 #include <string.h>
 
@@ -71,7 +72,7 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 4 };
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 5 };
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
    each (a double >= 0 orders as its bit pattern does), and back. */
@@ -86,11 +87,12 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
 
 /* The node's load, whether the plan spans nodes, and its threads as REDIST_MAX_THREADS minus
    them (the maximum over ranks: the fewest threads, the slowest rank's local moves). */
-static void load_to_values(const struct redist_plan_s *p, int64_t v[3])
+static void load_to_values(const struct redist_plan_s *p, int64_t v[4])
 {
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
     v[2] = REDIST_MAX_THREADS - p->threads;
+    v[3] = !redist__shared_any(); /* MAX: some rank holds no node-shared allocation */
 }
 
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
@@ -122,6 +124,9 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     memcpy(&p->node_load, &v[CASE_VALS + REDIST__MACHINE_NPARAMS + 1], sizeof p->node_load);
     p->not_one_node = (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 2];
     p->machine_agreed.shared_node = !p->not_one_node;
+    /* every rank holds an allocation of redist_alloc: its arrays are taken to be in them, and
+       packed messages on the node to copy once (the model's one-copy term) */
+    p->machine_agreed.shared_arrays = !p->not_one_node && !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 4];
     redist__machine_scale(&p->machine_agreed, p->node_load);
     redist__machine_threads(&p->machine_agreed,
                             REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);
