@@ -16,6 +16,7 @@
  */
 #include "api/api.h"
 #include "exec/engine.h"
+#include "exec/shared.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -374,7 +375,16 @@ int redist_plan_create_batch(int count, const redist_layout src[], const redist_
     }
     p->algo = &batch_algorithm;
     p->algo_state = b;
+    /* the allocations its arrays lie in, held while an execute is in flight (exec.c) */
+    p->held_more = redist__calloc(2 * (size_t)count + 1, sizeof *p->held_more);
+    p->nheld_more = p->held_more != NULL ? 2 * count : 0;
     err = agree_on_count(p, count);
+    if (err == REDIST_SUCCESS) /* agreed: a rank out of memory fails every rank */
+        err = redist__agree(p->comm, p->rank,
+                            p->held_more != NULL
+                                ? REDIST_SUCCESS
+                                : redist__fail(REDIST_ERR_NOMEM, "batch: its arrays' list"),
+                            NULL);
     if (err == REDIST_SUCCESS)
         err = setup_batch(p, b, src, dst, types, opt);
     if (err != REDIST_SUCCESS) {
@@ -408,7 +418,17 @@ int redist_start_batch(redist_plan p, const void *const src[], void *const dst[]
                         ? NULL
                         : (char *)dst[i] + b->child[i]->dst_base * (int64_t)b->child[i]->elsize;
     }
-    return redist__begin_checked(p, err);
+    /* redist_alloc's allocations holding the arrays stay in flight until it completes */
+    for (int i = 0; err == REDIST_SUCCESS && i < b->count && 2 * i + 1 < p->nheld_more; i++) {
+        p->held_more[2 * i] = redist__shared_hold(src[i]);
+        p->held_more[2 * i + 1] = redist__shared_hold(dst[i]);
+    }
+    int rc = redist__begin_checked(p, err);
+    for (int i = 0; !p->active && i < p->nheld_more; i++) { /* refused: nothing in flight */
+        redist__shared_release(p->held_more[i]);
+        p->held_more[i] = NULL;
+    }
+    return rc;
 }
 
 int redist_execute_batch(redist_plan p, const void *const src[], void *const dst[])

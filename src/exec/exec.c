@@ -212,6 +212,10 @@ static int finish(redist_plan p)
         redist__shared_release(p->held[i]);
         p->held[i] = NULL;
     }
+    for (int i = 0; i < p->nheld_more; i++) {
+        redist__shared_release(p->held_more[i]);
+        p->held_more[i] = NULL;
+    }
     p->cur_src = NULL;
     p->cur_dst = NULL;
     return err;

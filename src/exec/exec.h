@@ -135,6 +135,9 @@ struct redist_plan_s {
     redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
     struct redist__shared *held[2]; /* redist_alloc allocations holding this execute's src and
                                        dst (exec/shared.h): in flight until it completes */
+    struct redist__shared **held_more; /* a batch's: its arrays' allocations, nheld_more of them
+                                          (allocated with the batch), released alike */
+    int nheld_more;
     struct redist__staging *device; /* device memory (options.memory; staging.c): NULL for
                                        host arrays */
     int threads;              /* threads for local moves (options.threads resolved; threads.c) */

@@ -34,6 +34,7 @@ void redist__plan_destroy(struct redist_plan_s *p)
     redist__shm_free(p);
     redist__datatypes_free(p);
     redist__free(p->dry_src);
+    redist__free(p->held_more);
     redist__free(p->dry_dst);
     redist__side_free(&p->send);
     redist__side_free(&p->recv);

@@ -12,7 +12,8 @@
  * - REDIST_RANKS_PER_NODE=2 splits the ranks into "nodes" of two: allocation and free work
  *   the same.
  * - A plan on arrays in allocations: every element moved; redist_free while a started
- *   execute is in flight is REDIST_ERR_BUSY on every rank, then frees after the wait.
+ *   execute is in flight is REDIST_ERR_BUSY on every rank, then frees after the wait; the
+ *   same for a batch whose second pair of arrays is allocated.
  * - An allocation outlives its communicator (freed before redist_free).
  * - No communicator left behind but the duplicates cached on MPI_COMM_WORLD and
  *   MPI_COMM_SELF (mtest_live_comms). */
@@ -178,6 +179,57 @@ static void with_a_plan(void)
     redist_layout_free(&dst);
 }
 
+/* A batch of two arrays, the second pair in allocations: while it is in flight both
+   allocations are REDIST_ERR_BUSY to free on every rank; after the wait every element of
+   both destinations is right and they free. */
+static void with_a_batch(void)
+{
+    int64_t n[1] = {50 * (int64_t)size + 3}, b1[1] = {2}, b2[1] = {7}, count[2];
+    int grid[1] = {size}, coords[1] = {rank};
+    redist_layout src = NULL, dst = NULL;
+    redist_layout_create(1, n, b1, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
+    redist_layout_create(1, n, b2, grid, NULL, NULL, REDIST_ROW_MAJOR, &dst);
+    redist_layout_local_size(src, rank, &count[0]);
+    redist_layout_local_size(dst, rank, &count[1]);
+    double *a1 = calloc((size_t)count[0] + 1, 8), *d1 = calloc((size_t)count[1] + 1, 8);
+    double *a2 = NULL, *d2 = NULL;
+    same_everywhere("the batch's src", redist_alloc(MPI_COMM_WORLD, count[0] * 8, (void **)&a2),
+                    REDIST_SUCCESS);
+    same_everywhere("the batch's dst", redist_alloc(MPI_COMM_WORLD, count[1] * 8, (void **)&d2),
+                    REDIST_SUCCESS);
+    redist_layout srcs[2] = {src, src}, dsts[2] = {dst, dst};
+    MPI_Datatype types[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    redist_plan plan = NULL;
+    same_everywhere("batch plan",
+                    redist_plan_create_batch(2, srcs, dsts, types, MPI_COMM_WORLD, NULL, &plan),
+                    REDIST_SUCCESS);
+    for (int64_t i = 0; i < count[0]; i++)
+        a1[i] = a2[i] = (double)mtest_global_linear(1, n, b1, grid, NULL, REDIST_ROW_MAJOR,
+                                                    &count[0], coords, i);
+    const void *bs[2] = {count[0] ? a1 : NULL, count[0] ? a2 : NULL};
+    void *bd[2] = {count[1] ? d1 : NULL, count[1] ? d2 : NULL};
+    same_everywhere("start_batch", redist_start_batch(plan, bs, bd), REDIST_SUCCESS);
+    same_everywhere("redist_free of a batch's src in flight", redist_free(a2), REDIST_ERR_BUSY);
+    same_everywhere("redist_free of a batch's dst in flight", redist_free(d2), REDIST_ERR_BUSY);
+    same_everywhere("wait", redist_wait(plan), REDIST_SUCCESS);
+    for (int64_t i = 0; i < count[1]; i++) {
+        double want = (double)mtest_global_linear(1, n, b2, grid, NULL, REDIST_ROW_MAJOR,
+                                                  &count[1], coords, i);
+        if (d1[i] != want || d2[i] != want) {
+            fail("batch on allocated arrays", "dst[%lld] = %g and %g, want %g", (long long)i,
+                 d1[i], d2[i], want);
+            break;
+        }
+    }
+    redist_plan_free(&plan);
+    same_everywhere("redist_free of the batch's src after", redist_free(a2), REDIST_SUCCESS);
+    same_everywhere("redist_free of the batch's dst after", redist_free(d2), REDIST_SUCCESS);
+    free(a1);
+    free(d1);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -187,6 +239,7 @@ int main(int argc, char **argv)
     sizes();
     errors();
     with_a_plan();
+    with_a_batch();
     /* left: the duplicates cached on MPI_COMM_WORLD and MPI_COMM_SELF (freed with them at
        MPI_Finalize); the split communicator's went with it and its last allocation */
     if (mtest_live_comms() != comms + 2)
