@@ -63,25 +63,6 @@ static int shared_comm(MPI_Comm comm, redist__shared_comm **out)
     return REDIST_SUCCESS;
 }
 
-/* The ranks of comm on this rank's node; with REDIST_RANKS_PER_NODE=k, only those whose comm
-   ranks share rank / k (tests split one machine into several "nodes"). */
-static int node_of(MPI_Comm comm, int rank, int k, MPI_Comm *node)
-{
-    MPI_Comm real = MPI_COMM_NULL;
-    *node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real) !=
-        MPI_SUCCESS)
-        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_split_type (MPI_COMM_TYPE_SHARED) failed");
-    if (k == 0) {
-        *node = real;
-        return REDIST_SUCCESS;
-    }
-    int rc = MPI_Comm_split(real, rank / k, rank, node);
-    MPI_Comm_free(&real);
-    return rc == MPI_SUCCESS ? REDIST_SUCCESS
-                             : redist__fail(REDIST_ERR_MPI, "MPI_Comm_split of the node failed");
-}
-
 /* Whether the node's ranks' segments fit in its shared memory (/dev/shm): a segment larger
    than the space there would kill the processes (SIGBUS) when they touch its end. */
 static int fits(MPI_Comm node, int64_t want)
@@ -158,7 +139,7 @@ static int check_arguments(int64_t bytes, void **base, int *k)
 static int make(redist__shared *s, int rank, int k, int64_t want, char **raw)
 {
     MPI_Comm comm = s->comm->dup;
-    int err = redist__agree(comm, rank, node_of(comm, rank, k, &s->node), NULL);
+    int err = redist__agree(comm, rank, redist__node_comm(comm, rank, k, &s->node), NULL);
     if (err == REDIST_SUCCESS)
         err = redist__agree(comm, rank, fits(s->node, want), NULL);
     if (err == REDIST_SUCCESS)

@@ -121,3 +121,31 @@ int redist__ranks_per_node(int *k)
     *k = (int)n;
     return REDIST_SUCCESS;
 }
+
+int redist__node_comm(MPI_Comm comm, int rank, int k, MPI_Comm *node)
+{
+    MPI_Comm real = MPI_COMM_NULL;
+    *node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real) !=
+        MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Comm_split_type (MPI_COMM_TYPE_SHARED) failed");
+    if (k == 0) {
+        *node = real;
+        return REDIST_SUCCESS;
+    }
+    int rc = MPI_Comm_split(real, rank / k, rank, node);
+    MPI_Comm_free(&real);
+    return rc == MPI_SUCCESS ? REDIST_SUCCESS
+                             : redist__fail(REDIST_ERR_MPI, "MPI_Comm_split of the node failed");
+}
+
+int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node)
+{
+    int k = 0, rank = 0;
+    if (redist__ranks_per_node(&k) != REDIST_SUCCESS) {
+        redist__clear_error();
+        k = 0;
+    }
+    MPI_Comm_rank(comm, &rank);
+    return redist__node_comm(comm, rank, k, node);
+}

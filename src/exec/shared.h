@@ -51,6 +51,14 @@ int redist__shared_any(void);
 /* This process's allocation with that id, or NULL. */
 redist__shared *redist__shared_by_id(uint64_t id);
 
+/* The ranks of comm on this rank's node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED); with
+   k > 0 (REDIST_RANKS_PER_NODE), only those whose comm ranks share rank / k: tests split one
+   machine into several "nodes". Collective over comm. */
+int redist__node_comm(MPI_Comm comm, int rank, int k, MPI_Comm *node);
+/* The same with k from REDIST_RANKS_PER_NODE (a malformed value counts as unset: the
+   allocations report it). Plans find their node with it. */
+int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node);
+
 /* The ranks per node that tests split one machine into (REDIST_RANKS_PER_NODE=k: ranks
    0..k-1 of a communicator form one "node", k..2k-1 the next, within each real node); 0 when
    unset. REDIST_ERR_ARG for a value that is not a positive whole number. */

@@ -18,6 +18,7 @@
  * times slower (measured on an H200: device plans at 3-6x the staging floor until then).
  */
 #include "exec/exec.h"
+#include "exec/shared.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,7 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
     MPI_Win win = MPI_WIN_NULL;
     char *base = NULL;
     MPI_Aint bytes = 0;
-    int rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int rc = redist__plan_node_comm(p->comm, &node) == REDIST_SUCCESS ? MPI_SUCCESS : MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS) {
         MPI_Info info;
         MPI_Info_create(&info);

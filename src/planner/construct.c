@@ -8,6 +8,7 @@
  * the scaling they ask for.
  */
 #include "planner/planner.h"
+#include "exec/shared.h"
 
 #include <string.h>
 
@@ -34,7 +35,7 @@ int redist__node_ranks(MPI_Comm comm)
 {
     MPI_Comm node;
     int node_size = 0;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (redist__plan_node_comm(comm, &node) == REDIST_SUCCESS) { /* REDIST_RANKS_PER_NODE too */
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
     }
