@@ -17,7 +17,10 @@
  *     copied once, the others take the window path;
  *   - an allocation over a communicator in reversed rank order (not the plan's): the ranks
  *     are translated (each rank's peers found in the allocation's node);
- *   - src 17 doubles past the start of a larger allocation (the offset travels).
+ *   - src 17 doubles past the start of a larger allocation (the offset travels);
+ *   - the plan and the allocations on "nodes" of 2 ranks (REDIST_RANKS_PER_NODE=2 for both):
+ *     in the 1-D case every rank sends to every rank, so exactly the message from the other
+ *     rank of its pair is copied once and the others go through MPI.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -126,12 +129,31 @@ static long long check_dst(const spec *c, const pair *p, const double *b, double
     return bad;
 }
 
+/* The 1-D case's messages of this rank, from the cyclic blocks: whether the other rank of
+   its pair (rank ^ 1) sends to it, and how many ranks outside its pair it sends to. */
+static void pair_traffic(const spec *c, int *from_partner, int *off_pair)
+{
+    char *to = calloc((size_t)size, 1);
+    int partner = rank ^ 1;
+    for (int64_t g = 0; g < c->n[0]; g++) {
+        int from = (int)((g / c->b1[0]) % size), at = (int)((g / c->b2[0]) % size);
+        if (from == partner && at == rank)
+            *from_partner = 1;
+        if (from == rank)
+            to[at] = 1;
+    }
+    for (int q = 0; q < size; q++)
+        *off_pair += to[q] && q / 2 != rank / 2;
+    free(to);
+}
+
 /* How the arrays are allocated */
-enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET };
+enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET, SPLIT };
 static const char *const how_names[] = {"both allocated", "src allocated", "dst allocated",
                                         "shared_memory = 0", "nodes of 2 ranks",
                                         "allocated over a reversed communicator",
-                                        "src 17 doubles into a larger allocation"};
+                                        "src 17 doubles into a larger allocation",
+                                        "plan and allocations on nodes of 2 ranks"};
 
 static void *alloc_on(MPI_Comm comm, int64_t bytes, int shared)
 {
@@ -157,13 +179,14 @@ static void run(const spec *c, int how, int nonblocking)
     MPI_Comm comm = MPI_COMM_WORLD;
     if (how == REVERSED)
         MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &comm);
-    if (how == PAIRS)
+    if (how == PAIRS || how == SPLIT)
         setenv("REDIST_RANKS_PER_NODE", "2", 1);
     int sshared = how != DST_SHARED, dshared = how != SRC_SHARED;
     int shift = how == OFFSET ? 17 : 0; /* src not at the allocation's start */
     double *a0 = alloc_on(comm, (p.ns + 2 * shift) * 8, sshared), *a = a0 + shift;
     double *b = alloc_on(comm, p.nd * 8, dshared);
-    unsetenv("REDIST_RANKS_PER_NODE");
+    if (how != SPLIT) /* SPLIT: the plan's nodes too */
+        unsetenv("REDIST_RANKS_PER_NODE");
     redist_options opt;
     redist_options_init(&opt);
     opt.algorithm = c->algorithm;
@@ -181,6 +204,7 @@ static void run(const spec *c, int how, int nonblocking)
     snprintf(what, sizeof what, "%s, %s%s", c->what, how_names[how],
              nonblocking ? ", start/test" : "");
     int rc = redist_plan_create(p.src, p.dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    unsetenv("REDIST_RANKS_PER_NODE");
     same_everywhere(what, rc);
     if (rc == REDIST_SUCCESS) {
         redist_stats st;
@@ -208,6 +232,8 @@ static void run(const spec *c, int how, int nonblocking)
                              : -1;
         if (how == PAIRS)
             want = -2; /* checked below: at most the messages received */
+        if (how == SPLIT)
+            want = -3; /* checked below */
         if (want >= 0 && copied != want)
             fail(what, "%lld messages copied once, want %lld (received per execute)", copied,
                  want);
@@ -216,7 +242,17 @@ static void run(const spec *c, int how, int nonblocking)
         if (want == -2 && (copied > st.messages_received || (size == 2 && copied != st.messages_received)))
             fail(what, "%lld messages copied once of %lld received", copied,
                  (long long)st.messages_received);
-        if (how != NO_WINDOW && data != 0)
+        /* nodes of 2 (the 1-D case, whose messages are counted here from the blocks): the
+           message from the pair's other rank copied once, each to another pair through MPI */
+        if (how == SPLIT) {
+            int from_partner = 0, off_pair = 0;
+            pair_traffic(c, &from_partner, &off_pair);
+            if (copied != from_partner || data < off_pair)
+                fail(what, "%lld messages copied once (want %d), %lld data messages (want %d or "
+                           "more)",
+                     copied, from_partner, data, off_pair);
+        }
+        if (how != NO_WINDOW && how != SPLIT && data != 0)
             fail(what, "%lld data messages on one node", data);
         if (how == NO_WINDOW && st.messages_sent > 0 && data == 0)
             fail(what, "no data message without the window (%lld messages sent)",
@@ -247,6 +283,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < ncases; k++)
         for (int how = BOTH_SHARED; how <= OFFSET; how++)
             run(&cases[k], how, 0);
+    run(&cases[4], SPLIT, 0);
     run(&cases[0], BOTH_SHARED, 1);
     run(&cases[2], SRC_SHARED, 1);
     return mtest_finalize(errs);
