@@ -11,10 +11,13 @@
  * acknowledgement, which the window path already sends, tells the sender that its src has
  * been read (the caller may write it once execute returns).
  *
- * The receiver walks the sender's side with the sender's own message to it, built here at
- * plan creation from the sender's local storage (its ld, which only it knows: gathered over
- * the node once), and its own side with its receive message: both list the elements in the
- * same order (the message's buffer order), so chunk k of one is chunk k of the other.
+ * Where neither side has an ld, the receiver's own receive message (its guess of the
+ * sender's storage is then exact) copies sender src -> dst by itself, with the plan's walker.
+ * Otherwise the receiver walks the sender's side with the sender's own message to it, built
+ * here at plan creation from the sender's local storage (its ld, which only it knows:
+ * gathered over the node once), and its own side with its receive message: both list the
+ * elements in the same order (the message's buffer order), so chunk k of one is chunk k of
+ * the other.
  *
  * Who decides: the sender, per execute and message, from where its src lies; the receiver
  * follows its notification. So any mix (src in an allocation or not, peers inside or outside
@@ -179,9 +182,15 @@ int redist__onecopy_setup(struct redist_plan_s *p)
         for (int r = 0; r < n; r++)
             if (all[(size_t)r * (size_t)(2 + d)] == p->recv.msgs[i].peer)
                 q = &all[(size_t)r * (size_t)(2 + d) + 2];
-        err = q != NULL ? build_peer_msg(p, o, i, q)
-                        : redist__fail(REDIST_ERR_MISMATCH, "one copy: a node peer is missing");
-        o->direct[i] = q != NULL && dense(q, d) && dense(p->dst->ld, p->dst->ndims);
+        if (q == NULL) {
+            err = redist__fail(REDIST_ERR_MISMATCH, "one copy: a node peer is missing");
+            break;
+        }
+        /* both sides dense: the receive message copies by itself; else the sender's own
+           message to this rank, built with its storage, walks its side */
+        o->direct[i] = dense(q, d) && dense(p->dst->ld, p->dst->ndims);
+        if (!o->direct[i])
+            err = build_peer_msg(p, o, i, q);
     }
     if (err == REDIST_SUCCESS &&
         (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * (size_t)p->threads *
@@ -290,7 +299,7 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
     MPI_Aint size = 0;
     int disp = 0;
     char *seg = NULL;
-    if (o == NULL || o->peer_msg[i] == NULL || a == NULL ||
+    if (o == NULL || (!o->direct[i] && o->peer_msg[i] == NULL) || a == NULL ||
         MPI_Win_shared_query(a->win, (int)note[1], &size, &disp, &seg) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_STATE,
                             "one copy: rank %d offered its src, which this rank cannot map",
