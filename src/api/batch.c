@@ -423,12 +423,7 @@ int redist_start_batch(redist_plan p, const void *const src[], void *const dst[]
         p->held_more[2 * i] = redist__shared_hold(src[i]);
         p->held_more[2 * i + 1] = redist__shared_hold(dst[i]);
     }
-    int rc = redist__begin_checked(p, err);
-    for (int i = 0; !p->active && i < p->nheld_more; i++) { /* refused: nothing in flight */
-        redist__shared_release(p->held_more[i]);
-        p->held_more[i] = NULL;
-    }
-    return rc;
+    return redist__begin_checked(p, err); /* which releases them if it does not start */
 }
 
 int redist_execute_batch(redist_plan p, const void *const src[], void *const dst[])

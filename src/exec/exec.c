@@ -149,16 +149,34 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
         p->held[0] = redist__shared_hold(src);
         p->held[1] = redist__shared_hold(dst);
     }
-    int err = redist__begin_checked(p, p->local_error);
-    if (!p->active)
-        for (int i = 0; i < 2; i++) { /* refused before it started: nothing in flight */
-            redist__shared_release(p->held[i]);
-            p->held[i] = NULL;
-        }
+    return redist__begin_checked(p, p->local_error);
+}
+
+/* The allocations the execute holds (exec.h's held and held_more), released. */
+static void release_held(redist_plan p)
+{
+    for (int i = 0; i < 2; i++) {
+        redist__shared_release(p->held[i]);
+        p->held[i] = NULL;
+    }
+    for (int i = 0; i < p->nheld_more; i++) {
+        redist__shared_release(p->held_more[i]);
+        p->held_more[i] = NULL;
+    }
+}
+
+static int begin_holding(redist_plan p, int local_err);
+
+int redist__begin_checked(redist_plan p, int local_err)
+{
+    int err = begin_holding(p, local_err);
+    if (!p->active) /* refused before it started: nothing in flight */
+        release_held(p);
     return err;
 }
 
-int redist__begin_checked(redist_plan p, int local_err)
+/* redist__begin_checked, the allocations held by the caller. */
+static int begin_holding(redist_plan p, int local_err)
 {
     if (p->broken)
         return redist__fail(REDIST_ERR_STATE, "an MPI error broke this plan in an earlier "
@@ -208,14 +226,7 @@ static int finish(redist_plan p)
     }
     p->active = 0;
     p->dry = 0;
-    for (int i = 0; i < 2; i++) {
-        redist__shared_release(p->held[i]);
-        p->held[i] = NULL;
-    }
-    for (int i = 0; i < p->nheld_more; i++) {
-        redist__shared_release(p->held_more[i]);
-        p->held_more[i] = NULL;
-    }
+    release_held(p);
     p->cur_src = NULL;
     p->cur_dst = NULL;
     return err;

@@ -301,7 +301,9 @@ int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry);
    REDIST_ERR_ARG with the reason. */
 int redist__check_execute_buffers(redist_plan p, const void *src, void *dst);
 /* The rest of redist_start once this rank's arguments are checked (local_err): a dry
-   execution when they are bad, the argument agreement, the algorithm's start (batches). */
+   execution when they are bad, the argument agreement, the algorithm's start (batches).
+   The allocations the caller held for the execute (held, held_more) are released if it
+   does not start; else when it completes. */
 int redist__begin_checked(redist_plan p, int local_err);
 /* Frees a plan and everything it owns (the communicator and type copies included). */
 void redist__plan_destroy(struct redist_plan_s *plan);
