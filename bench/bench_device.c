@@ -222,7 +222,7 @@ static void poison(double *a, size_t bytes)
 
 /* ---- The methods ------------------------------------------------------------------------ */
 
-static int use_window = 1; /* --window */
+static int use_window = 1; /* --window: options.shared_memory of both plans */
 
 enum { M_HOST, M_DEVICE, M_NAIVE, M_FLOOR, M_WIRE, NMETHODS };
 static const char *const method_names[NMETHODS] = {"host", "device", "naive", "floor", "wire"};
@@ -489,7 +489,6 @@ typedef struct {
     int64_t n;
     int reps;
     double budget;
-    int window; /* options.shared_memory of both plans */
 } options;
 
 static int in_list(const char *list, const char *name)
@@ -580,7 +579,7 @@ static int parse_one(const char *a, const char *v, options *o)
     } else if (!strcmp(a, "--window")) {
         if (parse_int64(v, &x, 0, 1))
             return -1;
-        o->window = (int)x;
+        use_window = (int)x;
     } else if (!strcmp(a, "--budget")) {
         char *end;
         o->budget = strtod(v, &end);
@@ -593,7 +592,7 @@ static int parse_one(const char *a, const char *v, options *o)
 /* Returns 0 to run, 1 to exit successfully (--help), 2 on a bad option. */
 static int parse_options(int argc, char **argv, options *o, int rank)
 {
-    *o = (options){NULL, NULL, 8000, 10, 0.0, 1};
+    *o = (options){NULL, NULL, 8000, 10, 0.0};
     for (int i = 1; i < argc; i += 2) { /* every option but --help takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1053,7 +1052,6 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     options o;
     int status = parse_options(argc, argv, &o, rank);
-    use_window = o.window;
     if (status == 0) {
         int d = open_device(rank, nprocs);
         status = d == 1 ? 0 : d == 2 ? 1 : run_all(&o, rank, nprocs) ? 1 : 0;

@@ -126,7 +126,7 @@ enum { REDIST__TO_HOST, REDIST__TO_DEVICE, REDIST__DEVICE_TO_DEVICE }; /* copy d
 int redist__device_emulated_load(const redist__device_ops **ops);
 /* The emulated device's copies so far between device memory and host memory that was not
    pinned (host_alloc or host_register): a GPU's slow, synchronous pageable copies. Tests
-   check that a plan's executes make none. */
+   check that a plan's executes make none. 0 while the emulated backend is not in use. */
 uint64_t redist__device_emulated_pageable_copies(void);
 int redist__device_cuda_load(const redist__device_ops **ops);
 

@@ -31,15 +31,19 @@ typedef struct mapping {
     size_t len;
 } mapping;
 
+/* A list of ranges (unordered). */
+typedef struct ranges {
+    mapping *at;
+    size_t n, cap;
+} ranges;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static mapping *maps;
-static size_t nmaps, capmaps;
+static ranges maps; /* the device memory */
 /* Pinned host ranges (host_alloc, host_register). A GPU runs a copy whose host side is not
    pinned as a pageable copy: synchronous, through the driver's bounce buffers, at a fraction
    of the link's rate. Such copies are counted (redist__device_emulated_pageable_copies) so
    that tests can check that a plan's staging never makes one. */
-static mapping *pins;
-static size_t npins, cappins;
+static ranges pins;
 static uint64_t pageable_copies;
 
 /* Posted work, run at the next sync: a copy (dm == NULL) or a kernel. */
@@ -59,14 +63,48 @@ static size_t nqueued, capqueue;
 static uint64_t total_posted, total_run; /* events: marks in this sequence */
 static int run_queue(void);              /* the lock is held */
 
-/* The mapping that holds [p, p + bytes), or NULL (not device memory, or past its end). */
-static const mapping *find(const void *p, size_t bytes)
+/* The range of r that holds [p, p + bytes), or NULL. The lock is held (as for the others). */
+static const mapping *holding(const ranges *r, const void *p, size_t bytes)
 {
     const char *c = p;
-    for (size_t i = 0; i < nmaps; i++)
-        if (c >= maps[i].base && c + bytes <= maps[i].base + maps[i].len)
-            return &maps[i];
+    for (size_t i = 0; i < r->n; i++)
+        if (c >= r->at[i].base && c + bytes <= r->at[i].base + r->at[i].len)
+            return &r->at[i];
     return NULL;
+}
+
+/* Appends [base, base + len) to r; 0, or -1 when out of memory. */
+static int add_range(ranges *r, char *base, size_t len)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        mapping *m = realloc(r->at, cap * sizeof *m);
+        if (m == NULL)
+            return -1;
+        r->at = m;
+        r->cap = cap;
+    }
+    r->at[r->n++] = (mapping){base, len};
+    return 0;
+}
+
+/* Takes the range starting at base out of r (into *out); 0 if r has none. */
+static int drop_range(ranges *r, const void *base, mapping *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->at[i].base == base) {
+            *out = r->at[i];
+            r->at[i] = r->at[--r->n];
+            return 1;
+        }
+    return 0;
+}
+
+/* The device mapping that holds [p, p + bytes), or NULL (not device memory, or past its
+   end). */
+static const mapping *find(const void *p, size_t bytes)
+{
+    return holding(&maps, p, bytes);
 }
 
 static int e_alloc(size_t bytes, void **ptr)
@@ -78,19 +116,12 @@ static int e_alloc(size_t bytes, void **ptr)
     if (p == MAP_FAILED)
         return redist__fail(REDIST_ERR_NOMEM, "emulated device: mmap of %zu bytes failed", len);
     pthread_mutex_lock(&lock);
-    if (nmaps == capmaps) {
-        size_t cap = capmaps ? 2 * capmaps : 16;
-        mapping *m = realloc(maps, cap * sizeof *m);
-        if (m == NULL) {
-            pthread_mutex_unlock(&lock);
-            munmap(p, len);
-            return redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of mappings");
-        }
-        maps = m;
-        capmaps = cap;
-    }
-    maps[nmaps++] = (mapping){p, len};
+    int full = add_range(&maps, p, len);
     pthread_mutex_unlock(&lock);
+    if (full) {
+        munmap(p, len);
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of mappings");
+    }
     *ptr = p;
     return REDIST_SUCCESS;
 }
@@ -99,12 +130,9 @@ static void e_free(void *ptr)
 {
     pthread_mutex_lock(&lock);
     run_queue(); /* as cuMemFree, after the work posted on it */
-    for (size_t i = 0; i < nmaps; i++)
-        if (maps[i].base == ptr) {
-            munmap(maps[i].base, maps[i].len);
-            maps[i] = maps[--nmaps];
-            break;
-        }
+    mapping m;
+    if (drop_range(&maps, ptr, &m))
+        munmap(m.base, m.len);
     pthread_mutex_unlock(&lock);
 }
 
@@ -113,30 +141,17 @@ static void e_free(void *ptr)
 static int e_host_register(void *ptr, size_t bytes)
 {
     pthread_mutex_lock(&lock);
-    int err = REDIST_SUCCESS;
-    if (npins == cappins) {
-        size_t cap = cappins ? 2 * cappins : 16;
-        mapping *m = realloc(pins, cap * sizeof *m);
-        if (m != NULL) {
-            pins = m;
-            cappins = cap;
-        } else
-            err = redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of pinned ranges");
-    }
-    if (err == REDIST_SUCCESS)
-        pins[npins++] = (mapping){ptr, bytes};
+    int full = add_range(&pins, ptr, bytes);
     pthread_mutex_unlock(&lock);
-    return err;
+    return full ? redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of pinned ranges")
+                : REDIST_SUCCESS;
 }
 
 static void e_host_unregister(void *ptr)
 {
+    mapping m;
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < npins; i++)
-        if (pins[i].base == ptr) {
-            pins[i] = pins[--npins];
-            break;
-        }
+    drop_range(&pins, ptr, &m);
     pthread_mutex_unlock(&lock);
 }
 
@@ -157,16 +172,6 @@ static void e_host_free(void *ptr)
 {
     e_host_unregister(ptr);
     free(ptr);
-}
-
-/* Whether [p, p + bytes) lies in one pinned range (the lock is held). */
-static int pinned(const void *p, size_t bytes)
-{
-    const char *c = p;
-    for (size_t i = 0; i < npins; i++)
-        if (c >= pins[i].base && c + bytes <= pins[i].base + pins[i].len)
-            return 1;
-    return 0;
 }
 
 uint64_t redist__device_emulated_pageable_copies(void)
@@ -218,7 +223,7 @@ static int e_copy(void *to, const void *from, size_t bytes, int direction, void 
     const void *host = direction == REDIST__TO_HOST     ? to
                        : direction == REDIST__TO_DEVICE ? from
                                                         : NULL;
-    if (err == REDIST_SUCCESS && host != NULL && bytes > 0 && !pinned(host, bytes))
+    if (err == REDIST_SUCCESS && host != NULL && bytes > 0 && holding(&pins, host, bytes) == NULL)
         pageable_copies++;
     if (err == REDIST_SUCCESS) {
         posted w = {NULL, direction, from, to, bytes, 0, {0}, 0, 0};
@@ -344,8 +349,8 @@ static int e_upload(const redist__msg *m, redist__device_msg **out)
 /* Opens or closes every mapping (the lock is held). */
 static int set_all(int prot)
 {
-    for (size_t i = 0; i < nmaps; i++)
-        if (mprotect(maps[i].base, maps[i].len, prot) != 0)
+    for (size_t i = 0; i < maps.n; i++)
+        if (mprotect(maps.at[i].base, maps.at[i].len, prot) != 0)
             return redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: mprotect failed");
     return REDIST_SUCCESS;
 }

@@ -58,48 +58,42 @@ limit_for() {
 keep() { # keep NAME TEXT: a run's full output under OUT
     [[ -n $out_dir ]] && printf '%s\n' "$2" >"$out_dir/$(tr -c 'A-Za-z0-9_.=-' _ <<<"$1").log"
 }
-run() { # run LIMIT NP [VAR=VALUE...] -- PROGRAM ARGS...: one bounded run, one line
-    local limit=$1 np=$2 vars=() xs=()
-    shift 2
+# launch KIND LIMIT NP [VAR=VALUE...] -- PROGRAM ARGS...: one bounded run under orterun, with
+# the variables set and exported to the ranks; its output kept under OUT. KIND check: one
+# line (the output's end if it failed), passed on "No Errors" or "verified   all"; bench: the
+# output in full, passed on "all results verified" or calibrate's "wrote "; pytest: one line
+# and pytest's summary, passed on exit status 0.
+launch() {
+    local kind=$1 limit=$2 np=$3 vars=() xs=()
+    shift 3
     while [[ $1 != -- ]]; do vars+=("$1"); xs+=(-x "${1%%=*}"); shift; done
     shift
-    local name="n$np ${vars[*]} ${*##*/}"
+    local what="-n $np ${vars[*]} $*"
     if ! limit=$(limit_for "$limit"); then
-        skipped=$((skipped + 1)); echo "not run (deadline) -n $np ${vars[*]} $*"; return
+        skipped=$((skipped + 1)); echo "not run (deadline) $what"; return
     fi
-    local out rc start=$SECONDS
+    local out rc start=$SECONDS pass=0
     nrun=$((nrun + 1))
     out=$(env "${vars[@]}" timeout "$limit" "${MR[@]}" "${xs[@]}" -n "$np" "$@" 2>&1)
     rc=$?
-    keep "$name" "$out"
-    if [[ $rc -eq 0 ]] && grep -Eq "No Errors|verified   all" <<<"$out"; then
-        echo "ok   ($((SECONDS - start)) s) -n $np ${vars[*]} $*"
+    keep "$kind n$np ${vars[*]} ${*##*/}" "$out"
+    case $kind in
+    check) grep -Eq "No Errors|verified   all" <<<"$out" && pass=1 ;;
+    bench) echo "---- $what"; grep -v '^\[' <<<"$out"
+           grep -Eq "all results verified|^wrote " <<<"$out" && pass=1 ;;
+    pytest) pass=1 ;;
+    esac
+    if [[ $rc -eq 0 && $pass -eq 1 ]]; then
+        echo "ok   ($((SECONDS - start)) s) $what"
     else
         failed=$((failed + 1))
-        echo "FAIL (exit $rc, $((SECONDS - start)) s) -n $np ${vars[*]} $*"
-        grep -v '^\[' <<<"$out" | tail -15
+        echo "FAIL (exit $rc, $((SECONDS - start)) s) $what"
+        [[ $kind == bench ]] || grep -v '^\[' <<<"$out" | tail -15
     fi
+    [[ $kind == pytest ]] && grep -E "passed|SKIPPED" <<<"$out" | sort -u
 }
-bench() { # bench LIMIT NP -- PROGRAM ARGS...: one bounded benchmark run, its output in full
-    local limit=$1 np=$2
-    shift 3
-    if ! limit=$(limit_for "$limit"); then
-        skipped=$((skipped + 1)); echo "not run (deadline) -n $np $*"; return
-    fi
-    local out rc start=$SECONDS
-    nrun=$((nrun + 1))
-    out=$(timeout "$limit" "${MR[@]}" -n "$np" "$@" 2>&1)
-    rc=$?
-    keep "bench n$np ${*##*/}" "$out"
-    echo "---- -n $np $*"
-    grep -v '^\[' <<<"$out"
-    if [[ $rc -eq 0 ]] && grep -Eq "all results verified|^wrote " <<<"$out"; then
-        echo "ok   ($((SECONDS - start)) s) -n $np $*"
-    else
-        failed=$((failed + 1))
-        echo "FAIL (exit $rc, $((SECONDS - start)) s) -n $np $*"
-    fi
-}
+run() { launch check "$@"; }
+bench() { launch bench "$@"; }
 T=$B/tests/mpi
 part() { [[ -z ${PARTS:-} || ,$PARTS, == *,$1,* ]]; }
 if part tests; then
@@ -141,10 +135,10 @@ if part python; then
 # node's is a venv's, with NumPy, mpi4py and CuPy)
 py=$(command -v python3)
 "$py" -c 'import sys; print("python", sys.version.split()[0], sys.executable)' || true
-python3 -c 'from mpi4py import MPI; import mpi4py, numpy, cupy
+"$py" -c 'from mpi4py import MPI; import mpi4py, numpy, cupy
 print("mpi4py", mpi4py.__version__, "on", MPI.Get_library_version().splitlines()[0],
       "| numpy", numpy.__version__, "| cupy", cupy.__version__)' 2>&1 | tail -1 || true
-missing=$(python3 -c 'import importlib
+missing=$("$py" -c 'import importlib
 out = []
 for m in ("numpy", "mpi4py.MPI", "pytest", "_pytest.main", "cupy"):
     try:
@@ -153,22 +147,11 @@ for m in ("numpy", "mpi4py.MPI", "pytest", "_pytest.main", "cupy"):
         out.append("%s (%s)" % (m, str(e).splitlines()[0][:80] if str(e) else type(e).__name__))
 print(", ".join(out))' 2>&1)
 if [[ -z "$missing" ]]; then
+    # no plugin autoloading: the image's (pytest-timeout) need a newer pytest than Debian's
     for np in 1 2 4; do
-        if ! limit=$(limit_for 90); then
-            skipped=$((skipped + 1)); echo "not run (deadline) -n $np python tests"; continue
-        fi
-        start=$SECONDS
-        nrun=$((nrun + 1))
-        # no plugin autoloading: the image's (pytest-timeout) need a newer pytest than Debian's
-        out=$(cd python && REDIST_LIBRARY="$B/libredist.so" PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" \
-            PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout "$limit" "${MR[@]}" -x REDIST_LIBRARY \
-            -x PYTHONPATH -x PYTEST_DISABLE_PLUGIN_AUTOLOAD -n "$np" "$py" -m pytest \
-            -q -rs -p no:cacheprovider --color=no tests 2>&1)
-        rc=$?
-        keep "python n$np" "$out"
-        if [[ $rc -eq 0 ]]; then echo "ok   ($((SECONDS - start)) s) -n $np python tests (CuPy)"
-        else failed=$((failed + 1)); echo "FAIL (exit $rc) -n $np python tests (CuPy)"; tail -20 <<<"$out"; fi
-        grep -E "passed|SKIPPED" <<<"$out" | sort -u
+        launch pytest 90 "$np" REDIST_LIBRARY="$B/libredist.so" \
+            PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+            -- "$py" -m pytest -q -rs -p no:cacheprovider --color=no "$PWD/python/tests"
     done
 else
     echo "python: not run on this node: python3 lacks $missing"
