@@ -3,7 +3,8 @@
  * same run (docs/performance.md, "Threads").
  *
  *     mpirun -np P build/bench_threads [--n N] [--threads T] [--reps R] [--case NAME,...]
- *            [--transport pack|datatype] [--no-scalapack]
+ *            [--transport pack|datatype] [--no-scalapack] [--arrays malloc|shared]
+ *            [--alltoallw]
  *
  * Cases (doubles, global N x N, column-major local arrays as ScaLAPACK stores them, the
  * grid pr x pc the squarest factorisation of P with pr <= pc):
@@ -15,12 +16,17 @@
  *   small      8^2 -> 16^2 on pr x pc
  *   grid1d     64^2 on 1 x P -> 64^2 on P x 1
  *   2to4       32^2 on 1 x 2 (ranks 0, 1) -> 48^2 on 2 x 2 (P >= 4; bench_2d's case)
+ *   half       32^2 on the squarest grid of ranks 0 .. P/2 - 1 -> 48^2 on pr x pc (P >= 4;
+ *              at P = 16: 8 ranks -> 16)
  *   1d         cyclic(1) -> cyclic(3) of N^2 doubles on P ranks (1-D)
  *
  * Methods: memcpy-T (each rank copies the bytes it holds after the redistribution with T
  * OpenMP threads, then MPI_Barrier: the floor), memcpy-1 (the same with one thread), redist
  * (auto's plan with options.threads = T, created once), and, with ScaLAPACK and at T = 1,
- * pdgemr2d or pdtran (compare them at P x T ranks, one thread each). Each method runs once as a
+ * pdgemr2d or pdtran (compare them at P x T ranks, one thread each), and with --alltoallw
+ * redist's `alltoallw` algorithm (one MPI_Alltoallw with derived datatypes: the hand-made
+ * baseline). --arrays shared takes the local arrays from redist_alloc (node-shared memory:
+ * on-node messages copied once, issue 30). Each method runs once as a
  * warm-up, redist's and ScaLAPACK's results are checked element by element, then R timed
  * repetitions (default 6): barrier, time, run, MPI_Allreduce(MAX); the median is printed.
  *
@@ -80,6 +86,28 @@ typedef struct side {
 
 static int rank, nranks, threads = 1, reps = 6, use_scalapack = 1, failures;
 static int transport = REDIST_TRANSPORT_AUTO; /* --transport pack|datatype */
+static int shared_arrays, use_alltoallw;         /* --arrays shared, --alltoallw */
+
+/* A local array of n doubles (at least one): malloc'd, or node-shared (redist_alloc,
+   collective: every rank calls it for every side). */
+static double *alloc_array(int64_t n)
+{
+    size_t bytes = (size_t)(n + 1) * sizeof(double);
+    void *a = NULL;
+    if (shared_arrays && redist_alloc(MPI_COMM_WORLD, (int64_t)bytes, &a) != REDIST_SUCCESS) {
+        fprintf(stderr, "bench_threads: redist_alloc: %s\n", redist_last_error_detail());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return shared_arrays ? a : malloc(bytes);
+}
+
+static void free_array(double *a)
+{
+    if (shared_arrays)
+        redist_free(a);
+    else
+        free(a);
+}
 
 static void squarest(int p, int *pr, int *pc)
 {
@@ -128,7 +156,7 @@ static side make_side(const grid *g, int fill)
     redist_layout_local_shape(s.layout, rank, shape);
     s.lr = shape[0];
     s.lc = shape[1];
-    s.a = malloc((size_t)(s.lr * s.lc + 1) * sizeof(double));
+    s.a = alloc_array(s.lr * s.lc);
     int r = 0, c = 0;
     if (s.a == NULL || (s.lr * s.lc > 0 && coords_of(g, &r, &c) != 0)) {
         fprintf(stderr, "bench_threads: rank %d: no memory or no coordinates\n", rank);
@@ -288,6 +316,22 @@ static void bench_one(const bench_case *k)
     const char *alg = redist_plan_algorithm(x.plan);
     redist_stats st;
     redist_plan_stats(x.plan, &st);
+    double t_w = -1;
+    if (use_alltoallw) { /* the same plan's pattern in one MPI_Alltoallw */
+        redist_plan auto_plan = x.plan;
+        opt.algorithm = "alltoallw";
+        if (redist_plan_create(s.layout, d.layout, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &x.plan) != 0) {
+            fprintf(stderr, "bench_threads: alltoallw plan: %s\n", redist_last_error_detail());
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        for (int64_t e = 0; e < d.lr * d.lc; e++)
+            d.a[e] = -1.0;
+        run_redist(&x);
+        check_side(k, &d, "alltoallw");
+        t_w = time_method(run_redist, &x);
+        redist_plan_free(&x.plan);
+        x.plan = auto_plan;
+    }
     double t_s = -1;
 #if REDIST_HAVE_SCALAPACK
     if (use_scalapack && threads == 1) {
@@ -316,6 +360,10 @@ static void bench_one(const bench_case *k)
             printf(" %10.2f %8.2f", t_s * 1e3, t_s / t_r);
         else
             printf(" %10s %8s", "-", "-");
+        if (t_w >= 0)
+            printf(" %10.2f %8.2f", t_w * 1e3, t_w / t_r);
+        else
+            printf(" %10s %8s", "-", "-");
         printf("  %s/%s\n", alg ? alg : "?",
                st.transport == REDIST_TRANSPORT_DATATYPE ? "datatype" : "pack");
         fflush(stdout);
@@ -323,8 +371,8 @@ static void bench_one(const bench_case *k)
     redist_plan_free(&x.plan);
     redist_layout_free(&s.layout);
     redist_layout_free(&d.layout);
-    free(s.a);
-    free(d.a);
+    free_array(d.a); /* the reverse of the allocations: redist_free is collective */
+    free_array(s.a);
     free(x.scratch);
 }
 
@@ -345,9 +393,13 @@ static int make_cases(bench_case *c, int64_t n)
     c[k++] = (bench_case){"small", {n, n, 8, 8, pr, pc, NULL}, {n, n, 16, 16, pr, pc, NULL}, 0};
     c[k++] =
         (bench_case){"grid1d", {n, n, 64, 64, 1, nranks, NULL}, {n, n, 64, 64, nranks, 1, NULL}, 0};
-    if (nranks >= 4)
+    if (nranks >= 4) {
         c[k++] =
             (bench_case){"2to4", {n, n, 32, 32, 1, 2, ranks_01}, {n, n, 48, 48, 2, 2, NULL}, 0};
+        int hr, hc; /* ranks 0 .. P/2 - 1 (a grid without a rank list: the first ones) */
+        squarest(nranks / 2, &hr, &hc);
+        c[k++] = (bench_case){"half", {n, n, 32, 32, hr, hc, NULL}, {n, n, 48, 48, pr, pc, NULL}, 0};
+    }
     c[k++] =
         (bench_case){"1d", {n * n, 1, 1, 1, nranks, 1, NULL}, {n * n, 1, 3, 1, nranks, 1, NULL}, 0};
     return k;
@@ -386,10 +438,15 @@ int main(int argc, char **argv)
                                                        : REDIST_TRANSPORT_AUTO;
         else if (!strcmp(argv[i], "--no-scalapack"))
             use_scalapack = 0;
+        else if (!strcmp(argv[i], "--alltoallw"))
+            use_alltoallw = 1;
+        else if (!strcmp(argv[i], "--arrays") && i + 1 < argc)
+            shared_arrays = !strcmp(argv[++i], "shared");
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: bench_threads [--n N] [--threads T] [--reps R] "
-                                "[--case NAME,...] [--transport pack|datatype] [--no-scalapack]\n");
+                                "[--case NAME,...] [--transport pack|datatype] [--no-scalapack] "
+                                "[--arrays malloc|shared] [--alltoallw]\n");
             MPI_Finalize();
             return 2;
         }
@@ -400,13 +457,15 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    bench_case cases[8];
+    bench_case cases[9];
     int ncases = make_cases(cases, n);
     if (rank == 0)
-        printf("# bench_threads: %lld x %lld doubles, %d ranks x %d threads, median of %d; ms\n"
-               "%-10s %3s %3s %10s %10s %10s %8s %8s %10s %8s  %s\n",
-               (long long)n, (long long)n, nranks, threads, reps, "case", "P", "T", "memcpy-T",
-               "memcpy-1", "redist", "/memT", "m1/red", "scalapack", "sl/red", "algorithm");
+        printf("# bench_threads: %lld x %lld doubles, %d ranks x %d threads, %s arrays, median "
+               "of %d; ms\n"
+               "%-10s %3s %3s %10s %10s %10s %8s %8s %10s %8s %10s %8s  %s\n",
+               (long long)n, (long long)n, nranks, threads, shared_arrays ? "node-shared" : "malloc'd",
+               reps, "case", "P", "T", "memcpy-T", "memcpy-1", "redist", "/memT", "m1/red",
+               "scalapack", "sl/red", "alltoallw", "a2aw/red", "algorithm");
     for (int i = 0; i < ncases; i++)
         if (wanted(only, cases[i].name))
             bench_one(&cases[i]);
