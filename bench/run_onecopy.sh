@@ -4,7 +4,7 @@
 # From a copy of the repository holding a build (or tests/gpu/slim.sh's copy of it) and
 # .node/mpi-runtime.tgz (../shared/gpu-node/README.md: the node has no MPI of its own):
 #
-#     [BUILD=dir] [DEADLINE=sec] [N=8000] [NP=16] bash bench/run_onecopy.sh
+#     [BUILD=dir] [DEADLINE=sec] [N=8000] [NP=16] [PARTS=tests,bench,runs] bash bench/run_onecopy.sh
 #
 # (NP: the ranks of the 16-rank runs; a smaller N and NP try the script on another machine.)
 #
@@ -15,11 +15,12 @@
 # Benchmarks: bench_threads at 16 ranks x 1 thread, N x N doubles, with malloc'd and with
 # node-shared arrays, against the memcpy floor, pdgemr2d and one MPI_Alltoallw; bench_2d at 4
 # ranks (the 2-core machine's cases on real cores); bench_threads at 2 ranks x 8 threads.
-# Exit 1 if a run failed.
+# bench_runs: the same re-blocks' access pattern alone (no MPI), NP threads, pull and push.
+# PARTS: which of tests, bench and runs run (default: all). Exit 1 if a run failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 B=$(cd "${BUILD:-build}" && pwd) || exit 1
-deadline=${DEADLINE:-0} n=${N:-8000} np=${NP:-16}
+deadline=${DEADLINE:-0} n=${N:-8000} np=${NP:-16} parts=,${PARTS:-tests,bench,runs},
 tar -xzkf .node/mpi-runtime.tgz -C / 2>/dev/null
 ldconfig
 export LD_LIBRARY_PATH="$B:/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack"
@@ -49,10 +50,13 @@ go() {
 }
 map=() # extra mapping flags of the next runs
 T=$B/tests/mpi
+if [[ $parts == *,tests,* ]]; then
 go 60 "$np" -- "$T/test_onecopy"
 go 60 "$np" -- "$T/test_shared_alloc"
 go 90 "$np" REDIST_TEST_SHARED=all -- "$T/test_random_layouts" --cases 12
 go 90 "$np" REDIST_TEST_SHARED=mixed REDIST_RANKS_PER_NODE=$((np / 4 > 0 ? np / 4 : 1)) -- "$T/test_random_layouts" --cases 12
+fi
+if [[ $parts == *,bench,* ]]; then
 for arrays in shared malloc; do
     go 150 "$np" OMP_NUM_THREADS=1 -- "$B/bench_threads" --n "$n" --reps 7 --arrays "$arrays" \
         --alltoallw --case same,blocks,grid,half,small,1d
@@ -66,5 +70,16 @@ for arrays in shared malloc; do
     go 60 4 -- "$B/bench_2d" --size 6000 --reps 10 --arrays "$arrays" \
         --methods memcpy,auto,alltoallw,pdgemr2d
 done
+fi
+if [[ $parts == *,runs,* ]]; then
+    side=$(awk -v p="$np" 'BEGIN { s = int(sqrt(p)); while (p % s) s--; print s }')
+    for blocks in "36 128" "8 16" "32 48" "64 100" "128 128"; do
+        set -- $blocks
+        t0=$SECONDS
+        OMP_PROC_BIND=close OMP_PLACES=cores timeout 60 "$B/bench_runs" --n "$n" \
+            --grid "$side" --threads $((side * side)) --from "$1" --to "$2" || failed=1
+        echo "-- $((SECONDS - t0)) s"
+    done
+fi
 echo "run_onecopy: $([[ $failed -eq 0 ]] && echo PASSED || echo FAILED) in $SECONDS s"
 exit $failed

@@ -34,8 +34,14 @@ typedef struct state {
     int recvs_left;           /* receive messages not yet unpacked */
     redist__overlap *overlap; /* threads >= 2 (else NULL) */
     int *arrived;             /* the overlap's messages, for their acknowledgements */
-    int self_pending;         /* start left the self copy to progress (overlap) */
+    int self_pending;         /* start left the self copy to progress (SELF_*) */
+    int *ready, nready;       /* one-copy messages arrived, not yet copied (onecopy.c) */
+    int local_left;           /* receive messages from node peers not yet arrived */
 } state;
+
+/* Why start left the self copy: the overlap's team copies it while the calling thread
+   waits, or it is copied together with the node peers' messages that are copied once. */
+enum { SELF_DONE, SELF_OVERLAP, SELF_WITH_COPIES };
 
 void redist__direct_async_destroy(struct redist_plan_s *p)
 {
@@ -51,6 +57,7 @@ void redist__direct_async_destroy(struct redist_plan_s *p)
     redist__free(s->chunks_left);
     redist__free(s->indices);
     redist__free(s->arrived);
+    redist__free(s->ready);
     redist__overlap_free(&s->overlap);
     redist__free(s);
     p->algo_state = NULL;
@@ -76,9 +83,20 @@ int redist__direct_async_setup(struct redist_plan_s *p)
     s->chunks_left = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->chunks_left);
     s->indices = redist__malloc((size_t)(nr + 1) * sizeof *s->indices);
     s->arrived = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->arrived);
-    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices || !s->arrived)
+    s->ready = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->ready);
+    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices || !s->arrived ||
+        !s->ready)
         return REDIST_ERR_NOMEM;
     return redist__overlap_create(p, &s->overlap);
+}
+
+/* Whether the self part waits to be copied with the node peers' one-copy messages: when
+   this execute's src lies in an allocation (its peers' likely do too) and peers on the node
+   send to this rank. */
+static int self_with_copies(const struct redist_plan_s *p, const state *s)
+{
+    return p->shm != NULL && p->shm->one != NULL && p->held[0] != NULL && s->local_left > 0 &&
+           p->self != NULL && p->self->nelems > 0 && !p->dry;
 }
 
 static int start(struct redist_plan_s *p)
@@ -92,7 +110,9 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
         return redist__strip_start(p);
     state *s = p->algo_state;
     int k = 0;
+    s->nready = s->local_left = 0;
     for (int i = 0; i < p->recv.nmsgs; i++) {
+        s->local_left += redist__shm_local(p, 0, i);
         int n = redist__post_recv(p, i, s->reqs + k);
         if (n < 0)
             return n;
@@ -121,9 +141,27 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
         }
         k += n;
     }
-    s->self_pending = s->overlap != NULL; /* copied while receiving (progress) */
-    if (!s->self_pending)
+    s->self_pending = self_with_copies(p, s) ? SELF_WITH_COPIES
+                      : s->overlap != NULL     ? SELF_OVERLAP
+                                               : SELF_DONE;
+    if (s->self_pending == SELF_DONE)
         redist__copy_self(p);
+    return REDIST_SUCCESS;
+}
+
+/* The node peers' messages copied once so far, together (and the self part, if it waits for
+   them); their acknowledgements posted. */
+static int copy_ready(struct redist_plan_s *p, state *s)
+{
+    int with_self = s->self_pending == SELF_WITH_COPIES;
+    int n = redist__finish_recvs_once(p, s->ready, s->nready, with_self,
+                                      s->reqs + s->ack_first + s->nacks);
+    if (n < 0)
+        return n;
+    s->nacks += n;
+    s->nready = 0;
+    if (with_self)
+        s->self_pending = SELF_DONE;
     return REDIST_SUCCESS;
 }
 
@@ -133,6 +171,12 @@ static int unpack_arrivals(struct redist_plan_s *p, state *s, int count)
         int m = s->msg_of_req[s->indices[j]];
         if (--s->chunks_left[m] > 0)
             continue;
+        s->local_left -= redist__shm_local(p, 0, m);
+        if (redist__copies_once(p, m)) { /* copied with the others that come (copy_ready) */
+            s->ready[s->nready++] = m;
+            s->recvs_left--;
+            continue;
+        }
         int n = redist__finish_recv(p, m, s->reqs + s->ack_first + s->nacks);
         if (n < 0)
             return n;
@@ -169,9 +213,9 @@ int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *do
         if (err != REDIST_SUCCESS)
             return err;
     }
-    if (s->self_pending) { /* no overlap (nothing to receive, a test, dry): the team copies */
+    if (s->self_pending == SELF_OVERLAP) { /* no overlap (nothing to receive, a test, dry) */
         redist__copy_self(p);
-        s->self_pending = 0;
+        s->self_pending = SELF_DONE;
     }
     while (s->recvs_left > 0) {
         int count = 0, rc;
@@ -184,8 +228,19 @@ int redist__direct_async_progress(struct redist_plan_s *p, int blocking, int *do
         if (count == MPI_UNDEFINED || (count == 0 && !blocking))
             break;
         int err = unpack_arrivals(p, s, count);
+        /* a blocking wait copies once all the node's messages are in: their notifications
+           come at the senders' start, whatever this rank does, so the wait cannot hang */
+        if (err == REDIST_SUCCESS && s->nready > 0 && (!blocking || s->local_left == 0))
+            err = copy_ready(p, s);
         if (err != REDIST_SUCCESS)
             return err;
+    }
+    int err = s->nready > 0 ? copy_ready(p, s) : REDIST_SUCCESS;
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (s->self_pending == SELF_WITH_COPIES && s->recvs_left == 0) { /* no peer copied once */
+        redist__copy_self(p);
+        s->self_pending = SELF_DONE;
     }
     int rest_done = 0;
     if (s->recvs_left == 0) { /* sends, and the acknowledgements of the shared buffers */

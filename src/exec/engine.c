@@ -157,6 +157,29 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     return redist__send_ack(p, i, ack);
 }
 
+int redist__copies_once(const struct redist_plan_s *p, int i)
+{
+    return p->transport == REDIST_TRANSPORT_PACK && redist__shm_local(p, 0, i) &&
+           redist__onecopy_offered(p, i);
+}
+
+int redist__finish_recvs_once(struct redist_plan_s *p, int *msgs, int n, int with_self,
+                              MPI_Request *acks)
+{
+    redist__shm_sync(p); /* the senders' src as they left it before their notifications */
+    int err = p->dry ? REDIST_SUCCESS : redist__onecopy_copy_together(p, msgs, n, with_self);
+    if (err != REDIST_SUCCESS)
+        return err;
+    int nacks = 0;
+    for (int x = 0; x < n; x++) {
+        int k = redist__send_ack(p, msgs[x], acks + nacks);
+        if (k < 0)
+            return k;
+        nacks += k;
+    }
+    return nacks;
+}
+
 int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack)
 {
     if (!redist__shm_local(p, 0, i))
