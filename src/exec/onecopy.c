@@ -37,10 +37,21 @@
 #include "exec/shared.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { CHUNK_BYTES = 32 << 10 }; /* the pass-through buffer: well inside L1 + L2 */
 enum { TOGETHER_PART_BYTES = 256 << 10 }; /* of dst, per part of a copy together: in L2 */
+
+/* The bytes of dst per part of a copy together: TOGETHER_PART_BYTES, or
+   REDIST_ONECOPY_PART_BYTES (measurements, docs/dev/one-copy.md). */
+static int64_t part_bytes(void)
+{
+    const char *v = getenv("REDIST_ONECOPY_PART_BYTES");
+    char *end = NULL;
+    long long n = v != NULL ? strtoll(v, &end, 10) : 0;
+    return v != NULL && end != v && *end == '\0' && n >= 1 ? (int64_t)n : TOGETHER_PART_BYTES;
+}
 
 struct redist__onecopy {
     int nrecv;
@@ -56,6 +67,7 @@ struct redist__onecopy {
     uint64_t alloc_id;
     int *node_rank_of, *plan_ranks; /* [size] */
     const char **src_of;            /* [nrecv] scratch of a copy together: each sender's src */
+    int64_t part_bytes;             /* of dst per part of a copy together */
 };
 
 static atomic_ullong copied; /* messages copied once by this process (tests) */
@@ -182,6 +194,7 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     o->peer_msg = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_msg);
     o->direct = redist__calloc((size_t)o->nrecv + 1, 1);
     o->src_of = redist__calloc((size_t)o->nrecv + 1, sizeof *o->src_of);
+    o->part_bytes = part_bytes();
     o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
     o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
     o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
@@ -400,7 +413,7 @@ int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int
     int64_t elems = self != NULL ? self->nelems : 0;
     for (int x = 0; x < joined; x++)
         elems += p->recv.msgs[msgs[x]].nelems;
-    int64_t bytes = elems * (int64_t)p->elsize, parts = bytes / TOGETHER_PART_BYTES;
+    int64_t bytes = elems * (int64_t)p->elsize, parts = bytes / p->shm->one->part_bytes;
     together_job job = {p, msgs, joined, self, parts > 0 ? parts : 1};
     if (elems > 0)
         redist__par_run(p, bytes, together_part, &job);
