@@ -14,7 +14,7 @@ python=0
 src=${1:-build} dest=${2:-.node/build}
 rm -rf "$dest"
 mkdir -p "$dest/tests/mpi"
-cp -a "$src"/libredist.so* "$src/redist" "$src/bench_device" "$src/bench_threads" "$src/bench_2d" "$dest/"
+cp -a "$src"/libredist.so* "$src/redist" "$src/bench_device" "$src/bench_threads" "$src/bench_2d" "$src/bench_runs" "$dest/"
 # the GPU node's image has no OpenMP runtime; the rest comes with .node/mpi-runtime.tgz
 cp -L "$(gcc -print-file-name=libgomp.so.1)" "$dest/"
 for t in test_device test_random_layouts test_batch test_inter test_onecopy test_shared_alloc; do
