@@ -167,9 +167,13 @@ int redist__finish_recvs_once(struct redist_plan_s *p, int *msgs, int n, int wit
                               MPI_Request *acks)
 {
     redist__shm_sync(p); /* the senders' src as they left it before their notifications */
-    int err = p->dry ? REDIST_SUCCESS : redist__onecopy_copy_together(p, msgs, n, with_self);
+    int tiled_self = with_self && p->self != NULL && p->self->tiles != NULL; /* by its tiles */
+    int err = p->dry ? REDIST_SUCCESS
+                     : redist__onecopy_copy_together(p, msgs, n, with_self && !tiled_self);
     if (err != REDIST_SUCCESS)
         return err;
+    if (tiled_self)
+        redist__copy_self(p);
     int nacks = 0;
     for (int x = 0; x < n; x++) {
         int k = redist__send_ack(p, msgs[x], acks + nacks);

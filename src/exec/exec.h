@@ -217,7 +217,7 @@ int redist__onecopy_offer(struct redist_plan_s *p, int i);
 int redist__onecopy_offered(const struct redist_plan_s *p, int i);
 int redist__onecopy_copy(struct redist_plan_s *p, int i);
 /* Receive messages msgs[0 .. n) (offered; the list is reordered), and the self part if
-   with_self, copied together in the destination's order (onecopy.c). */
+   with_self (one without tiles), copied together in the destination's order (onecopy.c). */
 int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int with_self);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);

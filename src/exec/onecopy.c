@@ -33,7 +33,7 @@
  * follows its notification. So any mix (src in an allocation or not, peers inside or outside
  * the allocation's node, dry executes) is consistent on both sides.
  */
-#include "exec/engine.h"
+#include "exec/exec.h"
 #include "exec/shared.h"
 
 #include <stdatomic.h>
@@ -409,7 +409,7 @@ int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int
             msgs[joined++] = i;
         }
     }
-    const redist__msg *self = with_self && p->self != NULL && p->self->tiles == NULL ? p->self : NULL;
+    const redist__msg *self = with_self ? p->self : NULL; /* no tiles (the caller's rule) */
     int64_t elems = self != NULL ? self->nelems : 0;
     for (int x = 0; x < joined; x++)
         elems += p->recv.msgs[msgs[x]].nelems;
@@ -417,8 +417,6 @@ int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int
     together_job job = {p, msgs, joined, self, parts > 0 ? parts : 1};
     if (elems > 0)
         redist__par_run(p, bytes, together_part, &job);
-    if (with_self && self == NULL)
-        redist__copy_self(p); /* a transposing self part: by its tiles */
     atomic_fetch_add(&copied, (unsigned long long)joined);
     return REDIST_SUCCESS;
 }
