@@ -7,6 +7,9 @@
  *         one copy on a node does: a rank copies its destination out of its peers' sources)
  *   pairs each destination array's runs one source array after the other (a message at a
  *         time, as a plan walks a receive message), each message in destination order
+ *   parts as pairs, but each message cut into parts of 256 KiB of dst in all and part k of
+ *         every message copied before part k + 1 of any (what a plan does: onecopy.c's copy
+ *         together; runs are not split, a run goes to the part where it starts)
  *   push  each source array's runs in its own order, written into the destination arrays
  *   memcpy  every source array onto its destination array whole (the floor)
  *   pull, non-temporal stores  pull with SSE2 streaming stores (where the compiler has SSE2)
@@ -56,6 +59,7 @@ typedef struct run {
     int64_t src_at, dst_at; /* element offsets in their arrays */
     int src, dst;           /* array numbers (grid position r * P + c) */
     int64_t len;
+    int64_t part; /* parts order: the part of its message it starts in */
 } run;
 
 typedef struct runs {
@@ -118,7 +122,7 @@ static void runs_of_dst(int d, runs *rs)
             int64_t len = B_TO - li % B_TO, left = B_FROM - gi % B_FROM;
             len = len < left ? len : left;
             len = len < lr - li ? len : lr - li;
-            add(rs, (run){sli + slj * slr[sr], li + lj * lr, sr * P + sc, d, len});
+            add(rs, (run){sli + slj * slr[sr], li + lj * lr, sr * P + sc, d, len, 0});
             li += len;
         }
     }
@@ -132,6 +136,34 @@ static int by_pair(const void *a, const void *b)
     if (x->src != y->src)
         return x->src - y->src;
     return (x->dst_at > y->dst_at) - (x->dst_at < y->dst_at);
+}
+
+static int by_part(const void *a, const void *b)
+{
+    const run *x = a, *y = b;
+    if (x->part != y->part)
+        return (x->part > y->part) - (x->part < y->part);
+    if (x->src != y->src)
+        return x->src - y->src;
+    return (x->dst_at > y->dst_at) - (x->dst_at < y->dst_at);
+}
+
+/* A destination array's runs (in pairs order: message by message, each in dst order) put
+   in parts order: message m's run starting at element e of its nm goes to part e K / nm. */
+static void order_parts(runs *rs, int64_t count)
+{
+    int64_t parts = count * 8 / (256 << 10);
+    parts = parts > 0 ? parts : 1;
+    for (int64_t k = 0; k < rs->n;) {
+        int64_t end = k, nm = 0, e = 0;
+        while (end < rs->n && rs->r[end].src == rs->r[k].src)
+            nm += rs->r[end++].len;
+        for (; k < end; k++) {
+            rs->r[k].part = e * parts / nm;
+            e += rs->r[k].len;
+        }
+    }
+    qsort(rs->r, (size_t)rs->n, sizeof *rs->r, by_part);
 }
 
 static int by_source(const void *a, const void *b)
@@ -266,7 +298,7 @@ int main(int argc, char **argv)
     double **src = calloc((size_t)na, sizeof *src), **dst = calloc((size_t)na, sizeof *dst);
     int64_t *count = calloc((size_t)na, sizeof *count);
     runs *pull = calloc((size_t)na, sizeof *pull), *push = calloc((size_t)na, sizeof *push);
-    runs *pairs = calloc((size_t)na, sizeof *pairs);
+    runs *pairs = calloc((size_t)na, sizeof *pairs), *inparts = calloc((size_t)na, sizeof *inparts);
     runs all = {0};
     for (int a = 0; a < na; a++) {
         int64_t sn = extent(B_FROM, a / P) * extent(B_FROM, a % P), room;
@@ -282,6 +314,9 @@ int main(int argc, char **argv)
         runs_of_dst(a, &pull[a]);
         runs_of_dst(a, &pairs[a]);
         qsort(pairs[a].r, (size_t)pairs[a].n, sizeof *pairs[a].r, by_pair);
+        for (int64_t k = 0; k < pairs[a].n; k++)
+            add(&inparts[a], pairs[a].r[k]);
+        order_parts(&inparts[a], count[a]);
         for (int64_t k = 0; k < pull[a].n; k++)
             add(&all, pull[a].r[k]);
     }
@@ -290,12 +325,16 @@ int main(int argc, char **argv)
         add(&push[all.r[k].src], all.r[k]);
     fill(src);
     job jp = {pull, src, dst, count}, js = {push, src, dst, count}, jm = {NULL, src, dst, count};
-    job jq = {pairs, src, dst, count};
+    job jq = {pairs, src, dst, count}, jk = {inparts, src, dst, count};
     double t_pull = median_of(do_lists, &jp);
     int64_t bad = check(dst);
     for (int a = 0; a < na; a++)
         memset(dst[a], 0, (size_t)count[a] * 8);
     double t_pairs = median_of(do_lists, &jq);
+    bad += check(dst);
+    for (int a = 0; a < na; a++)
+        memset(dst[a], 0, (size_t)count[a] * 8);
+    double t_parts = median_of(do_lists, &jk);
     bad += check(dst);
     for (int a = 0; a < na; a++)
         memset(dst[a], 0, (size_t)count[a] * 8);
@@ -311,11 +350,11 @@ int main(int argc, char **argv)
 #endif
     printf("bench_runs: %lld^2 doubles, %lldx%lld -> %lldx%lld blocks on %dx%d, %d threads, "
            "%lld runs (%.0f B average), median of %d\n"
-           "  memcpy %8.2f ms\n  pull   %8.2f ms  %5.2f x memcpy\n  pairs  %8.2f ms  %5.2f x memcpy\n  push   %8.2f ms  %5.2f x "
+           "  memcpy %8.2f ms\n  pull   %8.2f ms  %5.2f x memcpy\n  pairs  %8.2f ms  %5.2f x memcpy\n  parts  %8.2f ms  %5.2f x memcpy\n  push   %8.2f ms  %5.2f x "
            "memcpy\n  pull, non-temporal stores %8.2f ms  %5.2f x memcpy\n%s",
            (long long)N, (long long)B_FROM, (long long)B_FROM, (long long)B_TO, (long long)B_TO,
            P, P, T, (long long)all.n, 8.0 * (double)N * (double)N / (double)all.n, REPS,
-           t_mem * 1e3, t_pull * 1e3, t_pull / t_mem, t_pairs * 1e3, t_pairs / t_mem, t_push * 1e3, t_push / t_mem,
+           t_mem * 1e3, t_pull * 1e3, t_pull / t_mem, t_pairs * 1e3, t_pairs / t_mem, t_parts * 1e3, t_parts / t_mem, t_push * 1e3, t_push / t_mem,
            t_nt * 1e3, t_nt / t_mem, bad ? "FAIL: wrong elements\n" : "");
     return bad ? 1 : 0;
 }
