@@ -13,6 +13,17 @@
  * Start/test/wait are the plan's: redist_start_batch begins an execution (the argument
  * agreement of execute included) and redist_test / redist_wait drive it (exec.c calls the
  * batch's progress below).
+ *
+ * One copy on a node (issue 30; exec/onecopy.c for single plans): a pair of ranks on one
+ * node (the plan's node) whose ends store every array densely exchanges a note first. The
+ * sender's note says where its arrays are (header 1, then per array {allocation id, its rank
+ * in the allocation's node, the byte offset of the array's window base}) when every array
+ * with elements for the peer lies in a redist_alloc allocation the peer maps; else header 0,
+ * and the packed message follows as for any peer. The receiver posts such a pair's data
+ * receive only once its note says packed; an offered pair it copies straight from the
+ * sender's arrays, with the children's receive messages (exact for dense storage), and
+ * acknowledges, which lets the sender complete. The sender decides per execute and pair, the
+ * receiver follows its note: any mix is consistent.
  */
 #include "api/api.h"
 #include "exec/engine.h"
@@ -32,11 +43,25 @@ typedef struct batch_dir {
     char *buf;
 } batch_dir;
 
+/* One copy on a node: the pairs that may copy once, and this execute's notes. */
+typedef struct batch_once {
+    char *send_pair, *recv_pair; /* [send.n], [recv.n]: the slot's peer is such a pair */
+    int64_t *note_out, *note_in; /* [slots * note_len]: header, then 3 per array */
+    int64_t note_len;            /* 1 + 3 count */
+    int *ready, nready;          /* receive slots whose notes offered, not yet copied */
+    int notes_left;              /* note receives not yet arrived */
+} batch_once;
+
 typedef struct batch {
     int count;
     redist_plan *child;
     batch_dir send, recv;
-    MPI_Request *reqs; /* receives' chunks, then sends' */
+    batch_once once;
+    /* Request ranges: receive chunks [0, ni - send chunks), send chunks, then from ni the
+       note receives [recv.n], note sends [send.n] (from no), acknowledgement receives
+       [send.n] (from ai) and sends [recv.n] (from ao); total in all. */
+    int ni, no, ai, ao, total;
+    MPI_Request *reqs;
     int *idx;          /* MPI_Waitsome's indices (allocated with the plan: none at execute) */
     int *slot_of_req;  /* receive request -> its peer slot */
     int64_t *left;     /* per receive slot: chunks still to arrive */
@@ -119,6 +144,11 @@ static void batch_destroy_state(batch *b)
     redist__free(b->idx);
     redist__free(b->slot_of_req);
     redist__free(b->left);
+    redist__free(b->once.send_pair);
+    redist__free(b->once.recv_pair);
+    redist__free(b->once.note_out);
+    redist__free(b->once.note_in);
+    redist__free(b->once.ready);
     redist__free(b->src);
     redist__free(b->dst);
     redist__free(b);
@@ -149,29 +179,87 @@ static void move_peer(const batch *b, const batch_dir *d, int j, int is_send)
     }
 }
 
+/* Where the note of slot j lies. */
+static int64_t *note_of(const batch *b, int is_send, int j)
+{
+    return (is_send ? b->once.note_out : b->once.note_in) + (size_t)j * (size_t)b->once.note_len;
+}
+
+/* Sender: fills slot j's note; 1 if its peer copies every array's message itself. */
+static int offer(const struct redist_plan_s *p, const batch *b, int j)
+{
+    int64_t *note = note_of(b, 1, j);
+    memset(note, 0, (size_t)b->once.note_len * sizeof *note);
+    if (p->dry)
+        return 0;
+    for (int i = 0; i < b->count; i++) {
+        int m = b->send.msg[j * b->count + i];
+        if (m < 0)
+            continue;
+        const struct redist_plan_s *c = b->child[i];
+        const char *base = b->src[i];
+        int64_t es = (int64_t)c->elsize;
+        if (2 * i >= p->nheld_more ||
+            !redist__onecopy_locate(p->comm, b->send.peer[j], p->held_more[2 * i], base,
+                                    base + (c->src_lo - c->src_base) * es,
+                                    base + (c->src_hi - c->src_base) * es, note + 1 + 3 * i))
+            return 0;
+    }
+    note[0] = 1;
+    return 1;
+}
+
+/* Posts receive slot j's data (its chunks). */
+static int post_data_recv(struct redist_plan_s *p, batch *b, int j)
+{
+    const batch_dir *r = &b->recv;
+    b->left[j] = r->first_req[j + 1] - r->first_req[j];
+    return redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j], r->peer[j],
+                              0, p->comm, b->reqs + r->first_req[j]);
+}
+
 static int batch_start(struct redist_plan_s *p)
 {
     batch *b = p->algo_state;
     const batch_dir *r = &b->recv, *sd = &b->send;
     int64_t nrr = r->first_req[r->n];
-    for (int j = 0; j < r->n; j++) {
-        b->left[j] = r->first_req[j + 1] - r->first_req[j];
-        int rc = redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j],
-                                    r->peer[j], 0, p->comm, b->reqs + r->first_req[j]);
-        if (rc < 0) { /* the receives already posted are cancelled (as for the sends below) */
-            redist__abandon_requests(b->reqs, (int)r->first_req[j], NULL, 0);
-            return rc;
+    for (int k = 0; k < b->total; k++)
+        b->reqs[k] = MPI_REQUEST_NULL;
+    b->once.nready = b->once.notes_left = 0;
+    int rc = 0;
+    for (int j = 0; j < r->n && rc >= 0; j++) {
+        if (!b->once.recv_pair[j]) {
+            rc = post_data_recv(p, b, j);
+            continue;
         }
+        b->left[j] = 0; /* the data, if any, once the note says packed */
+        b->once.notes_left++;
+        if (MPI_Irecv(note_of(b, 0, j), (int)b->once.note_len, MPI_INT64_T, r->peer[j],
+                      REDIST__TAG_NOTE, p->comm, &b->reqs[b->ni + j]) != MPI_SUCCESS)
+            rc = redist__fail(REDIST_ERR_MPI, "batch: a note's receive failed");
     }
-    for (int j = 0; j < sd->n; j++) {
+    for (int j = 0; j < sd->n && rc >= 0; j++) {
+        int once = b->once.send_pair[j] && offer(p, b, j);
+        if (b->once.send_pair[j] &&
+            (MPI_Isend(note_of(b, 1, j), (int)b->once.note_len, MPI_INT64_T, sd->peer[j],
+                       REDIST__TAG_NOTE, p->comm, &b->reqs[b->no + j]) != MPI_SUCCESS ||
+             (once && MPI_Irecv(NULL, 0, MPI_BYTE, sd->peer[j], REDIST__TAG_ACK, p->comm,
+                                &b->reqs[b->ai + j]) != MPI_SUCCESS))) {
+            rc = redist__fail(REDIST_ERR_MPI, "batch: a note's send failed");
+            break;
+        }
+        if (once) /* the peer reads this rank's arrays: nothing packed, nothing sent */
+            continue;
         if (!p->dry)
             move_peer(b, sd, j, 1);
-        int rc = redist__post_bytes(sd->buf + sd->offset[j], sd->offset[j + 1] - sd->offset[j],
-                                    sd->peer[j], 1, p->comm, b->reqs + nrr + sd->first_req[j]);
-        if (rc < 0) {
-            redist__abandon_requests(b->reqs, (int)nrr, b->reqs + nrr, (int)sd->first_req[j]);
-            return rc;
-        }
+        rc = redist__post_bytes(sd->buf + sd->offset[j], sd->offset[j + 1] - sd->offset[j],
+                                sd->peer[j], 1, p->comm, b->reqs + nrr + sd->first_req[j]);
+    }
+    if (rc < 0) { /* what was posted is taken back: nothing of this execute writes the arrays */
+        redist__abandon_requests(b->reqs, (int)nrr, b->reqs + nrr, b->ni - (int)nrr);
+        redist__abandon_requests(b->reqs + b->ni, r->n, b->reqs + b->no, sd->n);
+        redist__abandon_requests(b->reqs + b->ai, sd->n, NULL, 0);
+        return rc;
     }
     for (int i = 0; i < b->count && !p->dry; i++) /* the local parts, while messages travel */
         if (b->child[i]->self != NULL)
@@ -179,30 +267,82 @@ static int batch_start(struct redist_plan_s *p)
     return REDIST_SUCCESS;
 }
 
-/* Unpacks every message whose chunks have all arrived; *done once all are in and sent. */
+/* The offered pairs whose notes came: every array's message copied from the sender's array,
+   then acknowledged. */
+static int copy_ready(struct redist_plan_s *p, batch *b)
+{
+    for (int x = 0; x < b->once.nready; x++) {
+        int j = b->once.ready[x];
+        const int64_t *note = note_of(b, 0, j);
+        for (int i = 0; i < b->count && !p->dry; i++) {
+            int m = b->recv.msg[j * b->count + i];
+            if (m < 0)
+                continue;
+            const char *from = redist__onecopy_source(note + 1 + 3 * i);
+            if (from == NULL)
+                return redist__fail(REDIST_ERR_STATE,
+                                    "batch: rank %d offered an array this rank cannot map",
+                                    b->recv.peer[j]);
+            const struct redist_plan_s *c = b->child[i];
+            redist__par_move(c, REDIST__COPY, &c->recv.msgs[m], from, b->dst[i]);
+        }
+        redist__onecopy_count(1);
+        if (MPI_Isend(NULL, 0, MPI_BYTE, b->recv.peer[j], REDIST__TAG_ACK, p->comm,
+                      &b->reqs[b->ao + j]) != MPI_SUCCESS)
+            return redist__fail(REDIST_ERR_MPI, "batch: an acknowledgement failed");
+    }
+    b->once.nready = 0;
+    return REDIST_SUCCESS;
+}
+
+/* One completed request k: a chunk (its slot unpacked once all are in), a note (data
+   receives posted, or the pair marked for copying), or a send or acknowledgement. */
+static int completed(struct redist_plan_s *p, batch *b, int k)
+{
+    int nrr = (int)b->recv.first_req[b->recv.n];
+    if (k < nrr) {
+        int j = b->slot_of_req[k];
+        if (--b->left[j] == 0 && !p->dry)
+            move_peer(b, &b->recv, j, 0);
+        return REDIST_SUCCESS;
+    }
+    if (k < b->ni || k >= b->no)
+        return REDIST_SUCCESS;
+    int j = k - b->ni;
+    b->once.notes_left--;
+    if (note_of(b, 0, j)[0] != 0) {
+        b->once.ready[b->once.nready++] = j;
+        return REDIST_SUCCESS;
+    }
+    return post_data_recv(p, b, j) < 0 ? REDIST_ERR_MPI : REDIST_SUCCESS;
+}
+
+/* Unpacks every message whose chunks have all arrived, copies the offered pairs (a blocking
+   wait once every note is in: notes are sent at the senders' start, so it cannot hang);
+   *done once everything is in, copied and sent. */
 static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
 {
     batch *b = p->algo_state;
-    int nrr = (int)b->recv.first_req[b->recv.n];
-    int total = nrr + (int)b->send.first_req[b->send.n], *idx = b->idx;
+    int *idx = b->idx;
     int err = REDIST_SUCCESS, outcount = 0;
-    for (;;) {
-        int rc = blocking ? MPI_Waitsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE)
-                          : MPI_Testsome(total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE);
+    while (err == REDIST_SUCCESS) {
+        int rc = blocking ? MPI_Waitsome(b->total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE)
+                          : MPI_Testsome(b->total, b->reqs, &outcount, idx, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS) {
             err = redist__fail(REDIST_ERR_MPI, "MPI_Waitsome/Testsome failed");
             break;
         }
-        for (int k = 0; k < outcount && outcount != MPI_UNDEFINED; k++) {
-            int j = idx[k] < nrr ? b->slot_of_req[idx[k]] : -1;
-            if (j >= 0 && --b->left[j] == 0 && !p->dry)
-                move_peer(b, &b->recv, j, 0);
-        }
-        if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
+        for (int k = 0; k < outcount && outcount != MPI_UNDEFINED && err == REDIST_SUCCESS; k++)
+            err = completed(p, b, idx[k]);
+        int copy = err == REDIST_SUCCESS && b->once.nready > 0 &&
+                   (!blocking || b->once.notes_left == 0);
+        if (copy)
+            err = copy_ready(p, b); /* then round again: its acknowledgements are posted */
+        else if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
             break;
     }
-    int flag = 1; /* complete once every request is null: each completed one was seen above */
-    for (int r = 0; r < total && flag; r++)
+    int flag = b->once.nready == 0; /* complete once every request is null and all copied */
+    for (int r = 0; r < b->total && flag; r++)
         flag = b->reqs[r] == MPI_REQUEST_NULL;
     *done = err != REDIST_SUCCESS || flag;
     for (int i = 0; *done && err == REDIST_SUCCESS && i < b->count; i++)
@@ -244,6 +384,61 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
     return redist__check_options(opt, size);
 }
 
+/* Whether this rank stores every array's src (is_src) or dst densely: no ld, so a child's
+   receive message is exact for the sender's storage too. */
+static int all_dense(const batch *b, int is_src)
+{
+    for (int i = 0; i < b->count; i++) {
+        const struct redist_layout_s *l = is_src ? b->child[i]->src : b->child[i]->dst;
+        for (int k = 0; k < l->ndims; k++)
+            if (l->ld[k] != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The pairs that may copy once: peers on this rank's node (the plan's, REDIST_RANKS_PER_NODE
+   included) where the sender's src and the receiver's dst are dense. Host batches only.
+   Collective over the plan's communicator; the same verdict on both ends of each pair. */
+static int setup_once(struct redist_plan_s *p, batch *b)
+{
+    batch_once *o = &b->once;
+    o->note_len = 1 + 3 * (int64_t)b->count;
+    o->send_pair = redist__calloc((size_t)b->send.n + 1, 1);
+    o->recv_pair = redist__calloc((size_t)b->recv.n + 1, 1);
+    o->note_out = redist__malloc(((size_t)b->send.n * (size_t)o->note_len + 1) * sizeof(int64_t));
+    o->note_in = redist__malloc(((size_t)b->recv.n * (size_t)o->note_len + 1) * sizeof(int64_t));
+    o->ready = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->ready);
+    int err = o->send_pair && o->recv_pair && o->note_out && o->note_in && o->ready
+                  ? REDIST_SUCCESS
+                  : redist__fail(REDIST_ERR_NOMEM, "batch: its notes");
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = redist__plan_node_comm(p->comm, &node); /* collective: every rank makes it */
+    if (err == REDIST_SUCCESS && rc != REDIST_SUCCESS)
+        err = rc;
+    int n = 0, mine[3] = {p->rank, all_dense(b, 1), all_dense(b, 0)};
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_size(node, &n);
+    int *all = redist__malloc(((size_t)n * 3 + 1) * sizeof *all);
+    if (err == REDIST_SUCCESS && (all == NULL || node == MPI_COMM_NULL))
+        err = redist__fail(REDIST_ERR_NOMEM, "batch: its node's list");
+    err = redist__agree(p->comm, p->rank, err, NULL); /* every rank gathers, or none */
+    if (err == REDIST_SUCCESS && MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node) != MPI_SUCCESS)
+        err = redist__fail(REDIST_ERR_MPI, "batch: MPI_Allgather over the node failed");
+    int host = b->child[0]->device == NULL;
+    for (int r = 0; err == REDIST_SUCCESS && all != NULL && host && r < n; r++) {
+        const int *q = &all[3 * r];
+        for (int j = 0; j < b->send.n; j++) /* the peer receives: its dst, my src */
+            o->send_pair[j] |= b->send.peer[j] == q[0] && q[0] != p->rank && mine[1] && q[2];
+        for (int j = 0; j < b->recv.n; j++) /* the peer sends: its src, my dst */
+            o->recv_pair[j] |= b->recv.peer[j] == q[0] && q[0] != p->rank && q[1] && mine[2];
+    }
+    redist__free(all);
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    return redist__agree(p->comm, p->rank, err, NULL);
+}
+
 /* The children (collective, every rank makes every one), the directories and buffers. */
 static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout src[],
                        const redist_layout dst[], const MPI_Datatype types[],
@@ -275,8 +470,13 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
     if (err == REDIST_SUCCESS) {
         b->send.buf = redist__plan_buffer(p, (size_t)b->send.offset[b->send.n] + 1);
         b->recv.buf = redist__plan_buffer(p, (size_t)b->recv.offset[b->recv.n] + 1);
-        size_t nrr = (size_t)b->recv.first_req[b->recv.n],
-               nreq = nrr + (size_t)b->send.first_req[b->send.n];
+        size_t nrr = (size_t)b->recv.first_req[b->recv.n];
+        b->ni = (int)(nrr + (size_t)b->send.first_req[b->send.n]);
+        b->no = b->ni + b->recv.n;
+        b->ai = b->no + b->send.n;
+        b->ao = b->ai + b->send.n;
+        b->total = b->ao + b->recv.n;
+        size_t nreq = (size_t)b->total;
         b->reqs = redist__malloc((nreq + 1) * sizeof *b->reqs);
         b->idx = redist__malloc((nreq + 1) * sizeof *b->idx);
         b->slot_of_req = redist__malloc((nrr + 1) * sizeof *b->slot_of_req);
@@ -292,7 +492,8 @@ static int setup_batch(struct redist_plan_s *p, batch *b, const redist_layout sr
             redist__staging_pin(b->child[0], b->recv.buf, (size_t)b->recv.offset[b->recv.n] + 1);
         }
     }
-    return redist__agree(p->comm, p->rank, err, NULL);
+    err = redist__agree(p->comm, p->rank, err, NULL);
+    return err == REDIST_SUCCESS ? setup_once(p, b) : err;
 }
 
 static void batch_stats(struct redist_plan_s *p, const batch *b)

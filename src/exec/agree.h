@@ -62,6 +62,7 @@ enum {
     REDIST__TAG_RELAY = 7715, /* a relay step of indirect and hybrid (algo/relay.c) */
     REDIST__TAG_TCR96 = 7716, /* a packet of [TCR96]'s algorithms (algo/tcr96.c) */
     REDIST__TAG_BMMC = 7717,  /* a round of the BMMC permutation (bmmc/perform.c) */
+    REDIST__TAG_NOTE = 7718,  /* a batch's note to a node peer: packed, or read my arrays */
     REDIST__TAG_COLL = 9100   /* the basic operations (coll/) */
 };
 

@@ -219,6 +219,15 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i);
 /* Receive messages msgs[0 .. n) (offered; the list is reordered), and the self part if
    with_self (one without tiles), copied together in the destination's order (onecopy.c). */
 int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int with_self);
+/* For plans without the window (batches): whether plan rank `peer` of comm shares
+   allocation a's node and [lo, hi) of this rank's memory lies in a; then note = {a's id,
+   this rank's rank in a's node, base's byte offset in its segment} (else zeros). */
+int redist__onecopy_locate(MPI_Comm comm, int peer, const struct redist__shared *a,
+                           const char *base, const char *lo, const char *hi, int64_t note[3]);
+/* The base a peer's note points at, in this process (NULL: not mappable here). */
+const char *redist__onecopy_source(const int64_t note[3]);
+/* Counts n more messages copied once (redist__onecopy_messages). */
+void redist__onecopy_count(int n);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
 

@@ -281,6 +281,51 @@ int redist__onecopy_offer(struct redist_plan_s *p, int i)
     return 1;
 }
 
+int redist__onecopy_locate(MPI_Comm comm, int peer, const struct redist__shared *a,
+                           const char *base, const char *lo, const char *hi, int64_t note[3])
+{
+    note[0] = note[1] = note[2] = 0;
+    if (a == NULL)
+        return 0;
+    int mine[2] = {0, peer}, there[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
+    MPI_Comm_rank(comm, &mine[0]);
+    MPI_Group g = MPI_GROUP_NULL, node = MPI_GROUP_NULL;
+    int ok = MPI_Comm_group(comm, &g) == MPI_SUCCESS &&
+             MPI_Comm_group(a->node, &node) == MPI_SUCCESS &&
+             MPI_Group_translate_ranks(g, 2, mine, node, there) == MPI_SUCCESS;
+    if (g != MPI_GROUP_NULL)
+        MPI_Group_free(&g);
+    if (node != MPI_GROUP_NULL)
+        MPI_Group_free(&node);
+    MPI_Aint size = 0;
+    int disp = 0;
+    char *seg = NULL;
+    if (!ok || there[0] == MPI_UNDEFINED || there[1] == MPI_UNDEFINED ||
+        MPI_Win_shared_query(a->win, there[0], &size, &disp, &seg) != MPI_SUCCESS ||
+        lo < seg || hi > seg + size)
+        return 0;
+    note[0] = (int64_t)a->id;
+    note[1] = there[0];
+    note[2] = (int64_t)(base - seg);
+    return 1;
+}
+
+const char *redist__onecopy_source(const int64_t note[3])
+{
+    const struct redist__shared *a = redist__shared_by_id((uint64_t)note[0]);
+    MPI_Aint size = 0;
+    int disp = 0;
+    char *seg = NULL;
+    if (a == NULL || MPI_Win_shared_query(a->win, (int)note[1], &size, &disp, &seg) != MPI_SUCCESS)
+        return NULL;
+    return seg + note[2];
+}
+
+void redist__onecopy_count(int n)
+{
+    atomic_fetch_add(&copied, (unsigned long long)n);
+}
+
 int redist__onecopy_offered(const struct redist_plan_s *p, int i)
 {
     return p->shm != NULL && p->shm->note_in[i][0] != 0;

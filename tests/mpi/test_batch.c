@@ -1,5 +1,6 @@
 /* threads: 3 1 4 */
 /* device: 3 2 */
+/* shared: 2 3 5 8 */
 /* Batches (redist_plan_create_batch): several arrays, one message per peer pair, checked
  * element by element.
  *
@@ -16,7 +17,8 @@
  * batch plan (REDIST_ERR_ARG), a NULL destination where one is needed (REDIST_ERR_ARG on
  * every rank, no hang). REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in
  * device memory (with auto, each array's source and destination in device or host memory in
- * turn, so that one batch mixes them).
+ * turn, so that one batch mixes them). REDIST_TEST_SHARED=all or mixed (support/mtest.h):
+ * the host arrays from redist_alloc, or a mix, so that pairs on the node copy once.
  *
  * Options: --seed S, --cases C, --case K. */
 #include <complex.h>
@@ -190,8 +192,9 @@ static void run_case(const case_t *cs, int index)
         types[i] = mpi_type(a->type);
         ns[i] = local_shape(&a->src, me, shape, coords);
         nd[i] = local_shape(&a->dst, me, shape, coords);
-        sbuf[i] = ns[i] ? malloc((size_t)ns[i] * type_size[a->type]) : NULL;
-        dbuf[i] = nd[i] ? malloc((size_t)nd[i] * type_size[a->type]) : NULL;
+        /* node-shared with REDIST_TEST_SHARED: node pairs then copy once (a note per pair) */
+        sbuf[i] = mtest_host_alloc((size_t)ns[i] * type_size[a->type], 2 * i);
+        dbuf[i] = mtest_host_alloc((size_t)nd[i] * type_size[a->type], 2 * i + 1);
         sdev[i] = mtest_device_alloc((size_t)ns[i] * type_size[a->type]);
         ddev[i] = mtest_device_alloc((size_t)nd[i] * type_size[a->type]);
     }
@@ -267,8 +270,8 @@ static void run_case(const case_t *cs, int index)
     for (int i = 0; i < cs->count; i++) {
         redist_layout_free(&src[i]);
         redist_layout_free(&dst[i]);
-        free(sbuf[i]);
-        free(dbuf[i]);
+        mtest_host_free(sbuf[i]);
+        mtest_host_free(dbuf[i]);
         mtest_device_free(sdev[i]);
         mtest_device_free(ddev[i]);
     }
