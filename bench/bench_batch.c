@@ -2,7 +2,10 @@
  * executed one after the other, on the same data in the same run (docs/performance.md,
  * "Batches").
  *
- *     mpirun -np 4 build/bench_batch [--reps R] [--k K]
+ *     mpirun -np 4 build/bench_batch [--reps R] [--k K] [--arrays malloc|shared]
+ *
+ * --arrays shared: the local arrays from redist_alloc (node-shared memory): on one node the
+ * plans and the batch copy each message once (issue 30).
  *
  * For each size n (n x n doubles, cyclic(4) x cyclic(4) on a 2-D grid of the processes to
  * cyclic(16) x cyclic(16) on the transposed grid, row-major) and K arrays (default 8): the K
@@ -23,7 +26,28 @@
 #include "redist.h"
 
 enum { MAXK = 64 };
-static int me, np, reps = 21, wrong;
+static int me, np, reps = 21, wrong, shared_arrays;
+
+/* n doubles (at least one), malloc'd or from redist_alloc (collective). */
+static double *array_of(int64_t n)
+{
+    void *p = NULL;
+    if (!shared_arrays)
+        return malloc((size_t)(n + 1) * sizeof(double));
+    if (redist_alloc(MPI_COMM_WORLD, (int64_t)(n + 1) * (int64_t)sizeof(double), &p) != 0) {
+        fprintf(stderr, "bench_batch: redist_alloc: %s\n", redist_last_error_detail());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return p;
+}
+
+static void array_free(double *p)
+{
+    if (shared_arrays)
+        redist_free(p);
+    else
+        free(p);
+}
 
 /* A row-major n x n layout, cyclic(b) both ways on grid g (ranks row-major from 0). */
 static redist_layout layout(int64_t n, int64_t b, const int g[2])
@@ -77,8 +101,8 @@ static void one_size(int64_t n, int K)
         types[k] = MPI_DOUBLE;
         redist_layout_local_size(src[k], me, &ns);
         redist_layout_local_size(dst[k], me, &nd);
-        a[k] = malloc((size_t)(ns + 1) * sizeof **a);
-        c[k] = malloc((size_t)(nd + 1) * sizeof **c);
+        a[k] = array_of(ns);
+        c[k] = array_of(nd);
         walk(n, 4, gs, k, a[k], 0);
         redist_plan_create(src[k], dst[k], MPI_DOUBLE, MPI_COMM_WORLD, NULL, &single[k]);
         redist_stats st;
@@ -128,8 +152,10 @@ static void one_size(int64_t n, int K)
         redist_plan_free(&single[k]);
         redist_layout_free(&src[k]);
         redist_layout_free(&dst[k]);
-        free(a[k]);
-        free(c[k]);
+    }
+    for (int k = K - 1; k >= 0; k--) { /* redist_free: every rank in the same order */
+        array_free(c[k]);
+        array_free(a[k]);
     }
     redist_plan_free(&batch);
     free(t);
@@ -146,6 +172,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--k"))
             K = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--arrays"))
+            shared_arrays = !strcmp(argv[i + 1], "shared");
     }
     if (reps < 1 || K < 1 || K > MAXK) {
         if (me == 0)
@@ -154,9 +182,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (me == 0)
-        printf("K arrays of n x n doubles, cyclic(4)^2 -> cyclic(16)^2 on the transposed grid, %d "
-               "ranks, median of %d (us)\n%6s %4s %10s %10s %10s %8s %8s %8s %8s\n",
-               np, reps, "n", "K", "in turn", "together", "batch", "vs turn", "vs tog.", "msgs K",
+        printf("K arrays of n x n doubles (%s), cyclic(4)^2 -> cyclic(16)^2 on the transposed "
+               "grid, %d ranks, median of %d (us)\n%6s %4s %10s %10s %10s %8s %8s %8s %8s\n",
+               shared_arrays ? "node-shared" : "malloc'd", np, reps, "n", "K", "in turn", "together", "batch", "vs turn", "vs tog.", "msgs K",
                "batch");
     static const int64_t sizes[] = {16, 64, 256, 1024};
     for (int s = 0; s < 4; s++)
