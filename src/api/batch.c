@@ -50,6 +50,9 @@ typedef struct batch_once {
     int64_t note_len;            /* 1 + 3 count */
     int *ready, nready;          /* receive slots whose notes offered, not yet copied */
     int notes_left;              /* note receives not yet arrived */
+    const redist__msg **msgs;    /* [recv.n] scratch of a copy in parts: one array's moves */
+    const char **srcs;           /* and their sources */
+    int64_t part_bytes;
 } batch_once;
 
 typedef struct batch {
@@ -149,6 +152,8 @@ static void batch_destroy_state(batch *b)
     redist__free(b->once.note_out);
     redist__free(b->once.note_in);
     redist__free(b->once.ready);
+    redist__free(b->once.msgs);
+    redist__free(b->once.srcs);
     redist__free(b->src);
     redist__free(b->dst);
     redist__free(b);
@@ -267,31 +272,38 @@ static int batch_start(struct redist_plan_s *p)
     return REDIST_SUCCESS;
 }
 
-/* The offered pairs whose notes came: every array's message copied from the sender's array,
-   then acknowledged. */
+/* The offered pairs whose notes came: each array's messages from them copied together in
+   its dst's order (a transposing one by its own tiles), then every pair acknowledged. */
 static int copy_ready(struct redist_plan_s *p, batch *b)
 {
-    for (int x = 0; x < b->once.nready; x++) {
-        int j = b->once.ready[x];
-        const int64_t *note = note_of(b, 0, j);
-        for (int i = 0; i < b->count && !p->dry; i++) {
-            int m = b->recv.msg[j * b->count + i];
+    batch_once *o = &b->once;
+    for (int i = 0; i < b->count && !p->dry; i++) {
+        const struct redist_plan_s *c = b->child[i];
+        int n = 0;
+        for (int x = 0; x < o->nready; x++) {
+            int j = o->ready[x], m = b->recv.msg[j * b->count + i];
             if (m < 0)
                 continue;
-            const char *from = redist__onecopy_source(note + 1 + 3 * i);
+            const char *from = redist__onecopy_source(note_of(b, 0, j) + 1 + 3 * i);
             if (from == NULL)
                 return redist__fail(REDIST_ERR_STATE,
                                     "batch: rank %d offered an array this rank cannot map",
                                     b->recv.peer[j]);
-            const struct redist_plan_s *c = b->child[i];
-            redist__par_move(c, REDIST__COPY, &c->recv.msgs[m], from, b->dst[i]);
+            if (c->recv.msgs[m].tiles != NULL)
+                redist__par_move(c, REDIST__COPY, &c->recv.msgs[m], from, b->dst[i]);
+            else
+                o->msgs[n] = &c->recv.msgs[m], o->srcs[n++] = from;
         }
-        redist__onecopy_count(1);
+        redist__copy_in_parts(c, o->msgs, o->srcs, n, b->dst[i], o->part_bytes);
+    }
+    for (int x = 0; x < o->nready; x++) {
+        int j = o->ready[x];
         if (MPI_Isend(NULL, 0, MPI_BYTE, b->recv.peer[j], REDIST__TAG_ACK, p->comm,
                       &b->reqs[b->ao + j]) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "batch: an acknowledgement failed");
     }
-    b->once.nready = 0;
+    redist__onecopy_count(o->nready);
+    o->nready = 0;
     return REDIST_SUCCESS;
 }
 
@@ -409,7 +421,11 @@ static int setup_once(struct redist_plan_s *p, batch *b)
     o->note_out = redist__malloc(((size_t)b->send.n * (size_t)o->note_len + 1) * sizeof(int64_t));
     o->note_in = redist__malloc(((size_t)b->recv.n * (size_t)o->note_len + 1) * sizeof(int64_t));
     o->ready = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->ready);
-    int err = o->send_pair && o->recv_pair && o->note_out && o->note_in && o->ready
+    o->msgs = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->msgs);
+    o->srcs = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->srcs);
+    o->part_bytes = redist__onecopy_part_bytes();
+    int err = o->send_pair && o->recv_pair && o->note_out && o->note_in && o->ready && o->msgs &&
+                      o->srcs
                   ? REDIST_SUCCESS
                   : redist__fail(REDIST_ERR_NOMEM, "batch: its notes");
     MPI_Comm node = MPI_COMM_NULL;

@@ -39,9 +39,9 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack);
 int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack);
 /* Whether arrived receive message i is copied once from its sender's src (onecopy.c). */
 int redist__copies_once(const struct redist_plan_s *p, int i);
-/* Receive messages msgs[0 .. n), each copied once (redist__copies_once; the list is
-   reordered), copied together in dst's order with the self part if with_self, then
-   acknowledged; returns the acknowledgements posted at acks, or an error. */
+/* Receive messages msgs[0 .. n), each copied once (redist__copies_once), copied together
+   in dst's order with the self part if with_self, then acknowledged; returns the
+   acknowledgements posted at acks, or an error. */
 int redist__finish_recvs_once(struct redist_plan_s *p, int *msgs, int n, int with_self,
                               MPI_Request *acks);
 

@@ -216,8 +216,8 @@ int redist__onecopy_offer(struct redist_plan_s *p, int i);
    onecopy_offered if message i's notification says the window. */
 int redist__onecopy_offered(const struct redist_plan_s *p, int i);
 int redist__onecopy_copy(struct redist_plan_s *p, int i);
-/* Receive messages msgs[0 .. n) (offered; the list is reordered), and the self part if
-   with_self (one without tiles), copied together in the destination's order (onecopy.c). */
+/* Receive messages msgs[0 .. n) (offered), and the self part if with_self (one without
+   tiles), copied together in the destination's order (onecopy.c). */
 int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int with_self);
 /* For plans without the window (batches): whether plan rank `peer` of comm shares
    allocation a's node and [lo, hi) of this rank's memory lies in a; then note = {a's id,
@@ -228,6 +228,14 @@ int redist__onecopy_locate(MPI_Comm comm, int peer, const struct redist__shared 
 const char *redist__onecopy_source(const int64_t note[3]);
 /* Counts n more messages copied once (redist__onecopy_messages). */
 void redist__onecopy_count(int n);
+/* Moves msgs[x] (COPY kind; tiles are not used) from srcs[x] into dst, all together: cut
+   into parts of about part_bytes of dst in all, part k of every move before part k + 1 of
+   any (dst's order, a stretch that stays in cache), split among p's team (p gives the
+   element size, scaling and threads). */
+void redist__copy_in_parts(const struct redist_plan_s *p, const redist__msg *const *msgs,
+                           const char *const *srcs, int n, char *dst, int64_t part_bytes);
+/* The dst bytes per part of a copy together (REDIST_ONECOPY_PART_BYTES, default 256 KiB). */
+int64_t redist__onecopy_part_bytes(void);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
 

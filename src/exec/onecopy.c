@@ -66,7 +66,8 @@ struct redist__onecopy {
     const struct redist__shared *alloc;
     uint64_t alloc_id;
     int *node_rank_of, *plan_ranks; /* [size] */
-    const char **src_of;            /* [nrecv] scratch of a copy together: each sender's src */
+    const redist__msg **msg_of;     /* [nrecv + 1] scratch of a copy together: the moves, */
+    const char **src_of;            /* and each one's source (a sender's src, or ours) */
     int64_t part_bytes;             /* of dst per part of a copy together */
 };
 
@@ -92,6 +93,7 @@ void redist__onecopy_free(struct redist_plan_s *p)
     redist__free(o->node_rank_of);
     redist__free(o->plan_ranks);
     redist__free(o->src_of);
+    redist__free(o->msg_of);
     redist__free(o);
     p->shm->one = NULL;
 }
@@ -193,14 +195,15 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     o->peer_side = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_side);
     o->peer_msg = redist__calloc((size_t)o->nrecv + 1, sizeof *o->peer_msg);
     o->direct = redist__calloc((size_t)o->nrecv + 1, 1);
-    o->src_of = redist__calloc((size_t)o->nrecv + 1, sizeof *o->src_of);
+    o->src_of = redist__calloc((size_t)o->nrecv + 2, sizeof *o->src_of);
+    o->msg_of = redist__calloc((size_t)o->nrecv + 2, sizeof *o->msg_of);
     o->part_bytes = part_bytes();
     o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
     o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
     o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
     o->chunk = redist__malloc((size_t)o->chunk_bytes * (size_t)p->threads);
     if (!o->peer_side || !o->peer_msg || !o->direct || !o->node_rank_of || !o->plan_ranks ||
-        !o->chunk || !o->src_of)
+        !o->chunk || !o->src_of || !o->msg_of)
         err = REDIST_ERR_NOMEM;
     for (int i = 0; err == REDIST_SUCCESS && i < o->nrecv; i++) {
         if (!redist__shm_local(p, 0, i))
@@ -401,34 +404,44 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
     return REDIST_SUCCESS;
 }
 
-/* A copy together: parts [k * parts / n, ...) of every message (and of the self part) per
-   thread, part k of all before part k + 1. */
+/* A copy in parts: part k of every move before part k + 1 of any, thread t of nt taking
+   parts [k * parts / nt, ...). */
 typedef struct {
     const struct redist_plan_s *p;
-    const int *msgs; /* receive messages, each joined (walker path, no tiles) */
+    const redist__msg *const *msgs;
+    const char *const *srcs;
     int n;
-    const redist__msg *self; /* or NULL */
+    char *dst;
     int64_t parts;
-} together_job;
+} parts_job;
 
-static void copy_range(const struct redist_plan_s *p, const redist__msg *m, const char *src,
-                       int64_t k, int64_t parts)
+static void parts_part(void *arg, int t, int nt)
 {
-    redist__move_range(m, REDIST__COPY, src, p->cur_dst, p->elsize, p->scale,
-                       m->nelems * k / parts, m->nelems * (k + 1) / parts);
+    const parts_job *j = arg;
+    const struct redist_plan_s *p = j->p;
+    for (int64_t k = j->parts * t / nt; k < j->parts * (t + 1) / nt; k++)
+        for (int x = 0; x < j->n; x++) {
+            const redist__msg *m = j->msgs[x];
+            redist__move_range(m, REDIST__COPY, j->srcs[x], j->dst, p->elsize, p->scale,
+                               m->nelems * k / j->parts, m->nelems * (k + 1) / j->parts);
+        }
 }
 
-static void together_part(void *arg, int t, int nt)
+void redist__copy_in_parts(const struct redist_plan_s *p, const redist__msg *const *msgs,
+                           const char *const *srcs, int n, char *dst, int64_t part_bytes)
 {
-    const together_job *j = arg;
-    const struct redist_plan_s *p = j->p;
-    for (int64_t k = j->parts * t / nt; k < j->parts * (t + 1) / nt; k++) {
-        if (j->self != NULL)
-            copy_range(p, j->self, p->cur_src, k, j->parts);
-        for (int x = 0; x < j->n; x++)
-            copy_range(p, &p->recv.msgs[j->msgs[x]], p->shm->one->src_of[j->msgs[x]], k,
-                       j->parts);
-    }
+    int64_t elems = 0;
+    for (int x = 0; x < n; x++)
+        elems += msgs[x]->nelems;
+    int64_t bytes = elems * (int64_t)p->elsize, parts = bytes / part_bytes;
+    parts_job job = {p, msgs, srcs, n, dst, parts > 0 ? parts : 1};
+    if (elems > 0)
+        redist__par_run(p, bytes, parts_part, &job);
+}
+
+int64_t redist__onecopy_part_bytes(void)
+{
+    return part_bytes();
 }
 
 /* Whether receive message i can join a copy together: the walker copies it (both sides
@@ -440,28 +453,27 @@ static int joins(const struct redist_plan_s *p, int i)
 
 int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int with_self)
 {
+    struct redist__onecopy *o = p->shm->one;
     int joined = 0;
     for (int x = 0; x < n; x++) { /* the ones that cannot join, alone; the rest together */
         int i = msgs[x];
-        if (p->shm->one == NULL || (p->shm->one->src_of[i] = sender_src(p, i)) == NULL)
+        const char *src = o != NULL ? sender_src(p, i) : NULL;
+        if (src == NULL)
             return unmappable(p, i);
         if (!joins(p, i)) {
             int err = redist__onecopy_copy(p, i);
             if (err != REDIST_SUCCESS)
                 return err;
-        } else { /* swapped to the front: the list keeps every message (the caller acks) */
-            msgs[x] = msgs[joined];
-            msgs[joined++] = i;
+            continue;
         }
+        o->msg_of[joined] = &p->recv.msgs[i];
+        o->src_of[joined++] = src;
     }
-    const redist__msg *self = with_self ? p->self : NULL; /* no tiles (the caller's rule) */
-    int64_t elems = self != NULL ? self->nelems : 0;
-    for (int x = 0; x < joined; x++)
-        elems += p->recv.msgs[msgs[x]].nelems;
-    int64_t bytes = elems * (int64_t)p->elsize, parts = bytes / p->shm->one->part_bytes;
-    together_job job = {p, msgs, joined, self, parts > 0 ? parts : 1};
-    if (elems > 0)
-        redist__par_run(p, bytes, together_part, &job);
-    atomic_fetch_add(&copied, (unsigned long long)joined);
+    if (with_self) { /* no tiles (the caller's rule) */
+        o->msg_of[joined] = p->self;
+        o->src_of[joined++] = p->cur_src;
+    }
+    redist__copy_in_parts(p, o->msg_of, o->src_of, joined, p->cur_dst, o->part_bytes);
+    atomic_fetch_add(&copied, (unsigned long long)(joined - (with_self != 0)));
     return REDIST_SUCCESS;
 }
