@@ -277,7 +277,8 @@ static int batch_start(struct redist_plan_s *p)
 static int copy_ready(struct redist_plan_s *p, batch *b)
 {
     batch_once *o = &b->once;
-    for (int i = 0; i < b->count && !p->dry; i++) {
+    int err = REDIST_SUCCESS;
+    for (int i = 0; i < b->count && !p->dry && err == REDIST_SUCCESS; i++) {
         const struct redist_plan_s *c = b->child[i];
         int n = 0;
         for (int x = 0; x < o->nready; x++) {
@@ -285,26 +286,30 @@ static int copy_ready(struct redist_plan_s *p, batch *b)
             if (m < 0)
                 continue;
             const char *from = redist__onecopy_source(note_of(b, 0, j) + 1 + 3 * i);
-            if (from == NULL)
-                return redist__fail(REDIST_ERR_STATE,
-                                    "batch: rank %d offered an array this rank cannot map",
-                                    b->recv.peer[j]);
+            if (from == NULL) {
+                err = redist__fail(REDIST_ERR_STATE,
+                                   "batch: rank %d offered an array this rank cannot map",
+                                   b->recv.peer[j]);
+                break;
+            }
             if (c->recv.msgs[m].tiles != NULL)
                 redist__par_move(c, REDIST__COPY, &c->recv.msgs[m], from, b->dst[i]);
             else
                 o->msgs[n] = &c->recv.msgs[m], o->srcs[n++] = from;
         }
-        redist__copy_in_parts(c, o->msgs, o->srcs, n, b->dst[i], o->part_bytes);
+        if (err == REDIST_SUCCESS)
+            redist__copy_in_parts(c, o->msgs, o->srcs, n, b->dst[i], o->part_bytes);
     }
+    /* acknowledged even after a failure: the senders complete (the error stands here) */
     for (int x = 0; x < o->nready; x++) {
         int j = o->ready[x];
         if (MPI_Isend(NULL, 0, MPI_BYTE, b->recv.peer[j], REDIST__TAG_ACK, p->comm,
                       &b->reqs[b->ao + j]) != MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "batch: an acknowledgement failed");
     }
-    redist__onecopy_count(o->nready);
+    redist__onecopy_count(err == REDIST_SUCCESS ? o->nready : 0);
     o->nready = 0;
-    return REDIST_SUCCESS;
+    return err;
 }
 
 /* One completed request k: a chunk (its slot unpacked once all are in), a note (data

@@ -170,18 +170,16 @@ int redist__finish_recvs_once(struct redist_plan_s *p, int *msgs, int n, int wit
     int tiled_self = with_self && p->self != NULL && p->self->tiles != NULL; /* by its tiles */
     int err = p->dry ? REDIST_SUCCESS
                      : redist__onecopy_copy_together(p, msgs, n, with_self && !tiled_self);
-    if (err != REDIST_SUCCESS)
-        return err;
-    if (tiled_self)
+    if (err == REDIST_SUCCESS && tiled_self)
         redist__copy_self(p);
-    int nacks = 0;
+    int nacks = 0; /* acknowledged even after a failure: the senders complete */
     for (int x = 0; x < n; x++) {
         int k = redist__send_ack(p, msgs[x], acks + nacks);
         if (k < 0)
             return k;
         nacks += k;
     }
-    return nacks;
+    return err != REDIST_SUCCESS ? err : nacks;
 }
 
 int redist__send_ack(struct redist_plan_s *p, int i, MPI_Request *ack)
