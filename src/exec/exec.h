@@ -236,6 +236,11 @@ void redist__copy_in_parts(const struct redist_plan_s *p, const redist__msg *con
                            const char *const *srcs, int n, char *dst, int64_t part_bytes);
 /* The dst bytes per part of a copy together (REDIST_ONECOPY_PART_BYTES, default 256 KiB). */
 int64_t redist__onecopy_part_bytes(void);
+/* Bounded mode (strip.c): elements [lo, hi) of receive message i, copied from the sender's
+   src that note (its offer's contents) points at. The message counts as copied once with its
+   last range. */
+int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
+                               int64_t lo, int64_t hi);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
 

@@ -98,12 +98,12 @@ void redist__onecopy_free(struct redist_plan_s *p)
     p->shm->one = NULL;
 }
 
-/* Whether this rank can take part: a host plan, packed messages through the window, not
-   bounded (its slots are a protocol of their own). A child plan (a phase, a batch's part)
+/* Whether this rank can take part: a host plan, packed messages through the window
+   (bounded mode's too: strip.c sends a chunk's place in src instead of packing it). A child plan (a phase, a batch's part)
    takes part but never offers: its executes hold no allocation (exec.c). */
 static int eligible(const struct redist_plan_s *p)
 {
-    return p->shm != NULL && p->device == NULL && !p->bounded && p->opt.shared_memory &&
+    return p->shm != NULL && p->device == NULL && p->opt.shared_memory &&
            p->transport == REDIST_TRANSPORT_PACK;
 }
 
@@ -341,6 +341,7 @@ typedef struct {
     const struct redist__onecopy *o;
     int msg;
     const char *src; /* the sender's local index 0, in this process */
+    int64_t lo, hi;  /* the message's elements [lo, hi) */
 } copy_job;
 
 static void copy_part(void *arg, int part, int nparts)
@@ -350,7 +351,8 @@ static void copy_part(void *arg, int part, int nparts)
     const struct redist__onecopy *o = j->o;
     const redist__msg *m = &p->recv.msgs[j->msg];
     size_t es = p->elsize;
-    int64_t lo = m->nelems * part / nparts, hi = m->nelems * (part + 1) / nparts, n;
+    int64_t len = j->hi - j->lo, n;
+    int64_t lo = j->lo + len * part / nparts, hi = j->lo + len * (part + 1) / nparts;
     int64_t *scratch = o->cursors + (size_t)part * 6 * (size_t)(o->max_levels + 1);
     char *chunk = o->chunk + (size_t)part * (size_t)o->chunk_bytes;
     redist__cursor from, to;
@@ -397,10 +399,35 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
     if (o->direct[i]) /* the receive message's guess of the sender's storage is exact */
         redist__par_move(p, REDIST__COPY, &p->recv.msgs[i], src, p->cur_dst);
     else {
-        copy_job job = {p, o, i, src};
+        copy_job job = {p, o, i, src, 0, p->recv.msgs[i].nelems};
         redist__par_run(p, p->recv.msgs[i].nelems * (int64_t)p->elsize, copy_part, &job);
     }
     atomic_fetch_add(&copied, 1);
+    return REDIST_SUCCESS;
+}
+
+/* Part t of n of a range of a message that the walker copies by itself (dense storage). */
+static void range_part(void *arg, int part, int nparts)
+{
+    const copy_job *j = arg;
+    const struct redist_plan_s *p = j->p;
+    int64_t len = j->hi - j->lo;
+    redist__move_range(&p->recv.msgs[j->msg], REDIST__COPY, j->src, p->cur_dst, p->elsize,
+                       p->scale, j->lo + len * part / nparts, j->lo + len * (part + 1) / nparts);
+}
+
+int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
+                               int64_t lo, int64_t hi)
+{
+    const struct redist__onecopy *o = p->shm->one;
+    const char *src = redist__onecopy_source(note);
+    if (o == NULL || src == NULL || (!o->direct[i] && o->peer_msg[i] == NULL))
+        return unmappable(p, i);
+    copy_job job = {p, o, i, src, lo, hi};
+    redist__par_run(p, (hi - lo) * (int64_t)p->elsize, o->direct[i] ? range_part : copy_part,
+                    &job);
+    if (hi == p->recv.msgs[i].nelems)
+        atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;
 }
 

@@ -12,7 +12,11 @@
  * peer on the node the sender packs into a slot and sends only the slot's offset; the
  * receiver unpacks straight from the sender's slot and acknowledges, which frees it. Two
  * copies per element, as in the default mode; the receiver needs no data slot for such
- * peers. Peers on other nodes get the chunk through MPI from the same slot.
+ * peers. Peers on other nodes get the chunk through MPI from the same slot. One copy on a
+ * node (onecopy.c): where the sender's src lies in an allocation the peer maps, the chunk's
+ * note says so instead (-1, then where src is) and the receiver copies the chunk's elements
+ * straight from it; the slot is taken and freed as for a packed chunk, so the flow of
+ * chunks, and the order argument below, do not change.
  *
  * Order, and why it cannot deadlock: each side handles its messages in the order of the shift
  * schedule, peer (rank + r) mod P for sends and (rank - r) mod P for receives, r = 1 .. P-1
@@ -28,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { NOTE = 4 }; /* a chunk's note: offset, or -1 and the offer's 3 (exec.h's note_out) */
+
 typedef struct strip_side {
     int n;             /* messages, in schedule order */
     int *order;        /* message indices */
@@ -42,12 +48,14 @@ typedef struct strip_side {
     size_t slot_bytes;
     char *slots;         /* nslots * slot_bytes: data slots (the window's part for sends) */
     int64_t *slot_elems; /* [nslots] elements of the chunk in each slot */
-    int64_t *note;       /* [nslots] a chunk's offset in the sender's window (shared memory) */
+    int64_t *note;       /* [nslots][NOTE] a chunk's note: its offset in the sender's window
+                            (shared memory), or -1 and where the sender's src is (one copy) */
     int head, used;      /* receive: FIFO ring of posted slots */
     /* Any-order mode (one node): every message's own progress. */
     redist__cursor *cursors; /* [n] */
     int64_t *done;           /* [n] elements packed or unpacked */
-    int64_t *notes;          /* [n] receive: the offset of the chunk that arrived */
+    int64_t *notes;          /* [n][NOTE] receive: the note of the chunk that arrived */
+    char *offered;           /* send: [p->send.nmsgs] this execute copies it once (its peer) */
     int next;                /* send: the message the next free slot serves (rotating) */
 } strip_side;
 
@@ -144,11 +152,12 @@ static int setup_side(struct redist_plan_s *p, strip *s, strip_side *d, const re
     d->scratch = redist__malloc(per * count * sizeof *d->scratch);
     d->cursors = redist__calloc(count, sizeof *d->cursors);
     d->done = redist__calloc(count, sizeof *d->done);
-    d->notes = redist__calloc(count, sizeof *d->notes);
-    if (!d->cursors || !d->done || !d->notes)
+    d->notes = redist__calloc(count * NOTE, sizeof *d->notes);
+    d->offered = redist__calloc((size_t)(is_send ? p->send.nmsgs : 0) + 1, 1);
+    if (!d->cursors || !d->done || !d->notes || !d->offered)
         return REDIST_ERR_NOMEM;
     d->slot_elems = redist__calloc((size_t)d->nslots + 1, sizeof *d->slot_elems);
-    d->note = redist__calloc((size_t)d->nslots + 1, sizeof *d->note);
+    d->note = redist__calloc(((size_t)d->nslots + 1) * NOTE, sizeof *d->note);
     if (!d->scratch || !d->slot_elems || !d->note)
         return REDIST_ERR_NOMEM;
     size_t total = (size_t)d->nslots * d->slot_bytes;
@@ -171,6 +180,7 @@ static void free_side(const struct redist_plan_s *p, strip_side *d, int is_send)
     redist__free(d->cursors);
     redist__free(d->done);
     redist__free(d->notes);
+    redist__free(d->offered);
 }
 
 void redist__strip_destroy(struct redist_plan_s *p)
@@ -214,6 +224,8 @@ int redist__strip_start(struct redist_plan_s *p)
     s->send.cur = s->recv.cur = s->recv.post = 0;
     s->send.cur_done = s->recv.cur_done = s->recv.post_done = 0;
     s->recv.head = s->recv.used = 0;
+    for (int i = 0; i < p->send.nmsgs; i++) /* the sender decides, per execute and message */
+        s->send.offered[i] = redist__shm_local(p, 1, i) && redist__onecopy_offer(p, i);
     if (s->anyorder)
         return start_anyorder(p, s);
     if (s->send.n > 0)
@@ -250,8 +262,8 @@ static int post_receives(struct redist_plan_s *p, strip *s, int *moved)
             return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
         d->slot_elems[at] = n;
         if (redist__shm_local(p, 0, i))
-            rc = MPI_Irecv(&d->note[at], 1, MPI_INT64_T, m->peer, REDIST__TAG_DATA, p->comm,
-                           &s->reqs[at]);
+            rc = MPI_Irecv(&d->note[at * NOTE], NOTE, MPI_INT64_T, m->peer, REDIST__TAG_DATA,
+                           p->comm, &s->reqs[at]);
         else
             rc = MPI_Irecv(d->slots + (size_t)at * d->slot_bytes, (int)(n * (int64_t)p->elsize),
                            MPI_BYTE, m->peer, REDIST__TAG_DATA, p->comm, &s->reqs[at]);
@@ -261,6 +273,25 @@ static int post_receives(struct redist_plan_s *p, strip *s, int *moved)
         d->used++;
         *moved = 1;
     }
+    return REDIST_SUCCESS;
+}
+
+/* A chunk of receive message i (elements [done, done + n)) into dst: copied once from the
+   sender's src when its note says so (-1), else unpacked from the sender's window slot
+   (note: its offset) or from this rank's slot `slot` (note NULL: another node). */
+static int take_chunk(struct redist_plan_s *p, int i, const int64_t *note, const char *slot,
+                      redist__cursor *cursor, int64_t done, int64_t n)
+{
+    if (note != NULL && note[0] < 0) {
+        redist__cursor_skip(cursor, n);
+        return p->dry ? REDIST_SUCCESS
+                      : redist__onecopy_copy_range(p, i, note + 1, done, done + n);
+    }
+    const char *data = note != NULL ? p->shm->recv_at[i] + note[0] : slot;
+    if (!p->dry)
+        redist__par_cursor_move(p, REDIST__UNPACK, cursor, data, p->cur_dst, n);
+    else
+        redist__cursor_skip(cursor, n);
     return REDIST_SUCCESS;
 }
 
@@ -278,13 +309,13 @@ static int unpack_arrived(struct redist_plan_s *p, strip *s, int *moved)
             return REDIST_SUCCESS;
         const redist__msg *m = &p->recv.msgs[i];
         int local = redist__shm_local(p, 0, i);
-        const char *data =
-            local ? p->shm->recv_at[i] + d->note[at] : d->slots + (size_t)at * d->slot_bytes;
         if (local)
             redist__shm_sync(p);
-        if (!p->dry)
-            redist__par_cursor_move(p, REDIST__UNPACK, &d->cursor, data, p->cur_dst,
-                                    d->slot_elems[at]);
+        int err = take_chunk(p, i, local ? &d->note[at * NOTE] : NULL,
+                             d->slots + (size_t)at * d->slot_bytes, &d->cursor, d->cur_done,
+                             d->slot_elems[at]);
+        if (err != REDIST_SUCCESS)
+            return err;
         if (local && MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[at]) !=
                          MPI_SUCCESS)
             return redist__fail(REDIST_ERR_MPI, "acknowledgement send failed");
@@ -312,15 +343,34 @@ static int slot_is_free(MPI_Request *send, MPI_Request *ack, int *is_free)
 
 /* A chunk packed in slot `at` of the shared window: send the node peer its offset and expect
    the acknowledgement that frees the slot. Returns an MPI error code. */
-static int post_offset(struct redist_plan_s *p, strip_side *d, int at, int peer, MPI_Request *send,
-                       MPI_Request *ack)
+static int post_offset(struct redist_plan_s *p, strip_side *d, int at, int peer,
+                       const int64_t *offer, MPI_Request *send, MPI_Request *ack)
 {
-    d->note[at] = (int64_t)at * (int64_t)d->slot_bytes;
-    redist__shm_sync(p); /* the packed chunk is visible before the offset */
+    int64_t *note = &d->note[at * NOTE];
+    note[0] = offer != NULL ? -1 : (int64_t)at * (int64_t)d->slot_bytes;
+    for (int k = 1; k < NOTE; k++)
+        note[k] = offer != NULL ? offer[k - 1] : 0;
+    redist__shm_sync(p); /* the packed chunk (or src) is visible before the note */
     int rc = MPI_Irecv(NULL, 0, MPI_BYTE, peer, REDIST__TAG_ACK, p->comm, ack);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(&d->note[at], 1, MPI_INT64_T, peer, REDIST__TAG_DATA, p->comm, send);
+        rc = MPI_Isend(note, NOTE, MPI_INT64_T, peer, REDIST__TAG_DATA, p->comm, send);
     return rc;
+}
+
+/* The sender's chunk of message i: packed into the slot, or (one copy) only its cursor
+   advanced; returns the offer to put in the note (NULL: packed). */
+static const int64_t *give_chunk(struct redist_plan_s *p, const strip_side *d, int i,
+                                 redist__cursor *cursor, char *slot, int64_t n)
+{
+    if (d->offered[i]) {
+        redist__cursor_skip(cursor, n);
+        return p->shm->note_out[i];
+    }
+    if (!p->dry)
+        redist__par_cursor_move(p, REDIST__PACK, cursor, p->cur_src, slot, n);
+    else
+        redist__cursor_skip(cursor, n);
+    return NULL;
 }
 
 /* Send side, in schedule order: pack the next chunk into free slot `at` and send it (or its
@@ -333,10 +383,9 @@ static int send_in_order(struct redist_plan_s *p, strip *s, int at, MPI_Request 
     const redist__msg *m = &p->send.msgs[i];
     int64_t n = chunk_of(s, m->nelems, d->cur_done);
     char *slot = d->slots + (size_t)at * d->slot_bytes;
-    if (!p->dry)
-        redist__par_cursor_move(p, REDIST__PACK, &d->cursor, p->cur_src, slot, n);
+    const int64_t *offer = give_chunk(p, d, i, &d->cursor, slot, n);
     if (redist__shm_local(p, 1, i)) {
-        rc = post_offset(p, d, at, m->peer, &reqs[at], &acks[at]);
+        rc = post_offset(p, d, at, m->peer, offer, &reqs[at], &acks[at]);
     } else {
         rc = MPI_Isend(slot, (int)(n * (int64_t)p->elsize), MPI_BYTE, m->peer, REDIST__TAG_DATA,
                        p->comm, &reqs[at]);
@@ -359,8 +408,8 @@ static int send_in_order(struct redist_plan_s *p, strip *s, int at, MPI_Request 
 static int post_note(struct redist_plan_s *p, strip *s, int j)
 {
     const redist__msg *m = &p->recv.msgs[s->recv.order[j]];
-    if (MPI_Irecv(&s->recv.notes[j], 1, MPI_INT64_T, m->peer, REDIST__TAG_DATA, p->comm,
-                  &s->reqs[j]) != MPI_SUCCESS)
+    if (MPI_Irecv(&s->recv.notes[(size_t)j * NOTE], NOTE, MPI_INT64_T, m->peer,
+                  REDIST__TAG_DATA, p->comm, &s->reqs[j]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Irecv from rank %d failed", m->peer);
     return REDIST_SUCCESS;
 }
@@ -404,9 +453,10 @@ static int unpack_any(struct redist_plan_s *p, strip *s, int *moved)
             continue;
         int64_t n = chunk_of(s, m->nelems, d->done[j]);
         redist__shm_sync(p);
-        if (!p->dry)
-            redist__par_cursor_move(p, REDIST__UNPACK, &d->cursors[j],
-                                    p->shm->recv_at[i] + d->notes[j], p->cur_dst, n);
+        int err = take_chunk(p, i, &d->notes[(size_t)j * NOTE], NULL, &d->cursors[j], d->done[j],
+                             n);
+        if (err != REDIST_SUCCESS)
+            return err;
         if (MPI_Wait(&acks[j], MPI_STATUS_IGNORE) != MPI_SUCCESS ||
             MPI_Isend(NULL, 0, MPI_BYTE, m->peer, REDIST__TAG_ACK, p->comm, &acks[j]) !=
                 MPI_SUCCESS)
@@ -432,9 +482,8 @@ static int send_any(struct redist_plan_s *p, strip *s, int at, MPI_Request *reqs
     const redist__msg *m = &p->send.msgs[d->order[j]];
     int64_t n = chunk_of(s, m->nelems, d->done[j]);
     char *slot = d->slots + (size_t)at * d->slot_bytes;
-    if (!p->dry)
-        redist__par_cursor_move(p, REDIST__PACK, &d->cursors[j], p->cur_src, slot, n);
-    if (post_offset(p, d, at, m->peer, &reqs[at], &acks[at]) != MPI_SUCCESS)
+    const int64_t *offer = give_chunk(p, d, d->order[j], &d->cursors[j], slot, n);
+    if (post_offset(p, d, at, m->peer, offer, &reqs[at], &acks[at]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "sending a chunk to rank %d failed", m->peer);
     if ((d->done[j] += n) == m->nelems)
         d->cur++;

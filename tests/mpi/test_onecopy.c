@@ -2,9 +2,11 @@
 /* One copy on a node (issue 30, item 2; src/exec/onecopy.c): plans on arrays from
  * redist_alloc copy each on-node message once, straight from the sender's src.
  *
- * The plans take the packed transport (one copy replaces its window). A PMPI wrapper counts the payload of every MPI_Isend and MPI_Send the library makes during
- * an execute: on one node with allocated arrays there is no data message (only the 24-byte
- * notifications, which say where src is, and the empty acknowledgements), and the library's
+ * The plans take the packed transport (one copy replaces its window). A PMPI wrapper counts
+ * every MPI_Isend and MPI_Send of more than 32 bytes the library makes during an execute: on
+ * one node with allocated arrays there is no data message (only the notifications, which say
+ * where src is: 24 bytes, 32 for bounded mode's chunks, and the empty acknowledgements; the
+ * messages of these cases are all far larger), and the library's
  * count of messages copied once grows by the plan's messages_received on every rank. Every
  * element is checked each time. Cases, at every rank count:
  *   - 2-D re-blocking (direct-async and direct, both read peers in place), scaled
@@ -18,6 +20,8 @@
  *   - an allocation over a communicator in reversed rank order (not the plan's): the ranks
  *     are translated (each rank's peers found in the allocation's node);
  *   - src 17 doubles past the start of a larger allocation (the offset travels);
+ *   - bounded mode (max_buffer_bytes = 1 KiB: many chunks, each chunk's note saying where
+ *     src is; exec/strip.c), blocking and through start/test;
  *   - the plan and the allocations on "nodes" of 2 ranks (REDIST_RANKS_PER_NODE=2 for both):
  *     in the 1-D case every rank sends to every rank, so exactly the message from the other
  *     rank of its pair is copied once and the others go through MPI.
@@ -39,7 +43,7 @@
 uint64_t redist__onecopy_messages(void); /* exec.h: the library's count (internal) */
 
 static int rank, size, errs;
-static long long data_messages; /* sends with more than 24 bytes since the last reset */
+static long long data_messages; /* sends with more than 32 bytes since the last reset */
 
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
@@ -50,7 +54,7 @@ static void count(const void *buf, int n, MPI_Datatype type, int tag)
     int bytes = 0;
     (void)buf;
     PMPI_Type_size(type, &bytes);
-    if ((long long)n * bytes > 24 && tag != TAG_NOTE)
+    if ((long long)n * bytes > 32 && tag != TAG_NOTE)
         data_messages++;
 }
 
@@ -155,12 +159,13 @@ static void pair_traffic(const spec *c, int *from_partner, int *off_pair)
 }
 
 /* How the arrays are allocated */
-enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET, SPLIT };
+enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET, SPLIT, BOUNDED };
 static const char *const how_names[] = {"both allocated", "src allocated", "dst allocated",
                                         "shared_memory = 0", "nodes of 2 ranks",
                                         "allocated over a reversed communicator",
                                         "src 17 doubles into a larger allocation",
-                                        "plan and allocations on nodes of 2 ranks"};
+                                        "plan and allocations on nodes of 2 ranks",
+                                        "both allocated, bounded mode (1 KiB)"};
 
 static void *alloc_on(MPI_Comm comm, int64_t bytes, int shared)
 {
@@ -198,6 +203,8 @@ static void run(const spec *c, int how, int nonblocking)
     redist_options_init(&opt);
     opt.algorithm = c->algorithm;
     opt.shared_memory = how != NO_WINDOW;
+    if (how == BOUNDED) /* chunks of 1 KiB / 8: each chunk's note says where src is */
+        opt.max_buffer_bytes = 1024;
     /* one copy replaces the packed transport's window; auto may take derived datatypes,
        which it does not know to weigh against one copy yet (docs/dev/one-copy.md) */
     opt.transport = REDIST_TRANSPORT_PACK;
@@ -234,7 +241,7 @@ static void run(const spec *c, int how, int nonblocking)
         /* the messages read in place: every one received (both allocated, or src: the sender
            decides), those from the pair's other rank (nodes of 2), none otherwise */
         long long want = how == BOTH_SHARED || how == SRC_SHARED || how == REVERSED ||
-                                 how == OFFSET
+                                 how == OFFSET || how == BOUNDED
                              ? st.messages_received
                              : -1;
         if (how == PAIRS)
@@ -373,6 +380,9 @@ int main(int argc, char **argv)
         for (int how = BOTH_SHARED; how <= OFFSET; how++)
             run(&cases[k], how, 0);
     run(&cases[4], SPLIT, 0);
+    for (int k = 0; k < ncases; k++)
+        if (strcmp(cases[k].algorithm, "direct-async") == 0) /* bounded mode is its */
+            run(&cases[k], BOUNDED, k == 0);
     run(&cases[0], BOTH_SHARED, 1);
     run(&cases[2], SRC_SHARED, 1);
     run_batch(cases, 0, 0);
