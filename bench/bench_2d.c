@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "redist.h"
 
 #ifndef REDIST_HAVE_SCALAPACK
@@ -501,12 +502,10 @@ static int parse_options(int argc, char **argv, options *o, int rank)
             o->methods = v;
         else if (!strcmp(a, "--csv"))
             o->csv = v;
-        else if (!strcmp(a, "--arrays"))
-        {
+        else if (!strcmp(a, "--arrays")) {
             bad = strcmp(v, "malloc") != 0 && strcmp(v, "shared") != 0;
             shared_arrays = !strcmp(v, "shared");
-        }
-        else if (!strcmp(a, "--size"))
+        } else if (!strcmp(a, "--size"))
             bad = parse_int64(v, &o->n, 1) || o->n > 46340; /* n*n fits pdgemr2d's int */
         else if (!strcmp(a, "--len1d"))
             bad = parse_int64(v, &o->len1d, 1) || o->len1d > 2147483647;
@@ -658,28 +657,6 @@ static void report(const case_spec *cs, const result *r, int nr, double bytes, i
 
 /* ---- One case --------------------------------------------------------------------------- */
 
-/* A local array: malloc'd, or with --arrays shared node-shared memory from redist_alloc
-   (collective: every rank allocates in the same order), where plans copy on-node messages
-   once (issue 30). */
-static double *alloc_doubles(int64_t count)
-{
-    if (shared_arrays) {
-        void *q = NULL;
-        int rc = redist_alloc(MPI_COMM_WORLD, 8 * (count > 0 ? count : 1), &q);
-        if (rc != REDIST_SUCCESS) {
-            fprintf(stderr, "bench_2d: redist_alloc: %s\n", redist_last_error_detail());
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        return q;
-    }
-    double *p = malloc(sizeof(double) * (size_t)(count > 0 ? count : 1));
-    if (!p) {
-        fprintf(stderr, "bench_2d: out of memory (%lld doubles)\n", (long long)count);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
 static redist_layout make_layout(const grid_spec *g, int *err)
 {
     redist_layout l = NULL;
@@ -724,7 +701,8 @@ static int run_case(const case_spec *cs, const options *o, int rank, int nprocs,
     const grid_spec *gs = &cs->src, *gd = &cs->dst;
     piece ps = piece_of(gs, rank), pd = piece_of(gd, rank);
     int64_t ns = piece_count(&ps), nd = piece_count(&pd);
-    double *src = alloc_doubles(ns), *dst = alloc_doubles(nd), *tmp = alloc_doubles(nd);
+    double *src = bench_doubles(shared_arrays, ns), *dst = bench_doubles(shared_arrays, nd),
+           *tmp = bench_doubles(shared_arrays, nd);
     fill(gs, &ps, src);
     memset(tmp, 0, sizeof(double) * (size_t)(nd > 0 ? nd : 1));
     poison(dst, nd);
@@ -856,15 +834,9 @@ done:
     redist_layout_free(&ls);
     redist_layout_free(&ld);
     free(res);
-    if (shared_arrays) {
-        redist_free(src);
-        redist_free(dst);
-        redist_free(tmp);
-    } else {
-        free(src);
-        free(dst);
-        free(tmp);
-    }
+    bench_free_doubles(shared_arrays, src);
+    bench_free_doubles(shared_arrays, dst);
+    bench_free_doubles(shared_arrays, tmp);
     return failed;
 }
 

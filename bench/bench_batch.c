@@ -28,27 +28,6 @@
 enum { MAXK = 64 };
 static int me, np, reps = 21, wrong, shared_arrays;
 
-/* n doubles (at least one), malloc'd or from redist_alloc (collective). */
-static double *array_of(int64_t n)
-{
-    void *p = NULL;
-    if (!shared_arrays)
-        return malloc((size_t)(n + 1) * sizeof(double));
-    if (redist_alloc(MPI_COMM_WORLD, (int64_t)(n + 1) * (int64_t)sizeof(double), &p) != 0) {
-        fprintf(stderr, "bench_batch: redist_alloc: %s\n", redist_last_error_detail());
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    return p;
-}
-
-static void array_free(double *p)
-{
-    if (shared_arrays)
-        redist_free(p);
-    else
-        free(p);
-}
-
 /* A row-major n x n layout, cyclic(b) both ways on grid g (ranks row-major from 0). */
 static redist_layout layout(int64_t n, int64_t b, const int g[2])
 {
@@ -101,8 +80,8 @@ static void one_size(int64_t n, int K)
         types[k] = MPI_DOUBLE;
         redist_layout_local_size(src[k], me, &ns);
         redist_layout_local_size(dst[k], me, &nd);
-        a[k] = array_of(ns);
-        c[k] = array_of(nd);
+        a[k] = bench_doubles(shared_arrays, ns);
+        c[k] = bench_doubles(shared_arrays, nd);
         walk(n, 4, gs, k, a[k], 0);
         redist_plan_create(src[k], dst[k], MPI_DOUBLE, MPI_COMM_WORLD, NULL, &single[k]);
         redist_stats st;
@@ -154,8 +133,8 @@ static void one_size(int64_t n, int K)
         redist_layout_free(&dst[k]);
     }
     for (int k = K - 1; k >= 0; k--) { /* redist_free: every rank in the same order */
-        array_free(c[k]);
-        array_free(a[k]);
+        bench_free_doubles(shared_arrays, c[k]);
+        bench_free_doubles(shared_arrays, a[k]);
     }
     redist_plan_free(&batch);
     free(t);
@@ -184,8 +163,8 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("K arrays of n x n doubles (%s), cyclic(4)^2 -> cyclic(16)^2 on the transposed "
                "grid, %d ranks, median of %d (us)\n%6s %4s %10s %10s %10s %8s %8s %8s %8s\n",
-               shared_arrays ? "node-shared" : "malloc'd", np, reps, "n", "K", "in turn", "together", "batch", "vs turn", "vs tog.", "msgs K",
-               "batch");
+               shared_arrays ? "node-shared" : "malloc'd", np, reps, "n", "K", "in turn",
+               "together", "batch", "vs turn", "vs tog.", "msgs K", "batch");
     static const int64_t sizes[] = {16, 64, 256, 1024};
     for (int s = 0; s < 4; s++)
         one_size(sizes[s], K);

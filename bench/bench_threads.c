@@ -86,28 +86,7 @@ typedef struct side {
 
 static int rank, nranks, threads = 1, reps = 6, use_scalapack = 1, failures;
 static int transport = REDIST_TRANSPORT_AUTO; /* --transport pack|datatype */
-static int shared_arrays, use_alltoallw;         /* --arrays shared, --alltoallw */
-
-/* A local array of n doubles (at least one): malloc'd, or node-shared (redist_alloc,
-   collective: every rank calls it for every side). */
-static double *alloc_array(int64_t n)
-{
-    size_t bytes = (size_t)(n + 1) * sizeof(double);
-    void *a = NULL;
-    if (shared_arrays && redist_alloc(MPI_COMM_WORLD, (int64_t)bytes, &a) != REDIST_SUCCESS) {
-        fprintf(stderr, "bench_threads: redist_alloc: %s\n", redist_last_error_detail());
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    return shared_arrays ? a : malloc(bytes);
-}
-
-static void free_array(double *a)
-{
-    if (shared_arrays)
-        redist_free(a);
-    else
-        free(a);
-}
+static int shared_arrays, use_alltoallw;      /* --arrays shared, --alltoallw */
 
 static void squarest(int p, int *pr, int *pc)
 {
@@ -156,7 +135,7 @@ static side make_side(const grid *g, int fill)
     redist_layout_local_shape(s.layout, rank, shape);
     s.lr = shape[0];
     s.lc = shape[1];
-    s.a = alloc_array(s.lr * s.lc);
+    s.a = bench_doubles(shared_arrays, s.lr * s.lc);
     int r = 0, c = 0;
     if (s.a == NULL || (s.lr * s.lc > 0 && coords_of(g, &r, &c) != 0)) {
         fprintf(stderr, "bench_threads: rank %d: no memory or no coordinates\n", rank);
@@ -320,7 +299,8 @@ static void bench_one(const bench_case *k)
     if (use_alltoallw) { /* the same plan's pattern in one MPI_Alltoallw */
         redist_plan auto_plan = x.plan;
         opt.algorithm = "alltoallw";
-        if (redist_plan_create(s.layout, d.layout, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &x.plan) != 0) {
+        if (redist_plan_create(s.layout, d.layout, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &x.plan) !=
+            0) {
             fprintf(stderr, "bench_threads: alltoallw plan: %s\n", redist_last_error_detail());
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -371,8 +351,8 @@ static void bench_one(const bench_case *k)
     redist_plan_free(&x.plan);
     redist_layout_free(&s.layout);
     redist_layout_free(&d.layout);
-    free_array(d.a); /* the reverse of the allocations: redist_free is collective */
-    free_array(s.a);
+    bench_free_doubles(shared_arrays, d.a); /* in reverse: redist_free is collective */
+    bench_free_doubles(shared_arrays, s.a);
     free(x.scratch);
 }
 
@@ -398,7 +378,8 @@ static int make_cases(bench_case *c, int64_t n)
             (bench_case){"2to4", {n, n, 32, 32, 1, 2, ranks_01}, {n, n, 48, 48, 2, 2, NULL}, 0};
         int hr, hc; /* ranks 0 .. P/2 - 1 (a grid without a rank list: the first ones) */
         squarest(nranks / 2, &hr, &hc);
-        c[k++] = (bench_case){"half", {n, n, 32, 32, hr, hc, NULL}, {n, n, 48, 48, pr, pc, NULL}, 0};
+        c[k++] =
+            (bench_case){"half", {n, n, 32, 32, hr, hc, NULL}, {n, n, 48, 48, pr, pc, NULL}, 0};
     }
     c[k++] =
         (bench_case){"1d", {n * n, 1, 1, 1, nranks, 1, NULL}, {n * n, 1, 3, 1, nranks, 1, NULL}, 0};
@@ -463,9 +444,10 @@ int main(int argc, char **argv)
         printf("# bench_threads: %lld x %lld doubles, %d ranks x %d threads, %s arrays, median "
                "of %d; ms\n"
                "%-10s %3s %3s %10s %10s %10s %8s %8s %10s %8s %10s %8s  %s\n",
-               (long long)n, (long long)n, nranks, threads, shared_arrays ? "node-shared" : "malloc'd",
-               reps, "case", "P", "T", "memcpy-T", "memcpy-1", "redist", "/memT", "m1/red",
-               "scalapack", "sl/red", "alltoallw", "a2aw/red", "algorithm");
+               (long long)n, (long long)n, nranks, threads,
+               shared_arrays ? "node-shared" : "malloc'd", reps, "case", "P", "T", "memcpy-T",
+               "memcpy-1", "redist", "/memT", "m1/red", "scalapack", "sl/red", "alltoallw",
+               "a2aw/red", "algorithm");
     for (int i = 0; i < ncases; i++)
         if (wanted(only, cases[i].name))
             bench_one(&cases[i]);

@@ -2,7 +2,8 @@
 # Issue 30 (one copy on a node) on the 16-core node, run by hand where one is lent: the
 # correctness runs at 16 ranks bound to cores and the benchmark figures of docs/dev/one-copy.md.
 # From a copy of the repository holding a build (or tests/gpu/slim.sh's copy of it) and
-# .node/mpi-runtime.tgz (../shared/gpu-node/README.md: the node has no MPI of its own):
+# .node/mpi-runtime.tgz (the node has no MPI of its own; docs/dev/device.md, "The CUDA backend",
+# and tests/gpu/run.sh say how it is carried):
 #
 #     [BUILD=dir] [DEADLINE=sec] [N=8000] [NP=16] [PARTS=tests,bench,runs] bash bench/run_onecopy.sh
 #

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CHUNK_BYTES = 32 << 10 }; /* the pass-through buffer: well inside L1 + L2 */
+enum { CHUNK_BYTES = 32 << 10 };          /* the pass-through buffer: well inside L1 + L2 */
 enum { TOGETHER_PART_BYTES = 256 << 10 }; /* of dst, per part of a copy together: in L2 */
 
 /* The bytes of dst per part of a copy together: TOGETHER_PART_BYTES, or
@@ -58,7 +58,7 @@ struct redist__onecopy {
     redist__side *peer_side;      /* [nrecv] the sender's send side (local messages only) */
     const redist__msg **peer_msg; /* [nrecv] its message to this rank, or NULL */
     char *direct;                 /* [nrecv] 1: the receive message is itself a copy's */
-    char *chunk;         /* [threads][chunk_bytes]: one per thread of the plan */
+    char *chunk;                  /* [threads][chunk_bytes]: one per thread of the plan */
     int64_t chunk_bytes;
     int64_t *cursors; /* [threads]: the scratch of both cursors, 3 levels' worth each */
     int max_levels;
@@ -99,8 +99,8 @@ void redist__onecopy_free(struct redist_plan_s *p)
 }
 
 /* Whether this rank can take part: a host plan, packed messages through the window
-   (bounded mode's too: strip.c sends a chunk's place in src instead of packing it). A child plan (a phase, a batch's part)
-   takes part but never offers: its executes hold no allocation (exec.c). */
+   (bounded mode's too: strip.c sends a chunk's place in src instead of packing it). A child plan (a
+   phase, a batch's part) takes part but never offers: its executes hold no allocation (exec.c). */
 static int eligible(const struct redist_plan_s *p)
 {
     return p->shm != NULL && p->device == NULL && p->opt.shared_memory &&
@@ -125,8 +125,9 @@ static int build_peer_msg(struct redist_plan_s *p, struct redist__onecopy *o, in
         if (s->msgs[k].peer == p->rank)
             o->peer_msg[i] = &s->msgs[k];
     if (o->peer_msg[i] == NULL || o->peer_msg[i]->nelems != m->nelems)
-        return redist__fail(REDIST_ERR_MISMATCH, "one copy: rank %d's message to rank %d "
-                                                 "does not match the one expected",
+        return redist__fail(REDIST_ERR_MISMATCH,
+                            "one copy: rank %d's message to rank %d "
+                            "does not match the one expected",
                             m->peer, p->rank);
     if (o->peer_msg[i]->nlevels > o->max_levels)
         o->max_levels = o->peer_msg[i]->nlevels;
@@ -258,30 +259,39 @@ static int know_node(struct redist_plan_s *p, const struct redist__shared *a)
     return 1;
 }
 
+/* The note that lets a node peer read [lo, hi) of this rank's memory through allocation a,
+   whose node knows this rank as me: {a's id, me, base's offset in my segment}; 0 (note
+   zeros) if those bytes are not all in my segment. */
+static int place(const struct redist__shared *a, int me, const char *base, const char *lo,
+                 const char *hi, int64_t note[3])
+{
+    MPI_Aint size = 0;
+    int disp = 0;
+    char *seg = NULL;
+    note[0] = note[1] = note[2] = 0;
+    if (me < 0 || MPI_Win_shared_query(a->win, me, &size, &disp, &seg) != MPI_SUCCESS || lo < seg ||
+        hi > seg + size)
+        return 0;
+    note[0] = (int64_t)a->id;
+    note[1] = me;
+    note[2] = (int64_t)(base - seg);
+    return 1;
+}
+
 int redist__onecopy_offer(struct redist_plan_s *p, int i)
 {
     int64_t *note = p->shm->note_out[i];
     note[0] = note[1] = note[2] = 0;
     struct redist__onecopy *o = p->shm->one;
     const struct redist__shared *a = p->held[0];
-    if (o == NULL || a == NULL || p->dry || !know_node(p, a))
-        return 0;
-    int peer = o->node_rank_of[p->send.msgs[i].peer], me = o->node_rank_of[p->rank];
-    MPI_Aint size = 0;
-    int disp = 0;
-    char *seg = NULL;
-    if (peer < 0 || me < 0 || MPI_Win_shared_query(a->win, me, &size, &disp, &seg) != MPI_SUCCESS)
+    if (o == NULL || a == NULL || p->dry || !know_node(p, a) ||
+        o->node_rank_of[p->send.msgs[i].peer] < 0)
         return 0;
     /* the elements the plan reads, [src_lo, src_hi) from the caller's pointer (cur_src is
        past it by src_base), must lie in the segment: the peer reads them there */
     const char *lo = p->cur_src + (p->src_lo - p->src_base) * (int64_t)p->elsize,
                *hi = p->cur_src + (p->src_hi - p->src_base) * (int64_t)p->elsize;
-    if (lo < seg || hi > seg + size)
-        return 0;
-    note[0] = (int64_t)a->id;
-    note[1] = me;
-    note[2] = (int64_t)(p->cur_src - seg);
-    return 1;
+    return place(a, o->node_rank_of[p->rank], p->cur_src, lo, hi, note);
 }
 
 int redist__onecopy_locate(MPI_Comm comm, int peer, const struct redist__shared *a,
@@ -300,17 +310,9 @@ int redist__onecopy_locate(MPI_Comm comm, int peer, const struct redist__shared 
         MPI_Group_free(&g);
     if (node != MPI_GROUP_NULL)
         MPI_Group_free(&node);
-    MPI_Aint size = 0;
-    int disp = 0;
-    char *seg = NULL;
-    if (!ok || there[0] == MPI_UNDEFINED || there[1] == MPI_UNDEFINED ||
-        MPI_Win_shared_query(a->win, there[0], &size, &disp, &seg) != MPI_SUCCESS ||
-        lo < seg || hi > seg + size)
+    if (!ok || there[0] == MPI_UNDEFINED || there[1] == MPI_UNDEFINED)
         return 0;
-    note[0] = (int64_t)a->id;
-    note[1] = there[0];
-    note[2] = (int64_t)(base - seg);
-    return 1;
+    return place(a, there[0], base, lo, hi, note);
 }
 
 const char *redist__onecopy_source(const int64_t note[3])
@@ -372,15 +374,9 @@ static void copy_part(void *arg, int part, int nparts)
 static const char *sender_src(const struct redist_plan_s *p, int i)
 {
     const struct redist__onecopy *o = p->shm->one;
-    const int64_t *note = p->shm->note_in[i];
-    const struct redist__shared *a = redist__shared_by_id((uint64_t)note[0]);
-    MPI_Aint size = 0;
-    int disp = 0;
-    char *seg = NULL;
-    if (o == NULL || (!o->direct[i] && o->peer_msg[i] == NULL) || a == NULL ||
-        MPI_Win_shared_query(a->win, (int)note[1], &size, &disp, &seg) != MPI_SUCCESS)
+    if (o == NULL || (!o->direct[i] && o->peer_msg[i] == NULL))
         return NULL;
-    return seg + note[2];
+    return redist__onecopy_source(p->shm->note_in[i]);
 }
 
 static int unmappable(const struct redist_plan_s *p, int i)
@@ -412,20 +408,19 @@ static void range_part(void *arg, int part, int nparts)
     const copy_job *j = arg;
     const struct redist_plan_s *p = j->p;
     int64_t len = j->hi - j->lo;
-    redist__move_range(&p->recv.msgs[j->msg], REDIST__COPY, j->src, p->cur_dst, p->elsize,
-                       p->scale, j->lo + len * part / nparts, j->lo + len * (part + 1) / nparts);
+    redist__move_range(&p->recv.msgs[j->msg], REDIST__COPY, j->src, p->cur_dst, p->elsize, p->scale,
+                       j->lo + len * part / nparts, j->lo + len * (part + 1) / nparts);
 }
 
-int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
-                               int64_t lo, int64_t hi)
+int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3], int64_t lo,
+                               int64_t hi)
 {
     const struct redist__onecopy *o = p->shm->one;
     const char *src = redist__onecopy_source(note);
     if (o == NULL || src == NULL || (!o->direct[i] && o->peer_msg[i] == NULL))
         return unmappable(p, i);
     copy_job job = {p, o, i, src, lo, hi};
-    redist__par_run(p, (hi - lo) * (int64_t)p->elsize, o->direct[i] ? range_part : copy_part,
-                    &job);
+    redist__par_run(p, (hi - lo) * (int64_t)p->elsize, o->direct[i] ? range_part : copy_part, &job);
     if (hi == p->recv.msgs[i].nelems)
         atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;

@@ -75,8 +75,7 @@ static void sizes(void)
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     round_trip("a split communicator", half, 777);
     void *outlives = NULL; /* an allocation outlives its communicator */
-    same_everywhere("before its comm is freed", redist_alloc(half, 999, &outlives),
-                    REDIST_SUCCESS);
+    same_everywhere("before its comm is freed", redist_alloc(half, 999, &outlives), REDIST_SUCCESS);
     MPI_Comm_free(&half);
     if (outlives != NULL)
         memset(outlives, 1, 999);
@@ -135,48 +134,77 @@ static void errors(void)
     same_everywhere("a again", redist_free(a), REDIST_ERR_ARG);
 }
 
+/* A 1-D case: n elements, cyclic(b1) -> cyclic(b2) over every rank, and this rank's element
+   counts; src values are their global indices. */
+typedef struct {
+    int64_t n[1], b1[1], b2[1], count[2];
+    int grid[1], coords[1];
+    redist_layout src, dst;
+} case1d;
+
+static void case_create(case1d *c, int64_t n, int64_t b1, int64_t b2)
+{
+    *c = (case1d){{n}, {b1}, {b2}, {0, 0}, {size}, {rank}, NULL, NULL};
+    redist_layout_create(1, c->n, c->b1, c->grid, NULL, NULL, REDIST_ROW_MAJOR, &c->src);
+    redist_layout_create(1, c->n, c->b2, c->grid, NULL, NULL, REDIST_ROW_MAJOR, &c->dst);
+    redist_layout_local_size(c->src, rank, &c->count[0]);
+    redist_layout_local_size(c->dst, rank, &c->count[1]);
+}
+
+static void case_fill(const case1d *c, double *a)
+{
+    for (int64_t i = 0; i < c->count[0]; i++)
+        a[i] = (double)mtest_global_linear(1, c->n, c->b1, c->grid, NULL, REDIST_ROW_MAJOR,
+                                           &c->count[0], c->coords, i);
+}
+
+/* Every element of dst (and dst2, if not NULL) is its global index. */
+static void case_check(const case1d *c, const double *dst, const double *dst2, const char *what)
+{
+    for (int64_t i = 0; i < c->count[1]; i++) {
+        double want = (double)mtest_global_linear(1, c->n, c->b2, c->grid, NULL, REDIST_ROW_MAJOR,
+                                                  &c->count[1], c->coords, i);
+        if (dst[i] != want || (dst2 != NULL && dst2[i] != want)) {
+            fail(what, "dst[%lld] = %g, want %g", (long long)i, dst[i] != want ? dst[i] : dst2[i],
+                 want);
+            break;
+        }
+    }
+}
+
+static void case_free(case1d *c)
+{
+    redist_layout_free(&c->src);
+    redist_layout_free(&c->dst);
+}
+
 /* A plan on arrays in allocations: an execute moves every element as on any arrays; while a
    started execute is in flight, redist_free is REDIST_ERR_BUSY on every rank; after the
    wait it frees. */
 static void with_a_plan(void)
 {
-    int64_t n[1] = {100 * (int64_t)size + 7}, b1[1] = {3}, b2[1] = {5}, count[2];
-    int grid[1] = {size}, coords[1] = {rank};
-    redist_layout src = NULL, dst = NULL;
-    redist_layout_create(1, n, b1, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
-    redist_layout_create(1, n, b2, grid, NULL, NULL, REDIST_ROW_MAJOR, &dst);
-    redist_layout_local_size(src, rank, &count[0]);
-    redist_layout_local_size(dst, rank, &count[1]);
+    case1d c;
+    case_create(&c, 100 * (int64_t)size + 7, 3, 5);
     double *a = NULL, *b = NULL;
-    same_everywhere("the plan's src", redist_alloc(MPI_COMM_WORLD, count[0] * 8, (void **)&a),
+    same_everywhere("the plan's src", redist_alloc(MPI_COMM_WORLD, c.count[0] * 8, (void **)&a),
                     REDIST_SUCCESS);
-    same_everywhere("the plan's dst", redist_alloc(MPI_COMM_WORLD, count[1] * 8, (void **)&b),
+    same_everywhere("the plan's dst", redist_alloc(MPI_COMM_WORLD, c.count[1] * 8, (void **)&b),
                     REDIST_SUCCESS);
     redist_plan plan = NULL;
-    same_everywhere("plan", redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan),
+    same_everywhere("plan",
+                    redist_plan_create(c.src, c.dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan),
                     REDIST_SUCCESS);
-    for (int64_t i = 0; i < count[0]; i++)
-        a[i] = (double)mtest_global_linear(1, n, b1, grid, NULL, REDIST_ROW_MAJOR, &count[0],
-                                           coords, i);
+    case_fill(&c, a);
     same_everywhere("start on allocated arrays", redist_start(plan, a, b), REDIST_SUCCESS);
     same_everywhere("redist_free of src in flight", redist_free(a), REDIST_ERR_BUSY);
     same_everywhere("redist_free of dst in flight", redist_free(b), REDIST_ERR_BUSY);
     same_everywhere("wait", redist_wait(plan), REDIST_SUCCESS);
-    for (int64_t i = 0; i < count[1]; i++) {
-        double want = (double)mtest_global_linear(1, n, b2, grid, NULL, REDIST_ROW_MAJOR,
-                                                  &count[1], coords, i);
-        if (b[i] != want) {
-            fail("execute on allocated arrays", "dst[%lld] = %g, want %g", (long long)i, b[i],
-                 want);
-            break;
-        }
-    }
+    case_check(&c, b, NULL, "execute on allocated arrays");
     same_everywhere("execute", redist_execute(plan, a, b), REDIST_SUCCESS);
     redist_plan_free(&plan);
     same_everywhere("redist_free of src after", redist_free(a), REDIST_SUCCESS);
     same_everywhere("redist_free of dst after", redist_free(b), REDIST_SUCCESS);
-    redist_layout_free(&src);
-    redist_layout_free(&dst);
+    case_free(&c);
 }
 
 /* A batch of two arrays, the second pair in allocations: while it is in flight both
@@ -184,50 +212,35 @@ static void with_a_plan(void)
    both destinations is right and they free. */
 static void with_a_batch(void)
 {
-    int64_t n[1] = {50 * (int64_t)size + 3}, b1[1] = {2}, b2[1] = {7}, count[2];
-    int grid[1] = {size}, coords[1] = {rank};
-    redist_layout src = NULL, dst = NULL;
-    redist_layout_create(1, n, b1, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
-    redist_layout_create(1, n, b2, grid, NULL, NULL, REDIST_ROW_MAJOR, &dst);
-    redist_layout_local_size(src, rank, &count[0]);
-    redist_layout_local_size(dst, rank, &count[1]);
-    double *a1 = calloc((size_t)count[0] + 1, 8), *d1 = calloc((size_t)count[1] + 1, 8);
+    case1d c;
+    case_create(&c, 50 * (int64_t)size + 3, 2, 7);
+    double *a1 = calloc((size_t)c.count[0] + 1, 8), *d1 = calloc((size_t)c.count[1] + 1, 8);
     double *a2 = NULL, *d2 = NULL;
-    same_everywhere("the batch's src", redist_alloc(MPI_COMM_WORLD, count[0] * 8, (void **)&a2),
+    same_everywhere("the batch's src", redist_alloc(MPI_COMM_WORLD, c.count[0] * 8, (void **)&a2),
                     REDIST_SUCCESS);
-    same_everywhere("the batch's dst", redist_alloc(MPI_COMM_WORLD, count[1] * 8, (void **)&d2),
+    same_everywhere("the batch's dst", redist_alloc(MPI_COMM_WORLD, c.count[1] * 8, (void **)&d2),
                     REDIST_SUCCESS);
-    redist_layout srcs[2] = {src, src}, dsts[2] = {dst, dst};
+    redist_layout srcs[2] = {c.src, c.src}, dsts[2] = {c.dst, c.dst};
     MPI_Datatype types[2] = {MPI_DOUBLE, MPI_DOUBLE};
     redist_plan plan = NULL;
     same_everywhere("batch plan",
                     redist_plan_create_batch(2, srcs, dsts, types, MPI_COMM_WORLD, NULL, &plan),
                     REDIST_SUCCESS);
-    for (int64_t i = 0; i < count[0]; i++)
-        a1[i] = a2[i] = (double)mtest_global_linear(1, n, b1, grid, NULL, REDIST_ROW_MAJOR,
-                                                    &count[0], coords, i);
-    const void *bs[2] = {count[0] ? a1 : NULL, count[0] ? a2 : NULL};
-    void *bd[2] = {count[1] ? d1 : NULL, count[1] ? d2 : NULL};
+    case_fill(&c, a1);
+    case_fill(&c, a2);
+    const void *bs[2] = {c.count[0] ? a1 : NULL, c.count[0] ? a2 : NULL};
+    void *bd[2] = {c.count[1] ? d1 : NULL, c.count[1] ? d2 : NULL};
     same_everywhere("start_batch", redist_start_batch(plan, bs, bd), REDIST_SUCCESS);
     same_everywhere("redist_free of a batch's src in flight", redist_free(a2), REDIST_ERR_BUSY);
     same_everywhere("redist_free of a batch's dst in flight", redist_free(d2), REDIST_ERR_BUSY);
     same_everywhere("wait", redist_wait(plan), REDIST_SUCCESS);
-    for (int64_t i = 0; i < count[1]; i++) {
-        double want = (double)mtest_global_linear(1, n, b2, grid, NULL, REDIST_ROW_MAJOR,
-                                                  &count[1], coords, i);
-        if (d1[i] != want || d2[i] != want) {
-            fail("batch on allocated arrays", "dst[%lld] = %g and %g, want %g", (long long)i,
-                 d1[i], d2[i], want);
-            break;
-        }
-    }
+    case_check(&c, d1, d2, "batch on allocated arrays");
     redist_plan_free(&plan);
     same_everywhere("redist_free of the batch's src after", redist_free(a2), REDIST_SUCCESS);
     same_everywhere("redist_free of the batch's dst after", redist_free(d2), REDIST_SUCCESS);
     free(a1);
     free(d1);
-    redist_layout_free(&src);
-    redist_layout_free(&dst);
+    case_free(&c);
 }
 
 int main(int argc, char **argv)
