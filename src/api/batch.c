@@ -15,15 +15,18 @@
  * batch's progress below).
  *
  * One copy on a node (issue 30; exec/onecopy.c for single plans): a pair of ranks on one
- * node (the plan's node) whose ends store every array densely exchanges a note first. The
- * sender's note says where its arrays are (header 1, then per array {allocation id, its rank
- * in the allocation's node, the byte offset of the array's window base}) when every array
- * with elements for the peer lies in a redist_alloc allocation the peer maps; else header 0,
- * and the packed message follows as for any peer. The receiver posts such a pair's data
- * receive only once its note says packed; an offered pair it copies straight from the
- * sender's arrays, with the children's receive messages (exact for dense storage), and
- * acknowledges, which lets the sender complete. The sender decides per execute and pair, the
- * receiver follows its note: any mix is consistent.
+ * node (the plan's node) exchanges a note first. The sender's note says where its arrays are
+ * (header 1, then per array {allocation id, its rank in the allocation's node, the byte
+ * offset of the array's window base}) when every array with elements for the peer lies in a
+ * redist_alloc allocation the peer maps; else header 0, and the packed message follows as
+ * for any peer. The receiver posts such a pair's data receive only once its note says
+ * packed; an offered pair it copies straight from the sender's arrays and acknowledges,
+ * which lets the sender complete. Where both ends store an array densely the children's
+ * receive messages copy it by themselves (their guess of the sender's storage is exact),
+ * together in dst's order; with an ld on either end, through a small buffer, the sender's
+ * own message to this rank (built at creation from its ld, gathered over the node) walking
+ * its src. The sender decides per execute and pair, the receiver follows its note: any mix
+ * is consistent.
  */
 #include "api/api.h"
 #include "exec/engine.h"
@@ -53,6 +56,12 @@ typedef struct batch_once {
     const redist__msg **msgs;    /* [recv.n] scratch of a copy in parts: one array's moves */
     const char **srcs;           /* and their sources */
     int64_t part_bytes;
+    /* [recv.n * count]: where a sender stores array i otherwise than this rank's receive
+       message guesses (an ld on either side), its own message to this rank, walking its
+       src (redist__peer_msg; NULL: the receive message copies by itself), and its side */
+    const redist__msg **peer_msg;
+    redist__side *peer_side;
+    redist__walkbuf walk;
 } batch_once;
 
 typedef struct batch {
@@ -154,6 +163,11 @@ static void batch_destroy_state(batch *b)
     redist__free(b->once.ready);
     redist__free(b->once.msgs);
     redist__free(b->once.srcs);
+    for (int k = 0; b->once.peer_side != NULL && k < b->recv.n * b->count; k++)
+        redist__side_free(&b->once.peer_side[k]);
+    redist__free(b->once.peer_side);
+    redist__free(b->once.peer_msg);
+    redist__walkbuf_free(&b->once.walk);
     redist__free(b->src);
     redist__free(b->dst);
     redist__free(b);
@@ -292,7 +306,11 @@ static int copy_ready(struct redist_plan_s *p, batch *b)
                                    b->recv.peer[j]);
                 break;
             }
-            if (c->recv.msgs[m].tiles != NULL)
+            const redist__msg *walk = o->peer_msg[j * b->count + i];
+            if (walk != NULL) /* an ld on either side: through the buffers */
+                redist__copy_walked(c, &o->walk, walk, &c->recv.msgs[m], from, b->dst[i], 0,
+                                    c->recv.msgs[m].nelems);
+            else if (c->recv.msgs[m].tiles != NULL)
                 redist__par_move(c, REDIST__COPY, &c->recv.msgs[m], from, b->dst[i]);
             else
                 o->msgs[n] = &c->recv.msgs[m], o->srcs[n++] = from;
@@ -401,26 +419,55 @@ static int check_batch(int count, const redist_layout src[], const redist_layout
     return redist__check_options(opt, size);
 }
 
-/* Whether this rank stores every array's src (is_src) or dst densely: no ld, so a child's
-   receive message is exact for the sender's storage too. */
-static int all_dense(const batch *b, int is_src)
+/* This rank's row of the node's table: its rank, then every array's src ld. */
+static int64_t *ld_row(const batch *b, int64_t len, int rank)
 {
-    for (int i = 0; i < b->count; i++) {
-        const struct redist_layout_s *l = is_src ? b->child[i]->src : b->child[i]->dst;
-        for (int k = 0; k < l->ndims; k++)
-            if (l->ld[k] != 0)
-                return 0;
-    }
+    int64_t *row = redist__malloc((size_t)len * sizeof *row);
+    if (row == NULL)
+        return NULL;
+    row[0] = rank;
+    for (int i = 0, at = 1; i < b->count; i++)
+        for (int k = 0; k < b->child[i]->src->ndims; k++)
+            row[at++] = b->child[i]->src->ld[k];
+    return row;
+}
+
+static int dense(const int64_t *ld, int d)
+{
+    for (int k = 0; k < d; k++)
+        if (ld[k] != 0)
+            return 0;
     return 1;
 }
 
+/* The walks of receive slot j, whose sender's row of the node's table is q: for each array
+   stored otherwise than its receive message guesses, the sender's own message. */
+static int build_walks(batch *b, int j, const int64_t *q, int *max_levels)
+{
+    batch_once *o = &b->once;
+    int err = REDIST_SUCCESS;
+    for (int i = 0, at = 1; i < b->count && err == REDIST_SUCCESS; i++) {
+        const struct redist_plan_s *c = b->child[i];
+        const int64_t *q_ld = q + at;
+        at += c->src->ndims;
+        int m = b->recv.msg[j * b->count + i];
+        if (m < 0 || (dense(q_ld, c->src->ndims) && dense(c->dst->ld, c->dst->ndims)))
+            continue;
+        err = redist__peer_msg(c, &c->recv.msgs[m], q_ld, &o->peer_side[j * b->count + i],
+                               &o->peer_msg[j * b->count + i], max_levels);
+    }
+    return err;
+}
+
 /* The pairs that may copy once: peers on this rank's node (the plan's, REDIST_RANKS_PER_NODE
-   included) where the sender's src and the receiver's dst are dense. Host batches only.
+   included), host batches. The node's ranks gather their src ld (one row each) so that a
+   receiver can walk a sender's storage where it is not what the layout alone says.
    Collective over the plan's communicator; the same verdict on both ends of each pair. */
 static int setup_once(struct redist_plan_s *p, batch *b)
 {
     batch_once *o = &b->once;
     o->note_len = 1 + 3 * (int64_t)b->count;
+    size_t slots = (size_t)b->recv.n * (size_t)b->count + 1;
     o->send_pair = redist__calloc((size_t)b->send.n + 1, 1);
     o->recv_pair = redist__calloc((size_t)b->recv.n + 1, 1);
     o->note_out = redist__malloc(((size_t)b->send.n * (size_t)o->note_len + 1) * sizeof(int64_t));
@@ -428,32 +475,54 @@ static int setup_once(struct redist_plan_s *p, batch *b)
     o->ready = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->ready);
     o->msgs = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->msgs);
     o->srcs = redist__malloc(((size_t)b->recv.n + 1) * sizeof *o->srcs);
+    o->peer_msg = redist__calloc(slots, sizeof *o->peer_msg);
+    o->peer_side = redist__calloc(slots, sizeof *o->peer_side);
     o->part_bytes = redist__onecopy_part_bytes();
+    int64_t len = 1;
+    for (int i = 0; i < b->count; i++)
+        len += b->child[i]->src->ndims;
+    int64_t *mine = ld_row(b, len, p->rank);
     int err = o->send_pair && o->recv_pair && o->note_out && o->note_in && o->ready && o->msgs &&
-                      o->srcs
+                      o->srcs && o->peer_msg && o->peer_side && mine
                   ? REDIST_SUCCESS
                   : redist__fail(REDIST_ERR_NOMEM, "batch: its notes");
     MPI_Comm node = MPI_COMM_NULL;
     int rc = redist__plan_node_comm(p->comm, &node); /* collective: every rank makes it */
     if (err == REDIST_SUCCESS && rc != REDIST_SUCCESS)
         err = rc;
-    int n = 0, mine[3] = {p->rank, all_dense(b, 1), all_dense(b, 0)};
+    int n = 0;
     if (node != MPI_COMM_NULL)
         MPI_Comm_size(node, &n);
-    int *all = redist__malloc(((size_t)n * 3 + 1) * sizeof *all);
+    int64_t *all = redist__malloc(((size_t)n * (size_t)len + 1) * sizeof *all);
     if (err == REDIST_SUCCESS && (all == NULL || node == MPI_COMM_NULL))
         err = redist__fail(REDIST_ERR_NOMEM, "batch: its node's list");
     err = redist__agree(p->comm, p->rank, err, NULL); /* every rank gathers, or none */
-    if (err == REDIST_SUCCESS && MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node) != MPI_SUCCESS)
+    if (err == REDIST_SUCCESS &&
+        MPI_Allgather(mine, (int)len, MPI_INT64_T, all, (int)len, MPI_INT64_T, node) != MPI_SUCCESS)
         err = redist__fail(REDIST_ERR_MPI, "batch: MPI_Allgather over the node failed");
-    int host = b->child[0]->device == NULL;
-    for (int r = 0; err == REDIST_SUCCESS && all != NULL && host && r < n; r++) {
-        const int *q = &all[3 * r];
-        for (int j = 0; j < b->send.n; j++) /* the peer receives: its dst, my src */
-            o->send_pair[j] |= b->send.peer[j] == q[0] && q[0] != p->rank && mine[1] && q[2];
-        for (int j = 0; j < b->recv.n; j++) /* the peer sends: its src, my dst */
-            o->recv_pair[j] |= b->recv.peer[j] == q[0] && q[0] != p->rank && q[1] && mine[2];
+    int host = b->child[0]->device == NULL, max_levels = -1; /* >= 0: some walk to buffer */
+    for (int r = 0; err == REDIST_SUCCESS && host && r < n; r++) {
+        const int64_t *q = &all[(size_t)r * (size_t)len];
+        if (q[0] == p->rank)
+            continue;
+        for (int j = 0; j < b->send.n; j++)
+            o->send_pair[j] |= b->send.peer[j] == q[0];
+        for (int j = 0; j < b->recv.n && err == REDIST_SUCCESS; j++)
+            if (b->recv.peer[j] == q[0]) {
+                o->recv_pair[j] = 1;
+                err = build_walks(b, j, q, &max_levels);
+            }
     }
+    int threads = 1;
+    size_t elsize = 1;
+    for (int i = 0; i < b->count; i++) {
+        threads = b->child[i]->threads > threads ? b->child[i]->threads : threads;
+        elsize = b->child[i]->elsize > elsize ? b->child[i]->elsize : elsize;
+    }
+    if (err == REDIST_SUCCESS && max_levels >= 0 &&
+        redist__walkbuf_init(&o->walk, threads, elsize, max_levels) != REDIST_SUCCESS)
+        err = redist__fail(REDIST_ERR_NOMEM, "batch: its one-copy buffers");
+    redist__free(mine);
     redist__free(all);
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);

@@ -241,6 +241,29 @@ int64_t redist__onecopy_part_bytes(void);
    last range. */
 int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
                                int64_t lo, int64_t hi);
+/* Copying where the sender stores its elements otherwise than the receiver's message
+   guesses (an ld on either side): the sender's own message to this rank, built from a copy
+   of p's src layout carrying the sender's ld q_ld (gathered over the node), walks the
+   sender's src, and the receive message m walks dst. *side owns it, *out points into it;
+   *max_levels grows to cover both. 0 or an error. */
+int redist__peer_msg(const struct redist_plan_s *p, const redist__msg *m, const int64_t *q_ld,
+                     redist__side *side, const redist__msg **out, int *max_levels);
+/* The pass-through buffers of such copies: per thread, a chunk that stays in the cache and
+   both messages' cursors (made with the plan or batch: nothing is allocated per execute). */
+typedef struct redist__walkbuf {
+    char *chunk; /* [threads][chunk_bytes] */
+    int64_t chunk_bytes;
+    int64_t *cursors; /* [threads]: the scratch of both cursors, max_levels + 1 each */
+    int max_levels, threads;
+} redist__walkbuf;
+int redist__walkbuf_init(redist__walkbuf *w, int threads, size_t elsize, int max_levels);
+void redist__walkbuf_free(redist__walkbuf *w);
+/* Elements [lo, hi) of receive message `to` copied from the sender's src into dst (scaled as
+   p says, by p's team of at most w->threads): through w's chunks, walking src with `from`
+   (redist__peer_msg), or, from NULL, by the walker alone (both sides dense). */
+void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w,
+                         const redist__msg *from, const redist__msg *to, const char *src,
+                         char *dst, int64_t lo, int64_t hi);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
 

@@ -58,10 +58,7 @@ struct redist__onecopy {
     redist__side *peer_side;      /* [nrecv] the sender's send side (local messages only) */
     const redist__msg **peer_msg; /* [nrecv] its message to this rank, or NULL */
     char *direct;                 /* [nrecv] 1: the receive message is itself a copy's */
-    char *chunk;                  /* [threads][chunk_bytes]: one per thread of the plan */
-    int64_t chunk_bytes;
-    int64_t *cursors; /* [threads]: the scratch of both cursors, 3 levels' worth each */
-    int max_levels;
+    redist__walkbuf walk;         /* the pass-through buffers of the other messages */
     /* Plan ranks' ranks in the node of the allocation that last held src (-1: not there) */
     const struct redist__shared *alloc;
     uint64_t alloc_id;
@@ -88,8 +85,7 @@ void redist__onecopy_free(struct redist_plan_s *p)
     redist__free(o->peer_side);
     redist__free(o->peer_msg);
     redist__free(o->direct);
-    redist__free(o->chunk);
-    redist__free(o->cursors);
+    redist__walkbuf_free(&o->walk);
     redist__free(o->node_rank_of);
     redist__free(o->plan_ranks);
     redist__free(o->src_of);
@@ -107,33 +103,50 @@ static int eligible(const struct redist_plan_s *p)
            p->transport == REDIST_TRANSPORT_PACK;
 }
 
-/* The sender q's message to this rank, built with q's local storage (ld); 0 or an error. */
-static int build_peer_msg(struct redist_plan_s *p, struct redist__onecopy *o, int i,
-                          const int64_t *q_ld)
+int redist__peer_msg(const struct redist_plan_s *p, const redist__msg *m, const int64_t *q_ld,
+                     redist__side *side, const redist__msg **out, int *max_levels)
 {
-    const redist__msg *m = &p->recv.msgs[i];
+    *out = NULL;
     struct redist_layout_s *src = redist__layout_copy(p->src);
     if (src == NULL)
         return REDIST_ERR_NOMEM;
     memcpy(src->ld, q_ld, (size_t)src->ndims * sizeof *src->ld);
-    int err = redist__side_create(src, p->dst, REDIST__SIDE_SRC, m->peer, &o->peer_side[i]);
+    int err = redist__side_create(src, p->dst, REDIST__SIDE_SRC, m->peer, side);
     redist_layout_free(&src);
     if (err != REDIST_SUCCESS)
         return err;
-    const redist__side *s = &o->peer_side[i];
-    for (int k = 0; k < s->nmsgs; k++)
-        if (s->msgs[k].peer == p->rank)
-            o->peer_msg[i] = &s->msgs[k];
-    if (o->peer_msg[i] == NULL || o->peer_msg[i]->nelems != m->nelems)
+    for (int k = 0; k < side->nmsgs; k++)
+        if (side->msgs[k].peer == p->rank)
+            *out = &side->msgs[k];
+    if (*out == NULL || (*out)->nelems != m->nelems)
         return redist__fail(REDIST_ERR_MISMATCH,
                             "one copy: rank %d's message to rank %d "
                             "does not match the one expected",
                             m->peer, p->rank);
-    if (o->peer_msg[i]->nlevels > o->max_levels)
-        o->max_levels = o->peer_msg[i]->nlevels;
-    if (m->nlevels > o->max_levels)
-        o->max_levels = m->nlevels;
+    if ((*out)->nlevels > *max_levels)
+        *max_levels = (*out)->nlevels;
+    if (m->nlevels > *max_levels)
+        *max_levels = m->nlevels;
     return REDIST_SUCCESS;
+}
+
+int redist__walkbuf_init(redist__walkbuf *w, int threads, size_t elsize, int max_levels)
+{
+    w->threads = threads > 0 ? threads : 1;
+    w->max_levels = max_levels;
+    w->chunk_bytes = CHUNK_BYTES > (int64_t)elsize ? CHUNK_BYTES : (int64_t)elsize;
+    w->chunk = redist__malloc((size_t)w->chunk_bytes * (size_t)w->threads);
+    w->cursors =
+        redist__malloc((size_t)(6 * (max_levels + 1)) * (size_t)w->threads * sizeof(int64_t));
+    return w->chunk != NULL && w->cursors != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+}
+
+void redist__walkbuf_free(redist__walkbuf *w)
+{
+    redist__free(w->chunk);
+    redist__free(w->cursors);
+    w->chunk = NULL;
+    w->cursors = NULL;
 }
 
 /* Whether an ld is 0 along every dimension: the storage is what the layout alone says. */
@@ -201,10 +214,9 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     o->part_bytes = part_bytes();
     o->node_rank_of = redist__malloc((size_t)p->size * sizeof *o->node_rank_of);
     o->plan_ranks = redist__malloc((size_t)p->size * sizeof *o->plan_ranks);
-    o->chunk_bytes = CHUNK_BYTES > (int64_t)p->elsize ? CHUNK_BYTES : (int64_t)p->elsize;
-    o->chunk = redist__malloc((size_t)o->chunk_bytes * (size_t)p->threads);
+    int max_levels = 0;
     if (!o->peer_side || !o->peer_msg || !o->direct || !o->node_rank_of || !o->plan_ranks ||
-        !o->chunk || !o->src_of || !o->msg_of)
+        !o->src_of || !o->msg_of)
         err = REDIST_ERR_NOMEM;
     for (int i = 0; err == REDIST_SUCCESS && i < o->nrecv; i++) {
         if (!redist__shm_local(p, 0, i))
@@ -221,12 +233,11 @@ int redist__onecopy_setup(struct redist_plan_s *p)
            message to this rank, built with its storage, walks its side */
         o->direct[i] = dense(q, d) && dense(p->dst->ld, p->dst->ndims);
         if (!o->direct[i])
-            err = build_peer_msg(p, o, i, q);
+            err = redist__peer_msg(p, &p->recv.msgs[i], q, &o->peer_side[i], &o->peer_msg[i],
+                                   &max_levels);
     }
-    if (err == REDIST_SUCCESS &&
-        (o->cursors = redist__malloc((size_t)(6 * (o->max_levels + 1)) * (size_t)p->threads *
-                                     sizeof(int64_t))) == NULL)
-        err = REDIST_ERR_NOMEM;
+    if (err == REDIST_SUCCESS)
+        err = redist__walkbuf_init(&o->walk, p->threads, p->elsize, max_levels);
     for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
         o->plan_ranks[r] = r;
     redist__free(all);
@@ -336,38 +347,57 @@ int redist__onecopy_offered(const struct redist_plan_s *p, int i)
     return p->shm != NULL && p->shm->note_in[i][0] != 0;
 }
 
-/* One message's copy, split among a team: part t of n copies its share of the elements,
-   each thread with its own cursors and chunk (the parts write disjoint elements of dst). */
+/* One message's copy through the pass-through buffers, split among a team: part t of n
+   copies its share of the elements, each thread with its own cursors and chunk (the parts
+   write disjoint elements of dst). */
 typedef struct {
     const struct redist_plan_s *p;
-    const struct redist__onecopy *o;
-    int msg;
-    const char *src; /* the sender's local index 0, in this process */
-    int64_t lo, hi;  /* the message's elements [lo, hi) */
+    const redist__walkbuf *w;
+    const redist__msg *from, *to; /* the sender's message (its storage), the receiver's */
+    const char *src;              /* the sender's local index 0, in this process */
+    char *dst;
+    int64_t lo, hi; /* the message's elements [lo, hi) */
 } copy_job;
 
 static void copy_part(void *arg, int part, int nparts)
 {
     const copy_job *j = arg;
-    const struct redist_plan_s *p = j->p;
-    const struct redist__onecopy *o = j->o;
-    const redist__msg *m = &p->recv.msgs[j->msg];
-    size_t es = p->elsize;
+    const redist__walkbuf *w = j->w;
+    size_t es = j->p->elsize;
     int64_t len = j->hi - j->lo, n;
     int64_t lo = j->lo + len * part / nparts, hi = j->lo + len * (part + 1) / nparts;
-    int64_t *scratch = o->cursors + (size_t)part * 6 * (size_t)(o->max_levels + 1);
-    char *chunk = o->chunk + (size_t)part * (size_t)o->chunk_bytes;
+    int64_t *scratch = w->cursors + (size_t)part * 6 * (size_t)(w->max_levels + 1);
+    char *chunk = w->chunk + (size_t)part * (size_t)w->chunk_bytes;
     redist__cursor from, to;
-    redist__cursor_init(&from, o->peer_msg[j->msg], scratch);
-    redist__cursor_init(&to, m, scratch + 3 * (o->max_levels + 1));
+    redist__cursor_init(&from, j->from, scratch);
+    redist__cursor_init(&to, j->to, scratch + 3 * (w->max_levels + 1));
     redist__cursor_skip(&from, lo);
     redist__cursor_skip(&to, lo);
-    int64_t left = hi - lo, max = o->chunk_bytes / (int64_t)es;
+    int64_t left = hi - lo, max = w->chunk_bytes / (int64_t)es;
     while (left > 0 &&
            (n = redist__cursor_pack(&from, j->src, chunk, left < max ? left : max, es)) > 0) {
-        redist__cursor_unpack(&to, chunk, p->cur_dst, n, es, p->scale);
+        redist__cursor_unpack(&to, chunk, j->dst, n, es, j->p->scale);
         left -= n;
     }
+}
+
+/* Part t of n of a range of a message that the walker copies by itself (dense storage). */
+static void range_part(void *arg, int part, int nparts)
+{
+    const copy_job *j = arg;
+    int64_t len = j->hi - j->lo;
+    redist__move_range(j->to, REDIST__COPY, j->src, j->dst, j->p->elsize, j->p->scale,
+                       j->lo + len * part / nparts, j->lo + len * (part + 1) / nparts);
+}
+
+void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w,
+                         const redist__msg *from, const redist__msg *to, const char *src,
+                         char *dst, int64_t lo, int64_t hi)
+{
+    copy_job job = {p, w, from, to, src, dst, lo, hi};
+    if (hi > lo)
+        redist__par_run(p, (hi - lo) * (int64_t)p->elsize, from != NULL ? copy_part : range_part,
+                        &job);
 }
 
 /* The sender's src of receive message i (offered), in this process; NULL if unmappable. */
@@ -394,22 +424,11 @@ int redist__onecopy_copy(struct redist_plan_s *p, int i)
         return unmappable(p, i);
     if (o->direct[i]) /* the receive message's guess of the sender's storage is exact */
         redist__par_move(p, REDIST__COPY, &p->recv.msgs[i], src, p->cur_dst);
-    else {
-        copy_job job = {p, o, i, src, 0, p->recv.msgs[i].nelems};
-        redist__par_run(p, p->recv.msgs[i].nelems * (int64_t)p->elsize, copy_part, &job);
-    }
+    else
+        redist__copy_walked(p, &o->walk, o->peer_msg[i], &p->recv.msgs[i], src, p->cur_dst, 0,
+                            p->recv.msgs[i].nelems);
     atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;
-}
-
-/* Part t of n of a range of a message that the walker copies by itself (dense storage). */
-static void range_part(void *arg, int part, int nparts)
-{
-    const copy_job *j = arg;
-    const struct redist_plan_s *p = j->p;
-    int64_t len = j->hi - j->lo;
-    redist__move_range(&p->recv.msgs[j->msg], REDIST__COPY, j->src, p->cur_dst, p->elsize, p->scale,
-                       j->lo + len * part / nparts, j->lo + len * (part + 1) / nparts);
 }
 
 int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3], int64_t lo,
@@ -419,8 +438,8 @@ int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t not
     const char *src = redist__onecopy_source(note);
     if (o == NULL || src == NULL || (!o->direct[i] && o->peer_msg[i] == NULL))
         return unmappable(p, i);
-    copy_job job = {p, o, i, src, lo, hi};
-    redist__par_run(p, (hi - lo) * (int64_t)p->elsize, o->direct[i] ? range_part : copy_part, &job);
+    redist__copy_walked(p, &o->walk, o->direct[i] ? NULL : o->peer_msg[i], &p->recv.msgs[i], src,
+                        p->cur_dst, lo, hi);
     if (hi == p->recv.msgs[i].nelems)
         atomic_fetch_add(&copied, 1);
     return REDIST_SUCCESS;

@@ -10,9 +10,10 @@
  * (2-D arrays, all of them) or scaling (then every array is double or double complex).
  * Each batch runs by redist_execute_batch and by redist_start_batch + redist_test; every
  * element of every destination must hold the formula's value (a rank holding nothing of an
- * array passes NULL for it). The batch sends at most one message to each peer: its
- * messages_sent is the number of distinct peers of the arrays' own plans, never more than
- * their sum. Hostile calls: counts that differ between ranks (REDIST_ERR_MISMATCH on every
+ * array passes NULL for it). A third of the cases store the 2-D arrays padded, each rank
+ * with its own ld (a window over the whole array), whose padding must stay untouched. The
+ * batch sends at most one message to each peer: its messages_sent is the number of distinct
+ * peers of the arrays' own plans, never more than their sum. Hostile calls: counts that differ between ranks (REDIST_ERR_MISMATCH on every
  * rank), a forced algorithm other than direct-async (NOT_APPLICABLE), redist_execute on a
  * batch plan (REDIST_ERR_ARG), a NULL destination where one is needed (REDIST_ERR_ARG on
  * every rank, no hang). REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in
@@ -39,6 +40,7 @@ typedef struct {
     int ndims;
     int64_t n[2], block[2];
     int grid[2], first[2], ranks[MAXP], nprocs, order;
+    int64_t pad; /* this rank's: 2-D local arrays stored with ld = fast extent + pad */
 } side_t;
 
 typedef struct {
@@ -47,7 +49,7 @@ typedef struct {
 } array_t;
 
 typedef struct {
-    int count, permuted, scaled;
+    int count, permuted, scaled, padded;
     array_t a[MAXA];
 } case_t;
 
@@ -111,8 +113,33 @@ static int64_t local_shape(const side_t *s, int rank, int64_t shape[2], int coor
     return n;
 }
 
+/* The local extent along side s's fastest dimension in storage (2-D arrays; 0 otherwise:
+   no padding then), and where local element i (in storage order) lies with the padding. */
+static int64_t fast_extent(const side_t *s, const int64_t shape[2])
+{
+    return s->ndims == 2 ? shape[s->order == REDIST_ROW_MAJOR ? 1 : 0] : 0;
+}
+
+static int64_t stored_at(const side_t *s, const int64_t shape[2], int64_t i)
+{
+    int64_t f = fast_extent(s, shape);
+    return f == 0 || s->pad == 0 ? i : i / f * (f + s->pad) + i % f;
+}
+
+/* Elements of this rank's storage of side s: its local elements with the padding. */
+static int64_t stored_count(const side_t *s, int rank)
+{
+    int64_t shape[2];
+    int coords[2];
+    int64_t n = local_shape(s, rank, shape, coords);
+    return n == 0 ? 0 : stored_at(s, shape, n - 1) + 1;
+}
+
+enum { PAD_BYTE = 0xEE }; /* the padding's bytes, which no plan may read into dst or write */
+
 /* Fills (check = 0) or checks this rank's local array of side s of array a: element i holds
-   the value of the source element it comes from. Returns the wrong ones. */
+   the value of the source element it comes from, the padding PAD_BYTE. Returns the wrong
+   ones (a destination's padding that changed counts as one). */
 static int64_t walk(const case_t *cs, const array_t *a, const side_t *s, int is_dst,
                     unsigned char *buf, int check)
 {
@@ -120,11 +147,21 @@ static int64_t walk(const case_t *cs, const array_t *a, const side_t *s, int is_
     int coords[2];
     n = local_shape(s, me, shape, coords);
     size_t es = type_size[a->type];
-    int64_t bad = 0;
+    int64_t bad = 0, f = fast_extent(s, shape), total = stored_count(s, me);
+    if (!check && total > 0)
+        memset(buf, PAD_BYTE, (size_t)total * es);
+    for (int64_t t = 0; check && s->pad > 0 && f > 0 && t < total; t++)
+        if (t % (f + s->pad) >= f)
+            for (size_t b = 0; b < es; b++)
+                if (buf[t * (int64_t)es + (int64_t)b] != PAD_BYTE) {
+                    bad++;
+                    t = total, b = es; /* one is enough */
+                }
     for (int64_t i = 0; i < n; i++) {
         int64_t h = mtest_global_linear(s->ndims, s->n, s->block, s->grid, s->first, s->order,
                                         shape, coords, i);
         int64_t g = h;
+        unsigned char *at = buf + stored_at(s, shape, i) * (int64_t)es;
         if (is_dst && cs->permuted) { /* (h0, h1) of dst is (h1, h0) of src */
             int64_t h0 = h / s->n[1], h1 = h % s->n[1];
             g = h1 * a->src.n[1] + h0;
@@ -134,15 +171,32 @@ static int64_t walk(const case_t *cs, const array_t *a, const side_t *s, int is_
         if (!check) {
             if (is_dst) { /* the destination's start: 3 (scaled cases read it) */
                 double three[2] = {3.0, 0.0};
-                memcpy(buf + i * (int64_t)es, three, es < 16 ? es : 16);
+                memcpy(at, three, es < 16 ? es : 16);
             } else {
-                memcpy(buf + i * (int64_t)es, want, es);
+                memcpy(at, want, es);
             }
-        } else if (memcmp(buf + i * (int64_t)es, want, es) != 0) {
+        } else if (memcmp(at, want, es) != 0) {
             bad++;
         }
     }
     return bad;
+}
+
+/* Side s's layout, a window with an ld where this rank pads its storage (ranks differ). */
+static redist_layout make_layout(const side_t *s)
+{
+    redist_layout l = NULL, w = NULL;
+    redist_layout_create(s->ndims, s->n, s->block, s->grid, s->first, s->ranks, s->order, &l);
+    int64_t shape[2], ld[2] = {0, 0};
+    int coords[2];
+    local_shape(s, me, shape, coords);
+    if (l == NULL || s->ndims != 2 || s->pad == 0)
+        return l;
+    int fast = s->order == REDIST_ROW_MAJOR ? 1 : 0;
+    ld[fast] = shape[fast] + s->pad;
+    redist_layout_create_window(l, NULL, NULL, ld, &w);
+    redist_layout_free(&l);
+    return w;
 }
 
 static void random_side(side_t *s, int nd, const int64_t n[2])
@@ -163,6 +217,7 @@ static void gen_case(case_t *cs)
     cs->count = (int)rnd(1, MAXA);
     cs->permuted = rnd(0, 3) == 0;
     cs->scaled = rnd(0, 3) == 0;
+    cs->padded = rnd(0, 2) == 0;
     for (int i = 0; i < cs->count; i++) {
         array_t *a = &cs->a[i];
         int nd = cs->permuted ? 2 : (int)rnd(1, 2);
@@ -172,6 +227,10 @@ static void gen_case(case_t *cs)
         a->type = cs->scaled ? (int)rnd(2, 3) : (int)rnd(0, 3);
         random_side(&a->src, nd, n);
         random_side(&a->dst, nd, nt);
+        if (cs->padded) { /* each rank its own ld: 0 to 2 elements of padding per line */
+            a->src.pad = (me + 2 * i) % 3;
+            a->dst.pad = (me + 2 * i + 1) % 3;
+        }
     }
 }
 
@@ -181,17 +240,14 @@ static void run_case(const case_t *cs, int index)
     MPI_Datatype types[MAXA];
     unsigned char *sbuf[MAXA], *dbuf[MAXA];
     void *sdev[MAXA], *ddev[MAXA]; /* device twins (REDIST_TEST_MEMORY) */
-    int64_t ns[MAXA], nd[MAXA], single_msgs = 0, shape[2];
-    int coords[2];
+    int64_t ns[MAXA], nd[MAXA], single_msgs = 0;
     for (int i = 0; i < cs->count; i++) {
         const array_t *a = &cs->a[i];
-        redist_layout_create(a->src.ndims, a->src.n, a->src.block, a->src.grid, a->src.first,
-                             a->src.ranks, a->src.order, &src[i]);
-        redist_layout_create(a->dst.ndims, a->dst.n, a->dst.block, a->dst.grid, a->dst.first,
-                             a->dst.ranks, a->dst.order, &dst[i]);
+        src[i] = make_layout(&a->src);
+        dst[i] = make_layout(&a->dst);
         types[i] = mpi_type(a->type);
-        ns[i] = local_shape(&a->src, me, shape, coords);
-        nd[i] = local_shape(&a->dst, me, shape, coords);
+        ns[i] = stored_count(&a->src, me);
+        nd[i] = stored_count(&a->dst, me);
         /* node-shared with REDIST_TEST_SHARED: node pairs then copy once (a note per pair) */
         sbuf[i] = mtest_host_alloc((size_t)ns[i] * type_size[a->type], 2 * i);
         dbuf[i] = mtest_host_alloc((size_t)nd[i] * type_size[a->type], 2 * i + 1);

@@ -28,7 +28,8 @@
  * Batches (api/batch.c: a note per node pair, then the receiver reads the sender's arrays):
  * three arrays of different layouts, all allocated (every pair copied once, no data
  * message), one array's src malloc'd (exactly the pairs carrying that array go packed, the
- * others are copied once), and through redist_start_batch / redist_test. A batch's notes (tag 7718, REDIST__TAG_NOTE) are not
+ * others are copied once), and through redist_start_batch / redist_test; each also with
+ * padded storage (an ld on one end or the other of each array). A batch's notes (tag 7718, REDIST__TAG_NOTE) are not
  * counted as data.
  */
 #include <mpi.h>
@@ -281,32 +282,69 @@ static void run(const spec *c, int how, int nonblocking)
     redist_layout_free(&p.dst);
 }
 
+/* Local element i (row-major in the local shape) of a 2-D array padded to shape[1] + pad
+   elements per row: its place in storage. */
+static int64_t stored(const int64_t shape[2], int64_t pad, int64_t i)
+{
+    return pad == 0 ? i : i / shape[1] * (shape[1] + pad) + i % shape[1];
+}
+
+/* A window over the whole of *l with its fast dimension padded by pad (an ld), replacing *l. */
+static void pad_layout(redist_layout *l, const int64_t shape[2], int64_t pad)
+{
+    if (pad == 0)
+        return;
+    int64_t ld[2] = {0, shape[1] + pad};
+    redist_layout w = NULL;
+    same_everywhere("window with ld", redist_layout_create_window(*l, NULL, NULL, ld, &w));
+    redist_layout_free(l);
+    *l = w;
+}
+
 /* A batch of the cases' first three layouts (2-D re-block, small blocks, transposed shape
    without the permutation), every src allocated unless malloc_one: then the second array's
-   src is malloc'd and every pair goes packed. */
+   src is malloc'd and every pair goes packed. padded: three 2-D arrays, array 0's src and
+   arrays 1 and 2's dst stored with an ld (rows padded; the padding must stay untouched):
+   the receiver walks the sender's storage with the sender's own message, still no data
+   message. */
 enum { NBATCH = 3 };
-static void run_batch(const spec *cases, int malloc_one, int nonblocking)
+static void run_batch(const spec *cases, int malloc_one, int nonblocking, int padded)
 {
     spec c[NBATCH];
     pair p[NBATCH];
     double *a[NBATCH], *b[NBATCH];
+    int64_t pad_s[NBATCH], pad_d[NBATCH], ns[NBATCH], nd[NBATCH];
     redist_layout ls[NBATCH], ld[NBATCH];
     MPI_Datatype types[NBATCH];
     for (int k = 0; k < NBATCH; k++) {
-        c[k] = cases[k == 2 ? 4 : k];
+        c[k] = cases[k == 2 ? (padded ? 3 : 4) : k];
         c[k].scaled = c[k].perm = 0;
         make_pair(&c[k], &p[k]);
+        pad_s[k] = padded && k == 0 ? 3 : 0;
+        pad_d[k] = padded && k != 0 ? 5 : 0;
+        ns[k] = p[k].sshape[0] * (p[k].sshape[1] + pad_s[k]);
+        nd[k] = p[k].dshape[0] * (p[k].dshape[1] + pad_d[k]);
+        if (c[k].nd == 1)
+            ns[k] = p[k].ns, nd[k] = p[k].nd;
+        pad_layout(&p[k].src, p[k].sshape, pad_s[k]);
+        pad_layout(&p[k].dst, p[k].dshape, pad_d[k]);
         int sshared = !(malloc_one && k == 1);
-        a[k] = alloc_on(MPI_COMM_WORLD, p[k].ns * 8, sshared);
-        b[k] = alloc_on(MPI_COMM_WORLD, p[k].nd * 8, 1);
+        a[k] = alloc_on(MPI_COMM_WORLD, ns[k] * 8, sshared);
+        b[k] = alloc_on(MPI_COMM_WORLD, nd[k] * 8, 1);
         ls[k] = p[k].src, ld[k] = p[k].dst, types[k] = MPI_DOUBLE;
-        fill_src(&c[k], &p[k], a[k]);
-        for (int64_t i = 0; i < p[k].nd; i++)
+        double *dense = malloc((size_t)(p[k].ns + 1) * 8);
+        fill_src(&c[k], &p[k], dense);
+        for (int64_t i = 0; i < ns[k]; i++)
+            a[k][i] = -7.0; /* the padding */
+        for (int64_t i = 0; i < p[k].ns; i++)
+            a[k][stored(p[k].sshape, pad_s[k], i)] = dense[i];
+        free(dense);
+        for (int64_t i = 0; i < nd[k]; i++)
             b[k][i] = 3.0;
     }
     char what[96];
-    snprintf(what, sizeof what, "batch, %s%s", malloc_one ? "one src malloc'd" : "all allocated",
-             nonblocking ? ", start/test" : "");
+    snprintf(what, sizeof what, "batch, %s%s%s", malloc_one ? "one src malloc'd" : "all allocated",
+             padded ? ", padded (ld)" : "", nonblocking ? ", start/test" : "");
     redist_plan plan = NULL;
     int rc = redist_plan_create_batch(NBATCH, ls, ld, types, MPI_COMM_WORLD, NULL, &plan);
     same_everywhere(what, rc);
@@ -328,8 +366,23 @@ static void run_batch(const spec *cases, int malloc_one, int nonblocking)
             rc = redist_execute_batch(plan, src, dst);
         long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages;
         same_everywhere(what, rc);
-        for (int k = 0; k < NBATCH; k++)
-            check_dst(&c[k], &p[k], b[k], 3.0);
+        for (int k = 0; k < NBATCH; k++) { /* every element, and the padding untouched */
+            double *dense = malloc((size_t)(p[k].nd + 1) * 8);
+            char *in = calloc((size_t)nd[k] + 1, 1);
+            for (int64_t i = 0; i < p[k].nd; i++) {
+                int64_t at = stored(p[k].dshape, pad_d[k], i);
+                dense[i] = b[k][at];
+                in[at] = 1;
+            }
+            check_dst(&c[k], &p[k], dense, 3.0);
+            for (int64_t i = 0; i < nd[k]; i++)
+                if (!in[i] && b[k][i] != 3.0) {
+                    fail(what, "array %d: padding element %lld written", k, (long long)i);
+                    break;
+                }
+            free(in);
+            free(dense);
+        }
         /* with array 1's src malloc'd, exactly the pairs that carry array 1 go packed: the
            peers of array 1's own plan (a subset of the batch's) */
         long long want = st.messages_received, sent1 = 0; /* array 1's sends (packed) */
@@ -385,8 +438,11 @@ int main(int argc, char **argv)
             run(&cases[k], BOUNDED, k == 0);
     run(&cases[0], BOTH_SHARED, 1);
     run(&cases[2], SRC_SHARED, 1);
-    run_batch(cases, 0, 0);
-    run_batch(cases, 1, 0);
-    run_batch(cases, 0, 1);
+    run_batch(cases, 0, 0, 0);
+    run_batch(cases, 1, 0, 0);
+    run_batch(cases, 0, 1, 0);
+    run_batch(cases, 0, 0, 1);
+    run_batch(cases, 0, 1, 1);
+    run_batch(cases, 1, 0, 1);
     return mtest_finalize(errs);
 }
