@@ -12,7 +12,8 @@
  *         together; runs are not split, a run goes to the part where it starts)
  *   push  each source array's runs in its own order, written into the destination arrays
  *   memcpy  every source array onto its destination array whole (the floor)
- *   pull, non-temporal stores  pull with SSE2 streaming stores (where the compiler has SSE2)
+ *   pull, non-temporal stores  pull with SSE2 streaming stores (where the compiler has SSE2);
+ *         parts and memcpy the same (memcpy: the whole array, streamed)
  *
  *     build/bench_runs [--n N] [--grid P] [--from B] [--to B] [--threads T] [--reps R]
  *
@@ -204,8 +205,18 @@ static void copy_whole(double **src, double **dst, const int64_t *count)
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) schedule(static, 1)
 #endif
-    for (int a = 0; a < P * P; a++)
+    for (int a = 0; a < P * P; a++) {
+#if HAVE_STREAMING
+        if (streaming) {
+            copy_streaming(dst[a], src[a], count[a]);
+            continue;
+        }
+#endif
         memcpy(dst[a], src[a], (size_t)count[a] * 8);
+    }
+#if HAVE_STREAMING
+    _mm_sfence();
+#endif
 }
 
 /* value of global (i, j): i + j N, written through each source array's local indices */
@@ -340,21 +351,29 @@ int main(int argc, char **argv)
         memset(dst[a], 0, (size_t)count[a] * 8);
     double t_push = median_of(do_lists, &js);
     bad += check(dst);
-    double t_mem = median_of(do_whole, &jm), t_nt = -1;
+    double t_mem = median_of(do_whole, &jm), t_nt = -1, t_nt_parts = -1, t_nt_mem = -1;
 #if HAVE_STREAMING
     for (int a = 0; a < na; a++)
         memset(dst[a], 0, (size_t)count[a] * 8);
     streaming = 1;
     t_nt = median_of(do_lists, &jp);
     bad += check(dst);
+    for (int a = 0; a < na; a++)
+        memset(dst[a], 0, (size_t)count[a] * 8);
+    t_nt_parts = median_of(do_lists, &jk);
+    bad += check(dst);
+    t_nt_mem = median_of(do_whole, &jm);
 #endif
     printf("bench_runs: %lld^2 doubles, %lldx%lld -> %lldx%lld blocks on %dx%d, %d threads, "
            "%lld runs (%.0f B average), median of %d\n"
            "  memcpy %8.2f ms\n  pull   %8.2f ms  %5.2f x memcpy\n  pairs  %8.2f ms  %5.2f x memcpy\n  parts  %8.2f ms  %5.2f x memcpy\n  push   %8.2f ms  %5.2f x "
-           "memcpy\n  pull, non-temporal stores %8.2f ms  %5.2f x memcpy\n%s",
+           "memcpy\n  pull, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
+           "  parts, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
+           "  memcpy, non-temporal stores %8.2f ms  %5.2f x memcpy\n%s",
            (long long)N, (long long)B_FROM, (long long)B_FROM, (long long)B_TO, (long long)B_TO,
            P, P, T, (long long)all.n, 8.0 * (double)N * (double)N / (double)all.n, REPS,
            t_mem * 1e3, t_pull * 1e3, t_pull / t_mem, t_pairs * 1e3, t_pairs / t_mem, t_parts * 1e3, t_parts / t_mem, t_push * 1e3, t_push / t_mem,
-           t_nt * 1e3, t_nt / t_mem, bad ? "FAIL: wrong elements\n" : "");
+           t_nt * 1e3, t_nt / t_mem, t_nt_parts * 1e3, t_nt_parts / t_mem, t_nt_mem * 1e3,
+           t_nt_mem / t_mem, bad ? "FAIL: wrong elements\n" : "");
     return bad ? 1 : 0;
 }

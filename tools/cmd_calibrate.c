@@ -19,6 +19,9 @@
  *                       8 B .. 4 KiB: the intercept of time per run against run bytes;
  *   per_piece           MPI's datatype engine: a shift step of single doubles as a vector
  *                       type, less the same bytes contiguous, per piece;
+ *   stream_gain         one copy on a node's pull (src/index/pull.c): rows of runs of 288 B
+ *                       from two sources, in dst's order, with ordinary stores over the same
+ *                       with non-temporal ones, every rank at once (above 1: plans stream);
  *   copy_thread_limit   with --threads N: the library's own local moves (a plan over
  *                       MPI_COMM_SELF re-blocking a 2-D array, 36^2 -> 128^2 on a grid of one,
  *                       every byte kept on its rank) with T = 1, 2, 4, ..., N threads
@@ -355,6 +358,56 @@ static void sweep_runs(cal *c, double *copy_per_run)
     snprintf(buf, sizeof buf, "%s per run + %.3g ns/B (runs of 8 B .. 4 KiB)",
              tool_fmt_seconds(s1, sizeof s1, *copy_per_run), f.b * 1e9);
     print_fit(c, "pack and unpack", buf, f.r2, n);
+}
+
+/* A pull of two sources' runs of 36 doubles, alternating along rows of 84 runs of dst (a
+   2-D re-block's rows as one copy on a node fills them): half of c->a each into c->b. */
+typedef struct pull_arg {
+    redist__run outer[2], inner[2];
+    redist__level levels[2][2];
+    redist__msg msgs[2];
+    const redist__msg *members[2];
+    const char *srcs[2];
+    redist__pull_run runs[84];
+    int64_t nruns, rows, scratch[16];
+    int streaming;
+} pull_arg;
+
+static void pull_rows(cal *c, MPI_Comm comm, void *arg)
+{
+    (void)comm;
+    pull_arg *a = arg;
+    redist__pull_copy(a->members, a->srcs, 2, a->runs, a->nruns, c->b, 8, 0, a->rows, a->scratch,
+                      a->streaming);
+}
+
+static void measure_streaming(cal *c, double *stream_gain)
+{
+    enum { RUN = 36, PER_ROW = 42 }; /* doubles per run, runs per source per row */
+    pull_arg a;
+    memset(&a, 0, sizeof a);
+    a.rows = (int64_t)(c->max_bytes / 8) / (2 * RUN * PER_ROW);
+    for (int k = 0; k < 2; k++) {
+        a.outer[k] = (redist__run){0, 0, a.rows, 1};
+        a.inner[k] = (redist__run){0, RUN * k, RUN, PER_ROW};
+        a.levels[k][0] = (redist__level){&a.outer[k], 1, 0, 0, RUN * PER_ROW, 2 * RUN * PER_ROW};
+        a.levels[k][1] = (redist__level){&a.inner[k], 1, RUN, 2 * RUN, 1, 1};
+        a.msgs[k] = (redist__msg){0, 2, a.rows * RUN * PER_ROW, 0, a.levels[k], NULL, NULL};
+        a.members[k] = &a.msgs[k];
+        a.srcs[k] = c->a + (size_t)k * (size_t)(a.rows * RUN * PER_ROW) * 8;
+    }
+    a.nruns = redist__pull_merge(a.members, 2, a.runs, 84);
+    double plain = time_op(c, c->world, pull_rows, &a);
+    a.streaming = 1;
+    double streamed = time_op(c, c->world, pull_rows, &a);
+    if (plain > 0 && streamed > 0)
+        *stream_gain = plain / streamed;
+    if (c->rank0)
+        printf("  %-22s %.3g (rows of 288 B runs in dst's order: %.3g ns/B, streamed %.3g "
+               "ns/B)%s\n",
+               "stream gain", *stream_gain, plain * 1e9 / (double)(c->max_bytes),
+               streamed * 1e9 / (double)(c->max_bytes),
+               *stream_gain > 1 ? ": one copy streams" : "");
 }
 
 static void measure_pieces(cal *c, MPI_Comm comm, double *per_piece)
@@ -805,6 +858,7 @@ static void measure_all(cal *c, redist__machine *m, int threads)
     else
         m->window_per_byte = m->copy_per_byte;
     sweep_runs(c, &m->copy_per_run);
+    measure_streaming(c, &m->stream_gain);
     if (threads > 0)
         measure_threads(c, threads, &m->copy_thread_limit);
     else

@@ -66,6 +66,15 @@ struct redist__onecopy {
     const redist__msg **msg_of;     /* [nrecv + 1] scratch of a copy together: the moves, */
     const char **src_of;            /* and each one's source (a sender's src, or ours) */
     int64_t part_bytes;             /* of dst per part of a copy together */
+    /* Pulled by rows (index/pull.c): one group's members, their sources and merged runs,
+       which of msg_of are taken, and per thread the rows' scratch */
+    const redist__msg **members;
+    const char **member_src;
+    char *taken;
+    redist__pull_run *pull_runs;
+    int64_t pull_cap, pull_scratch; /* runs; scratch entries per thread */
+    int64_t *row_scratch;
+    int streaming; /* the machine's stream_gain > 1: non-temporal stores for large groups */
 };
 
 static atomic_ullong copied; /* messages copied once by this process (tests) */
@@ -90,6 +99,11 @@ void redist__onecopy_free(struct redist_plan_s *p)
     redist__free(o->plan_ranks);
     redist__free(o->src_of);
     redist__free(o->msg_of);
+    redist__free(o->members);
+    redist__free(o->member_src);
+    redist__free(o->taken);
+    redist__free(o->pull_runs);
+    redist__free(o->row_scratch);
     redist__free(o);
     p->shm->one = NULL;
 }
@@ -188,6 +202,41 @@ static int gather_node(struct redist_plan_s *p, int64_t **all, int *nnode, int *
     return REDIST_SUCCESS;
 }
 
+enum { PULL_MAX_RUNS = 1 << 14 }; /* a group's merged runs at most (else copied in parts) */
+/* A group streams (where the machine says it pays) only from this many bytes: dst that fits
+   in the caches is better left there for the caller, who reads it next. */
+enum { STREAM_MIN_BYTES = 4 << 20 };
+
+/* The scratch of copies by rows: enough merged runs for all the plan's receive messages and
+   its self part together (at most PULL_MAX_RUNS), per thread the rows' positions. */
+static int pull_setup(const struct redist_plan_s *p, struct redist__onecopy *o)
+{
+    int64_t runs = 0;
+    int levels = p->self != NULL ? p->self->nlevels : 0;
+    for (int i = 0; i <= o->nrecv; i++) {
+        const redist__msg *m = i < o->nrecv ? &p->recv.msgs[i] : p->self;
+        if (m == NULL || !redist__pull_fits(m))
+            continue;
+        const redist__level *L = &m->levels[m->nlevels - 1];
+        for (int64_t r = 0; r < L->nruns; r++)
+            runs += L->runs[r].count;
+        levels = m->nlevels > levels ? m->nlevels : levels;
+    }
+    o->streaming = p->machine != NULL && p->machine->stream_gain > 1.0;
+    o->pull_cap = runs < PULL_MAX_RUNS ? runs : PULL_MAX_RUNS;
+    o->pull_scratch = 3 * (int64_t)levels + o->nrecv + 1;
+    size_t n = (size_t)o->nrecv + 2;
+    o->members = redist__malloc(n * sizeof *o->members);
+    o->member_src = redist__malloc(n * sizeof *o->member_src);
+    o->taken = redist__malloc(n);
+    o->pull_runs = redist__malloc(((size_t)o->pull_cap + 1) * sizeof *o->pull_runs);
+    o->row_scratch =
+        redist__malloc((size_t)o->pull_scratch * (size_t)p->threads * sizeof *o->row_scratch);
+    return o->members && o->member_src && o->taken && o->pull_runs && o->row_scratch
+               ? REDIST_SUCCESS
+               : REDIST_ERR_NOMEM;
+}
+
 int redist__onecopy_setup(struct redist_plan_s *p)
 {
     if (p->shm == NULL)
@@ -238,6 +287,8 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     }
     if (err == REDIST_SUCCESS)
         err = redist__walkbuf_init(&o->walk, p->threads, p->elsize, max_levels);
+    if (err == REDIST_SUCCESS)
+        err = pull_setup(p, o);
     for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
         o->plan_ranks[r] = r;
     redist__free(all);
@@ -485,6 +536,63 @@ int64_t redist__onecopy_part_bytes(void)
     return part_bytes();
 }
 
+/* Rows of one group, split among a team: part t of n copies rows [rows t / n, ...). */
+typedef struct {
+    const struct redist_plan_s *p;
+    const struct redist__onecopy *o;
+    int g, streaming;
+    int64_t nruns, rows;
+} pull_job;
+
+static void pull_part(void *arg, int part, int nparts)
+{
+    const pull_job *j = arg;
+    const struct redist__onecopy *o = j->o;
+    redist__pull_copy(o->members, o->member_src, j->g, o->pull_runs, j->nruns, j->p->cur_dst,
+                      j->p->elsize, j->rows * part / nparts, j->rows * (part + 1) / nparts,
+                      o->row_scratch + (size_t)part * (size_t)o->pull_scratch, j->streaming);
+}
+
+/* The moves msg_of[0 .. n) that can go by rows, copied so, group by group (the moves that
+   fill the same rows of dst together, every row in dst's order: index/pull.c); the others
+   are moved to the front of msg_of / src_of. Returns how many are left. Plain copies only
+   (scaling reads dst: those go in parts). */
+static int pull_groups(const struct redist_plan_s *p, struct redist__onecopy *o, int n)
+{
+    if (p->scale != NULL)
+        return n;
+    memset(o->taken, 0, (size_t)n);
+    for (int x = 0; x < n; x++) {
+        if (o->taken[x] || !redist__pull_fits(o->msg_of[x]))
+            continue;
+        int g = 0;
+        int64_t bytes = 0;
+        for (int y = x; y < n; y++)
+            if (!o->taken[y] && redist__pull_fits(o->msg_of[y]) &&
+                redist__pull_same_rows(o->msg_of[x], o->msg_of[y])) {
+                o->members[g] = o->msg_of[y];
+                o->member_src[g++] = o->src_of[y];
+                bytes += o->msg_of[y]->nelems * (int64_t)p->elsize;
+            }
+        int64_t nruns = redist__pull_merge(o->members, g, o->pull_runs, o->pull_cap);
+        if (nruns < 0)
+            continue; /* too many runs for the scratch: in parts */
+        pull_job job = {p, o, g, o->streaming && bytes >= STREAM_MIN_BYTES, nruns,
+                        redist__pull_rows_of(o->msg_of[x])};
+        redist__par_run(p, bytes, pull_part, &job);
+        for (int y = x; y < n; y++)
+            for (int k = 0; k < g; k++)
+                o->taken[y] |= o->msg_of[y] == o->members[k];
+    }
+    int rest = 0;
+    for (int x = 0; x < n; x++)
+        if (!o->taken[x]) {
+            o->msg_of[rest] = o->msg_of[x];
+            o->src_of[rest++] = o->src_of[x];
+        }
+    return rest;
+}
+
 /* Whether receive message i can join a copy together: the walker copies it (both sides
    dense) and it does not transpose (a transposing copy goes by its own tiles). */
 static int joins(const struct redist_plan_s *p, int i)
@@ -514,7 +622,8 @@ int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int
         o->msg_of[joined] = p->self;
         o->src_of[joined++] = p->cur_src;
     }
-    redist__copy_in_parts(p, o->msg_of, o->src_of, joined, p->cur_dst, o->part_bytes);
+    int rest = pull_groups(p, o, joined);
+    redist__copy_in_parts(p, o->msg_of, o->src_of, rest, p->cur_dst, o->part_bytes);
     atomic_fetch_add(&copied, (unsigned long long)(joined - (with_self != 0)));
     return REDIST_SUCCESS;
 }

@@ -367,19 +367,25 @@ static int cursor_step(redist__cursor *c, int l)
     return 0;
 }
 
-/* Element offset in the array of the current position's levels 0 .. last - 1. */
-static int64_t outer_offset(const redist__cursor *c, int is_src)
+int64_t redist__levels_offset(const redist__msg *m, int nlevels, const int64_t *run,
+                              const int64_t *rep, const int64_t *at, int is_src)
 {
     int64_t off = 0;
-    for (int l = 0; l < c->m->nlevels - 1; l++) {
-        const redist__level *L = &c->m->levels[l];
-        const redist__run *r = &L->runs[c->run[l]];
-        int64_t idx = (is_src ? r->src_off + c->rep[l] * L->src_period
-                              : r->dst_off + c->rep[l] * L->dst_period) +
-                      c->at[l];
+    for (int l = 0; l < nlevels; l++) {
+        const redist__level *L = &m->levels[l];
+        const redist__run *r = &L->runs[run[l]];
+        int64_t idx = (is_src ? r->src_off + rep[l] * L->src_period
+                              : r->dst_off + rep[l] * L->dst_period) +
+                      at[l];
         off += idx * (is_src ? L->src_stride : L->dst_stride);
     }
     return off;
+}
+
+/* Element offset in the array of the current position's levels 0 .. last - 1. */
+static int64_t outer_offset(const redist__cursor *c, int is_src)
+{
+    return redist__levels_offset(c->m, c->m->nlevels - 1, c->run, c->rep, c->at, is_src);
 }
 
 /* count runs of n elements, run j at a + j * step (array, element units) and at b + j * n

@@ -259,6 +259,10 @@ void redist__move_part(const redist__msg *m, int kind, const char *a, char *b, s
    the buffer side points at element lo), by run groups, without tiles. */
 void redist__move_range(const redist__msg *m, int kind, const char *a, char *b, size_t elsize,
                         const redist__scale *sc, int64_t lo, int64_t hi);
+/* Element offset, in the source (is_src) or destination array, of levels 0 .. nlevels - 1
+   of m at the position run[l], rep[l], at[l] of each (run group, replica, element). */
+int64_t redist__levels_offset(const redist__msg *m, int nlevels, const int64_t *run,
+                              const int64_t *rep, const int64_t *at, int is_src);
 /* Elements of level L: its run groups' lengths times their counts. */
 int64_t redist__level_elems(const redist__level *L);
 
@@ -280,6 +284,34 @@ int64_t redist__cursor_unpack(redist__cursor *c, const char *buf, char *dst, int
 /* Advances past the next min(max, rest) elements without moving them (threads moved them
    with redist__move_range); returns them. */
 int64_t redist__cursor_skip(redist__cursor *c, int64_t max);
+
+/* ---- one copy in the destination's order, row by row (pull.c) ---------------------------
+   A row of a message is one position of its levels above the innermost; messages whose
+   levels above the innermost are alike on the dst side fill the same rows (a group). */
+/* Whether m can be copied by rows: two levels or more, no tiles, the innermost of unit
+   stride on both sides. */
+int redist__pull_fits(const redist__msg *m);
+/* Whether a and b fill the same rows of dst (their levels above the innermost alike on the
+   dst side: run groups, periods, strides). */
+int redist__pull_same_rows(const redist__msg *a, const redist__msg *b);
+/* The rows of m: its elements over those of its innermost level. */
+int64_t redist__pull_rows_of(const redist__msg *m);
+/* One run of a group's merged innermost level: member k's run, at element offsets within
+   the member's row in its src and within the row in dst. */
+typedef struct redist__pull_run {
+    int member;
+    int64_t src_at, dst_at, len;
+} redist__pull_run;
+/* The innermost runs of members[0 .. g) merged in dst order into out (runs that continue
+   each other joined); their number, or -1 if more than cap. */
+int64_t redist__pull_merge(const redist__msg *const *members, int g, redist__pull_run *out,
+                           int64_t cap);
+/* Rows [lo, hi) of a group copied from srcs[k] (member k's sender's local index 0) into dst,
+   every run of a row in dst's order (streaming: non-temporal stores where the compiler has
+   SSE2); scratch of 3 * levels + g entries. No scaling: a plain copy. */
+void redist__pull_copy(const redist__msg *const *members, const char *const *srcs, int g,
+                       const redist__pull_run *runs, int64_t nruns, char *dst, size_t es,
+                       int64_t lo, int64_t hi, int64_t *scratch, int streaming);
 
 /* ---- the shape of a pair (shape.c) ----------------------------------------------------- */
 /* What kind of pair a redistribution is, as the papers classify pairs. The algorithms'

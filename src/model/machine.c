@@ -43,6 +43,9 @@ static const redist__machine default_machine = {
     .device_per_byte = 1.0 / 12.0e9,
     .device_copy_per_byte = 1.0 / 250.0e9,
     .device_launch = 5.0e-6,
+    /* ordinary stores until calibrate measures streaming stores faster (they were on one
+       2-core machine, 1.3x, and slower on runs this short on a 16-core node) */
+    .stream_gain = 1.0,
     .shared_node = 1, /* the ranks share one node */
 };
 
@@ -74,6 +77,11 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(device_per_byte, "device plans: seconds per byte between a GPU and its host, each way"),
     P(device_copy_per_byte, "device plans: seconds per byte a kernel packs or unpacks"),
     P(device_launch, "device plans: seconds per kernel or copy posted, or stream wait"),
+    /* a ratio, not a time */
+    {"stream_gain", offsetof(redist__machine, stream_gain),
+     "a copy of short runs in dst's order, ordinary stores over non-temporal ones: above 1, "
+     "one copy on a node streams the rows it pulls",
+     0.0, 0},
 };
 #undef P
 

@@ -32,6 +32,9 @@ typedef struct redist__machine {
                                     or NVLink-C2C, shared by the node's ranks as they share it) */
     double device_copy_per_byte; /* seconds per byte a device kernel packs or unpacks */
     double device_launch;        /* seconds per kernel or copy posted to the device, or wait */
+    double stream_gain;          /* a copy of short runs in dst's order with ordinary stores over
+                                    the same with non-temporal ones (a ratio): above 1, one copy
+                                    on a node streams the rows it pulls (index/pull.c) */
     int shared_node;             /* 1: packed messages move through shared memory (one node), so a
                                     packed byte costs its two copies only; 0: it also crosses the
                                     network at per_byte */
@@ -47,7 +50,7 @@ typedef struct redist__machine {
 const redist__machine *redist__machine_default(void);
 
 /* The double parameters by name, for the machine file and the environment. */
-enum { REDIST__MACHINE_NPARAMS = 14 };
+enum { REDIST__MACHINE_NPARAMS = 15 };
 typedef struct redist__machine_param {
     const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
     size_t offset;    /* of the double in redist__machine */
