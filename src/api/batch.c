@@ -62,6 +62,7 @@ typedef struct batch_once {
     const redist__msg **peer_msg;
     redist__side *peer_side;
     redist__walkbuf walk;
+    redist__pullbuf pull; /* each array's dense messages, by rows in dst's order */
 } batch_once;
 
 typedef struct batch {
@@ -168,6 +169,7 @@ static void batch_destroy_state(batch *b)
     redist__free(b->once.peer_side);
     redist__free(b->once.peer_msg);
     redist__walkbuf_free(&b->once.walk);
+    redist__pullbuf_free(&b->once.pull);
     redist__free(b->src);
     redist__free(b->dst);
     redist__free(b);
@@ -315,8 +317,10 @@ static int copy_ready(struct redist_plan_s *p, batch *b)
             else
                 o->msgs[n] = &c->recv.msgs[m], o->srcs[n++] = from;
         }
-        if (err == REDIST_SUCCESS)
+        if (err == REDIST_SUCCESS) {
+            n = redist__pull_together(c, &o->pull, o->msgs, o->srcs, n, b->dst[i]);
             redist__copy_in_parts(c, o->msgs, o->srcs, n, b->dst[i], o->part_bytes);
+        }
     }
     /* acknowledged even after a failure: the senders complete (the error stands here) */
     for (int x = 0; x < o->nready; x++) {
@@ -459,6 +463,25 @@ static int build_walks(batch *b, int j, const int64_t *q, int *max_levels)
     return err;
 }
 
+/* The pulls' scratch: for any array's receive messages at once (children share options:
+   the first one's threads and machine are all of theirs). */
+static int setup_pull(batch *b)
+{
+    int total = 0;
+    for (int i = 0; i < b->count; i++)
+        total += b->child[i]->recv.nmsgs;
+    const redist__msg **all = redist__malloc(((size_t)total + 1) * sizeof *all);
+    if (all == NULL)
+        return REDIST_ERR_NOMEM;
+    int n = 0;
+    for (int i = 0; i < b->count; i++)
+        for (int m = 0; m < b->child[i]->recv.nmsgs; m++)
+            all[n++] = &b->child[i]->recv.msgs[m];
+    int err = redist__pullbuf_init(&b->once.pull, b->child[0], all, n);
+    redist__free(all);
+    return err;
+}
+
 /* The pairs that may copy once: peers on this rank's node (the plan's, REDIST_RANKS_PER_NODE
    included), host batches. The node's ranks gather their src ld (one row each) so that a
    receiver can walk a sender's storage where it is not what the layout alone says.
@@ -521,6 +544,8 @@ static int setup_once(struct redist_plan_s *p, batch *b)
     }
     if (err == REDIST_SUCCESS && max_levels >= 0 &&
         redist__walkbuf_init(&o->walk, threads, elsize, max_levels) != REDIST_SUCCESS)
+        err = redist__fail(REDIST_ERR_NOMEM, "batch: its one-copy buffers");
+    if (err == REDIST_SUCCESS && host && setup_pull(b) != REDIST_SUCCESS)
         err = redist__fail(REDIST_ERR_NOMEM, "batch: its one-copy buffers");
     redist__free(mine);
     redist__free(all);

@@ -234,6 +234,28 @@ void redist__onecopy_count(int n);
    element size, scaling and threads). */
 void redist__copy_in_parts(const struct redist_plan_s *p, const redist__msg *const *msgs,
                            const char *const *srcs, int n, char *dst, int64_t part_bytes);
+/* The scratch of copies in dst's order by rows (index/pull.c), made with the plan or batch
+   for its moves (nothing allocated per execute): a group's members and sources, which moves
+   are taken, the merged runs (at most 2^14), per thread the rows' positions. streaming: the
+   machine's stream_gain is over 1 (non-temporal stores for copies of 4 MiB or more). */
+typedef struct redist__pullbuf {
+    const redist__msg **members;
+    const char **member_src;
+    char *taken;
+    redist__pull_run *runs;
+    int64_t cap, scratch; /* runs; scratch entries per thread */
+    int64_t *rows;
+    int threads, streaming;
+} redist__pullbuf;
+/* For up to n moves at once among msgs (the plan's machine, threads). */
+int redist__pullbuf_init(redist__pullbuf *b, const struct redist_plan_s *p,
+                         const redist__msg *const *msgs, int n);
+void redist__pullbuf_free(redist__pullbuf *b);
+/* Moves msgs[0 .. n) (COPY, from srcs[x] into dst) that fill the same rows of dst copied
+   together, group by group, every row in dst's order, split among p's team; the others are
+   moved to the front of msgs / srcs and their number returned (scaled copies: all of them). */
+int redist__pull_together(const struct redist_plan_s *p, redist__pullbuf *b,
+                          const redist__msg **msgs, const char **srcs, int n, char *dst);
 /* The dst bytes per part of a copy together (REDIST_ONECOPY_PART_BYTES, default 256 KiB). */
 int64_t redist__onecopy_part_bytes(void);
 /* Bounded mode (strip.c): elements [lo, hi) of receive message i, copied from the sender's

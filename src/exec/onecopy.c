@@ -66,15 +66,7 @@ struct redist__onecopy {
     const redist__msg **msg_of;     /* [nrecv + 1] scratch of a copy together: the moves, */
     const char **src_of;            /* and each one's source (a sender's src, or ours) */
     int64_t part_bytes;             /* of dst per part of a copy together */
-    /* Pulled by rows (index/pull.c): one group's members, their sources and merged runs,
-       which of msg_of are taken, and per thread the rows' scratch */
-    const redist__msg **members;
-    const char **member_src;
-    char *taken;
-    redist__pull_run *pull_runs;
-    int64_t pull_cap, pull_scratch; /* runs; scratch entries per thread */
-    int64_t *row_scratch;
-    int streaming; /* the machine's stream_gain > 1: non-temporal stores for large groups */
+    redist__pullbuf pull; /* the copy together's rows in dst's order */
 };
 
 static atomic_ullong copied; /* messages copied once by this process (tests) */
@@ -99,11 +91,7 @@ void redist__onecopy_free(struct redist_plan_s *p)
     redist__free(o->plan_ranks);
     redist__free(o->src_of);
     redist__free(o->msg_of);
-    redist__free(o->members);
-    redist__free(o->member_src);
-    redist__free(o->taken);
-    redist__free(o->pull_runs);
-    redist__free(o->row_scratch);
+    redist__pullbuf_free(&o->pull);
     redist__free(o);
     p->shm->one = NULL;
 }
@@ -202,41 +190,6 @@ static int gather_node(struct redist_plan_s *p, int64_t **all, int *nnode, int *
     return REDIST_SUCCESS;
 }
 
-enum { PULL_MAX_RUNS = 1 << 14 }; /* a group's merged runs at most (else copied in parts) */
-/* A group streams (where the machine says it pays) only from this many bytes: dst that fits
-   in the caches is better left there for the caller, who reads it next. */
-enum { STREAM_MIN_BYTES = 4 << 20 };
-
-/* The scratch of copies by rows: enough merged runs for all the plan's receive messages and
-   its self part together (at most PULL_MAX_RUNS), per thread the rows' positions. */
-static int pull_setup(const struct redist_plan_s *p, struct redist__onecopy *o)
-{
-    int64_t runs = 0;
-    int levels = p->self != NULL ? p->self->nlevels : 0;
-    for (int i = 0; i <= o->nrecv; i++) {
-        const redist__msg *m = i < o->nrecv ? &p->recv.msgs[i] : p->self;
-        if (m == NULL || !redist__pull_fits(m))
-            continue;
-        const redist__level *L = &m->levels[m->nlevels - 1];
-        for (int64_t r = 0; r < L->nruns; r++)
-            runs += L->runs[r].count;
-        levels = m->nlevels > levels ? m->nlevels : levels;
-    }
-    o->streaming = p->machine != NULL && p->machine->stream_gain > 1.0;
-    o->pull_cap = runs < PULL_MAX_RUNS ? runs : PULL_MAX_RUNS;
-    o->pull_scratch = 3 * (int64_t)levels + o->nrecv + 1;
-    size_t n = (size_t)o->nrecv + 2;
-    o->members = redist__malloc(n * sizeof *o->members);
-    o->member_src = redist__malloc(n * sizeof *o->member_src);
-    o->taken = redist__malloc(n);
-    o->pull_runs = redist__malloc(((size_t)o->pull_cap + 1) * sizeof *o->pull_runs);
-    o->row_scratch =
-        redist__malloc((size_t)o->pull_scratch * (size_t)p->threads * sizeof *o->row_scratch);
-    return o->members && o->member_src && o->taken && o->pull_runs && o->row_scratch
-               ? REDIST_SUCCESS
-               : REDIST_ERR_NOMEM;
-}
-
 int redist__onecopy_setup(struct redist_plan_s *p)
 {
     if (p->shm == NULL)
@@ -287,8 +240,12 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     }
     if (err == REDIST_SUCCESS)
         err = redist__walkbuf_init(&o->walk, p->threads, p->elsize, max_levels);
-    if (err == REDIST_SUCCESS)
-        err = pull_setup(p, o);
+    if (err == REDIST_SUCCESS) { /* the pulls: every receive message and the self part */
+        o->msg_of[o->nrecv] = p->self;
+        for (int i = 0; i < o->nrecv; i++)
+            o->msg_of[i] = &p->recv.msgs[i];
+        err = redist__pullbuf_init(&o->pull, p, o->msg_of, o->nrecv + (p->self != NULL));
+    }
     for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
         o->plan_ranks[r] = r;
     redist__free(all);
@@ -536,10 +493,53 @@ int64_t redist__onecopy_part_bytes(void)
     return part_bytes();
 }
 
+enum { PULL_MAX_RUNS = 1 << 14 }; /* a group's merged runs at most (else copied in parts) */
+/* A group streams (where the machine says it pays) only from this many bytes: dst that fits
+   in the caches is better left there for the caller, who reads it next. */
+enum { STREAM_MIN_BYTES = 4 << 20 };
+
+int redist__pullbuf_init(redist__pullbuf *b, const struct redist_plan_s *p,
+                         const redist__msg *const *msgs, int n)
+{
+    int64_t runs = 0;
+    int levels = 0;
+    for (int i = 0; i < n; i++) {
+        if (!redist__pull_fits(msgs[i]))
+            continue;
+        const redist__level *L = &msgs[i]->levels[msgs[i]->nlevels - 1];
+        for (int64_t r = 0; r < L->nruns; r++)
+            runs += L->runs[r].count;
+        levels = msgs[i]->nlevels > levels ? msgs[i]->nlevels : levels;
+    }
+    b->streaming = p->machine != NULL && p->machine->stream_gain > 1.0;
+    b->cap = runs < PULL_MAX_RUNS ? runs : PULL_MAX_RUNS;
+    b->scratch = 3 * (int64_t)levels + n + 1;
+    b->threads = p->threads > 0 ? p->threads : 1;
+    size_t k = (size_t)n + 1;
+    b->members = redist__malloc(k * sizeof *b->members);
+    b->member_src = redist__malloc(k * sizeof *b->member_src);
+    b->taken = redist__malloc(k);
+    b->runs = redist__malloc(((size_t)b->cap + 1) * sizeof *b->runs);
+    b->rows = redist__malloc((size_t)b->scratch * (size_t)b->threads * sizeof *b->rows);
+    return b->members && b->member_src && b->taken && b->runs && b->rows ? REDIST_SUCCESS
+                                                                         : REDIST_ERR_NOMEM;
+}
+
+void redist__pullbuf_free(redist__pullbuf *b)
+{
+    redist__free(b->members);
+    redist__free(b->member_src);
+    redist__free(b->taken);
+    redist__free(b->runs);
+    redist__free(b->rows);
+    memset(b, 0, sizeof *b);
+}
+
 /* Rows of one group, split among a team: part t of n copies rows [rows t / n, ...). */
 typedef struct {
     const struct redist_plan_s *p;
-    const struct redist__onecopy *o;
+    const redist__pullbuf *b;
+    char *dst;
     int g, streaming;
     int64_t nruns, rows;
 } pull_job;
@@ -547,48 +547,53 @@ typedef struct {
 static void pull_part(void *arg, int part, int nparts)
 {
     const pull_job *j = arg;
-    const struct redist__onecopy *o = j->o;
-    redist__pull_copy(o->members, o->member_src, j->g, o->pull_runs, j->nruns, j->p->cur_dst,
-                      j->p->elsize, j->rows * part / nparts, j->rows * (part + 1) / nparts,
-                      o->row_scratch + (size_t)part * (size_t)o->pull_scratch, j->streaming);
+    const redist__pullbuf *b = j->b;
+    redist__pull_copy(b->members, b->member_src, j->g, b->runs, j->nruns, j->dst, j->p->elsize,
+                      j->rows * part / nparts, j->rows * (part + 1) / nparts,
+                      b->rows + (size_t)part * (size_t)b->scratch, j->streaming);
 }
 
-/* The moves msg_of[0 .. n) that can go by rows, copied so, group by group (the moves that
-   fill the same rows of dst together, every row in dst's order: index/pull.c); the others
-   are moved to the front of msg_of / src_of. Returns how many are left. Plain copies only
-   (scaling reads dst: those go in parts). */
-static int pull_groups(const struct redist_plan_s *p, struct redist__onecopy *o, int n)
+/* The members of the group that msgs[x] starts: the untaken moves that fill its rows. */
+static int gather_group(redist__pullbuf *b, const redist__msg **msgs, const char **srcs, int n,
+                        int x, size_t elsize, int64_t *bytes)
 {
-    if (p->scale != NULL)
+    int g = 0;
+    *bytes = 0;
+    for (int y = x; y < n; y++)
+        if (!b->taken[y] && redist__pull_fits(msgs[y]) && redist__pull_same_rows(msgs[x], msgs[y])) {
+            b->members[g] = msgs[y];
+            b->member_src[g++] = srcs[y];
+            *bytes += msgs[y]->nelems * (int64_t)elsize;
+        }
+    return g;
+}
+
+int redist__pull_together(const struct redist_plan_s *p, redist__pullbuf *b,
+                          const redist__msg **msgs, const char **srcs, int n, char *dst)
+{
+    if (p->scale != NULL || b->runs == NULL || p->threads > b->threads)
         return n;
-    memset(o->taken, 0, (size_t)n);
+    memset(b->taken, 0, (size_t)n);
     for (int x = 0; x < n; x++) {
-        if (o->taken[x] || !redist__pull_fits(o->msg_of[x]))
+        if (b->taken[x] || !redist__pull_fits(msgs[x]))
             continue;
-        int g = 0;
         int64_t bytes = 0;
-        for (int y = x; y < n; y++)
-            if (!o->taken[y] && redist__pull_fits(o->msg_of[y]) &&
-                redist__pull_same_rows(o->msg_of[x], o->msg_of[y])) {
-                o->members[g] = o->msg_of[y];
-                o->member_src[g++] = o->src_of[y];
-                bytes += o->msg_of[y]->nelems * (int64_t)p->elsize;
-            }
-        int64_t nruns = redist__pull_merge(o->members, g, o->pull_runs, o->pull_cap);
+        int g = gather_group(b, msgs, srcs, n, x, p->elsize, &bytes);
+        int64_t nruns = redist__pull_merge(b->members, g, b->runs, b->cap);
         if (nruns < 0)
             continue; /* too many runs for the scratch: in parts */
-        pull_job job = {p, o, g, o->streaming && bytes >= STREAM_MIN_BYTES, nruns,
-                        redist__pull_rows_of(o->msg_of[x])};
+        pull_job job = {p,  b,     dst, g, b->streaming && bytes >= STREAM_MIN_BYTES,
+                        nruns, redist__pull_rows_of(msgs[x])};
         redist__par_run(p, bytes, pull_part, &job);
         for (int y = x; y < n; y++)
             for (int k = 0; k < g; k++)
-                o->taken[y] |= o->msg_of[y] == o->members[k];
+                b->taken[y] |= msgs[y] == b->members[k];
     }
     int rest = 0;
     for (int x = 0; x < n; x++)
-        if (!o->taken[x]) {
-            o->msg_of[rest] = o->msg_of[x];
-            o->src_of[rest++] = o->src_of[x];
+        if (!b->taken[x]) {
+            msgs[rest] = msgs[x];
+            srcs[rest++] = srcs[x];
         }
     return rest;
 }
@@ -622,7 +627,7 @@ int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int
         o->msg_of[joined] = p->self;
         o->src_of[joined++] = p->cur_src;
     }
-    int rest = pull_groups(p, o, joined);
+    int rest = redist__pull_together(p, &o->pull, o->msg_of, o->src_of, joined, p->cur_dst);
     redist__copy_in_parts(p, o->msg_of, o->src_of, rest, p->cur_dst, o->part_bytes);
     atomic_fetch_add(&copied, (unsigned long long)(joined - (with_self != 0)));
     return REDIST_SUCCESS;
