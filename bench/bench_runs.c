@@ -16,6 +16,7 @@
  *         parts and memcpy the same (memcpy: the whole array, streamed)
  *
  *     build/bench_runs [--n N] [--grid P] [--from B] [--to B] [--threads T] [--reps R]
+ *     build/bench_runs --gaps BYTES [--n N]   (half-dense reads alone: run_gaps)
  *
  * Global N x N doubles, blocks B x B on a P x P grid (column-major local arrays, as ScaLAPACK
  * stores them) -> blocks B' x B' on the same grid (defaults: 8000, 36 -> 128, 4 x 4). Threads
@@ -70,6 +71,7 @@ typedef struct runs {
 
 static int64_t N = 8000, B_FROM = 36, B_TO = 128;
 static int P = 4, T = 1, REPS = 5;
+static int64_t GAPS; /* --gaps B: the half-dense reads alone (run_gaps) */
 
 static int64_t extent(int64_t b, int coord)
 {
@@ -280,6 +282,61 @@ static void do_whole(void *j)
     copy_whole(x->src, x->dst, x->count);
 }
 
+/* --gaps B: what reading half densely costs alone (the grid case's pull, one-copy.md): S
+   bytes copied whole, and the same S bytes read as every other B bytes of 2 S (written
+   densely), each with ordinary and with streaming stores, in one thread. */
+typedef struct gaps_job {
+    char *src, *dst;
+    int64_t bytes, piece;
+    int half, stream;
+} gaps_job;
+
+static void do_gaps(void *arg)
+{
+    const gaps_job *g = arg;
+    int64_t step = g->half ? 2 * g->piece : g->piece;
+    for (int64_t k = 0; k < g->bytes / g->piece; k++) {
+#if HAVE_STREAMING
+        if (g->stream) {
+            copy_streaming((double *)(void *)(g->dst + k * g->piece),
+                           (const double *)(const void *)(g->src + k * step), g->piece / 8);
+            continue;
+        }
+#endif
+        memcpy(g->dst + k * g->piece, g->src + k * step, (size_t)g->piece);
+    }
+#if HAVE_STREAMING
+    _mm_sfence();
+#endif
+}
+
+static int run_gaps(int64_t piece)
+{
+    int64_t bytes = (int64_t)(N * N / 2) * 8 / piece * piece; /* half the array, in pieces */
+    gaps_job g = {malloc((size_t)(2 * bytes)), malloc((size_t)bytes), bytes, piece, 0, 0};
+    if (g.src == NULL || g.dst == NULL || piece % 8 != 0) {
+        fprintf(stderr, "bench_runs: --gaps needs a multiple of 8 bytes, and memory\n");
+        return 2;
+    }
+    memset(g.src, 1, (size_t)(2 * bytes));
+    memset(g.dst, 2, (size_t)bytes);
+    double t[4];
+    for (int k = 0; k < 4; k++) {
+        g.half = k >= 2, g.stream = k % 2;
+        t[k] = median_of(do_gaps, &g);
+    }
+    printf("bench_runs --gaps %lld: %.1f MB in pieces of %lld B, median of %d\n"
+           "  memcpy                      %8.2f ms\n"
+           "  memcpy, streaming stores    %8.2f ms  %5.2f x memcpy\n"
+           "  every other piece read      %8.2f ms  %5.2f x memcpy  %5.2f x streaming memcpy\n"
+           "  the same, streaming stores  %8.2f ms  %5.2f x memcpy  %5.2f x streaming memcpy\n",
+           (long long)piece, (double)bytes / 1e6, (long long)piece, REPS, t[0] * 1e3, t[1] * 1e3,
+           t[1] / t[0], t[2] * 1e3, t[2] / t[0], t[2] / t[1], t[3] * 1e3, t[3] / t[0], t[3] / t[1]);
+    free(g.src);
+    free(g.dst);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -292,6 +349,8 @@ int main(int argc, char **argv)
             B_FROM = v;
         else if (!strcmp(argv[i], "--to"))
             B_TO = v;
+        else if (!strcmp(argv[i], "--gaps"))
+            GAPS = v;
         else if (!strcmp(argv[i], "--threads"))
             T = (int)v;
         else if (!strcmp(argv[i], "--reps"))
@@ -302,9 +361,11 @@ int main(int argc, char **argv)
     if (argc % 2 == 0 || N < 1 || P < 1 || P > 64 || B_FROM < 1 || B_TO < 1 || T < 1 ||
         REPS < 1 || REPS > 64) {
         fprintf(stderr, "usage: bench_runs [--n N] [--grid P (1..64)] [--from B] [--to B] "
-                        "[--threads T] [--reps R (1..64)]\n");
+                        "[--threads T] [--reps R (1..64)] [--gaps BYTES]\n");
         return 2;
     }
+    if (GAPS > 0)
+        return run_gaps(GAPS);
     int na = P * P;
     double **src = calloc((size_t)na, sizeof *src), **dst = calloc((size_t)na, sizeof *dst);
     int64_t *count = calloc((size_t)na, sizeof *count);

@@ -9,6 +9,8 @@
  * ignored in the environment, redist__machine_scale leaves it (a ratio, not a time), the
  * threads' speedup reads it (one thread: no change), and its fit recovers L from exact and
  * noisy times, clamps to [1, REDIST__THREAD_LIMIT_MAX] and refuses degenerate input.
+ * stream_gain (issue 30): default 1, read from the file, not scaled, negative or not a
+ * number refused.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "model/model.h"
@@ -50,6 +52,12 @@ static void test_parse(void)
     CHECK(redist__machine_parse("copy_thread_limit = 1\n", &m, why, sizeof why) == 0 &&
               m.copy_thread_limit == 1,
           "copy_thread_limit = 1 refused: %s", why);
+    CHECK(m.stream_gain == 1, "no stream_gain: %g, not the default 1", m.stream_gain);
+    CHECK(redist__machine_parse("stream_gain = 1.89\n", &m, why, sizeof why) == 0 &&
+              m.stream_gain == 1.89,
+          "stream_gain = 1.89 refused: %s", why);
+    redist__machine_scale(&m, 0.5);
+    CHECK(m.stream_gain == 1.89, "redist__machine_scale changed stream_gain (a ratio)");
 
     const char *bad[] = {"startup = -1\n",
                          "startup 3\n",
@@ -62,8 +70,10 @@ static void test_parse(void)
                          "copy_thread_limit = 0.5\n",
                          "copy_thread_limit = -1\n",
                          "startup = 1\ncopy_thread_limit = abc\n",
-                         "copy_thread_limit = 0\n"};
-    const int bad_line[] = {1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1};
+                         "copy_thread_limit = 0\n",
+                         "stream_gain = -1\n",
+                         "stream_gain = fast\n"};
+    const int bad_line[] = {1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         redist__machine before = *redist__machine_default(), n = before;
         why[0] = '\0';
