@@ -322,10 +322,11 @@ static void run_batch(const spec *cases, int malloc_one, int nonblocking, int pa
         make_pair(&c[k], &p[k]);
         pad_s[k] = padded && k == 0 ? 3 : 0;
         pad_d[k] = padded && k != 0 ? 5 : 0;
-        ns[k] = p[k].sshape[0] * (p[k].sshape[1] + pad_s[k]);
-        nd[k] = p[k].dshape[0] * (p[k].dshape[1] + pad_d[k]);
-        if (c[k].nd == 1)
-            ns[k] = p[k].ns, nd[k] = p[k].nd;
+        ns[k] = p[k].ns, nd[k] = p[k].nd; /* 1-D: no padding (local_shape sets [0] only) */
+        if (c[k].nd == 2) {
+            ns[k] = p[k].sshape[0] * (p[k].sshape[1] + pad_s[k]);
+            nd[k] = p[k].dshape[0] * (p[k].dshape[1] + pad_d[k]);
+        }
         pad_layout(&p[k].src, p[k].sshape, pad_s[k]);
         pad_layout(&p[k].dst, p[k].dshape, pad_d[k]);
         int sshared = !(malloc_one && k == 1);
