@@ -436,14 +436,6 @@ static int64_t *ld_row(const batch *b, int64_t len, int rank)
     return row;
 }
 
-static int dense(const int64_t *ld, int d)
-{
-    for (int k = 0; k < d; k++)
-        if (ld[k] != 0)
-            return 0;
-    return 1;
-}
-
 /* The walks of receive slot j, whose sender's row of the node's table is q: for each array
    stored otherwise than its receive message guesses, the sender's own message. */
 static int build_walks(batch *b, int j, const int64_t *q, int *max_levels)
@@ -455,7 +447,8 @@ static int build_walks(batch *b, int j, const int64_t *q, int *max_levels)
         const int64_t *q_ld = q + at;
         at += c->src->ndims;
         int m = b->recv.msg[j * b->count + i];
-        if (m < 0 || (dense(q_ld, c->src->ndims) && dense(c->dst->ld, c->dst->ndims)))
+        if (m < 0 || (redist__ld_dense(q_ld, c->src->ndims) &&
+                      redist__ld_dense(c->dst->ld, c->dst->ndims)))
             continue;
         err = redist__peer_msg(c, &c->recv.msgs[m], q_ld, &o->peer_side[j * b->count + i],
                                &o->peer_msg[j * b->count + i], max_levels);
@@ -536,14 +529,11 @@ static int setup_once(struct redist_plan_s *p, batch *b)
                 err = build_walks(b, j, q, &max_levels);
             }
     }
-    int threads = 1;
-    size_t elsize = 1;
-    for (int i = 0; i < b->count; i++) {
-        threads = b->child[i]->threads > threads ? b->child[i]->threads : threads;
+    size_t elsize = 1; /* the largest element (the children share options, threads too) */
+    for (int i = 0; i < b->count; i++)
         elsize = b->child[i]->elsize > elsize ? b->child[i]->elsize : elsize;
-    }
     if (err == REDIST_SUCCESS && max_levels >= 0 &&
-        redist__walkbuf_init(&o->walk, threads, elsize, max_levels) != REDIST_SUCCESS)
+        redist__walkbuf_init(&o->walk, b->child[0]->threads, elsize, max_levels) != REDIST_SUCCESS)
         err = redist__fail(REDIST_ERR_NOMEM, "batch: its one-copy buffers");
     if (err == REDIST_SUCCESS && host && setup_pull(b) != REDIST_SUCCESS)
         err = redist__fail(REDIST_ERR_NOMEM, "batch: its one-copy buffers");

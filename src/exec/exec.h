@@ -263,6 +263,9 @@ int64_t redist__onecopy_part_bytes(void);
    last range. */
 int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
                                int64_t lo, int64_t hi);
+/* Whether an ld is 0 along every one of d dimensions: the storage is what the layout alone
+   says (a receive message's guess of the sender's storage is then exact). */
+int redist__ld_dense(const int64_t *ld, int d);
 /* Copying where the sender stores its elements otherwise than the receiver's message
    guesses (an ld on either side): the sender's own message to this rank, built from a copy
    of p's src layout carrying the sender's ld q_ld (gathered over the node), walks the

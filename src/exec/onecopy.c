@@ -151,8 +151,7 @@ void redist__walkbuf_free(redist__walkbuf *w)
     w->cursors = NULL;
 }
 
-/* Whether an ld is 0 along every dimension: the storage is what the layout alone says. */
-static int dense(const int64_t *ld, int d)
+int redist__ld_dense(const int64_t *ld, int d)
 {
     for (int k = 0; k < d; k++)
         if (ld[k] != 0)
@@ -233,7 +232,8 @@ int redist__onecopy_setup(struct redist_plan_s *p)
         }
         /* both sides dense: the receive message copies by itself; else the sender's own
            message to this rank, built with its storage, walks its side */
-        o->direct[i] = dense(q, d) && dense(p->dst->ld, p->dst->ndims);
+        o->direct[i] =
+            redist__ld_dense(q, d) && redist__ld_dense(p->dst->ld, p->dst->ndims);
         if (!o->direct[i])
             err = redist__peer_msg(p, &p->recv.msgs[i], q, &o->peer_side[i], &o->peer_msg[i],
                                    &max_levels);
@@ -553,17 +553,23 @@ static void pull_part(void *arg, int part, int nparts)
                       b->rows + (size_t)part * (size_t)b->scratch, j->streaming);
 }
 
-/* The members of the group that msgs[x] starts: the untaken moves that fill its rows. */
+/* taken[x]: in the group being gathered, copied by rows, or left for the parts */
+enum { GATHERED = 1, PULLED = 2, LEFT = 3 };
+
+/* The members of the group that msgs[x] starts (the moves not yet taken that fill its rows),
+   each marked GATHERED in taken. */
 static int gather_group(redist__pullbuf *b, const redist__msg **msgs, const char **srcs, int n,
                         int x, size_t elsize, int64_t *bytes)
 {
     int g = 0;
     *bytes = 0;
     for (int y = x; y < n; y++)
-        if (!b->taken[y] && redist__pull_fits(msgs[y]) && redist__pull_same_rows(msgs[x], msgs[y])) {
+        if (!b->taken[y] && redist__pull_fits(msgs[y]) &&
+            redist__pull_same_rows(msgs[x], msgs[y])) {
             b->members[g] = msgs[y];
             b->member_src[g++] = srcs[y];
             *bytes += msgs[y]->nelems * (int64_t)elsize;
+            b->taken[y] = GATHERED;
         }
     return g;
 }
@@ -580,18 +586,18 @@ int redist__pull_together(const struct redist_plan_s *p, redist__pullbuf *b,
         int64_t bytes = 0;
         int g = gather_group(b, msgs, srcs, n, x, p->elsize, &bytes);
         int64_t nruns = redist__pull_merge(b->members, g, b->runs, b->cap);
-        if (nruns < 0)
-            continue; /* too many runs for the scratch: in parts */
-        pull_job job = {p,  b,     dst, g, b->streaming && bytes >= STREAM_MIN_BYTES,
-                        nruns, redist__pull_rows_of(msgs[x])};
-        redist__par_run(p, bytes, pull_part, &job);
+        if (nruns >= 0) { /* else too many runs for the scratch: the group goes in parts */
+            pull_job job = {p,  b,     dst, g, b->streaming && bytes >= STREAM_MIN_BYTES,
+                            nruns, redist__pull_rows_of(msgs[x])};
+            redist__par_run(p, bytes, pull_part, &job);
+        }
         for (int y = x; y < n; y++)
-            for (int k = 0; k < g; k++)
-                b->taken[y] |= msgs[y] == b->members[k];
+            if (b->taken[y] == GATHERED)
+                b->taken[y] = nruns >= 0 ? PULLED : LEFT;
     }
     int rest = 0;
     for (int x = 0; x < n; x++)
-        if (!b->taken[x]) {
+        if (b->taken[x] != PULLED) {
             msgs[rest] = msgs[x];
             srcs[rest++] = srcs[x];
         }

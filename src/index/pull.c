@@ -159,7 +159,8 @@ static void copy_streaming(char *d, const char *s, size_t bytes)
     memcpy(d, s, head);
     size_t i = head;
     for (; i + 16 <= bytes; i += 16)
-        _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        _mm_stream_si128((__m128i *)(void *)(d + i),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
     memcpy(d + i, s + i, bytes - i);
 #else
     memcpy(d, s, bytes);
