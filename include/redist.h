@@ -203,11 +203,13 @@ typedef struct redist_options {
                                        array lives; they may differ). Device plans use only
                                        algorithms that pack (others are NOT_APPLICABLE, with
                                        the reason); where no CUDA driver loads, a CUDA plan
-                                       is REDIST_ERR_UNSUPPORTED on every rank and AUTO takes
-                                       every array as host memory. Redistribution,
-                                       batch and intercommunicator plans take device
-                                       memory, BMMC plans do not (docs/api.md, "Device
-                                       memory"). Other values: REDIST_ERR_ARG. */
+                                       is REDIST_ERR_UNSUPPORTED on every rank, and AUTO
+                                       plans exactly as HOST where no rank loads a device
+                                       (a device plan on every rank where some rank does:
+                                       ranks without one move their arrays on the host).
+                                       Redistribution, batch and intercommunicator plans
+                                       take device memory, BMMC plans do not (docs/api.md,
+                                       "Device memory"). Other values: REDIST_ERR_ARG. */
     void *stream;                   /* device plans: the cudaStream_t their kernels and
                                        copies run on; NULL (default) = the default stream */
 } redist_options;

@@ -219,11 +219,14 @@ static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
     const redist__explanation *e = &s->report.head->e;
-    if (s->a.pair.memory != REDIST_MEMORY_HOST)
+    if (s->report.memory != REDIST_MEMORY_HOST)
         printf("  arrays   in device memory (--memory %s): kernels pack and unpack, messages are\n"
                "           staged through the host; staging %s of the predicted time\n",
                memory_names[s->a.pair.memory],
                tool_fmt_seconds(b[0], sizeof b[0], e->staging_seconds));
+    else if (s->a.pair.memory == REDIST_MEMORY_AUTO)
+        printf("  arrays   in host memory (--memory auto, and no device backend loads here: a "
+               "host plan)\n");
     tool_fmt_bytes(b[0], sizeof b[0], (double)e->default_bytes);
     if (e->bounded)
         printf("  memory   per rank: %s of pack buffers in the default mode; bounded mode%s: %s "

@@ -281,11 +281,15 @@ static void *exec_dst(const run_state *s)
 }
 
 /* --memory cuda or auto: the device twins of the arrays (cuda: both; auto: the source),
-   filled from the host arrays; every rank's verdict alike. */
+   filled from the host arrays; every rank's verdict alike. auto on a rank where no device
+   loads keeps its arrays on the host, as the library takes them there. */
 static int make_device_arrays(run_state *s)
 {
     int rc = redist__device_get(&s->dev);
-    if (rc == REDIST_SUCCESS) {
+    if (rc != REDIST_SUCCESS && s->a.pair.memory == REDIST_MEMORY_AUTO) {
+        s->dev = NULL;
+        rc = REDIST_SUCCESS;
+    } else if (rc == REDIST_SUCCESS) {
         size_t sb = (size_t)s->data.nsrc * s->data.el, db = (size_t)s->data.ndst * s->data.el;
         rc = redist__device_alloc(s->dev, sb + 1, &s->dev_src);
         if (rc == REDIST_SUCCESS)

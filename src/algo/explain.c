@@ -72,6 +72,7 @@ int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, in
     else
         redist_options_init(&opt);
     opt.algorithm = name;
+    opt.memory = redist__memory_served(opt.memory); /* AUTO: this process's backend decides */
     int64_t max_buffer_bytes = opt.max_buffer_bytes;
     int memory = opt.memory;
     redist__machine machine;

@@ -32,8 +32,10 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
                     const char *algorithm, redist__explanation *out);
 /* The same with the options' max_buffer_bytes (0: the default mode), transport and memory
    (device memory: only the algorithms that pack apply, kernels move the arrays, staging costs
-   added; NULL options: the defaults), every rank moving its local data with `threads`
-   threads (the model's local moves sped up as a plan's are: redist__machine_threads). */
+   added; REDIST_MEMORY_AUTO is device memory where this process loads a device backend, else
+   host memory, exactly as a plan whose ranks load none; NULL options: the defaults), every rank
+   moving its local data with `threads` threads (the model's local moves sped up as a plan's are:
+   redist__machine_threads). */
 int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                          const char *algorithm, const redist_options *opt, int threads,
                          redist__explanation *out);
@@ -53,7 +55,8 @@ typedef struct redist__explain_row {
 } redist__explain_row;
 
 typedef struct redist__explain_report {
-    int procs, memory, threads;
+    int procs, threads;
+    int memory; /* options.memory as this process serves it (redist__memory_served) */
     int64_t elsize, elements;
     const char *requested;   /* options.algorithm, or "auto" (the caller's string) */
     int npermute;            /* options.permutation's length (0: none) */

@@ -78,7 +78,7 @@ int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_s
         return err;
     r->procs = comm_size;
     r->elsize = elsize;
-    r->memory = opt != NULL ? opt->memory : REDIST_MEMORY_HOST;
+    r->memory = redist__memory_served(opt != NULL ? opt->memory : REDIST_MEMORY_HOST);
     r->elements = 1;
     for (int k = 0; k < src->ndims; k++)
         r->elements *= src->extent[k]; /* < 2^63 / elsize: check_array_bytes */

@@ -58,7 +58,9 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
         opt.hybrid_degree = d;
         opt.synchronous_receive = synchronous_receive;
         opt.check_arguments = 0;
-        if (p->device != NULL) { /* device arrays at both ends of every phase */
+        /* a device plan's phases are device plans on every rank: p->opt.memory is agreed,
+           p->device is only whether this rank has a backend */
+        if (p->opt.memory != REDIST_MEMORY_HOST) {
             opt.memory = p->opt.memory;
             opt.stream = p->opt.stream;
         }

@@ -35,7 +35,8 @@ static int check_bmmc(int n, int f, const uint64_t columns[], uint64_t complemen
     int err = redist__check_options(opt, size);
     if (err != REDIST_SUCCESS)
         return err;
-    if (opt != NULL && opt->memory != REDIST_MEMORY_HOST) /* its rounds read the arrays */
+    if (opt != NULL && redist__memory_served(opt->memory) != REDIST_MEMORY_HOST) /* its rounds
+                                                                  read the arrays on the host */
         return redist__fail(REDIST_ERR_UNSUPPORTED, "bmmc: host memory only");
     err = redist__element_size(type, elsize);
     if (err != REDIST_SUCCESS)

@@ -57,7 +57,10 @@ int redist__check_options(const redist_options *opt, int comm_size)
     if (opt->memory < REDIST_MEMORY_HOST || opt->memory > REDIST_MEMORY_AUTO)
         return redist__fail(REDIST_ERR_ARG, "memory = %d is not a REDIST_MEMORY_* value",
                             opt->memory);
-    if (opt->memory != REDIST_MEMORY_HOST && opt->transport == REDIST_TRANSPORT_DATATYPE)
+    /* AUTO with no device backend here is host memory (redist__memory_served); where one
+       loads, this rank's ARG fails every rank, as the plan would be a device plan */
+    if (redist__memory_served(opt->memory) != REDIST_MEMORY_HOST &&
+        opt->transport == REDIST_TRANSPORT_DATATYPE)
         return redist__fail(REDIST_ERR_ARG,
                             "memory = REDIST_MEMORY_%s and transport = REDIST_TRANSPORT_DATATYPE "
                             "exclude each other (MPI cannot read device memory: device plans "

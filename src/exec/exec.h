@@ -304,6 +304,11 @@ static inline int redist__shm_local(const struct redist_plan_s *p, int is_send, 
    p->device stays NULL; else the backend, a device scratch and host staging.
    REDIST_ERR_UNSUPPORTED (with the reason) where a CUDA plan finds no driver. */
 int redist__staging_open(struct redist_plan_s *p);
+/* options.memory as this process can serve it (local): REDIST_MEMORY_AUTO where no device
+   backend loads here is REDIST_MEMORY_HOST, since no array of this process can then be device
+   memory; other values as they are. A plan agrees on it over its ranks (planner/construct.c);
+   the checks of phase 1 and explain, which have no other ranks to ask, take this one's. */
+int redist__memory_served(int memory);
 void redist__staging_close(struct redist_plan_s *p);
 /* After the algorithm's setup: the kernels' index lists of the send and receive messages and
    the self part, uploaded (nothing for host plans). */

@@ -27,6 +27,7 @@
 
 #include "device/device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct redist__staging {
@@ -52,6 +53,18 @@ struct redist__staging {
     redist__device_event **sent_ev; /* [nsend]: recorded after message i's pack */
     int nevents;
 };
+
+int redist__memory_served(int memory)
+{
+    if (memory != REDIST_MEMORY_AUTO)
+        return memory;
+    char kept[REDIST__DETAIL_LEN]; /* a failure to load is an answer here, not an error */
+    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__device *dev = NULL;
+    int loads = redist__device_get(&dev) == REDIST_SUCCESS;
+    redist__fail(REDIST_SUCCESS, "%s", kept);
+    return loads ? REDIST_MEMORY_AUTO : REDIST_MEMORY_HOST;
+}
 
 int redist__staging_open(struct redist_plan_s *p)
 {

@@ -100,6 +100,24 @@ static int keep_type(struct redist_plan_s *p, MPI_Datatype type)
     return REDIST_SUCCESS;
 }
 
+/* REDIST_MEMORY_AUTO as the plan's ranks can serve it, the same on every rank: host memory
+   where no rank loads a device backend (no array can be device memory: the plan is then a
+   host plan in everything, its rules, prediction and transport), else a device plan on every
+   rank, so that all choose alike; a rank without a backend then moves its side on the host
+   (p->device NULL). Collective for a plan of its own; a child plan takes its parent's
+   (options.memory as the parent resolved it: algo/phases.c). */
+static int agree_on_memory(struct redist_plan_s *p, const redist__plan_basis *basis)
+{
+    if (basis->parent != NULL || basis->opt == NULL || basis->opt->memory != REDIST_MEMORY_AUTO)
+        return REDIST_SUCCESS; /* agreed in phase 2: every rank returns here, or none */
+    int here = redist__memory_served(REDIST_MEMORY_AUTO) == REDIST_MEMORY_AUTO, anywhere = 0;
+    if (MPI_Allreduce(&here, &anywhere, 1, MPI_INT, MPI_MAX, p->comm) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "MPI_Allreduce (device memory) failed");
+    if (!anywhere)
+        p->opt.memory = REDIST_MEMORY_HOST;
+    return REDIST_SUCCESS;
+}
+
 /* The shared set-up of p (its communicator set): every rank makes the same collective calls
    whatever fails locally. */
 static int set_up(struct redist_plan_s *p, const redist__plan_basis *basis)
@@ -122,6 +140,9 @@ static int set_up(struct redist_plan_s *p, const redist__plan_basis *basis)
     } else if (err == REDIST_SUCCESS) {
         err = redist__threads_resolve(&p->opt, &p->threads, &p->thread_min_bytes);
     }
+    int agreed = agree_on_memory(p, basis); /* collective: whatever failed before */
+    if (err == REDIST_SUCCESS)
+        err = agreed;
     if (err == REDIST_SUCCESS) /* device memory: the backend, or why there is none */
         err = redist__staging_open(p);
     set_scaling(p, basis->type);

@@ -7,7 +7,8 @@
 # algorithm that reads arrays on the host is refused with the reason; without a driver (CI
 # has none) --memory cuda exits 1 on every rank saying why, and a bad value is a usage error.
 # explain --memory (no device needed): the algorithms that cannot move device memory say
-# why, and the staging's time is part of the prediction.
+# why, and the staging's time is part of the prediction; --memory auto without a device is
+# the host plan (explain) and runs on host arrays (run).
 # MPIEXEC_PREFLAGS is a list of words, split on purpose.
 # shellcheck disable=SC2086
 # shellcheck source=tests/cli/lib.sh
@@ -87,4 +88,30 @@ assert d["arrays"] == "host" and d["staging_seconds"] == 0
 ' "$CLI_OUT"; then
     fail "explain (host): staging_seconds not 0"
 else echo "ok: explain on host memory: no staging"; fi
+
+# --memory auto where no device backend loads is host memory: explain's JSON is the host
+# plan's, byte for byte (the choice, the prediction, the refusals), its text says why, and
+# run verifies with the arrays in host memory. A 1000 x 1000 re-block and an 8 x 6 pair.
+for pair in 'n=1000x1000,block=10x10,grid=2x1 n=1000x1000,block=7x7,grid=1x2' \
+            'n=8x6,block=1x1,grid=2x1 n=8x6,block=2x3,grid=1x2'; do
+    read -r from to <<<"$pair"
+    for extra in "" "--algorithm alltoallw"; do
+        # shellcheck disable=SC2086
+        run_cmd 60 "$REDIST" explain --from "$from" --to "$to" --memory auto --json $extra
+        # shellcheck disable=SC2086
+        want=$("$REDIST" explain --from "$from" --to "$to" --memory host --json $extra)
+        if [[ "$CLI_STATUS" != 0 || "$(cat "$CLI_OUT")" != "$want" ]]; then
+            fail "explain --memory auto ${extra:-(auto)} without a device: not the host plan ($from)"
+        else echo "ok: explain --memory auto ${extra:-(auto)} without a device is the host plan ($from)"; fi
+    done
+    run_cmd 60 "$REDIST" explain --from "$from" --to "$to" --memory auto
+    if [[ "$CLI_STATUS" != 0 ]] || ! grep -q '^  arrays   in host memory (--memory auto' "$CLI_OUT"; then
+        fail "explain --memory auto without a device: no line saying the arrays are in host memory"
+    else echo "ok: explain --memory auto without a device says so ($from)"; fi
+    run_cmd 120 "$MPIEXEC" -n 2 $MPIEXEC_PREFLAGS "$REDIST" run --from "$from" --to "$to" \
+        --memory auto --verify --repeat 2
+    if [[ "$CLI_STATUS" != 0 ]] || ! grep -q '^  verified   all [0-9]* elements correct' "$CLI_OUT"; then
+        fail "run --memory auto without a device: exit $CLI_STATUS, not verified ($from)"
+    else echo "ok: run --memory auto without a device verifies on host arrays ($from)"; fi
+done
 finish

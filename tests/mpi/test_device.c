@@ -2,8 +2,8 @@
  * process has: make check runs it three times, with REDIST_DEVICE_BACKEND=emulated, unset
  * (the CUDA driver: none on CI, so every CUDA plan is refused) and =bogus.
  *
- *  1. options.memory outside 0 .. 2, and device memory with the datatype transport:
- *     REDIST_ERR_ARG on every rank.
+ *  1. options.memory outside 0 .. 2, and device memory with the datatype transport (CUDA;
+ *     AUTO where a backend loads, else a host plan): REDIST_ERR_ARG on every rank.
  *  2. Ranks that disagree on memory: REDIST_ERR_MISMATCH on every rank.
  *  3. Without a backend: a CUDA plan is REDIST_ERR_UNSUPPORTED (or REDIST_ERR_ARG for a bogus
  *     REDIST_DEVICE_BACKEND) on every rank, with the reason; an AUTO plan runs on host
@@ -269,11 +269,18 @@ static void options_rules(void)
     pair(&s, &d);
     redist_options opt;
     redist_options_init(&opt);
-    opt.memory = REDIST_MEMORY_AUTO;
+    opt.memory = REDIST_MEMORY_CUDA;
     opt.transport = REDIST_TRANSPORT_DATATYPE;
-    same_everywhere("memory with the datatype transport",
+    same_everywhere("CUDA memory with the datatype transport",
                     redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan),
                     REDIST_ERR_ARG);
+    /* AUTO is host memory where no backend loads: the datatype transport is then allowed */
+    opt.memory = REDIST_MEMORY_AUTO;
+    same_everywhere("AUTO memory with the datatype transport",
+                    redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan),
+                    dev != NULL ? REDIST_ERR_ARG : REDIST_SUCCESS);
+    if (plan != NULL)
+        redist_plan_free(&plan);
     opt.transport = REDIST_TRANSPORT_AUTO;
     opt.memory = rank == size - 1 ? REDIST_MEMORY_AUTO : REDIST_MEMORY_HOST;
     int rc = redist_plan_create(s, d, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
