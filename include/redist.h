@@ -232,7 +232,11 @@ int redist_device_copy(void *to, const void *from, size_t bytes);
    error the same on every rank. redist_free(base): collective over the same comm, in the
    same order as the allocations; REDIST_ERR_BUSY on every rank while an execute started on
    arrays in it is in flight, REDIST_ERR_MISMATCH if the ranks free different allocations.
-   Never called implicitly. */
+   A base inside an allocation (not its start, or just past its end) or in one freed already
+   (the last 64 freed over a comm that still exists are remembered) is REDIST_ERR_ARG on every
+   rank and frees nothing. Any other address (NULL, memory of no allocation) names no comm:
+   that rank alone returns REDIST_ERR_ARG at once, and the other ranks' call waits for its
+   next redist_free over their comm. Never called implicitly. */
 int redist_alloc(MPI_Comm comm, int64_t bytes, void **base);
 int redist_free(void *base);
 #endif

@@ -7,7 +7,10 @@
 
 #include "exec/shared.h"
 
-enum { ALIGN = 64 }; /* the alignment of what redist_alloc returns: any type, a cache line */
+enum {
+    ALIGN = 64,           /* the alignment of what redist_alloc returns: any type, a cache line */
+    RETIRED_PER_COMM = 64 /* freed allocations remembered per communicator (redist_free) */
+};
 
 static int keyval = MPI_KEYVAL_INVALID;
 
@@ -19,10 +22,29 @@ static void drop(redist__shared_comm *c)
     }
 }
 
+static void release(redist__shared *s)
+{
+    if (s->win != MPI_WIN_NULL)
+        MPI_Win_free(&s->win);
+    if (s->node != MPI_COMM_NULL)
+        MPI_Comm_free(&s->node);
+    if (s->comm != NULL)
+        drop(s->comm);
+    redist__free(s);
+}
+
+/* The user freed comm: nothing can be freed over it any more, so its freed allocations are
+   forgotten (their references to the duplicate with them). */
 static int comm_deleted(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
-    drop(value);
+    redist__shared_comm *c = value;
+    c->alive = 0;
+    for (redist__shared *s = redist__shared_forget(c), *next; s != NULL; s = next) {
+        next = s->next;
+        release(s);
+    }
+    drop(c);
     return MPI_SUCCESS;
 }
 
@@ -57,7 +79,7 @@ static int shared_comm(MPI_Comm comm, redist__shared_comm **out)
         MPI_Comm_free(&dup);
         return err;
     }
-    *c = (redist__shared_comm){dup, 2}; /* the attribute's and the caller's */
+    *c = (redist__shared_comm){dup, 2, 1}; /* the attribute's and the caller's */
     MPI_Comm_set_attr(comm, keyval, c);
     *out = c;
     return REDIST_SUCCESS;
@@ -97,17 +119,6 @@ static int allocate(MPI_Comm node, int64_t want, MPI_Win *win, char **raw)
                             (long long)want);
     }
     return REDIST_SUCCESS;
-}
-
-static void release(redist__shared *s)
-{
-    if (s->win != MPI_WIN_NULL)
-        MPI_Win_free(&s->win);
-    if (s->node != MPI_COMM_NULL)
-        MPI_Comm_free(&s->node);
-    if (s->comm != NULL)
-        drop(s->comm);
-    redist__free(s);
 }
 
 /* comm usable: else nothing can be agreed, and every rank that passed it returns this. */
@@ -196,31 +207,74 @@ int redist_alloc(MPI_Comm comm, int64_t bytes, void **base)
     return REDIST_SUCCESS;
 }
 
+/* Freed: the window and node communicator go; the record stays while its communicator
+   lives, so that freeing it again still names the communicator to agree on. */
+static void retire(redist__shared *s)
+{
+    MPI_Win_free(&s->win);
+    MPI_Comm_free(&s->node);
+    redist__shared *forgotten = s->comm->alive ? redist__shared_retire(s, RETIRED_PER_COMM) : s;
+    if (forgotten != NULL)
+        release(forgotten);
+}
+
+/* The allocation redist_free(base) agrees on, and this rank's status: base is its start
+   (SUCCESS, or BUSY while an execute on it is in flight), inside it or just past its end
+   (ARG: nothing is freed), or it was freed already (ARG). NULL: base names no communicator. */
+static redist__shared *to_free(void *base, int *status)
+{
+    redist__shared *s = redist__shared_by_base(base);
+    *status = REDIST_SUCCESS;
+    if (s != NULL && s->in_flight > 0)
+        *status = redist__fail(REDIST_ERR_BUSY, "an execute on arrays in this allocation has not "
+                                                "completed (redist_wait for it first)");
+    if (s != NULL)
+        return s;
+    if ((s = redist__shared_around(base)) != NULL) {
+        *status = redist__fail(REDIST_ERR_ARG,
+                               "base %p lies %lld bytes into an allocation of %lld bytes at %p: "
+                               "redist_free takes the address redist_alloc returned (nothing "
+                               "freed)",
+                               base, (long long)((char *)base - s->base), (long long)s->bytes,
+                               (void *)s->base);
+        return s;
+    }
+    if ((s = redist__shared_retired(base)) != NULL) {
+        *status = redist__fail(REDIST_ERR_ARG, "base %p: its allocation (at %p) was freed already",
+                               base, (void *)s->base);
+        return s;
+    }
+    *status = redist__fail(REDIST_ERR_ARG,
+                           "base %p is not in an allocation of redist_alloc, nor in one of the "
+                           "last %d freed over a communicator that still exists: no "
+                           "communicator to agree on (this rank alone returns)",
+                           base, RETIRED_PER_COMM);
+    return NULL;
+}
+
 int redist_free(void *base)
 {
     redist__clear_error();
     int err = redist__check_mpi();
     if (err != REDIST_SUCCESS)
         return err;
-    if (base == NULL)
+    if (base == NULL) /* names no communicator: this rank alone */
         return redist__fail(REDIST_ERR_ARG, "base is NULL");
-    redist__shared *s = redist__shared_by_base(base);
+    int local = REDIST_SUCCESS;
+    redist__shared *s = to_free(base, &local);
     if (s == NULL)
-        return redist__fail(REDIST_ERR_ARG,
-                            "base is not an address redist_alloc returned, or it was freed");
+        return local;
     int rank = 0;
     MPI_Comm_rank(s->comm->dup, &rank);
-    int local = s->in_flight > 0 ? redist__fail(REDIST_ERR_BUSY,
-                                                "an execute on arrays in this allocation has "
-                                                "not completed (redist_wait for it first)")
-                                 : REDIST_SUCCESS;
     redist__fingerprints fp = {0};
-    redist__fp_add(&fp, "the allocation (its place in redist_alloc's order on comm)", &s->id,
-                   sizeof s->id);
+    redist__fp_add(&fp,
+                   "the allocation to free (each rank must free the allocations of one "
+                   "communicator in the same order)",
+                   &s->id, sizeof s->id);
     err = redist__agree(s->comm->dup, rank, local, &fp);
     if (err != REDIST_SUCCESS)
         return err;
     redist__shared_remove(s);
-    release(s);
+    retire(s);
     return REDIST_SUCCESS;
 }

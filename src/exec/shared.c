@@ -3,18 +3,30 @@
 #include "exec/shared.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static redist__shared *head;
+static redist__shared *retired; /* the most recently freed first */
 static uint64_t ids;
+
+/* [base, base + bytes] of a and of b intersect (addresses of different allocations compared
+   as integers). */
+static int overlap(const redist__shared *a, const redist__shared *b)
+{
+    uintptr_t x = (uintptr_t)a->base, y = (uintptr_t)b->base;
+    return x <= y ? y - x <= (uintptr_t)a->bytes : x - y <= (uintptr_t)b->bytes;
+}
 
 void redist__shared_add(redist__shared *s)
 {
     pthread_mutex_lock(&lock);
     s->next = head;
     head = s;
+    for (redist__shared *r = retired; r != NULL; r = r->next)
+        r->shadowed |= overlap(r, s);
     pthread_mutex_unlock(&lock);
 }
 
@@ -37,6 +49,69 @@ redist__shared *redist__shared_by_base(const void *base)
         s = s->next;
     pthread_mutex_unlock(&lock);
     return s;
+}
+
+/* p within [s->base, s->base + s->bytes] (compared as integers: p may lie in no allocation). */
+static int around(const redist__shared *s, const void *p)
+{
+    uintptr_t x = (uintptr_t)p, b = (uintptr_t)s->base;
+    return x >= b && x - b <= (uintptr_t)s->bytes;
+}
+
+static redist__shared *find_around(redist__shared *list, const void *p)
+{
+    pthread_mutex_lock(&lock);
+    redist__shared *s = list;
+    while (s != NULL && (s->shadowed || !around(s, p)))
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+redist__shared *redist__shared_around(const void *p)
+{
+    return find_around(head, p);
+}
+
+redist__shared *redist__shared_retired(const void *p)
+{
+    return find_around(retired, p);
+}
+
+redist__shared *redist__shared_retire(redist__shared *s, int keep)
+{
+    pthread_mutex_lock(&lock);
+    s->next = retired;
+    retired = s;
+    int n = 0;
+    redist__shared **at = &retired, *forgotten = NULL;
+    for (; *at != NULL; at = &(*at)->next)
+        if ((*at)->comm == s->comm && ++n > keep) {
+            forgotten = *at;
+            *at = forgotten->next;
+            forgotten->next = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    return forgotten;
+}
+
+redist__shared *redist__shared_forget(const redist__shared_comm *c)
+{
+    redist__shared *out = NULL;
+    pthread_mutex_lock(&lock);
+    for (redist__shared **at = &retired; *at != NULL;) {
+        redist__shared *s = *at;
+        if (s->comm != c) {
+            at = &s->next;
+            continue;
+        }
+        *at = s->next;
+        s->next = out;
+        out = s;
+    }
+    pthread_mutex_unlock(&lock);
+    return out;
 }
 
 redist__shared *redist__shared_holding(const void *p, int64_t bytes)

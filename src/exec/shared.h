@@ -15,6 +15,7 @@
 typedef struct redist__shared_comm {
     MPI_Comm dup;
     int refs;
+    int alive; /* the user's comm is not yet freed: its freed allocations are remembered */
 } redist__shared_comm;
 
 /* One redist_alloc: this rank's part of a window shared with the other ranks of its node. */
@@ -26,6 +27,7 @@ typedef struct redist__shared {
     MPI_Comm node;    /* the ranks of comm on this rank's node (REDIST_RANKS_PER_NODE: fewer) */
     uint64_t id;      /* the same on every rank of comm: which allocation of comm this is */
     int in_flight;    /* executes started on arrays in it and not yet complete */
+    int shadowed;     /* freed, and a later allocation of this process took its addresses */
     struct redist__shared *next;
 } redist__shared;
 
@@ -34,6 +36,24 @@ void redist__shared_add(redist__shared *s);
 void redist__shared_remove(redist__shared *s);
 /* The allocation whose base is exactly `base` (redist_free), or NULL. */
 redist__shared *redist__shared_by_base(const void *base);
+/* The allocation whose [base, base + bytes] holds p (a pointer inside one, or just past its
+   end: never another allocation's base), or NULL. */
+redist__shared *redist__shared_around(const void *p);
+
+/* Freed allocations, remembered so that a second redist_free of one (or of a pointer inside
+   one) still names the communicator to agree on: each keeps its reference to the comm's
+   duplicate and its base, bytes and id; its window and node communicator are gone. At most
+   `keep` per communicator, the most recently freed: retire takes s and returns the one it
+   forgets (NULL: none), for the caller to release. Every rank of comm retires the same
+   allocations in the same order (successful frees are agreed), so all forget alike. */
+redist__shared *redist__shared_retire(redist__shared *s, int keep);
+/* The most recently freed allocation whose [base, base + bytes] holds p, or NULL. One whose
+   addresses a later allocation took (redist__shared_add marks it shadowed) is never found:
+   a pointer there names the later one, and stays so once that is freed and forgotten. */
+redist__shared *redist__shared_retired(const void *p);
+/* Unlinks every freed allocation of c and returns them as a list (through `next`) for the
+   caller to release: its user's communicator was freed. */
+redist__shared *redist__shared_forget(const redist__shared_comm *c);
 /* The allocation that holds all of [p, p + bytes), or NULL (bytes 0: the one holding p). */
 redist__shared *redist__shared_holding(const void *p, int64_t bytes);
 /* The allocation holding p (as redist__shared_holding with bytes 0), marked in flight (NULL:

@@ -9,6 +9,11 @@
  *   the detail naming /dev/shm), a malformed REDIST_RANKS_PER_NODE (ARG), ranks freeing
  *   different allocations (MISMATCH, after which both are freed), free(NULL) and an address
  *   redist_alloc did not return (ARG), MPI_COMM_NULL (ARG).
+ * - redist_free's errors agreed, no call pairing with another: a pointer inside an allocation
+ *   (or just past its end) on one rank or all, and an allocation freed before, on one rank or
+ *   all, give REDIST_ERR_ARG on every rank and free nothing, after which the right frees
+ *   succeed; freed allocations remembered (the last 64 of a communicator) until their
+ *   communicator is freed; ranks freeing different allocations: MISMATCH naming it.
  * - REDIST_RANKS_PER_NODE=2 splits the ranks into "nodes" of two: allocation and free work
  *   the same.
  * - A plan on arrays in allocations: every element moved; redist_free while a started
@@ -134,6 +139,67 @@ static void errors(void)
     same_everywhere("a again", redist_free(a), REDIST_ERR_ARG);
 }
 
+/* the detail names what went wrong (on every rank: the agreement shares it) */
+static void detail_says(const char *what, const char *words)
+{
+    if (strstr(redist_last_error_detail(), words) == NULL)
+        fail(what, "the detail does not say '%s': %s", words, redist_last_error_detail());
+}
+
+/* redist_free's errors are agreed and no call pairs with another: a pointer inside an
+   allocation, or one freed before, on one rank joins the agreement of the allocation it lies
+   in (REDIST_ERR_ARG everywhere, nothing freed); each step under a watchdog, as a call left
+   waiting for a partner would hang. */
+static void free_errors(void)
+{
+    mtest_watchdog(60, rank, "redist_free's errors");
+    char *p = NULL, *q = NULL;
+    redist_alloc(MPI_COMM_WORLD, 64, (void **)&p);
+    redist_alloc(MPI_COMM_WORLD, 64, (void **)&q);
+    /* rank 0 frees a pointer inside p, the others p itself; then every rank frees p */
+    same_everywhere("a pointer inside p on rank 0", redist_free(rank == 0 ? p + 8 : p),
+                    REDIST_ERR_ARG);
+    detail_says("a pointer inside p on rank 0", "lies 8 bytes into");
+    same_everywhere("every rank inside p", redist_free(p + 63), REDIST_ERR_ARG);
+    same_everywhere("every rank just past p's end", redist_free(p + 64), REDIST_ERR_ARG);
+    same_everywhere("rank 0 inside q, the others p", redist_free(rank == 0 ? q + 1 : p),
+                    REDIST_ERR_ARG);
+    same_everywhere("then p on every rank", redist_free(p), REDIST_SUCCESS);
+    /* p freed everywhere: freeing it again on the last rank, q on the others */
+    same_everywhere("p again on the last rank, q on the others",
+                    redist_free(rank == size - 1 ? p : q), REDIST_ERR_ARG);
+    detail_says("p again on the last rank, q on the others", "freed already");
+    same_everywhere("p again on every rank", redist_free(p), REDIST_ERR_ARG);
+    same_everywhere("inside p, freed, on every rank", redist_free(p + 5), REDIST_ERR_ARG);
+    same_everywhere("then q on every rank", redist_free(q), REDIST_SUCCESS);
+    if (size > 1) { /* different allocations: the fingerprint names the problem */
+        redist_alloc(MPI_COMM_WORLD, 64, (void **)&p);
+        redist_alloc(MPI_COMM_WORLD, 64, (void **)&q);
+        same_everywhere("rank 0 frees q, the others p", redist_free(rank == 0 ? q : p),
+                        REDIST_ERR_MISMATCH);
+        detail_says("rank 0 frees q, the others p", "the allocation to free");
+        same_everywhere("then p", redist_free(p), REDIST_SUCCESS);
+        same_everywhere("then q", redist_free(q), REDIST_SUCCESS);
+    }
+    /* remembered while the communicator lives, the most recent 64 of it */
+    char *many[70];
+    for (int i = 0; i < 70; i++)
+        redist_alloc(MPI_COMM_WORLD, 8, (void **)&many[i]);
+    for (int i = 0; i < 70; i++)
+        same_everywhere("seventy freed", redist_free(many[i]), REDIST_SUCCESS);
+    same_everywhere("the last of seventy again", redist_free(many[69]), REDIST_ERR_ARG);
+    detail_says("the last of seventy again", "freed already");
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    redist_alloc(half, 100, (void **)&p);
+    same_everywhere("freed over a split communicator", redist_free(p), REDIST_SUCCESS);
+    same_everywhere("again over it", redist_free(p), REDIST_ERR_ARG);
+    MPI_Comm_free(&half); /* forgotten with it: no communicator to agree on */
+    same_everywhere("again once it is freed", redist_free(p), REDIST_ERR_ARG);
+    detail_says("again once it is freed", "no communicator to agree on");
+    mtest_watchdog(0, rank, "%s", "");
+}
+
 /* A 1-D case: n elements, cyclic(b1) -> cyclic(b2) over every rank, and this rank's element
    counts; src values are their global indices. */
 typedef struct {
@@ -251,6 +317,7 @@ int main(int argc, char **argv)
     long comms = mtest_live_comms();
     sizes();
     errors();
+    free_errors();
     with_a_plan();
     with_a_batch();
     /* left: the duplicates cached on MPI_COMM_WORLD and MPI_COMM_SELF (freed with them at
