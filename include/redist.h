@@ -353,6 +353,11 @@ typedef struct redist_stats {
     int64_t buffer_bytes;          /* the temporary buffers this rank's plan holds for executes
                                       (pack buffers, chunk slots, intermediate arrays, phases):
                                       the extra memory of an execute beyond src and dst */
+    int threads;                   /* threads this rank's local moves run with (options.threads
+                                      or REDIST_NUM_THREADS, resolved) */
+    int cores;                     /* CPUs this rank may run on when the plan was made (its
+                                      affinity mask, sched_getaffinity): predicted_seconds
+                                      counts at most this many threads, as more take turns */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */

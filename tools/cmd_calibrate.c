@@ -535,9 +535,39 @@ static int64_t thread_array_bytes(const cal *c)
     return bytes;
 }
 
+/* The limit plans read now (the machine file's, else the default), kept: not measured, why. */
+static void keep_thread_limit(const cal *c, const char *why, double *limit)
+{
+    redist__machine now;
+    char source[256];
+    redist__machine_current(&now, source, sizeof source);
+    *limit = now.copy_thread_limit;
+    if (c->rank0)
+        printf("  %-22s not measured (%s): L = %.3g kept, from %s\n", "copy thread limit", why,
+               *limit, source);
+}
+
+/* --threads N, at most the fewest cores a rank may run on: beyond them its threads take turns,
+   which L must not absorb, as the model counts at most the cores (redist__model_threads). */
+static int threads_within_cores(const cal *c, int most)
+{
+    int cores = redist__cores(), fewest = 0;
+    MPI_Allreduce(&cores, &fewest, 1, MPI_INT, MPI_MIN, c->world);
+    if (most > fewest && fewest > 1 && c->rank0)
+        printf("  %-22s --threads %d, but a rank may run on %d cores (its affinity mask): timed up "
+               "to %d\n",
+               "copy thread limit", most, fewest, fewest);
+    return most < fewest ? most : fewest;
+}
+
 /* copy_thread_limit from 1 .. most threads (left as it was if not measured). */
 static void measure_threads(cal *c, int most, double *limit)
 {
+    if ((most = threads_within_cores(c, most)) < 2)
+        return keep_thread_limit(c,
+                                 "a rank may run on 1 core, its affinity mask: bind each to "
+                                 "several, e.g. mpiexec --map-by slot:PE=N, or --bind-to none",
+                                 limit);
     int counts[MAX_THREAD_POINTS], k = thread_counts(most, counts);
     double t[MAX_THREAD_POINTS], l = *limit;
     int64_t n = 1, bytes = thread_array_bytes(c);
@@ -581,18 +611,6 @@ static void measure_threads(cal *c, int most, double *limit)
         printf("  %-22s L = %.3g: local moves with T threads run T / (1 + (T - 1) / L) "
                "times as fast\n",
                "copy thread limit", l);
-}
-
-/* Without --threads: the limit plans read now (the machine file's, else the default). */
-static void keep_thread_limit(const cal *c, double *limit)
-{
-    redist__machine now;
-    char source[256];
-    redist__machine_current(&now, source, sizeof source);
-    *limit = now.copy_thread_limit;
-    if (c->rank0)
-        printf("  %-22s not measured (--threads N measures it): L = %.3g kept, from %s\n",
-               "copy thread limit", *limit, source);
 }
 
 /* ---- device plans (issue 28): device_per_byte, device_launch, device_copy_per_byte ---------- */
@@ -862,7 +880,7 @@ static void measure_all(cal *c, redist__machine *m, int threads)
     if (threads > 0)
         measure_threads(c, threads, &m->copy_thread_limit);
     else
-        keep_thread_limit(c, &m->copy_thread_limit);
+        keep_thread_limit(c, "--threads N measures it", &m->copy_thread_limit);
     measure_device(c, m);
     m->shared_node = c->nodes == 1;
 }

@@ -38,6 +38,8 @@ const char tool_explain_help[] =
     "                           --from's permuted; the plan of redist_options.permutation\n"
     "  --threads N              the threads per rank a plan's local moves would use\n"
     "                           (redist_options.threads; default REDIST_NUM_THREADS, else 1)\n"
+    "  --cores N                the cores a rank may run on (default: this process's\n"
+    "                           affinity mask); the model counts at most N threads\n"
     "  --memory M               host (default), cuda or auto: where the arrays live\n"
     "                           (redist_options.memory); device memory keeps the algorithms\n"
     "                           that pack and adds the staging's costs (PCIe, launches)\n"
@@ -46,15 +48,16 @@ const char tool_explain_help[] =
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, staging_seconds, transport, bounded,\n"
     "buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
-    "array_bytes, from, to, pattern, memory, machine, threads, arrays, algorithms[] (chosen:\n"
-    "true on auto's choice), tables, tables_note, relabel {kept, moved, given_moved},\n"
-    "permutation (docs/tool.md lists them all).\n";
+    "array_bytes, from, to, pattern, memory, machine, threads, cores, arrays, algorithms[]\n"
+    "(chosen: true on auto's choice), tables, tables_note, relabel {kept, moved,\n"
+    "given_moved}, permutation (docs/tool.md lists them all).\n";
 
 static const char *const memory_names[] = {"host", "cuda", "auto"}; /* --memory */
 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int64_t procs;
+    int64_t cores; /* --cores N (0: this process's affinity mask) */
     int json, tables;
 } explain_args;
 
@@ -66,6 +69,13 @@ static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
     int m = tool_opt_value(argc, argv, i, "--procs", &v);
     if (m > 0 && (spec_parse_count(v, &a->procs) != 0 || a->procs < 1 || a->procs > INT32_MAX)) {
         tool_error(rank0, TOOL_USAGE, "--procs: expected a positive integer, got '%s'", v);
+        return TOOL_OPT_REPORTED;
+    }
+    if (m != 0)
+        return m;
+    m = tool_opt_value(argc, argv, i, "--cores", &v);
+    if (m > 0 && (spec_parse_count(v, &a->cores) != 0 || a->cores < 1 || a->cores > INT32_MAX)) {
+        tool_error(rank0, TOOL_USAGE, "--cores: expected a positive integer, got '%s'", v);
         return TOOL_OPT_REPORTED;
     }
     if (m != 0)
@@ -307,15 +317,26 @@ static void print_text_row(const redist__explain_row *r, const char *chosen, int
            !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
 }
 
+/* The threads a plan would use, and the cores the rank described may run on. */
+static void print_text_threads(const explain_state *s)
+{
+    char b[128];
+    const redist__explain_report *r = &s->report;
+    printf("  threads  %s\n",
+           tool_fmt_threads(b, sizeof b, r->threads, r->threads, s->threads_from));
+    printf("  cores    %s\n",
+           tool_fmt_cores(b, sizeof b, r->cores, r->cores,
+                          redist__model_threads(r->threads, r->cores),
+                          s->a.cores ? "--cores" : "this process's affinity mask"));
+}
+
 static void print_text(const explain_state *s)
 {
     print_text_pattern(s);
     print_text_head(s);
     print_text_machine();
     print_text_memory(s);
-    char b[96];
-    int threads = s->report.threads;
-    printf("  threads  %s\n", tool_fmt_threads(b, sizeof b, threads, threads, s->threads_from));
+    print_text_threads(s);
     printf("\n  %-27s %6s %10s %12s %11s %12s %10s\n", "algorithm", "steps", "msgs/rank",
            "bytes/rank", "total msgs", "total bytes", "predicted");
     const redist__explain_report *r = &s->report;
@@ -409,7 +430,8 @@ static int explain_algorithms(explain_state *s)
     tool_threads(s->a.pair.threads, &threads, &s->threads_from); /* its source, for the text */
     plan_options(s);
     /* the report redist_explain writes as JSON: made once, for the text or the JSON */
-    int rc = redist__explain_checked(s->src, s->dst, s->procs, el, &s->opt, &s->report);
+    int rc =
+        redist__explain_checked(s->src, s->dst, s->procs, el, &s->opt, (int)s->a.cores, &s->report);
     if (rc == REDIST_SUCCESS && s->a.json) {
         redist__explain_report_json(&s->report, &s->json);
         rc = s->json.failed ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
@@ -459,6 +481,8 @@ int tool_explain(int argc, char **argv)
     }
     if (s.a.tables && tables_compute(&s.from, &s.to, &s.tables, s.why, sizeof s.why) == 0)
         s.tp = &s.tables;
+    tool_warn_cores(s.rank0, s.report.threads, s.report.cores,
+                    s.a.cores ? "a rank (--cores)" : "this process");
     if (s.rank0) {
         if (s.a.json)
             print_json(&s);

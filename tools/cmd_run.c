@@ -484,7 +484,7 @@ static double moved_bytes(const run_state *s)
 /* The report's first lines: the pair, the plan and the timing about to run. */
 static void print_header(const run_state *s)
 {
-    char b1[64], b2[64], b3[64], b4[64];
+    char b1[128], b2[64], b3[64], b4[64];
     const tool_plan_summary *p = &s->sum;
     const char *chosen = redist_plan_algorithm(s->plan);
     printf("redist run: %d MPI process%s, ", s->size, s->size == 1 ? "" : "es");
@@ -523,6 +523,8 @@ static void print_header(const run_state *s)
            p->bounded ? "bounded mode (chunks)" : "default mode");
     printf("  threads    %s\n",
            tool_fmt_threads(b1, sizeof b1, s->threads_lo, s->threads_hi, s->threads_from));
+    printf("  cores      %s\n", tool_fmt_cores(b1, sizeof b1, p->cores_lo, p->cores_hi,
+                                               p->model_threads, "each rank's affinity mask"));
     printf("  timing     %d trial%s x %d execute%s%s after a warm-up execute of %s;\n"
            "             per trial the slowest rank's average ([LBP96] Fig. 13)\n",
            s->n1, s->n1 == 1 ? "" : "s", s->n2, s->n2 == 1 ? "" : "s", s->a.n1 ? "" : " (auto)",
@@ -553,8 +555,8 @@ static void print_quiet(const run_state *s, double gbps, int64_t wrong)
         chosen ? chosen : s->a.pair.algorithm, s->n1, s->n2, s->plan_seconds, tm->tmin, tm->tmed,
         tm->tavg, tm->tmax, gbps, arrays_moved(s), moved_bytes(s), s->sum.steps,
         (long long)s->sum.max_messages, (long long)s->sum.max_bytes, s->sum.predicted);
-    printf(" bounded=%d buffer_bytes=%lld threads=%d", s->sum.bounded,
-           (long long)s->sum.max_buffer_bytes, s->threads_hi);
+    printf(" bounded=%d buffer_bytes=%lld cores=%d threads=%d", s->sum.bounded,
+           (long long)s->sum.max_buffer_bytes, s->sum.cores_lo, s->threads_hi);
     if (s->a.verify)
         printf(" wrong=%lld", (long long)wrong);
     printf("\n");

@@ -114,4 +114,10 @@ void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out
     out->total_bytes = tot[1];
     out->total_copied = tot[2];
     out->transport = st.transport;
+    int lo[2] = {st.cores, st.threads < st.cores ? st.threads : st.cores}, most = st.cores;
+    int fewest[2];
+    MPI_Allreduce(lo, fewest, 2, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&most, &out->cores_hi, 1, MPI_INT, MPI_MAX, comm);
+    out->cores_lo = fewest[0];
+    out->model_threads = fewest[1] > 1 ? fewest[1] : 1;
 }

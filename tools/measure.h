@@ -39,6 +39,9 @@ typedef struct tool_plan_summary {
     int transport;            /* this rank's REDIST_TRANSPORT_* */
     int bounded;              /* bounded mode (redist_stats.bounded) */
     int64_t max_buffer_bytes; /* the most buffer bytes one rank's plan holds */
+    int cores_lo, cores_hi;   /* the fewest and most cores a rank may run on (redist_stats) */
+    int model_threads;        /* the threads the model counts: the fewest of any rank's
+                                 threads, each at most its cores */
 } tool_plan_summary;
 /* Collective over comm. */
 void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out);

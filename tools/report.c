@@ -126,11 +126,38 @@ int tool_threads(int asked, int *threads, const char **source)
 
 int tool_threads_span(int asked, MPI_Comm comm, int *fewest, int *most, const char **source)
 {
-    int n = 1;
+    int n = 1, rank = 0;
     int rc = tool_threads(asked, &n, source);
     MPI_Allreduce(&n, fewest, 1, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(&n, most, 1, MPI_INT, MPI_MAX, comm);
+    /* the rank whose threads exceed its cores the most speaks for all: one line */
+    MPI_Comm_rank(comm, &rank);
+    int over[2] = {n - redist__cores(), rank}, worst[2];
+    MPI_Allreduce(over, worst, 1, MPI_2INT, MPI_MAXLOC, comm);
+    char who[32];
+    snprintf(who, sizeof who, "rank %d", rank);
+    tool_warn_cores(rc == REDIST_SUCCESS && rank == worst[1], n, n - over[0], who);
     return tool_agree_code(rc, comm);
+}
+
+const char *tool_fmt_cores(char *buf, size_t len, int fewest, int most, int model_threads,
+                           const char *source)
+{
+    int n = snprintf(buf, len, fewest == most ? "%d" : "%d to %d", fewest, most);
+    if (n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " per rank (%s): the model counts %d thread%s", source,
+                 model_threads, model_threads == 1 ? "" : "s");
+    return buf;
+}
+
+void tool_warn_cores(int speak, int threads, int cores, const char *who)
+{
+    if (speak && threads > cores)
+        fprintf(stderr,
+                "redist: warning: %d threads per rank for local moves, but %s may run on %d "
+                "core%s (its affinity mask): the threads take turns there, and the model counts "
+                "%d\n",
+                threads, who, cores, cores == 1 ? "" : "s", cores);
 }
 
 const char *tool_fmt_threads(char *buf, size_t len, int fewest, int most, const char *source)

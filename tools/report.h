@@ -50,11 +50,21 @@ int tool_agree_code(int code, MPI_Comm comm);
    recorded, as a plan's creation would record it. */
 int tool_threads(int asked, int *threads, const char **source);
 /* Collective: tool_threads on every rank of comm (the variable may differ between ranks):
-   the fewest and the most, rank 0's source, and the worst code of all ranks. */
+   the fewest and the most, rank 0's source, and the worst code of all ranks. Where a rank's
+   threads exceed the cores it may run on, the rank that exceeds them most warns (stderr,
+   tool_warn_cores). */
 int tool_threads_span(int asked, MPI_Comm comm, int *fewest, int *most, const char **source);
 /* "2 per rank for local moves (--threads)", or "1 to 4 per rank ..." where ranks differ,
    into buf. */
 const char *tool_fmt_threads(char *buf, size_t len, int fewest, int most, const char *source);
+/* The cores line's text: "1 per rank (its affinity mask): the model counts 1 thread", or
+   "1 to 2 per rank ..." where ranks differ; model_threads: the threads the plan's model counts
+   (its ranks' fewest, each at most its cores). source says where the cores come from. */
+const char *tool_fmt_cores(char *buf, size_t len, int fewest, int most, int model_threads,
+                           const char *source);
+/* One line on stderr (if speak) when threads exceed the cores a rank may run on: they take
+   turns there, and the model counts the cores. who: "a rank", "this process", ... */
+void tool_warn_cores(int speak, int threads, int cores, const char *who);
 
 /* ---- Formatting --------------------------------------------------------------------------- */
 const char *tool_fmt_bytes(char *buf, size_t len, double bytes);     /* "32.0 MB" (10^6) */

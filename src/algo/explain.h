@@ -56,6 +56,8 @@ typedef struct redist__explain_row {
 
 typedef struct redist__explain_report {
     int procs, threads;
+    int cores;  /* the CPUs the rank described may run on: the model counts at most these
+                   threads (redist__model_threads) */
     int memory; /* options.memory as this process serves it (redist__memory_served) */
     int64_t elsize, elements;
     const char *requested;   /* options.algorithm, or "auto" (the caller's string) */
@@ -68,14 +70,14 @@ typedef struct redist__explain_report {
 } redist__explain_report;
 
 /* What redist_plan_create would plan for src -> dst (dst as the caller gives it: permuted
-   here by options.permutation) with elements of elsize bytes on comm_size ranks, the
-   arguments already checked (api/explain.c: redist__explain_checked): every algorithm's row,
-   the pattern. The requested algorithm's failure is returned with
-   its own detail (REDIST_ERR_NOT_APPLICABLE, ...); the report then holds every row all the
-   same. Free it with redist__explain_report_free whatever the result. */
-int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size,
-                                int64_t elsize, const redist_options *opt,
-                                redist__explain_report *r);
+   here by options.permutation) with elements of elsize bytes on comm_size ranks, each rank
+   able to run on `cores` CPUs (0: this process's, redist__cores), the arguments already
+   checked (api/explain.c: redist__explain_checked): every algorithm's row, the pattern. The
+   requested algorithm's failure is returned with its own detail (REDIST_ERR_NOT_APPLICABLE,
+   ...); the report then holds every row all the same. Free it with redist__explain_report_free
+   whatever the result. */
+int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                                const redist_options *opt, int cores, redist__explain_report *r);
 void redist__explain_report_free(redist__explain_report *r);
 /* The report as one JSON object (docs/api.md, "redist_explain"). */
 void redist__explain_report_json(const redist__explain_report *r, redist__text *t);

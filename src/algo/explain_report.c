@@ -53,8 +53,8 @@ static int explain_rows(redist_layout src, redist_layout view, const redist_opti
     for (int i = 0; i < r->count; i++) {
         redist__explain_row *row = &r->rows[i];
         row->name = redist_algorithm_name(i);
-        row->rc = redist__explain_with(src, view, r->procs, r->elsize, row->name, opt, r->threads,
-                                       &row->e);
+        row->rc = redist__explain_with(src, view, r->procs, r->elsize, row->name, opt,
+                                       redist__model_threads(r->threads, r->cores), &row->e);
         if (strcmp(row->name, r->requested) != 0)
             continue;
         r->head = row;
@@ -66,9 +66,8 @@ static int explain_rows(redist_layout src, redist_layout view, const redist_opti
     return REDIST_SUCCESS;
 }
 
-int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size,
-                                int64_t elsize, const redist_options *opt,
-                                redist__explain_report *r)
+int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                                const redist_options *opt, int cores, redist__explain_report *r)
 {
     memset(r, 0, sizeof *r);
     r->requested = opt != NULL && opt->algorithm != NULL ? opt->algorithm : "auto";
@@ -77,6 +76,7 @@ int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_s
     if (err != REDIST_SUCCESS)
         return err;
     r->procs = comm_size;
+    r->cores = cores > 0 ? cores : redist__cores();
     r->elsize = elsize;
     r->memory = redist__memory_served(opt != NULL ? opt->memory : REDIST_MEMORY_HOST);
     r->elements = 1;
@@ -216,8 +216,8 @@ void redist__explain_report_json(const redist__explain_report *r, redist__text *
                         (long long)head->e.chunk_bytes);
     redist__text_printf(t, ", \"machine\": ");
     json_machine(t);
-    redist__text_printf(t, ", \"threads\": %d, \"arrays\": \"%s\", \"algorithms\": ", r->threads,
-                        memory_names[r->memory]);
+    redist__text_printf(t, ", \"threads\": %d, \"cores\": %d, \"arrays\": \"%s\", \"algorithms\": ",
+                        r->threads, r->cores, memory_names[r->memory]);
     json_rows(t, r);
     redist__text_printf(t, "}");
 }

@@ -23,11 +23,12 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt);
 
 /* redist_explain's checks and report (explain.c): the arguments checked as
    redist_plan_create checks them (less the type and the arrays), then
-   redist__explain_report_make (algo/explain.h); the tool's text explain reads the report.
-   Free r with redist__explain_report_free whatever the result. */
+   redist__explain_report_make (algo/explain.h) for ranks of `cores` CPUs (0: this
+   process's); the tool's text explain reads the report. Free r with
+   redist__explain_report_free whatever the result. */
 struct redist__explain_report;
 int redist__explain_checked(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                           const redist_options *opt, struct redist__explain_report *r);
+                            const redist_options *opt, int cores, struct redist__explain_report *r);
 
 /* The Fortran module's plan constructor (fortran.c): Fortran MPI handles, the algorithm
    (NULL: auto), max_buffer_bytes and memory as the only options. */

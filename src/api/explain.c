@@ -26,13 +26,14 @@ static int check_arguments(redist_layout src, redist_layout dst, int comm_size, 
 }
 
 int redist__explain_checked(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                           const redist_options *opt, redist__explain_report *r)
+                            const redist_options *opt, int cores, redist__explain_report *r)
 {
     memset(r, 0, sizeof *r);
     redist__clear_error();
     int err = check_arguments(src, dst, comm_size, elsize, opt);
-    return err != REDIST_SUCCESS ? err
-                                 : redist__explain_report_make(src, dst, comm_size, elsize, opt, r);
+    return err != REDIST_SUCCESS
+               ? err
+               : redist__explain_report_make(src, dst, comm_size, elsize, opt, cores, r);
 }
 
 /* text into buf as MPI_Info_get_string does: as much as fits, always NUL-terminated. */
@@ -56,7 +57,7 @@ int redist_explain(redist_layout src, redist_layout dst, int comm_size, size_t e
     if (elsize > (size_t)INT64_MAX)
         return redist__fail(REDIST_ERR_ARG, "elsize = %zu is too large", elsize);
     redist__explain_report r;
-    int err = redist__explain_checked(src, dst, comm_size, (int64_t)elsize, opt, &r);
+    int err = redist__explain_checked(src, dst, comm_size, (int64_t)elsize, opt, 0, &r);
     redist__text t = {0};
     if (err == REDIST_SUCCESS)
         redist__explain_report_json(&r, &t);

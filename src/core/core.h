@@ -99,6 +99,12 @@ int64_t redist__alloc_bytes(void);
    one is redist__alloc_calls()) fail and return NULL; -1 (the default) fails none. */
 void redist__alloc_fail_at(int64_t call);
 
+/* ---- cores (cores.c) ------------------------------------------------------------------- */
+/* The CPUs the calling thread may run on: its affinity mask (sched_getaffinity; a process's
+   threads inherit it), else the machine's online CPUs; at least 1. Asked anew at each call
+   (a program may change its mask). */
+int redist__cores(void);
+
 /* ---- memory (sysmem.c) ----------------------------------------------------------------- */
 /* Bytes of a node's physical memory (REDIST_MEMORY_LIMIT overrides): the whole node's, which
    its ranks share. */

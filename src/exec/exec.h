@@ -141,6 +141,7 @@ struct redist_plan_s {
     struct redist__staging *device; /* device memory (options.memory; staging.c): NULL for
                                        host arrays */
     int threads;              /* threads for local moves (options.threads resolved; threads.c) */
+    int cores;                /* CPUs this rank may run on at creation (redist__cores) */
     int64_t thread_min_bytes; /* the least a thread of a team moves */
     char *opt_strings;        /* owned copies of the options' strings */
     redist_stats stats;

@@ -72,6 +72,8 @@ int redist_plan_stats(redist_plan plan, redist_stats *stats)
     if (plan == NULL || stats == NULL)
         return redist__fail(REDIST_ERR_ARG, "plan_stats: NULL argument");
     *stats = plan->stats;
+    stats->threads = plan->threads; /* every kind of plan, whoever filled the rest */
+    stats->cores = plan->cores;
     return REDIST_SUCCESS;
 }
 

@@ -45,6 +45,7 @@ module redist
     integer(c_int64_t) :: max_messages_per_rank, max_bytes_per_rank, runs_per_period
     integer(c_int) :: transport, shared_memory, bounded
     integer(c_int64_t) :: buffer_bytes
+    integer(c_int) :: threads, cores
   end type
 
   public :: redist_layout_create, redist_layout_create_window, redist_layout_free, &

@@ -313,6 +313,12 @@ void redist__machine_threads(redist__machine *m, int threads)
     m->threads_speedup = s;
 }
 
+int redist__model_threads(int threads, int cores)
+{
+    int n = threads < cores ? threads : cores;
+    return n > 1 ? n : 1;
+}
+
 void redist__machine_device(redist__machine *m)
 {
     m->copy_per_byte = m->device_copy_per_byte;

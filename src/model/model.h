@@ -88,6 +88,9 @@ void redist__machine_scale(redist__machine *m, double factor);
 double redist__thread_speedup(int threads, double limit);
 /* Divides the local-move costs by redist__thread_speedup(threads, m->copy_thread_limit). */
 void redist__machine_threads(redist__machine *m, int threads);
+/* The threads a rank's local moves count as in the model: its threads, at most the cores it
+   may run on (redist__cores: beyond them threads take turns and gain nothing). */
+int redist__model_threads(int threads, int cores);
 /* Device plans (options.memory): kernels pack, unpack and copy, so the local moves cost
    device_copy_per_byte a byte and nothing per run (one GPU thread per element); the copies
    between the device and the host are redist__cost_staging's. */

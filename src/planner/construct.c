@@ -134,6 +134,7 @@ static int set_up(struct redist_plan_s *p, const redist__plan_basis *basis)
     p->check_arguments = p->opt.check_arguments;
     p->threads = 1;
     p->thread_min_bytes = INT64_MAX;
+    p->cores = basis->parent != NULL ? basis->parent->cores : redist__cores();
     if (basis->parent != NULL) {
         p->threads = basis->parent->threads;
         p->thread_min_bytes = basis->parent->thread_min_bytes;

@@ -85,13 +85,14 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
     v[REDIST__MACHINE_NPARAMS] = m->shared_node;
 }
 
-/* The node's load, whether the plan spans nodes, and its threads as REDIST_MAX_THREADS minus
-   them (the maximum over ranks: the fewest threads, the slowest rank's local moves). */
+/* The node's load, whether the plan spans nodes, and its threads (at most its cores) as
+   REDIST_MAX_THREADS minus them (the maximum over ranks: the fewest, the slowest rank's local
+   moves). */
 static void load_to_values(const struct redist_plan_s *p, int64_t v[4])
 {
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
-    v[2] = REDIST_MAX_THREADS - p->threads;
+    v[2] = REDIST_MAX_THREADS - redist__model_threads(p->threads, p->cores);
     v[3] = !redist__shared_any(); /* MAX: some rank holds no node-shared allocation */
 }
 

@@ -5,7 +5,12 @@
 # is a usage error. A machine file whose copy_thread_limit is below 1 or not a number is
 # ignored as a whole, as for any other bad value (explain says so), and so is such a
 # REDIST_MACHINE_COPY_THREAD_LIMIT. Predictions use the machine's L: at L = 1 threads change
-# nothing, at L = 6.5 eight threads predict less.
+# nothing, at L = 6.5 eight threads predict less (on ranks of 8 cores: --cores 8). Threads
+# beyond a rank's cores take turns, which L must not absorb: calibrate times at most the cores
+# (its ranks unbound here: Open MPI binds each of 2 ranks to one core), and on one core per
+# rank (taskset -c 0) it keeps L and says why.
+# MPIEXEC_PREFLAGS is a list of flags, split on purpose.
+# shellcheck disable=SC2086
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
@@ -14,6 +19,10 @@ export OMP_WAIT_POLICY=passive
 unset REDIST_NUM_THREADS REDIST_MACHINE_COPY_THREAD_LIMIT
 # shellcheck disable=SC2086 # MPIEXEC_PREFLAGS is a list of flags
 mpi() { local n=$1; shift; run_cmd 240 "$MPIEXEC" -n "$n" $MPIEXEC_PREFLAGS "$REDIST" "$@"; }
+# each rank may run on every core (MPICH's hydra binds none by default)
+UNBOUND=()
+[[ "${REDIST_MPI:-openmpi}" == openmpi ]] && UNBOUND=(--bind-to none)
+unbound() { local n=$1; shift; run_cmd 240 "$MPIEXEC" -n "$n" $MPIEXEC_PREFLAGS "${UNBOUND[@]}" "$REDIST" "$@"; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP" "$CLI_OUT" "$CLI_ERR"' EXIT
 value() { awk -v k="$1" '$1 == k {print $3}' "$2"; }
@@ -24,7 +33,7 @@ openmp=1
 mpi 1 run --from n=48,block=2,procs=1 --to n=48,block=6 --threads 2
 grep -q "without OpenMP" "$CLI_ERR" && openmp=0
 
-mpi 2 calibrate --quick --threads 2 --output "$TMP/machine"
+unbound 2 calibrate --quick --threads 2 --output "$TMP/machine"
 limit=$(value copy_thread_limit "$TMP/machine")
 if [[ "$CLI_STATUS" != 0 ]]; then fail "calibrate --quick --threads 2: exit $CLI_STATUS"
 elif ! python3 -c "import sys; sys.exit(0 if 1 <= float(sys.argv[1]) < 1e6 else 1)" "${limit:-x}"
@@ -38,6 +47,16 @@ elif grep -Eq "^  1 thread +[0-9.]+ [mun]?s per execute" "$CLI_OUT" &&
     grep -Eq "^  copy thread limit +L = [0-9.e+]+: " "$CLI_OUT"
 then echo "ok: calibrate --threads 2 prints each thread count and L, writes copy_thread_limit = $limit"
 else fail "calibrate --threads 2: lines missing"; fi
+
+# One core per rank: threads cannot speed up its moves there; L is kept, and calibrate says why.
+printf 'copy_thread_limit = 3.5\n' >"$TMP/l35"
+REDIST_MACHINE_FILE="$TMP/l35" run_cmd 240 taskset -c 0 "$MPIEXEC" -n 2 $MPIEXEC_PREFLAGS \
+    "${UNBOUND[@]}" "$REDIST" calibrate --quick --threads 2 --output "$TMP/one-core"
+if [[ "$CLI_STATUS" == 0 && "$(value copy_thread_limit "$TMP/one-core")" == 3.5 ]] &&
+    grep -Eq "copy thread limit +not measured \(a rank may run on 1 core.*\): L = 3.5 kept" "$CLI_OUT" &&
+    ! grep -Eq "^  2 threads " "$CLI_OUT"
+then echo "ok: calibrate --threads 2 on one core per rank keeps L = 3.5, saying why"
+else fail "calibrate --threads 2 on one core per rank: exit $CLI_STATUS, L $(value copy_thread_limit "$TMP/one-core")"; fi
 
 # The file's L reaches explain's JSON machine object.
 REDIST_MACHINE_FILE="$TMP/machine" run_cmd 30 "$REDIST" explain "${PAIR[@]}" --json
@@ -80,7 +99,7 @@ done
 
 # Predictions: L = 1, threads predict as one; the default 6.5, eight threads predict less.
 predicted() { # FILE THREADS: auto's predicted seconds
-    REDIST_MACHINE_FILE="$1" run_cmd 30 "$REDIST" explain "${PAIR[@]}" --threads "$2" --json
+    REDIST_MACHINE_FILE="$1" run_cmd 30 "$REDIST" explain "${PAIR[@]}" --threads "$2" --cores 8 --json
     python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['predicted_seconds'])" "$CLI_OUT"
 }
 if [[ "$openmp" == 1 ]]; then

@@ -131,8 +131,9 @@ done
 # ---- the model speeds up the local moves: 8 threads predict less time than 1, and a pair
 # that MPI's one-thread datatype engine moves best with one thread is packed with eight. -----
 BIG=(--from "n=4000x4000,block=36,grid=1x2" --to "n=4000x4000,block=128,grid=1x2")
-predicted() { # threads -> auto's predicted seconds, and its transport, from --json
-    REDIST_MACHINE_FILE=/nonexistent "$REDIST" explain "${BIG[@]}" --threads "$1" --json |
+predicted() { # threads -> auto's predicted seconds, and its transport, from --json (a rank of
+    # 8 cores: the model counts at most the cores)
+    REDIST_MACHINE_FILE=/nonexistent "$REDIST" explain "${BIG[@]}" --threads "$1" --cores 8 --json |
         python3 -c 'import json,sys; d=json.load(sys.stdin); a=[r for r in d["algorithms"] if r.get("chosen")][0]; print(a["predicted_seconds"], a["transport"])'
 }
 read -r t1 tr1 <<<"$(predicted 1)"
