@@ -229,9 +229,11 @@ int redist_device_copy(void *to, const void *from, size_t bytes);
    arrays (docs/api.md, "Node-shared arrays"). Collective over comm: each rank gets its own
    `bytes` (0 allowed: still a pointer to free), 64-byte aligned. NOMEM (with /dev/shm's free
    space in the detail) where the node's shared memory cannot hold its ranks' parts; every
-   error the same on every rank. redist_free(base): collective over the same comm, in the
-   same order as the allocations; REDIST_ERR_BUSY on every rank while an execute started on
-   arrays in it is in flight, REDIST_ERR_MISMATCH if the ranks free different allocations.
+   error the same on every rank. redist_free(base): collective over the same comm, every rank
+   freeing the allocations of one comm in the same order as the others (any order, not
+   necessarily that of the allocations); REDIST_ERR_BUSY on every rank while an execute
+   started on arrays in it is in flight, REDIST_ERR_MISMATCH if the ranks free different
+   allocations.
    A base inside an allocation (not its start, or just past its end) or in one freed already
    (the last 64 freed over a comm that still exists are remembered) is REDIST_ERR_ARG on every
    rank and frees nothing. Any other address (NULL, memory of no allocation) names no comm:

@@ -2,8 +2,9 @@
 # ctest install_man: the man pages man/redist.1 (the tool) and man/redist.3 (the C API)
 # render without a warning (groff -man -ww, and man -l), have a NAME line whatis can read,
 # and cannot go stale silently: every sub-command and every option the tool's help lists is
-# in redist.1, every function and error code redist.h declares is in redist.3, and neither
-# page names a sub-command or function that no longer exists.
+# in redist.1, every function and error code redist.h declares is in redist.3, and so are
+# every field of redist_options and every REDIST_MEMORY_* and REDIST_TRANSPORT_* value they
+# take, and neither page names a sub-command or function that no longer exists.
 #   bash tests/install/test_man.sh TOOL SOURCE_DIR
 set -euo pipefail
 tool=${1:?usage: test_man.sh TOOL SOURCE_DIR}
@@ -72,8 +73,27 @@ for e in "${codes[@]}"; do
     grep -Fq "$e" <<<"$t3" || bad "redist.3 does not list $e"
 done
 
+# The options: every field of redist_options (each declarator of its member lines) and the
+# named values of its memory and transport fields.
+mapfile -t fields < <(awk '/^typedef struct redist_options \{/ {on = 1; next}
+    /^\} redist_options;/ {on = 0}
+    on && /^    [a-z]/ {
+        line = $0; sub(/;.*/, "", line)
+        sub(/^ +(const |unsigned |struct )*[a-z_0-9]+[ *]+/, "", line)
+        n = split(line, parts, ",")
+        for (i = 1; i <= n; i++) { f = parts[i]; gsub(/[ *]|\[[0-9]*\]/, "", f); print f }
+    }' "$header")
+[[ ${#fields[@]} -ge 15 ]] || bad "found only ${#fields[@]} fields of redist_options in redist.h"
+for f in "${fields[@]}"; do
+    grep -Eq "(^|[^a-z_])$f([^a-z_]|$)" <<<"$t3" || bad "redist.3 does not name the option field $f"
+done
+mapfile -t values < <(grep -oE 'REDIST_(MEMORY|TRANSPORT)_[A-Z]+' "$header" | sort -u)
+for v in "${values[@]}"; do
+    grep -Fq "$v" <<<"$t3" || bad "redist.3 does not define $v"
+done
+
 if [[ $errors -ne 0 ]]; then
     echo "install_man: FAILED ($errors problems)" >&2
     exit 1
 fi
-echo "install_man: redist.1 and redist.3 render cleanly; ${#commands[@]} sub-commands, ${#functions[@]} functions and ${#codes[@]} codes covered"
+echo "install_man: redist.1 and redist.3 render cleanly; ${#commands[@]} sub-commands, ${#functions[@]} functions, ${#codes[@]} codes, ${#fields[@]} option fields and ${#values[@]} option values covered"

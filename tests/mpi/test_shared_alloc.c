@@ -3,7 +3,7 @@
  * - Sizes differing by rank (0 on some): each base is 64-byte aligned and every byte of it
  *   writable and kept (a pattern written, then read back after the others wrote theirs);
  *   0 bytes still give a pointer, freed like any other; allocations over MPI_COMM_SELF and
- *   a split communicator; twenty live at once, freed in order.
+ *   a split communicator; twenty live at once, freed in order; three freed last made first.
  * - Errors, the same code on every rank and no hang: bytes < 0 or base NULL on one rank
  *   (ARG), a node whose shared memory cannot hold its parts (REDIST_SHM_LIMIT small: NOMEM,
  *   the detail naming /dev/shm), a malformed REDIST_RANKS_PER_NODE (ARG), ranks freeing
@@ -95,6 +95,12 @@ static void sizes(void)
                 fail("twenty at once", "allocations %d and %d share an address", i, j);
     for (int i = 0; i < 20; i++)
         same_everywhere("twenty freed", redist_free(many[i]), REDIST_SUCCESS);
+    /* the order of the frees is the ranks' common one, not that of the allocations */
+    for (int i = 0; i < 3; i++)
+        same_everywhere("three at once", redist_alloc(MPI_COMM_WORLD, 64, &many[i]),
+                        REDIST_SUCCESS);
+    for (int i = 2; i >= 0; i--)
+        same_everywhere("three freed, the last made first", redist_free(many[i]), REDIST_SUCCESS);
 }
 
 static void errors(void)
