@@ -219,7 +219,8 @@ typedef struct redist_options {
 /* Device memory for bindings: arrays in the memory device plans take, through the library's
    own backend (the CUDA driver loaded at run time, or REDIST_DEVICE_BACKEND=emulated's), for
    a language binding or test without CUDA of its own. REDIST_ERR_UNSUPPORTED where no
-   device loads. copy: either side device memory, synchronous. */
+   device loads. copy: either side device memory, synchronous. free: NULL does nothing; any
+   other address alloc did not return, or that was freed, is REDIST_ERR_ARG. */
 int redist_device_alloc(size_t bytes, void **ptr);
 int redist_device_free(void *ptr);
 int redist_device_copy(void *to, const void *from, size_t bytes);

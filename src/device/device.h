@@ -7,8 +7,9 @@
  *   cuda      the CUDA driver, loaded at run time (dlopen libcuda.so.1: no link-time
  *             dependency, the library loads where no driver is); cuda.c.
  *   emulated  for tests on machines without a GPU: "device" memory is mappings the host
- *             cannot touch (PROT_NONE) except inside the backend's own copies and kernels,
- *             so that a host access to device memory crashes; emulated.c.
+ *             cannot touch (PROT_NONE); only the backend's own copies and kernels reach it,
+ *             through a second mapping of the same pages, so that a host access to device
+ *             memory anywhere else crashes; emulated.c.
  * REDIST_DEVICE_BACKEND=emulated selects the emulated one (tests); the default is cuda.
  *
  * No MPI here. Every function returns REDIST_SUCCESS or an error code with its detail set

@@ -1,11 +1,16 @@
 /* The emulated device (device.h), for tests on machines without a GPU: every code path of
  * device execution runs, and any host access to device memory crashes.
  *
- * Device memory is anonymous mappings kept PROT_NONE. The backend's own copies and kernels
- * open the mappings they touch (PROT_READ | PROT_WRITE), do the work on the host (a kernel
- * is redist__move_range: the same runs and offsets a GPU kernel walks), and close them
- * again. A library path that reads or writes device memory itself, anywhere else, takes a
- * SIGSEGV. The mappings are listed so that REDIST_MEMORY_AUTO can ask whose a pointer is.
+ * Device memory is shared memory (memfd) mapped twice: the device view, PROT_NONE, is what
+ * the library and the user get as device pointers; the host view, readable and writable,
+ * lies elsewhere and only this file knows it. The backend's own copies and kernels translate
+ * each device address to the host view and do the work on the host (a kernel is the same
+ * runs and offsets a GPU kernel walks). A library path that reads or writes a device pointer
+ * itself, anywhere else, takes a SIGSEGV. Two views instead of opening and closing one
+ * mapping with mprotect at each access: a protection change is a system call and, on a
+ * virtual machine, a TLB shoot-down across its cores, which made the emulated tests spend
+ * more time in the kernel than in the tests. The mappings are listed so that
+ * REDIST_MEMORY_AUTO can ask whose a pointer is.
  *
  * Streams: as on a GPU, copies and kernels are asynchronous. They are checked when posted
  * (a range that is not device memory fails at once, as CUDA's calls do) and queued; the
@@ -13,8 +18,8 @@
  * orders more than CUDA's streams do, never less) and before device memory is freed. So a
  * library path that reads a copy's host destination, or rewrites its host source, before
  * it waits for the stream sees stale data and fails the test, as it would on a GPU. One
- * lock guards the lists and the open/close pairs (threads of a rank may call at once). */
-#define _DEFAULT_SOURCE
+ * lock guards the lists and the queue (threads of a rank may call at once). */
+#define _GNU_SOURCE /* memfd_create */
 #include "device/device.h"
 
 #include "device/decode.h"
@@ -27,8 +32,9 @@
 #include <unistd.h>
 
 typedef struct mapping {
-    char *base;
+    char *base; /* device memory: the device view; pinned host memory: the range itself */
     size_t len;
+    char *view; /* device memory: the host view of the same pages; pinned ranges: NULL */
 } mapping;
 
 /* A list of ranges (unordered). */
@@ -73,8 +79,9 @@ static const mapping *holding(const ranges *r, const void *p, size_t bytes)
     return NULL;
 }
 
-/* Appends [base, base + len) to r; 0, or -1 when out of memory. */
-static int add_range(ranges *r, char *base, size_t len)
+/* Appends [base, base + len) (with its host view, or NULL) to r; 0, or -1 when out of
+   memory. */
+static int add_range(ranges *r, char *base, size_t len, char *view)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
@@ -84,7 +91,7 @@ static int add_range(ranges *r, char *base, size_t len)
         r->at = m;
         r->cap = cap;
     }
-    r->at[r->n++] = (mapping){base, len};
+    r->at[r->n++] = (mapping){base, len, view};
     return 0;
 }
 
@@ -107,22 +114,56 @@ static const mapping *find(const void *p, size_t bytes)
     return holding(&maps, p, bytes);
 }
 
+/* The host view of device address p, which m holds. */
+static char *host_view(const mapping *m, const void *p)
+{
+    return m->view + ((const char *)p - m->base);
+}
+
+/* The two views of `len` bytes of new shared memory (an anonymous file): the device one
+   inaccessible, the host one read-write. */
+static int map_twice(size_t len, char **device, char **view)
+{
+    int fd = memfd_create("redist-emulated-device", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    void *d = MAP_FAILED, *v = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0) {
+        d = mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, 0);
+        v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    close(fd); /* the mappings keep the memory */
+    if (d == MAP_FAILED || v == MAP_FAILED) {
+        if (d != MAP_FAILED)
+            munmap(d, len);
+        if (v != MAP_FAILED)
+            munmap(v, len);
+        return -1;
+    }
+    *device = d;
+    *view = v;
+    return 0;
+}
+
 static int e_alloc(size_t bytes, void **ptr)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (bytes + page - 1) / page * page;
-    if (len == 0)
-        len = page;
-    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return redist__fail(REDIST_ERR_NOMEM, "emulated device: mmap of %zu bytes failed", len);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (bytes > (size_t)INT64_MAX - page) /* no rounding up past SIZE_MAX or off_t */
+        return redist__fail(REDIST_ERR_NOMEM,
+                            "emulated device: %zu bytes is more than any memory holds", bytes);
+    size_t len = bytes == 0 ? page : (bytes + page - 1) / page * page;
+    char *device = NULL, *view = NULL;
+    if (map_twice(len, &device, &view) != 0)
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: %zu bytes of memory failed", len);
     pthread_mutex_lock(&lock);
-    int full = add_range(&maps, p, len);
+    int full = add_range(&maps, device, len, view);
     pthread_mutex_unlock(&lock);
     if (full) {
-        munmap(p, len);
+        munmap(device, len);
+        munmap(view, len);
         return redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of mappings");
     }
-    *ptr = p;
+    *ptr = device;
     return REDIST_SUCCESS;
 }
 
@@ -131,8 +172,10 @@ static void e_free(void *ptr)
     pthread_mutex_lock(&lock);
     run_queue(); /* as cuMemFree, after the work posted on it */
     mapping m;
-    if (drop_range(&maps, ptr, &m))
+    if (drop_range(&maps, ptr, &m)) {
         munmap(m.base, m.len);
+        munmap(m.view, m.len);
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -141,7 +184,7 @@ static void e_free(void *ptr)
 static int e_host_register(void *ptr, size_t bytes)
 {
     pthread_mutex_lock(&lock);
-    int full = add_range(&pins, ptr, bytes);
+    int full = add_range(&pins, ptr, bytes, NULL);
     pthread_mutex_unlock(&lock);
     return full ? redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of pinned ranges")
                 : REDIST_SUCCESS;
@@ -182,17 +225,12 @@ uint64_t redist__device_emulated_pageable_copies(void)
     return n;
 }
 
-/* Opens (prot != PROT_NONE) or closes the mapping of a device range; the lock is held. */
-static int set(const void *p, size_t bytes, int prot, const char *what)
+/* The failure for a range that should be device memory and is not. */
+static int not_device(const void *p, size_t bytes, const char *what)
 {
-    const mapping *m = find(p, bytes);
-    if (m == NULL)
-        return redist__fail(REDIST_ERR_ARG,
-                            "emulated device: %s: %zu bytes at %p are not device memory", what,
-                            bytes, p);
-    return mprotect(m->base, m->len, prot) == 0
-               ? REDIST_SUCCESS
-               : redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: mprotect failed");
+    return redist__fail(REDIST_ERR_ARG,
+                        "emulated device: %s: %zu bytes at %p are not device memory", what, bytes,
+                        p);
 }
 
 /* Appends w to the queue (the lock is held). */
@@ -217,9 +255,9 @@ static int e_copy(void *to, const void *from, size_t bytes, int direction, void 
     int err = REDIST_SUCCESS;
     pthread_mutex_lock(&lock);
     if (direction != REDIST__TO_DEVICE && find(from, bytes) == NULL)
-        err = set(from, bytes, PROT_NONE, "copy source"); /* the failure, with its detail */
+        err = not_device(from, bytes, "copy source");
     if (err == REDIST_SUCCESS && direction != REDIST__TO_HOST && find(to, bytes) == NULL)
-        err = set(to, bytes, PROT_NONE, "copy destination");
+        err = not_device(to, bytes, "copy destination");
     const void *host = direction == REDIST__TO_HOST     ? to
                        : direction == REDIST__TO_DEVICE ? from
                                                         : NULL;
@@ -233,21 +271,26 @@ static int e_copy(void *to, const void *from, size_t bytes, int direction, void 
     return err;
 }
 
+/* A posted copy, through the host views of its device sides (checked again: the memory may
+   have been freed since). */
 static int run_copy(const posted *w)
 {
-    int rw = PROT_READ | PROT_WRITE, err = REDIST_SUCCESS, dir = w->kind;
+    const char *from = w->a;
+    char *to = w->b;
     size_t bytes = w->elsize;
-    if (dir != REDIST__TO_DEVICE)
-        err = set(w->a, bytes, rw, "copy source");
-    if (err == REDIST_SUCCESS && dir != REDIST__TO_HOST)
-        err = set(w->b, bytes, rw, "copy destination");
-    if (err == REDIST_SUCCESS)
-        memmove(w->b, w->a, bytes);
-    if (dir != REDIST__TO_DEVICE && find(w->a, bytes))
-        set(w->a, bytes, PROT_NONE, "copy source");
-    if (dir != REDIST__TO_HOST && find(w->b, bytes))
-        set(w->b, bytes, PROT_NONE, "copy destination");
-    return err;
+    const mapping *m;
+    if (w->kind != REDIST__TO_DEVICE) {
+        if ((m = find(from, bytes)) == NULL)
+            return not_device(from, bytes, "copy source");
+        from = host_view(m, from);
+    }
+    if (w->kind != REDIST__TO_HOST) {
+        if ((m = find(to, bytes)) == NULL)
+            return not_device(to, bytes, "copy destination");
+        to = host_view(m, to);
+    }
+    memmove(to, from, bytes);
+    return REDIST_SUCCESS;
 }
 
 static int run_kernel(const posted *w);
@@ -346,19 +389,21 @@ static int e_upload(const redist__msg *m, redist__device_msg **out)
     return REDIST_SUCCESS;
 }
 
-/* Opens or closes every mapping (the lock is held). */
-static int set_all(int prot)
+/* The host view of the element of `bytes` at device address p: from *last, the mapping of
+   the kernel's previous element (most share one), else looked up and kept in *last; NULL if
+   no device memory holds it (a GPU kernel would fault). The lock is held. */
+static char *element_view(const char *p, size_t bytes, const mapping **last)
 {
-    for (size_t i = 0; i < maps.n; i++)
-        if (mprotect(maps.at[i].base, maps.at[i].len, prot) != 0)
-            return redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: mprotect failed");
-    return REDIST_SUCCESS;
+    const mapping *m = *last;
+    if (m == NULL || p < m->base || p + bytes > m->base + m->len)
+        m = *last = find(p, bytes);
+    return m != NULL ? host_view(m, p) : NULL;
 }
 
-/* A kernel, as kernels.cu's: each element's offsets decoded from the lists (decode.h), with
-   the device open. Every mapping, not only the two arrays': an array's pointer may lie before
-   its first element (a window's local index 0), and a GPU kernel may read anything its
-   context maps. */
+/* A kernel, as kernels.cu's: each element's offsets decoded from the lists (decode.h), each
+   element reached through the host view of whichever mapping holds it, not only the two
+   arrays': an array's pointer may lie before its first element (a window's local index 0),
+   and a GPU kernel may read anything its context maps. */
 static int e_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                   const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
 {
@@ -377,16 +422,20 @@ static int run_kernel(const posted *w)
     const redist__device_msg *dm = w->dm;
     int64_t es = (int64_t)w->elsize;
     const redist__scale *sc = w->kind == REDIST__PACK || !w->scaled ? NULL : &w->sc;
-    int err = set_all(PROT_READ | PROT_WRITE);
-    for (int64_t e = w->lo; err == REDIST_SUCCESS && e < w->hi; e++) {
+    const mapping *read_map = NULL, *write_map = NULL;
+    for (int64_t e = w->lo; e < w->hi; e++) {
         int64_t from =
             w->kind == REDIST__UNPACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 0);
         int64_t to =
             w->kind == REDIST__PACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 1);
-        redist__put(sc, w->b + to * es, es, w->a + from * es, es, 1, w->elsize);
+        const char *a = element_view(w->a + from * es, w->elsize, &read_map);
+        char *b = element_view(w->b + to * es, w->elsize, &write_map);
+        if (a == NULL || b == NULL)
+            return not_device(a == NULL ? w->a + from * es : w->b + to * es, w->elsize,
+                              a == NULL ? "a kernel's read" : "a kernel's write");
+        redist__put(sc, b, es, a, es, 1, w->elsize);
     }
-    int err2 = set_all(PROT_NONE);
-    return err != REDIST_SUCCESS ? err : err2;
+    return REDIST_SUCCESS;
 }
 
 static int e_idle(void)
