@@ -54,6 +54,8 @@ class Stats(ctypes.Structure):
         ("shared_memory", c_int),
         ("bounded", c_int),
         ("buffer_bytes", c_int64),
+        ("threads", c_int),
+        ("cores", c_int),
     ]
 
 

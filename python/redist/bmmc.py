@@ -5,13 +5,13 @@ bit i of columns[j] is A[i][j]. The matrix builders return columns (a list of n 
 vector_reversal also the complement."""
 import ctypes
 
-import numpy as np
-
-from . import _lib, _mpi
-from ._core import Plan, _check
+from . import _args, _lib, _mpi
+from ._core import Plan, _agree_dtypes, _check
 
 
 def _columns(fn, n, *args):
+    """The n columns a builder writes (C checks n's range: 0 <= n <= 64)."""
+    n = _args.integer(n, "n")
     cols = (ctypes.c_uint64 * 64)()
     _check(fn(*args, cols) if args else fn(n, cols))
     return [int(c) for c in cols[:n]]
@@ -23,6 +23,7 @@ def identity(n):
 
 def transpose(a, b):
     """The transpose of a 2^a x 2^b matrix (n = a + b bits)."""
+    a, b = _args.integer(a, "a"), _args.integer(b, "b")
     return _columns(_lib.bmmc_transpose, a + b, a, b)
 
 
@@ -39,10 +40,12 @@ def gray_inverse(n):
 
 
 def shuffle(n, k):
-    return _columns(_lib.bmmc_shuffle, n, n, k)
+    n = _args.integer(n, "n")
+    return _columns(_lib.bmmc_shuffle, n, n, _args.integer(k, "k"))
 
 
 def vector_reversal(n):
+    n = _args.integer(n, "n")
     cols, comp = (ctypes.c_uint64 * 64)(), ctypes.c_uint64()
     _check(_lib.bmmc_vector_reversal(n, cols, ctypes.byref(comp)))
     return [int(c) for c in cols[:n]], int(comp.value)
@@ -51,21 +54,29 @@ def vector_reversal(n):
 class BmmcPlan(Plan):
     """A BMMC permutation plan (redist_plan_create_bmmc): n bits, f local low bits, columns
     and complement; plan(a) takes this rank's N/P elements and returns its N/P permuted
-    ones. Host memory only."""
+    ones. Host memory only. Its checks are agreed over comm, as every plan's."""
 
     def __init__(self, n, f, columns, complement, dtype, comm, **options):
-        self._setup(None, None, dtype, comm, options)
-        cols = (ctypes.c_uint64 * max(len(columns), 1))(*[int(c) for c in columns])
-        if len(columns) != n:
-            raise ValueError(f"redist: {len(columns)} columns for n = {n}")
+        _agree_dtypes(comm, lambda: self._setup_bmmc(n, f, columns, complement, dtype, comm,
+                                                     options))
         h = ctypes.c_void_p()
-        _check(_lib.plan_create_bmmc(int(n), int(f), cols, int(complement),
+        _check(_lib.plan_create_bmmc(self.n, self.f, self._columns, self.complement,
                                      _mpi.handle(self._type), _mpi.handle(comm),
                                      ctypes.byref(self._opt), ctypes.byref(h)))
         self._h = h.value
-        local = (1 << n) // comm.Get_size()
+        local = (1 << self.n) // comm.Get_size()
         self._src_shape = self._dst_shape = (local,)
+
+    def _setup_bmmc(self, n, f, columns, complement, dtype, comm, options):
+        """This rank's checks (local): C reads n columns."""
+        self.n, self.f = _args.integer(n, "n"), _args.integer(f, "f")
+        cols = _args.integers(columns, "columns", self.n, f"one per bit: n = {self.n}",
+                              _args.UINT64)
+        self._columns = (ctypes.c_uint64 * max(len(cols), 1))(*cols)
+        self.complement = _args.integer(complement, "complement", _args.UINT64)
         self.src = self.dst = _Flat()
+        self._common(dtype, comm, options, ())  # C refuses any permutation: none to count
+        return self.dtype.str
 
 
 class _Flat:

@@ -1,5 +1,7 @@
 """The package's tests run under mpiexec at 1 to 4 ranks (make python-check): every rank runs
 every test, and every test's collective calls are made by every rank in the same order."""
+import contextlib
+
 import numpy as np
 import pytest
 from mpi4py import MPI
@@ -39,3 +41,43 @@ def global_values(layout, rank, dtype):
 def same_everywhere(comm, value):
     """True if value is the same on every rank (collective)."""
     return len(set(comm.allgather(value))) == 1
+
+
+def outcome(fn):
+    """What fn() did: "ok", a redist.Error's name, or another exception's class name."""
+    try:
+        fn()
+        return "ok"
+    except redist.Error as e:
+        return e.name
+    except Exception as e:  # noqa: BLE001 - the class is what the tests compare
+        return type(e).__name__
+
+
+def everywhere(comm, fn, want):
+    """fn() (collective) ends as `want` (see outcome) on every rank: no rank raises alone,
+    which would leave the others waiting in a collective call (collective itself)."""
+    got = outcome(fn)
+    seen = comm.allgather(got)
+    assert len(set(seen)) == 1, f"ranks disagree: {seen}"
+    assert got == want, f"{got}, expected {want}"
+
+
+@contextlib.contextmanager
+def two_groups(comm, tag):
+    """(intercommunicator, is_source, src, dst): world ranks 0 .. k-1 (k = p // 2) the source
+    group, the others the destination group, and a 9 x 4 layout over each; freed on exit.
+    Skips at 1 rank, where there are no two groups."""
+    p, rank = comm.Get_size(), comm.Get_rank()
+    if p < 2:
+        pytest.skip("an intercommunicator needs two groups: 2 ranks or more")
+    k = p // 2
+    is_source = rank < k
+    group = comm.Split(int(is_source), rank)
+    inter = group.Create_intercomm(0, comm, k if is_source else 0, tag)
+    try:
+        yield (inter, is_source, redist.BlockCyclic((9, 4), (2, 2), (k, 1)),
+               redist.BlockCyclic((9, 4), (3, 1), (p - k, 1)))
+    finally:
+        inter.Free()
+        group.Free()

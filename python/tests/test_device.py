@@ -95,3 +95,16 @@ def test_cupy_arrays(comm, memory):
                 code = e.name
             assert same_everywhere(comm, code)
             assert comm.allreduce(int(a.size > 0)) == 0 or code == "REDIST_ERR_ARG"
+
+
+def test_one_shot_device_array_and_none(comm):
+    """Rank 0 holds the source in device memory, the others pass None: they learn the dtype
+    and the memory ("auto": their results are host arrays; at 1 rank "cuda")."""
+    rank, p = comm.Get_rank(), comm.Get_size()
+    src = redist.BlockCyclic((10, 4), (3, 2), (1, 1), ranks=[0])
+    dst = redist.BlockCyclic((10, 4), (2, 2), (p, 1), order="F")
+    a = redist.DeviceArray.from_host(global_values(src, 0, np.complex64)) if rank == 0 else None
+    b = redist.redistribute(a, src, dst, comm)
+    host = b.to_host() if rank == 0 else b
+    assert (rank == 0) == hasattr(b, "__cuda_array_interface__")
+    assert np.array_equal(host, global_values(dst, rank, np.complex64))
