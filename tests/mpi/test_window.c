@@ -113,27 +113,19 @@ static void storage_of(const case_t *cs, const side_t *s, int rank, const int64_
     }
 }
 
-/* Where window element w[] lives: its rank and storage offset on that rank. */
-static int locate(const case_t *cs, const side_t *s, const int64_t w[], const int64_t pads[][MAXD],
-                  int *rank, int64_t *off)
+/* Where window element w[] lives: its rank, and its storage offset there given that rank's
+   storage strides (the caller's, used only when the element is its own). */
+static int locate(const case_t *cs, const side_t *s, const int64_t w[], const int64_t stride[],
+                  int64_t *off)
 {
-    int c[MAXD];
-    int64_t l[MAXD];
+    int pos = 0;
+    *off = 0;
     for (int k = 0; k < cs->ndims; k++) {
         int64_t g = s->offset[k] + w[k];
-        c[k] = (int)((g / s->block[k] + s->first[k]) % s->grid[k]);
-        l[k] = g / (s->block[k] * s->grid[k]) * s->block[k] + g % s->block[k];
+        pos = pos * s->grid[k] + (int)((g / s->block[k] + s->first[k]) % s->grid[k]);
+        *off += (g / (s->block[k] * s->grid[k]) * s->block[k] + g % s->block[k]) * stride[k];
     }
-    int pos = 0;
-    for (int k = 0; k < cs->ndims; k++)
-        pos = pos * s->grid[k] + c[k];
-    *rank = s->ranks[pos];
-    storage_t st;
-    storage_of(cs, s, *rank, pads[*rank], &st);
-    *off = 0;
-    for (int k = 0; k < cs->ndims; k++)
-        *off += l[k] * st.stride[k];
-    return 0;
+    return s->ranks[pos];
 }
 
 /* ---- values -------------------------------------------------------------------------- */
@@ -218,14 +210,16 @@ static void scale_oracle(const case_t *cs, int width, double x[2], double *y)
 static void fill_window(const case_t *cs, const side_t *s, const int64_t pads[][MAXD], double *a,
                         int width)
 {
+    storage_t st; /* this rank's strides, worked out once rather than per element */
+    storage_of(cs, s, me, pads[me], &st);
+    if (!st.held)
+        return;
     int64_t w[MAXD], at[MAXD], off;
-    int rank;
     for (int64_t lin = 0; lin < window_total(cs); lin++) {
         window_index(cs, lin, w);
         for (int k = 0; k < cs->ndims; k++)
             at[k] = s == &cs->dst && cs->permuted ? w[cs->perm[k]] : w[k];
-        locate(cs, s, at, pads, &rank, &off);
-        if (rank != me)
+        if (locate(cs, s, at, st.stride, &off) != me)
             continue;
         double x[2] = {element_value(lin), element_value(lin) + 0.25}, *y = a + off * width;
         if (s == &cs->dst && cs->scaled) /* what the plan must leave: beta y + alpha op(x) */

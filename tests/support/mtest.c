@@ -30,6 +30,53 @@ int64_t mtest_global_linear(int nd, const int64_t n[], const int64_t block[], co
     return g;
 }
 
+int mtest_globals_open(mtest_globals *w, int nd, const int64_t n[], const int64_t block[],
+                       const int grid[], const int first[], int order, const int64_t shape[],
+                       const int coords[])
+{
+    memset(w, 0, sizeof *w);
+    if (nd < 1 || nd > 16)
+        return -1;
+    w->nd = nd;
+    w->order = order;
+    int64_t mult = 1; /* part[k][l]: what local index l along k adds to the global index */
+    for (int k = nd - 1; k >= 0; k--) {
+        w->shape[k] = shape[k];
+        w->part[k] = malloc((size_t)(shape[k] > 0 ? shape[k] : 1) * sizeof *w->part[k]);
+        if (w->part[k] == NULL) {
+            mtest_globals_close(w);
+            return -1;
+        }
+        for (int64_t l = 0; l < shape[k]; l++)
+            w->part[k][l] =
+                mult * mtest_global_of(l, block[k], grid[k], first ? first[k] : 0, coords[k]);
+        mult *= n[k];
+    }
+    return 0;
+}
+
+int64_t mtest_globals_next(mtest_globals *w)
+{
+    int64_t g = 0;
+    for (int k = 0; k < w->nd; k++)
+        g += w->part[k][w->at[k]];
+    for (int j = 0; j < w->nd; j++) { /* the next element: the fastest dimension first */
+        int k = w->order == 0 ? w->nd - 1 - j : j; /* REDIST_ROW_MAJOR is 0 */
+        if (++w->at[k] < w->shape[k])
+            break;
+        w->at[k] = 0;
+    }
+    return g;
+}
+
+void mtest_globals_close(mtest_globals *w)
+{
+    for (int k = 0; k < 16; k++) {
+        free(w->part[k]);
+        w->part[k] = NULL;
+    }
+}
+
 int mtest_all_same(int v)
 {
     int mn, mx;

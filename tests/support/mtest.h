@@ -22,6 +22,21 @@ int64_t mtest_global_linear(int nd, const int64_t n[], const int64_t block[], co
                             const int first[], int order, const int64_t shape[], const int coords[],
                             int64_t i);
 
+/* The same for every local element in turn: after mtest_globals_open, each
+   mtest_globals_next returns mtest_global_linear(..., i) for i = 0, 1, ... (storage order),
+   from each dimension's global indices worked out once, so that the oracle of a large array
+   costs an addition per element instead of divisions. open returns 0, or -1 (nothing to
+   close) when nd > 16 or out of memory. */
+typedef struct mtest_globals {
+    int nd, order;
+    int64_t shape[16], at[16], *part[16];
+} mtest_globals;
+int mtest_globals_open(mtest_globals *w, int nd, const int64_t n[], const int64_t block[],
+                       const int grid[], const int first[], int order, const int64_t shape[],
+                       const int coords[]);
+int64_t mtest_globals_next(mtest_globals *w);
+void mtest_globals_close(mtest_globals *w);
+
 /* 1 if v is the same on every rank of MPI_COMM_WORLD (collective). */
 int mtest_all_same(int v);
 
