@@ -1,7 +1,10 @@
 # redist: convenience front end over CMake/CTest. The real build is CMakeLists.txt.
 #
 #   make / make build     configure + build (Release) in build/
-#   make check            install deps, build, run all tests; then the same with ASan+UBSan
+#   make check            install deps, build, run the tests of both builds (plain and
+#                         ASan+UBSan) not labelled long, and the Python check
+#   make check-long       the tests labelled long of both builds (CI runs both)
+#   make check-once       each MPI program once, the command-line tests (CI: MPI=mpich)
 #   make demo             install deps, build, run `redist demo` on 4 ranks
 #   make install PREFIX=dir   (and DESTDIR=dir; docs/install.md)
 #   make uninstall        remove the files of the last install from $(BUILD_DIR)
@@ -9,7 +12,8 @@
 #   make deb-check        as root: build the package, apt-get install it, run the consumer
 #                         check (tests/consumer/) against /usr, then remove the package
 #   make bench            build, then run bench/run.sh
-#   make test             run the tests of build/ only (no rebuild of build-asan/)
+#   make test             run make check's tests of build/ only (no rebuild of build-asan/;
+#                         CTEST_SELECT="" for all of them)
 #   make asan             build and test build-asan/ only
 #   make python-check     the Python package's tests (python/tests) at 1-4 ranks (part of check)
 #   make stress           long randomized runs: thousands of random cases per test and rank
@@ -53,17 +57,27 @@ PREFIX         ?= /usr/local
 JOBS           ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_JOBS     ?= $(JOBS)
 WERROR         ?= ON
-# The plain build runs every MPI test at all these rank counts; the sanitizer build, 3 to 5
-# times slower per test, at 1 to 4 ranks, which keeps `make check` under 15 minutes on two
-# cores (all seven counts there took 13 of its 21 minutes).
+# The plain build registers every MPI test at all these rank counts, the sanitizer build (3
+# to 5 times slower per test) at 1 to 4; make check runs them at the CHECK_NPROCS counts
+# (plain) and ASAN_CHECK_NPROCS (sanitizer), make check-long at the others.
 MPI_NPROCS     ?= 1 2 3 4 5 7 8
 ASAN_MPI_NPROCS ?= 1 2 3 4
+CHECK_NPROCS   ?= 1 2 3
+ASAN_CHECK_NPROCS ?= 2
 CMAKE          ?= cmake
 CTEST          ?= ctest
 CLANG_FORMAT   ?= clang-format
 CMAKE_ARGS     ?=
 ASAN_CMAKE_ARGS ?=
 DEMO_NP        ?= 4
+# The target times on a 2-core machine (CI's kind) of make check, check-long and check-once:
+# each fails when it takes more than twice its target on a machine with 2 or more cores, and
+# prints its SLOWEST tests.
+CHECK_TARGET_SECONDS ?= 720
+CHECK_LONG_TARGET_SECONDS ?= 900
+CHECK_ONCE_TARGET_SECONDS ?= 600
+SLOWEST        ?= 15
+CTEST_SELECT   ?= -LE long
 
 empty :=
 space := $(empty) $(empty)
@@ -71,17 +85,20 @@ semi_list = $(subst $(space),;,$(strip $(1)))
 
 CONFIGURE      = $(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
                  -DREDIST_WERROR=$(WERROR) "-DREDIST_MPI_NPROCS=$(call semi_list,$(MPI_NPROCS))" \
+                 "-DREDIST_CHECK_NPROCS=$(call semi_list,$(CHECK_NPROCS))" \
                  $(MPI_CMAKE_ARGS) $(CMAKE_ARGS)
 CONFIGURE_ASAN = $(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
                  -DREDIST_SANITIZE=ON -DREDIST_BUILD_BENCH=OFF -DREDIST_WERROR=$(WERROR) \
-                 "-DREDIST_MPI_NPROCS=$(call semi_list,$(ASAN_MPI_NPROCS))" $(MPI_CMAKE_ARGS) \
+                 "-DREDIST_MPI_NPROCS=$(call semi_list,$(ASAN_MPI_NPROCS))" \
+                 "-DREDIST_CHECK_NPROCS=$(call semi_list,$(ASAN_CHECK_NPROCS))" $(MPI_CMAKE_ARGS) \
                  $(ASAN_CMAKE_ARGS)
 
 # include/redist.h is hand-formatted and owned by the API; not reformatted by default.
 FORMAT_DIRS    ?= src tools tests bench examples
 C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check test asan asan-build tsan demo install bench format format-check clean python-check
+.PHONY: all build deps check check-long check-once run-check test asan asan-build tsan demo \
+        install bench format format-check clean python-check
 
 all: build
 
@@ -96,11 +113,12 @@ asan-build:
 	$(CONFIGURE_ASAN)
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 
-# Runs ctest in directory $(1); leaves ctest's "N% tests passed" line in $(1)/ctest-summary.txt.
+# Runs ctest in directory $(1) on the tests $(CTEST_SELECT) picks; leaves ctest's "N% tests
+# passed" line in $(1)/ctest-summary.txt.
 define run_ctest
-	@echo "== ctest in $(1)"
+	@echo "== ctest $(CTEST_SELECT) in $(1)"
 	@rm -f $(1)/ctest-summary.txt
-	@cd $(1) && set +e; $(CTEST) --output-on-failure -j$(CTEST_JOBS) 2>&1 | tee ctest.log; \
+	@cd $(1) && set +e; $(CTEST) --output-on-failure -j$(CTEST_JOBS) $(CTEST_SELECT) 2>&1 | tee ctest.log; \
 	  rc=$${PIPESTATUS[0]}; \
 	  line=$$(grep -E 'tests passed|No tests were found' ctest.log | tail -n 1); \
 	  echo "$${line:-ctest did not report a result} (exit $$rc)" > ctest-summary.txt; \
@@ -113,27 +131,68 @@ test:
 asan: asan-build
 	$(call run_ctest,$(ASAN_DIR))
 
-# Every stage runs even if an earlier test stage failed, so one run shows all failures.
-check:
+# make check and its two companions (docs/architecture.md, "Tests and their time"), one
+# recipe: CHECK_NAME, which tests (CTEST_SELECT), whether the sanitizer build and the Python
+# check run, and the target time, whose double fails the run. Every stage runs even if an
+# earlier test stage failed, so one run shows all failures.
+CHECK_NAME     ?= check
+CHECK_ASAN     ?= 1
+CHECK_PYTHON   ?= 1
+run-check:
 	@start=$$(date +%s); status=0; \
-	rm -f $(BUILD_DIR)/ctest-summary.txt $(ASAN_DIR)/ctest-summary.txt; \
-	bash scripts/install-deps.sh || { echo "make check: FAILED (missing dependencies)"; exit 1; }; \
-	$(MAKE) --no-print-directory build || { echo "make check: FAILED (build in $(BUILD_DIR) failed)"; exit 1; }; \
+	rm -f $(BUILD_DIR)/ctest-summary.txt $(ASAN_DIR)/ctest-summary.txt $(BUILD_DIR)/python-check.log; \
+	bash scripts/install-deps.sh || { echo "make $(CHECK_NAME): FAILED (missing dependencies)"; exit 1; }; \
+	$(MAKE) --no-print-directory build || { echo "make $(CHECK_NAME): FAILED (build in $(BUILD_DIR) failed)"; exit 1; }; \
 	$(MAKE) --no-print-directory test || status=1; \
-	$(MAKE) --no-print-directory asan || status=1; \
-	$(MAKE) --no-print-directory python-check > $(BUILD_DIR)/python-check.log 2>&1 || status=1; \
-	cat $(BUILD_DIR)/python-check.log; \
+	if [ "$(CHECK_ASAN)" = 1 ]; then $(MAKE) --no-print-directory asan || status=1; fi; \
+	if [ "$(CHECK_PYTHON)" = 1 ]; then \
+	  $(MAKE) --no-print-directory python-check > $(BUILD_DIR)/python-check.log 2>&1 || status=1; \
+	  cat $(BUILD_DIR)/python-check.log; \
+	fi; \
 	secs=$$(( $$(date +%s) - start )); \
-	plain=$$(cat $(BUILD_DIR)/ctest-summary.txt 2>/dev/null || echo "not run"); \
-	asan=$$(cat $(ASAN_DIR)/ctest-summary.txt 2>/dev/null || echo "not run (build failed?)"); \
 	echo ""; \
-	echo "== check summary"; \
-	echo "   $(BUILD_DIR):      $$plain"; \
-	echo "   $(ASAN_DIR): $$asan"; \
-	echo "   python:     $$(tail -n 1 $(BUILD_DIR)/python-check.log 2>/dev/null)"; \
-	if [ $$status -eq 0 ]; then echo "make check: PASSED in $${secs}s"; \
-	else echo "make check: FAILED in $${secs}s"; fi; \
+	echo "== the $(SLOWEST) slowest tests"; \
+	logs="$(BUILD_DIR)=$(BUILD_DIR)/ctest.log"; \
+	if [ "$(CHECK_ASAN)" = 1 ]; then logs="$$logs $(ASAN_DIR)=$(ASAN_DIR)/ctest.log"; fi; \
+	bash scripts/slowest.sh $(SLOWEST) $$logs; \
+	echo ""; \
+	echo "== $(CHECK_NAME) summary"; \
+	echo "   $(BUILD_DIR):      $$(cat $(BUILD_DIR)/ctest-summary.txt 2>/dev/null || echo "not run")"; \
+	if [ "$(CHECK_ASAN)" = 1 ]; then \
+	  echo "   $(ASAN_DIR): $$(cat $(ASAN_DIR)/ctest-summary.txt 2>/dev/null || echo "not run (build failed?)")"; \
+	fi; \
+	if [ "$(CHECK_PYTHON)" = 1 ]; then \
+	  echo "   python:     $$(tail -n 1 $(BUILD_DIR)/python-check.log 2>/dev/null)"; \
+	fi; \
+	if [ $$(nproc) -ge 2 ] && [ $$secs -gt $$(( 2 * $(CHECK_TARGET_SECONDS) )) ]; then \
+	  echo "make $(CHECK_NAME): TOO SLOW: $${secs}s is more than twice its target of" \
+	       "$(CHECK_TARGET_SECONDS)s on this $$(nproc)-core machine, and CI's limit cuts a slow" \
+	       "suite off. The slowest tests are above; docs/architecture.md, \"Tests and their" \
+	       "time\", says where a test belongs."; \
+	  status=1; \
+	fi; \
+	if [ $$status -eq 0 ]; then echo "make $(CHECK_NAME): PASSED in $${secs}s"; \
+	else echo "make $(CHECK_NAME): FAILED in $${secs}s"; fi; \
 	exit $$status
+
+# What every change runs: both builds, the tests not labelled `long`, the Python check.
+check:
+	@$(MAKE) --no-print-directory run-check CHECK_NAME=check CTEST_SELECT="-LE long"
+
+# The rest of the suite (CI runs it after make check): the tests labelled `long` of both
+# builds: MPI programs at more ranks than make check's, threaded runs at the counts of their
+# `threads:` lines, the sanitizer build's other rank counts, its whole unit tests and its
+# command-line tests, the Debian package.
+check-long:
+	@$(MAKE) --no-print-directory run-check CHECK_NAME=check-long CTEST_SELECT="-L long" \
+	  CHECK_PYTHON=0 CHECK_TARGET_SECONDS=$(CHECK_LONG_TARGET_SECONDS)
+
+# Each MPI test program once (its run labelled `once`: at 3 ranks, or the nearest count it
+# allows), the examples at 3 ranks and the command-line tests, in the plain build: CI's stage
+# with the other MPI (make check-once MPI=mpich).
+check-once:
+	@$(MAKE) --no-print-directory run-check CHECK_NAME=check-once CTEST_SELECT="-L 'once|cli'" \
+	  CHECK_ASAN=0 CHECK_PYTHON=0 CHECK_TARGET_SECONDS=$(CHECK_ONCE_TARGET_SECONDS)
 
 # The Python package's tests (python/tests) at 1 to 4 ranks, from the build tree.
 python-check: build
