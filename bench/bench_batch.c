@@ -5,7 +5,7 @@
  *     mpirun -np 4 build/bench_batch [--reps R] [--k K] [--arrays malloc|shared]
  *
  * --arrays shared: the local arrays from redist_alloc (node-shared memory): on one node the
- * plans and the batch copy each message once (issue 30).
+ * plans and the batch copy each message once.
  *
  * For each size n (n x n doubles, cyclic(4) x cyclic(4) on a 2-D grid of the processes to
  * cyclic(16) x cyclic(16) on the transposed grid, row-major) and K arrays (default 8): the K

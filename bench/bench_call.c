@@ -1,5 +1,5 @@
-/* The cost of one execute called from C, for the Python package's overhead (issue 29,
- * python/bench/overhead.py runs this program and reports both): a tiny 8 x 8 re-blocking of
+/* The cost of one execute called from C, for the Python package's overhead
+ * (python/bench/overhead.py runs this program and reports both): a tiny 8 x 8 re-blocking of
  * doubles ((2, 2) -> (4, 4) blocks) on one rank, the plan made once; 20000 executes per
  * round, the median of 5 rounds, printed as microseconds per execute.
  *

@@ -23,9 +23,9 @@ static inline double bench_median(double *t, int n)
 }
 
 /* count doubles (room for at least one): malloc'd, or with shared node-shared memory from
-   redist_alloc over MPI_COMM_WORLD, where plans copy on-node messages once (issue 30;
-   collective: every rank allocates, and frees with bench_free_doubles, in the same order).
-   A failure stops the program. */
+   redist_alloc over MPI_COMM_WORLD, where plans copy on-node messages once (collective:
+   every rank allocates, and frees with bench_free_doubles, in the same order). A failure
+   stops the program. */
 static inline double *bench_doubles(int shared, int64_t count)
 {
     void *p = NULL;

@@ -1,5 +1,5 @@
-/* bench_device: device-memory redistribution (issue 28) against the naive user path and the
- * staging floor, same run.
+/* bench_device: device-memory redistribution against the naive user path and the staging
+ * floor, same run.
  *
  *     mpirun -n 4 build/bench_device [--case NAME[,NAME...]] [--size N] [--reps R]
  *            [--budget SEC] [--window 0|1] [--csv FILE]
@@ -18,8 +18,8 @@
  *   device  a plan with options.memory = REDIST_MEMORY_CUDA on device arrays: kernels pack
  *           and unpack, messages staged through the plan's pinned host buffers, pipelined;
  *           redist_execute returns with dst complete.
- *   naive   the user's path without issue 28: the whole local src copied device -> host
- *           into a plain malloc'd (pageable) array, the host plan's redist_execute, the
+ *   naive   the user's path without device plans: the whole local src copied device ->
+ *           host into a plain malloc'd (pageable) array, the host plan's redist_execute, the
  *           whole local dst copied host -> device, then a sync.
  *   floor   the staging floor: each rank copies the bytes its device plan sends
  *           (redist_plan_stats: bytes_sent) off the GPU, then the bytes it receives
@@ -43,7 +43,7 @@
  * repetitions (never below min(R, 5)) if the warm-ups say R rounds of the four methods
  * would take longer than SEC seconds.
  *
- * Targets (issue 28), on a GPU node with 4 ranks sharing one GPU, n = 8000: device at least
+ * Targets, on a GPU node with 4 ranks sharing one GPU, n = 8000: device at least
  * 2x faster than naive (naive/device >= 2) and within 1.5x of the floor
  * (device/floor <= 1.5).
  *

@@ -1,5 +1,5 @@
 /* bench_overlap: how much of a redistribution redist_start / redist_test / redist_wait hide
- * behind computation ([SD96] §3.3's overlap of communication with computation; issue 12).
+ * behind computation ([SD96] §3.3's overlap of communication with computation).
  *
  *     mpirun -np 2 build/bench_overlap [--case NAME[,NAME...]] [--n N] [--reps R]
  *            [--slices S] [--modes M[,M...]] [--ratio X]

@@ -26,9 +26,9 @@
  * pdgemr2d or pdtran (compare them at P x T ranks, one thread each), and with --alltoallw
  * redist's `alltoallw` algorithm (one MPI_Alltoallw with derived datatypes: the hand-made
  * baseline). --arrays shared takes the local arrays from redist_alloc (node-shared memory:
- * on-node messages copied once, issue 30). Each method runs once as a
- * warm-up, redist's and ScaLAPACK's results are checked element by element, then R timed
- * repetitions (default 6): barrier, time, run, MPI_Allreduce(MAX); the median is printed.
+ * on-node messages copied once). Each method runs once as a warm-up, redist's and
+ * ScaLAPACK's results are checked element by element, then R timed repetitions (default 6):
+ * barrier, time, run, MPI_Allreduce(MAX); the median is printed.
  *
  * Exit status: 0 if every checked result was right, 1 otherwise.
  */

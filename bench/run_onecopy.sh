@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 30 (one copy on a node) on the 16-core node, run by hand where one is lent: the
-# correctness runs at 16 ranks bound to cores and the benchmark figures of docs/dev/one-copy.md.
+# One copy on a node (redist_alloc's arrays) on the 16-core node, run by hand where one is
+# lent: the correctness runs at 16 ranks bound to cores and the benchmark figures of
+# docs/dev/one-copy.md.
 # From a copy of the repository holding a build (or tests/gpu/slim.sh's copy of it) and
 # .node/mpi-runtime.tgz (the node has no MPI of its own; docs/dev/device.md, "The CUDA backend",
 # and tests/gpu/run.sh say how it is carried):
@@ -62,7 +63,7 @@ for arrays in shared malloc; do
     go 150 "$np" OMP_NUM_THREADS=1 -- "$B/bench_threads" --n "$n" --reps 7 --arrays "$arrays" \
         --alltoallw --case same,blocks,grid,half,small,1d
 done
-# 2 ranks x 8 threads (issue 27's figures, two copies per moved byte then)
+# 2 ranks x 8 threads (docs/performance.md's threads figures, two copies per moved byte then)
 map=(--map-by slot:PE=8)
 go 90 2 OMP_NUM_THREADS=8 OMP_PROC_BIND=close OMP_PLACES=cores -- "$B/bench_threads" --n "$n" \
     --threads 8 --reps 7 --arrays shared --case same,blocks,grid,small,grid1d,1d

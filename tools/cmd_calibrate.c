@@ -613,7 +613,7 @@ static void measure_threads(cal *c, int most, double *limit)
                "copy thread limit", l);
 }
 
-/* ---- device plans (issue 28): device_per_byte, device_launch, device_copy_per_byte ---------- */
+/* ---- device plans: device_per_byte, device_launch, device_copy_per_byte --------------- */
 
 typedef struct device_arg {
     redist__device *dev;

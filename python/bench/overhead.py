@@ -1,4 +1,4 @@
-"""The package's overhead per execute (issue 29's target: <= 5 us over the C call): plan(a,
+"""The package's overhead per execute (the target: <= 5 us over the C call): plan(a,
 out=b) on a tiny 8 x 8 re-blocking on one rank, against the same C function called through
 ctypes with the addresses ready, and against a C program making the same plan and calls
 (build/bench_call, next to the library, run here in the same session), 20000 executes each,

@@ -1,4 +1,4 @@
-"""Node-shared local arrays (issue 30: layout.empty(..., shared=True), redist_alloc): NumPy
+"""Node-shared local arrays (layout.empty(..., shared=True), redist_alloc): NumPy
 arrays that plans take as any other, freed collectively, refused while an execute on them is
 in flight."""
 import numpy as np

@@ -1,4 +1,4 @@
-/* redist_alloc and redist_free (redist.h; issue 30): local arrays in memory shared by the
+/* redist_alloc and redist_free (redist.h): local arrays in memory shared by the
  * ranks of a node, so that a plan can copy its on-node traffic once, straight between the
  * ranks' arrays (exec/shared.h keeps the list). Every step that can fail on one rank is
  * agreed (redist__agree) before the next collective call, so that every rank returns the

@@ -14,7 +14,7 @@
  * agreement of execute included) and redist_test / redist_wait drive it (exec.c calls the
  * batch's progress below).
  *
- * One copy on a node (issue 30; exec/onecopy.c for single plans): a pair of ranks on one
+ * One copy on a node (exec/onecopy.c for single plans): a pair of ranks on one
  * node (the plan's node) exchanges a note first. The sender's note says where its arrays are
  * (header 1, then per array {allocation id, its rank in the allocation's node, the byte
  * offset of the array's window base}) when every array with elements for the peer lies in a

@@ -11,7 +11,7 @@
  * (kernels_image.c, generated). A message's index lists (decode.h) are copied to device memory
  * at plan time; a kernel launch covers a piece of a message, one thread per element.
  *
- * Not verified on a GPU yet (issue 28: the node run is pending). Types are declared here
+ * Not verified on a GPU yet (the run on a GPU node is pending). Types are declared here
  * (the few the calls need), so that building needs no CUDA headers. */
 #define _GNU_SOURCE
 #include "device/device.h"

@@ -1,4 +1,4 @@
-/* The closed form a device kernel walks (issue 28): element e of a message, in buffer order,
+/* The closed form a device kernel walks: element e of a message, in buffer order,
  * to its element offset in the source or the destination array. A message is levels (the
  * slowest dimension first) of run groups, as index/copy.c's walk orders them: level l's
  * indices are its run groups' in turn, run group g giving `count` replicas of `len`

@@ -1,4 +1,4 @@
-/* Device memory (issue 28): the local arrays of a plan may live where the host cannot
+/* Device memory: the local arrays of a plan may live where the host cannot
  * address them (a GPU's memory). A backend owns that memory's operations: allocation, copies
  * between it and host memory, and the kernels that pack, unpack and copy a message's
  * elements inside it, on the runs and offsets the host uses (index.h's messages).

@@ -1,4 +1,4 @@
-/* The device kernels (issue 28): a message's elements [lo, hi) between an array and the
+/* The device kernels: a message's elements [lo, hi) between an array and the
  * packed buffer, or between two arrays (the self part), each thread decoding its elements'
  * offsets from the message's levels and run groups (decode.h: the closed form the host's walk
  * follows, checked against it by tests/unit/test_decode.c). Built by nvcc when the toolkit

@@ -201,7 +201,7 @@ int redist__shm_setup(struct redist_plan_s *plan, int64_t window_bytes);
 void redist__shm_free(struct redist_plan_s *plan);
 /* Memory barrier for the window (MPI_Win_sync) around notifications. */
 void redist__shm_sync(struct redist_plan_s *plan);
-/* ---- one copy on a node (onecopy.c, issue 30) -------------------------------------------
+/* ---- one copy on a node (onecopy.c) ----------------------------------------------------
    Where a rank's src lies in a redist_alloc allocation that a node peer can map, the peer
    copies its elements straight from that src into its own dst: no pack, no window. Made at
    plan creation for plans with the shared-memory window (collective over the node: each

@@ -1,4 +1,4 @@
-/* One copy on a node (issue 30; exec.h, "one copy on a node").
+/* One copy on a node (exec.h, "one copy on a node").
  *
  * Through the shared-memory window (shm.c) a message between ranks of a node costs two
  * copies: the sender packs into its window, the receiver unpacks from it. When the sender's

@@ -1,4 +1,4 @@
-/* Overlap inside a rank (issue 27, item 3): while the calling thread waits in MPI for the
+/* Overlap inside a rank: while the calling thread waits in MPI for the
  * next message, the other threads of the plan's team unpack the messages that have
  * arrived, and copy the self part.
  *

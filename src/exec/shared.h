@@ -1,6 +1,6 @@
-/* Internal (not installed): the node-shared allocations of redist_alloc (issue 30; api/alloc.c
- * makes and frees them, shared.c keeps the process's list). A plan asks the list whether an
- * array lies in one, to copy its on-node traffic once, straight between the ranks' arrays. */
+/* Internal (not installed): the node-shared allocations of redist_alloc (api/alloc.c makes
+ * and frees them, shared.c keeps the process's list). A plan asks the list whether an array
+ * lies in one, to copy its on-node traffic once, straight between the ranks' arrays. */
 #ifndef REDIST_SHARED_H
 #define REDIST_SHARED_H
 

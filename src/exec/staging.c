@@ -1,4 +1,4 @@
-/* Device memory in a plan (issue 28; options.memory): the plan's moves of the user's arrays
+/* Device memory in a plan (options.memory): the plan's moves of the user's arrays
  * run as kernels on the device (device/device.h), and what travels between ranks is staged
  * through the plan's host buffers, as with host arrays.
  *

@@ -1,5 +1,5 @@
-/* One copy in the destination's order, row by row (issue 30; docs/dev/one-copy.md, "Pulled
- * by rows"). Pure index code: no MPI, no threads.
+/* One copy in the destination's order, row by row (docs/dev/one-copy.md, "Pulled by rows").
+ * Pure index code: no MPI, no threads.
  *
  * A rank that copies its node peers' messages straight from their src (exec/onecopy.c)
  * fills dst from several messages at once. A 2-D re-block's messages each cover every P-th

@@ -42,7 +42,7 @@ typedef struct redist__machine {
                                     allocation when the plan was made, so its arrays are taken to
                                     be node-shared: a packed byte is copied once, read from the
                                     sender's src by the receiver (exec/onecopy.c), at
-                                    window_per_byte (issue 30) */
+                                    window_per_byte */
     double threads_speedup;      /* what redist__machine_threads divided the moves by (0 or 1:
                                     one thread); general's walk divides its per_index work by it */
 } redist__machine;
@@ -186,7 +186,7 @@ double redist__cost_moves(const redist__case *c, const redist__machine *m, int t
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory);
 
-/* Device plans (options.memory; issue 28): what staging adds to an execute. Each byte a rank
+/* Device plans (options.memory): what staging adds to an execute. Each byte a rank
    sends is packed by a kernel and copied off its device, each byte it receives copied on and
    unpacked, the self part copied by a kernel (device_per_byte, device_copy_per_byte); about
    three posted operations or waits per message and per piece of stage_bytes

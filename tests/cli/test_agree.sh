@@ -5,7 +5,7 @@
 # such as "run: --type given twice", names its own); where both succeed, a forced
 # algorithm is the one both plan, with the same steps, and both say whether the plan is
 # bounded. The sets cover the options the two share (--from, --to, --type, --algorithm,
-# --max-buffer, --permute, --relabel), alone and together, valid and not (issue 25: explain
+# --max-buffer, --permute, --relabel), alone and together, valid and not (once, explain
 # accepted a bound of fewer than two elements that run refused). The communicator size reads
 # alike in explain --procs, simulate --procs and bench --procs (simulate refused 2^10 and 1k,
 # which explain took; bench refused 2^2).

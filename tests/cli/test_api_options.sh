@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# docs/api.md's listing of redist_options against include/redist.h (issue 25, item 9): the C
-# block and the table of "Algorithms and options" must each name every field of
-# `struct redist_options` exactly once and nothing else. A field added to the header and not
-# to api.md (or left in api.md after it is gone) fails here. The tool is not used.
+# docs/api.md's listing of redist_options against include/redist.h: the C block and the
+# table of "Algorithms and options" must each name every field of `struct redist_options`
+# exactly once and nothing else. A field added to the header and not to api.md (or left in
+# api.md after it is gone) fails here. The tool is not used.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 

@@ -2,7 +2,7 @@
 # redist run --batch K reports what one execute moves, all K arrays (docs/tool.md, `--batch`):
 # the header names K arrays and their bytes in all and each, GB/s is the K arrays' bytes over
 # Tmed (text and --quiet: gbps, with arrays=K and bytes=), as the traffic lines count all K
-# (the most bytes a rank sends is K times a single array's). Issue 25: the size and GB/s were
+# (the most bytes a rank sends is K times a single array's). Once, the size and GB/s were
 # one array's while the traffic lines counted all four, so the rate read 4x too low.
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

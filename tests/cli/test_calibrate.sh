@@ -5,7 +5,7 @@
 # --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
 # line per case and the summary, and writes a CSV whose header is docs/tool.md's column list,
 # whose rows have regrets >= the chosen-best relation and, for algorithms that do not apply,
-# empty figures (issue 25: they were predicted_s=0, measured_s=0), and which
+# empty figures (once, they were predicted_s=0, measured_s=0), and which
 # bench/model_summary.py reads; bad options exit 2 naming the option.
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

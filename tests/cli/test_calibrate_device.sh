@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device terms of the model (issue 28): with a device on every rank (here the emulated
+# The device terms of the model: with a device on every rank (here the emulated
 # one, REDIST_DEVICE_BACKEND=emulated) calibrate times round trips off and onto it and a
 # device plan's kernel, prints them and writes device_per_byte, device_copy_per_byte and
 # device_launch (positive) with the other parameters; without one (CI has no CUDA driver) it

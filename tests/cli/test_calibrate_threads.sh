@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# copy_thread_limit (issue 27): calibrate --threads 2 times the library's local moves at 1 and 2
+# copy_thread_limit: calibrate --threads 2 times the library's local moves at 1 and 2
 # threads, prints each with its speedup and the fitted L, and writes copy_thread_limit >= 1
 # with the other parameters; without --threads it keeps the value plans read; a bad --threads
 # is a usage error. A machine file whose copy_thread_limit is below 1 or not a number is

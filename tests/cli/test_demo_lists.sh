@@ -4,7 +4,7 @@
 # word-wrapped under its label. On 1, 3, 4 and 5 ranks (part 1 runs on min(P, 4) of them):
 # every algorithm the library lists is named exactly once, in the list of what happened to
 # it, and the not-applicable list is exactly what explain finds not applicable for the same
-# pair and communicator; no line holds words of both lists (issue 25: the two lists were
+# pair and communicator; no line holds words of both lists (once, the two lists were
 # printed word by word as the algorithms ran, so they interleaved mid-line).
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -5,7 +5,7 @@
 # written by one of the invocations below (--tables with and without tables, --relabel,
 # --permute, algorithms that do and do not apply); explain --help names every top-level key.
 # An algorithms[] entry's `chosen` is a boolean, true on exactly the row of the algorithm auto
-# chooses, also when --algorithm forces another. Issue 25: the table missed machine's
+# chooses, also when --algorithm forces another. Once, the table missed machine's
 # window_per_byte and per_index (and the top level's transport, bounded, buffer_bytes), and
 # `chosen` repeated the row's name.
 # shellcheck source=tests/cli/lib.sh

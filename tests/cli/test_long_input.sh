@@ -3,7 +3,7 @@
 # (GEN_BLOCK) split over 64 and 1000 ranks, whose block= runs to hundreds and thousands of
 # characters, long rank lists, counts written with many digits, a long --repeat and a long
 # bench --procs list are read whole, and the canonical forms explain and run print are whole
-# too (issue 25: a dimension's sizes past 255 characters were a syntax error, a ranks= item
+# too (once, a dimension's sizes past 255 characters were a syntax error, a ranks= item
 # past 127, --repeat past 63; bench took at most 16 rank counts; canonical forms were cut at
 # 511 characters and rank lists at 255). A bad value inside a long one is named, and a
 # message quotes at most 60 characters of what the user typed.

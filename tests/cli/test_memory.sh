@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --memory (issue 28): run takes host, cuda or auto; with the emulated device
+# --memory: run takes host, cuda or auto; with the emulated device
 # (REDIST_DEVICE_BACKEND=emulated: memory the host cannot touch) run verifies every element
 # with both arrays on the device (cuda) and with the source there and the destination in
 # host memory (auto), at 1 and 3 ranks, bounded, scaled, transposed and threaded, in a batch

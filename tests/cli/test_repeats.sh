@@ -3,8 +3,8 @@
 # (docs/tool.md): exit 2 and one line "redist: CMD: --opt given twice (see redist CMD --help)",
 # whether each is written --opt V or --opt=V (and -q is --quiet), flags included; help, --help
 # and --version refuse words they do not take. Distinct options (--alpha and --beta) are still
-# taken together. Issue 25: `--procs 2 --procs 3`, two --from and `redist help run extra`
-# were silently accepted (the last one given won).
+# taken together. `--procs 2 --procs 3`, two --from and `redist help run extra` were once
+# silently accepted (the last one given won).
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"

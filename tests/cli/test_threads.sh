@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --threads N (issue 27): run, bench, demo and explain take it; a bad value is a usage error
+# --threads N: run, bench, demo and explain take it; a bad value is a usage error
 # (exit 2, one line on rank 0) in each; run with threads verifies every element at 1 and 3
 # ranks, for a plain, a batch, a relabelled, an inter and a transposing plan, and reports the
 # threads it used; without --threads REDIST_NUM_THREADS applies, and a malformed variable

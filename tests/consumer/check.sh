@@ -1,7 +1,7 @@
 #!/bin/bash
-# The consumer check (issue 17, item 5): build the programs of this directory against an
-# INSTALLED redist, with pkg-config and with CMake's find_package, C and Fortran, and run
-# each under mpiexec, checking its report (every element verified, none wrong).
+# The consumer check: build the programs of this directory against an INSTALLED redist,
+# with pkg-config and with CMake's find_package, C and Fortran, and run each under mpiexec,
+# checking its report (every element verified, none wrong).
 #
 #   bash tests/consumer/check.sh PREFIX
 #   bash tests/consumer/check.sh --install BUILD_DIR PREFIX   (installs BUILD_DIR there first)

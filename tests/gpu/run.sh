@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Device memory on a GPU node (issues 28, 29), run by hand where one is lent: the node has
-# CUDA's driver but no MPI (docs/dev/device.md, "The CUDA backend"). From a copy of the
+# Device memory on a GPU node, the library's and the Python package's, run by hand where one
+# is lent: the node has CUDA's driver but no MPI (docs/dev/device.md, "The CUDA backend").
+# From a copy of the
 # repository holding a build (built here, with nvcc: the kernels are embedded) and
 # .node/mpi-runtime.tgz:
 #
@@ -18,14 +19,14 @@
 # 4 ranks sharing the GPU; test_random_layouts with its arrays in device memory (memory =
 # CUDA and AUTO); `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing
 # and a scaled pair; the benchmark bench_device (device plans against the naive
-# copy-off/host-plan/copy-on path and the staging floor; issue 28's targets: naive/device
-# >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000), with the shared-memory window and
-# without (options.shared_memory = 0: the messages through MPI); test_batch and test_inter
-# with memory = CUDA and AUTO; the Python package's tests, CuPy's arrays included (issue
-# 29), at 1, 2 and 4 ranks, where python3 has NumPy, mpi4py for this Open MPI, pytest and
-# CuPy (.node/py, if there, is put on PYTHONPATH: Debian's pytest, which the GPU node's
-# image lacks; tests/gpu/slim.sh --python makes it); bench_device at 1 and 2
-# ranks; `redist calibrate` for the device terms.
+# copy-off/host-plan/copy-on path and the staging floor; the device path's targets:
+# naive/device >= 2 and device/floor <= 1.5 at 4 ranks, n = 8000), with the shared-memory
+# window and without (options.shared_memory = 0: the messages through MPI); test_batch and
+# test_inter with memory = CUDA and AUTO; the Python package's tests, CuPy's arrays
+# included, at 1, 2 and 4 ranks, where python3 has NumPy, mpi4py for this Open MPI, pytest
+# and CuPy (.node/py, if there, is put on PYTHONPATH: Debian's pytest, which the GPU node's
+# image lacks; tests/gpu/slim.sh --python makes it); bench_device at 1 and 2 ranks;
+# `redist calibrate` for the device terms.
 # Prints one line per correctness run, each benchmark's output in full, and a summary;
 # exit 1 if any run failed (a benchmark fails on a wrong element or an error, not on a
 # missed target).
@@ -115,7 +116,7 @@ run 90 4 -- "$B/redist" run --from n=3000x3000,block=50x50 --to n=3000x3000,bloc
     --memory cuda --alpha 2 --beta 0.5 --verify
 fi
 if part bench; then
-echo "== bench_device (issue 28's targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
+echo "== bench_device (the targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
 bench 150 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 20
 echo "== bench_device without the shared-memory window (the messages through MPI)"
 bench 120 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 15 --case 36to128,grid,2to4 --window 0
@@ -129,7 +130,7 @@ for np in 2 4; do # test_inter needs 2 ranks: a source and a destination group
 done
 fi
 if part python; then
-# The Python package (issue 29) with CuPy's arrays, where python3 has what it needs.
+# The Python package with CuPy's arrays, where python3 has what it needs.
 [[ -d .node/py ]] && export PYTHONPATH="$PWD/.node/py${PYTHONPATH:+:$PYTHONPATH}"
 # orterun puts its own prefix (/usr/bin) first in PATH: the interpreter by its full path (the
 # node's is a venv's, with NumPy, mpi4py and CuPy)

@@ -1,4 +1,4 @@
-/* The bad-input catalogue (issue 16): every public function of redist.h against every class of
+/* The bad-input catalogue: every public function of redist.h against every class of
  * bad input, as one table. Each entry names the function, the class of bad input, a runner
  * and its variant (which argument the runner spoils), the code every rank must return and a
  * word its detail must contain. For each entry the driver checks, on every rank:
@@ -15,7 +15,7 @@
  *
  * It runs with MPI's default error handlers (MPI_ERRORS_ARE_FATAL on every communicator, the
  * intercommunicator included): an error that MPI raised on a handle the library did not
- * create would abort the job instead of coming back as a code (issue 25).
+ * create would abort the job instead of coming back as a code.
  *
  * Arguments that differ between ranks (layouts, windows, irregular blocks, algorithms, types,
  * roots, counts, shifts, ops, options fields, permutations, alpha/beta, batch counts, BMMC

@@ -2,7 +2,7 @@
 /* The reductions (redist_reduce, redist_allreduce, redist_scan, redist_reduce_scatter) on every
  * predefined op x every predefined type, and on derived types, with MPI's DEFAULT error
  * handlers (MPI_ERRORS_ARE_FATAL): an error MPI raised inside the library on a handle it did
- * not create would abort the job (issue 25). Against the MPI standard's table (MPI 4.0
+ * not create would abort the job. Against the MPI standard's table (MPI 4.0
  * §6.9.2, written here per type, independently of the library's per-class table) and MPI's
  * own MPI_Allreduce (on a duplicate whose handler returns) as the reference:
  *

@@ -1,4 +1,4 @@
-/* Device memory's rules (issue 28; docs/api.md, "Device memory"), on whatever backend this
+/* Device memory's rules (docs/api.md, "Device memory"), on whatever backend this
  * process has: make check runs it three times, with REDIST_DEVICE_BACKEND=emulated, unset
  * (the CUDA driver: none on CI, so every CUDA plan is refused) and =bogus.
  *

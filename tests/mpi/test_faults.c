@@ -1,4 +1,4 @@
-/* Faults (issue 16, item 5):
+/* Faults:
  *
  *  1. Allocation failures: for every plan kind (every algorithm and transport variant on a
  *     2-D and a 1-D pair, permutation with scaling, irregular blocks, windows, batches,

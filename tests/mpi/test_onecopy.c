@@ -1,5 +1,5 @@
 /* threads: 3 */
-/* One copy on a node (issue 30, item 2; src/exec/onecopy.c): plans on arrays from
+/* One copy on a node (src/exec/onecopy.c): plans on arrays from
  * redist_alloc copy each on-node message once, straight from the sender's src.
  *
  * The plans take the packed transport (one copy replaces its window). A PMPI wrapper counts

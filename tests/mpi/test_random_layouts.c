@@ -75,7 +75,7 @@ static int threads_of_rank(int rank)
     const char *v = getenv("REDIST_NUM_THREADS");
     return v != NULL && atoi(v) > 0 ? atoi(v) + rank % 2 : 0;
 }
-/* Device memory (issue 28; support/mdevice.h): REDIST_TEST_MEMORY=cuda or auto. */
+/* Device memory (support/mdevice.h): REDIST_TEST_MEMORY=cuda or auto. */
 static int test_memory = REDIST_MEMORY_HOST;
 #define device_capable mtest_device_capable
 #define on_device mtest_on_device

@@ -1,4 +1,4 @@
-/* redist_alloc and redist_free (issue 30, item 1; redist.h): node-shared local arrays.
+/* redist_alloc and redist_free (redist.h): node-shared local arrays.
  *
  * - Sizes differing by rank (0 on some): each base is 64-byte aligned and every byte of it
  *   writable and kept (a pattern written, then read back after the others wrote theirs);

@@ -1,5 +1,5 @@
 /* threads: 3 1 4 */
-/* Stress and resources (issue 16, items 4 and 6):
+/* Stress and resources:
  *
  *  1. Executing allocates nothing: for every algorithm and transport variant (and a batch,
  *     and BMMC on a power-of-two number of ranks), redist_execute, redist_start +

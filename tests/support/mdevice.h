@@ -1,4 +1,4 @@
-/* Device memory in the MPI tests (issue 28): REDIST_TEST_MEMORY=cuda runs a test's cases with
+/* Device memory in the MPI tests: REDIST_TEST_MEMORY=cuda runs a test's cases with
  * their arrays in device memory (options.memory = REDIST_MEMORY_CUDA), =auto with
  * options.memory = REDIST_MEMORY_AUTO and each execute's arrays in device or host memory in
  * turn. With REDIST_DEVICE_BACKEND=emulated (make check, make stress) that memory is the

@@ -128,7 +128,7 @@ void mtest_watchdog(int seconds, int rank, const char *fmt, ...);
 long mtest_live_comms(void);
 long mtest_live_types(void);
 
-/* Host arrays for a test's executes (issue 30). REDIST_TEST_SHARED=all: every one from
+/* Host arrays for a test's executes. REDIST_TEST_SHARED=all: every one from
    redist_alloc over MPI_COMM_WORLD (node-shared memory: plans then copy on-node messages
    once); =mixed: so too, but every third (by rank and `salt`) a malloc'd one instead, so that
    executes mix both; unset: malloc. Collective over MPI_COMM_WORLD unless unset: every rank

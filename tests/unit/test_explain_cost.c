@@ -1,10 +1,10 @@
 /* link: redist */
-/* Serial test: explain and plan building cost nothing for the ranks that hold nothing
- * (issue 25, item 6). `redist explain --from n=10,block=3,procs=2^19 --to n=10` took 31 s:
- * it built every member rank's messages, and each rank's pattern of a one-block-per-rank
- * dimension allocated arrays as long as the other side's grid. No timing here: the library's
- * allocator counts calls and bytes (redist__alloc_calls, redist__alloc_bytes), and they must
- * not change with the number of ranks when the array is the same.
+/* Serial test: explain and plan building cost nothing for the ranks that hold nothing.
+ * `redist explain --from n=10,block=3,procs=2^19 --to n=10` once took 31 s: it built every
+ * member rank's messages, and each rank's pattern of a one-block-per-rank dimension
+ * allocated arrays as long as the other side's grid. No timing here: the library's allocator
+ * counts calls and bytes (redist__alloc_calls, redist__alloc_bytes), and they must not
+ * change with the number of ranks when the array is the same.
  *
  * - Ten elements over P = 2^10 .. 2^20 ranks (cyclic(3) -> cyclic(1), and a 2-D pair): the
  *   member ranks are the ten that hold data, and the pair's case (pattern.c, pair.c), one

@@ -4,12 +4,12 @@
  * $HOME/.cache), redist__machine_current (the defaults without a file; a file's values; a
  * rewritten file re-read; a malformed file ignored and said so) and the environment's
  * REDIST_MACHINE_<KEY> over the file (a malformed value ignored and said so); the weighted
- * least squares of `redist calibrate` (src/model/fit.c). copy_thread_limit (issue 27): a file
+ * least squares of `redist calibrate` (src/model/fit.c). copy_thread_limit: a file
  * without it keeps the default 6.5, a value below 1 or not a number is refused in the file and
  * ignored in the environment, redist__machine_scale leaves it (a ratio, not a time), the
  * threads' speedup reads it (one thread: no change), and its fit recovers L from exact and
  * noisy times, clamps to [1, REDIST__THREAD_LIMIT_MAX] and refuses degenerate input.
- * stream_gain (issue 30): default 1, read from the file, not scaled, negative or not a
+ * stream_gain: default 1, read from the file, not scaled, negative or not a
  * number refused.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -158,7 +158,7 @@ static int run_coll(int v)
         t = MPI_DOUBLE;
         o = MPI_BAND;
         break;
-    case CC_OP_TYPE_INVALID_IN_PLACE: /* issue 25's call; MPI_IN_PLACE where MPI allows it */
+    case CC_OP_TYPE_INVALID_IN_PLACE: /* once aborted the job; MPI_IN_PLACE where MPI allows it */
         t = MPI_DOUBLE;
         o = MPI_BAND;
         s = op != OP_REDUCE || rank == root ? MPI_IN_PLACE : s;
