@@ -276,18 +276,22 @@ fuzz:
 # STRESS_NPROCS, and test_stress with STRESS_PLANS plans; then every MPI test program once
 # at each rank count of STRESS_WIDE_NPROCS (oversubscribed; empty: none), with threads, and
 # with the emulated device's memory (STRESS_DEVICE_CASES cases at STRESS_DEVICE_NPROCS; other
-# STRESS_* knobs: scripts/stress.sh). CI's short version:
-# make stress STRESS_CASES=300 STRESS_NPROCS="2 3 5 8" STRESS_PLANS=2000 STRESS_DEVICE_CASES=30.
+# STRESS_* knobs: scripts/stress.sh). CI's short version (.ci/run): make stress
+# STRESS_CASES=300 STRESS_NPROCS="2 3 5 8" STRESS_PLANS=2000 STRESS_DEVICE_CASES=30
+# STRESS_THREADS=3 STRESS_THREAD_NPROCS=3.
 STRESS_CASES   ?= 2000
 STRESS_NPROCS  ?= $(MPI_NPROCS)
 STRESS_WIDE_NPROCS ?= 16
 STRESS_PLANS   ?= 10000
 STRESS_DEVICE_CASES ?= 100
+STRESS_THREADS ?= 2 3
+STRESS_THREAD_NPROCS ?= 1 3 4
 
 .PHONY: stress
 stress: build
 	@STRESS_CASES="$(STRESS_CASES)" STRESS_NPROCS="$(STRESS_NPROCS)" STRESS_PLANS="$(STRESS_PLANS)" \
 	  STRESS_WIDE_NPROCS="$(STRESS_WIDE_NPROCS)" STRESS_DEVICE_CASES="$(STRESS_DEVICE_CASES)" \
+	  STRESS_THREADS="$(STRESS_THREADS)" STRESS_THREAD_NPROCS="$(STRESS_THREAD_NPROCS)" \
 	  bash scripts/stress.sh "$(abspath $(BUILD_DIR))"
 
 # Memory checks (scripts/valgrind.sh; docs/architecture.md, "Memory checks"): valgrind's

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Long randomized runs that `make check` keeps short (issue 16): the random-case tests with
-# many more cases and a new seed per run, at every rank count, and test_stress with 10^4
-# plans; then every MPI test program once at rank counts beyond the cores (oversubscribed,
-# issue 25: a test must hold at any rank count, not only at the 1-8 that `make check` runs),
+# Long randomized runs that `make check` keeps short: the random-case tests with many more
+# cases and a new seed per run, at every rank count, and test_stress with 10^4 plans; then
+# every MPI test program once at rank counts beyond the cores (oversubscribed: a test must
+# hold at any rank count, not only at the 1-8 that make check and make check-long run),
 # the random-case ones with the run's seed. Each run is bounded by STRESS_SECONDS (per program
 # and rank count); a failure prints the command that reproduces it (same seed).
 #
@@ -14,12 +14,12 @@
 #   STRESS_SEED    the seed (default: from the clock, printed)
 #   STRESS_SECONDS time limit of one run (default 900)
 #   STRESS_THREADS thread counts at which every program of tests/mpi runs again with threaded
-#                  plans (REDIST_NUM_THREADS, every move split: REDIST_THREAD_MIN_BYTES=1;
-#                  issue 27), default "2 3"; empty: none
+#                  plans (REDIST_NUM_THREADS, every move split: REDIST_THREAD_MIN_BYTES=1),
+#                  default "2 3"; empty: none
 #   STRESS_THREAD_NPROCS  their rank counts (default "1 3 4")
 #   STRESS_DEVICE  memory kinds with which every program that has a `/* device: ... */` line
-#                  runs again with its arrays in the emulated device's memory (issue 28:
-#                  REDIST_TEST_MEMORY, REDIST_DEVICE_BACKEND=emulated, 4 KiB pieces), default
+#                  runs again with its arrays in the emulated device's memory
+#                  (REDIST_TEST_MEMORY, REDIST_DEVICE_BACKEND=emulated, 4 KiB pieces), default
 #                  "cuda auto"; empty: none
 #   STRESS_DEVICE_CASES   random cases of those runs (default 100)
 #   STRESS_DEVICE_NPROCS  their rank counts (default: STRESS_NPROCS)
