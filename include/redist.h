@@ -93,6 +93,24 @@ enum { REDIST_TRANSPORT_AUTO = 0, REDIST_TRANSPORT_PACK = 1, REDIST_TRANSPORT_DA
    may be anything up to INT64_MAX). On failure *layout is set to NULL. */
 int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[], const int grid[],
                          const int first[], const int ranks[], int order, redist_layout *layout);
+/* first[k] = REDIST_REPLICATED (ScaLAPACK's RSRC/CSRC = -1) in redist_layout_create and
+   redist_layout_create_gen_block: every process along grid dimension k holds the whole
+   extent of dimension k (block[k], and sizes[k] of GEN_BLOCK, are not read there). In a
+   source, an element held by several ranks is sent by one of them (the destination rank
+   itself where it holds it, else one chosen so that the replicas share the sending); in a
+   destination, every holder receives it. */
+#define REDIST_REPLICATED (-1)
+/* Boxes (FFT codes' pencils, slabs and bricks; heFFTe's box3d): rank r of the plan's
+   communicator, for r < nboxes, holds the box [lower[r*ndims + k], upper[r*ndims + k]) along
+   each dimension k, stored densely in `order` (its local shape is upper - lower); a box with
+   upper <= lower along some dimension is empty, and ranks r >= nboxes hold nothing. Corners
+   lie in [0, extent[k]]. Boxes may overlap: identical boxes are replicas (as a replicated
+   grid dimension: one of them sends, every one receives); boxes of a destination may overlap
+   in any way, boxes of a source only as identical boxes (partly overlapping source boxes:
+   REDIST_ERR_UNSUPPORTED at plan creation). Windows of box layouts:
+   REDIST_ERR_UNSUPPORTED. Local, no communication. */
+int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, const int64_t lower[],
+                               const int64_t upper[], int order, redist_layout *layout);
 /* A window and padded local arrays: ScaLAPACK's sub-matrices (ia, ja) and leading dimensions
    (LLD), for any number of dimensions. The new layout describes the array of count[k]
    elements along k whose element i is element offset[k] + i of `parent` (offset NULL: all 0;

@@ -324,9 +324,17 @@ static double predict(const redist__case *c, const redist__machine *m, const red
                (m->threads_speedup > 1.0 ? m->threads_speedup : 1.0); /* threads walk parts */
 }
 
+/* The walk finds each element's one owner per dimension: grids only. */
+static int applicable(const redist__case *c)
+{
+    return c->s.beyond_grid ? REDIST_ERR_NOT_APPLICABLE : REDIST_SUCCESS;
+}
+
 const redist__algorithm redist__algo_general = {
     .name = "general",
-    .applicable = redist__always_applicable,
+    .applicable = applicable,
+    .why_not = "needs block-cyclic or GEN_BLOCK layouts, neither boxes nor replicated "
+               "dimensions (it finds each element's one owner by its grid coordinates)",
     .steps = redist__one_step,
     .predict = predict,
     .transports = REDIST__T_PACK,

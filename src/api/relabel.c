@@ -18,6 +18,9 @@ static int relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
         err = redist__fail(REDIST_ERR_ARG, "redist_relabel: NULL argument");
     else if (!redist__same_global_shape(src, dst))
         err = redist__fail(REDIST_ERR_ARG, "src and dst describe different arrays");
+    else if (!redist__grid_only(src) || !redist__grid_only(dst))
+        err = redist__fail(REDIST_ERR_UNSUPPORTED,
+                           "redist_relabel: boxes and replicated dimensions are not supported");
     else if (src->max_rank >= size || dst->max_rank >= size)
         err = redist__fail(REDIST_ERR_ARG, "a layout uses a rank the communicator does not have");
     int q = err == REDIST_SUCCESS ? dst->nprocs : 0, me = -1;

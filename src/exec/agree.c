@@ -44,7 +44,11 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     size_t d = l != NULL ? (size_t)l->ndims : 0, np = l != NULL ? (size_t)l->nprocs : 0;
     redist__fp_add(fp, names[0], l != NULL ? &l->ndims : NULL, l != NULL ? sizeof l->ndims : 0);
     redist__fp_add(fp, names[1], l != NULL ? l->extent : NULL, d * sizeof(int64_t));
-    if (l != NULL && l->gen != NULL) { /* irregular blocks: their sizes are the blocks */
+    if (l != NULL && l->box != NULL) { /* boxes: their corners are the blocks */
+        uint64_t h =
+            redist__hash_bytes(1469598103934665603ull, l->box, 2 * d * np * sizeof(int64_t));
+        redist__fp_add(fp, names[2], &h, sizeof h);
+    } else if (l != NULL && l->gen != NULL) { /* irregular blocks: their sizes are the blocks */
         uint64_t h = redist__hash_bytes(1469598103934665603ull, l->block, d * sizeof(int64_t));
         for (size_t k = 0; k < d; k++)
             if (l->gen[k] != NULL)
@@ -53,8 +57,13 @@ void redist__fp_layout(redist__fingerprints *fp, const char *const names[REDIST_
     } else {
         redist__fp_add(fp, names[2], l != NULL ? l->block : NULL, d * sizeof(int64_t));
     }
-    redist__fp_add(fp, names[3], l != NULL ? l->grid : NULL, d * sizeof(int));
-    redist__fp_add(fp, names[4], l != NULL ? l->first : NULL, d * sizeof(int));
+    /* The user's grid and first: a replicated dimension's processes and REDIST_REPLICATED. */
+    redist__fp_add(fp, names[3], l != NULL ? l->pgrid : NULL, d * sizeof(int));
+    uint64_t first =
+        l != NULL ? redist__hash_bytes(1469598103934665603ull, l->first, d * sizeof(int)) : 0;
+    for (size_t k = 0; l != NULL && l->rep != NULL && k < d; k++)
+        first = redist__hash_bytes(first, &l->rep[k], sizeof l->rep[k]);
+    redist__fp_add(fp, names[4], l != NULL ? &first : NULL, l != NULL ? sizeof first : 0);
     redist__fp_add(fp, names[5], l != NULL ? l->ranks : NULL, np * sizeof(int));
     redist__fp_add(fp, names[6], l != NULL ? &l->order : NULL, l != NULL ? sizeof l->order : 0);
     redist__fp_add(fp, names[7], l != NULL ? l->phase : NULL, d * sizeof(int64_t));

@@ -42,26 +42,51 @@ static int check_sizes(int ndims, const int64_t extent[], const int grid[],
     return REDIST_SUCCESS;
 }
 
+static int gen_block_create(int ndims, const int64_t extent[], const int64_t block[],
+                            const int grid[], const int first[], const int ranks[], int order,
+                            const int64_t *const sizes[], redist_layout *layout);
+
 int redist_layout_create_gen_block(int ndims, const int64_t extent[], const int64_t block[],
                                    const int grid[], const int first[], const int ranks[],
                                    int order, const int64_t *const sizes[], redist_layout *layout)
 {
     if (layout != NULL)
         *layout = NULL;
+    /* A replicated dimension's sizes are not read: the whole extent is on every process. */
+    const int64_t *stack_sizes[8], **own = NULL;
+    if (sizes != NULL && first != NULL && ndims > 0) {
+        own = ndims <= 8 ? stack_sizes : redist__malloc((size_t)ndims * sizeof *own);
+        if (own == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "layout");
+        for (int k = 0; k < ndims; k++)
+            own[k] = first[k] == REDIST_REPLICATED ? NULL : sizes[k];
+        sizes = own;
+    }
+    int err = gen_block_create(ndims, extent, block, grid, first, ranks, order, sizes, layout);
+    if (own != NULL && own != stack_sizes)
+        redist__free(own);
+    return err;
+}
+
+static int gen_block_create(int ndims, const int64_t extent[], const int64_t block[],
+                            const int grid[], const int first[], const int ranks[], int order,
+                            const int64_t *const sizes[], redist_layout *layout)
+{
     int any = 0;
     for (int k = 0; sizes != NULL && k < ndims; k++)
         any |= sizes[k] != NULL;
     if (!any || extent == NULL || grid == NULL || layout == NULL)
         return redist_layout_create(ndims, extent, block, grid, first, ranks, order, layout);
     for (int k = 0; k < ndims; k++)
-        if (grid[k] < 1 || extent[k] < 0 || (sizes[k] == NULL && block == NULL))
+        if (grid[k] < 1 || extent[k] < 0 ||
+            (sizes[k] == NULL && block == NULL && (first == NULL || first[k] != REDIST_REPLICATED)))
             return redist_layout_create(ndims, extent, block, grid, first, ranks, order, layout);
     int err = check_sizes(ndims, extent, grid, sizes);
     int64_t *b = redist__malloc((size_t)ndims * sizeof *b);
     if (err == REDIST_SUCCESS && b == NULL)
         err = redist__fail(REDIST_ERR_NOMEM, "layout");
     for (int k = 0; err == REDIST_SUCCESS && k < ndims; k++) {
-        b[k] = sizes[k] == NULL ? block[k] : 1; /* an irregular dimension: its largest block */
+        b[k] = sizes[k] == NULL && block != NULL ? block[k] : 1; /* irregular: its largest */
         for (int c = 0; sizes[k] != NULL && c < grid[k]; c++)
             b[k] = sizes[k][c] > b[k] ? sizes[k][c] : b[k];
     }

@@ -44,16 +44,80 @@ struct redist_layout_s {
        (first[k] + i) mod grid[k], one block per coordinate; block[k] is then the largest
        (at least 1), so that the dimension is an interval dimension (sections.c). */
     int64_t **gen; /* [ndims], NULL when no dimension is irregular */
-    int plain;     /* no phase along any dimension and no irregular blocks: every
-                      algorithm applies */
-    int dense;     /* a whole array with no ld: the local array holds exactly the
-                      rank's elements */
+    /* Replicated dimensions (first = REDIST_REPLICATED, replicas.c): along such a dimension
+       every process of the user's grid holds the whole extent. The index math sees it as a
+       grid of 1 (grid[k] = 1, block[k] = the root extent, at least 1, first[k] = 0), and the
+       positions count its processes as replicas: pgrid[k] is the user's grid along k, the
+       number of positions along it (pgrid[k] = grid[k] along the other dimensions), and
+       nprocs the product of pgrid. rep is NULL without replicated dimensions. */
+    int *pgrid;    /* [ndims] */
+    int *rep;      /* NULL or [ndims]: 1 where dimension k is replicated */
+    int nreplicas; /* positions that hold the same elements: the product of pgrid over the
+                      replicated dimensions (1 without them) */
+    /* Boxes (boxes.c): position p (rank ranks[p]) holds the box [box[p][0][k],
+       box[p][1][k]) along each dimension k, stored densely; box is NULL for the grid
+       layouts. The grid fields then mean nothing to the index math (grid[k] = nprocs, block
+       1, first 0): the coordinates of position p are p along every dimension, and the
+       functions below that take a coordinate read the box. */
+    int64_t *box;       /* [nprocs][2][ndims] */
+    int *box_class;     /* [nprocs] the first position with the same box (a replica class) */
+    int *box_by_lo;     /* [ndims][nonempty] positions of the nonempty boxes by lower corner */
+    int *box_by_hi;     /* [ndims][nonempty] the same by upper corner */
+    int box_nonempty;   /* boxes with elements */
+    int *box_members;   /* [nprocs] positions grouped by class, increasing within a class */
+    int *box_member_at; /* [nprocs] for a class's base: where its members start there */
+    int *box_nmembers;  /* [nprocs] for a class's base: its members (replicas) */
+    int plain;          /* no phase along any dimension and no irregular blocks: every
+                           algorithm applies */
+    int dense;          /* a whole array with no ld: the local array holds exactly the
+                           rank's elements */
 };
 
 /* Grid position (row-major linear coordinate) of rank, or -1 if rank is not in the layout. */
 int redist__layout_position(const struct redist_layout_s *l, int rank);
-/* Coordinates of a grid position. */
+/* Coordinates of a grid position, as the index math takes them: 0 along a replicated
+   dimension (its one coordinate), the position itself along every dimension of boxes. */
 void redist__layout_coords_of(const struct redist_layout_s *l, int position, int coords[]);
+/* The position's coordinates in the user's grid (replicated dimensions: the replica). */
+void redist__layout_pcoords_of(const struct redist_layout_s *l, int position, int coords[]);
+
+/* ---- replicas (replicas.c) and boxes (boxes.c) ------------------------------------------ */
+/* The first position of position's replica class (its base), the positions of a class
+   (replica j of R = redist__replica_count, 0 = the base) and which source rank sends a
+   class's elements to destination rank dst_rank (replicas.c: the destination itself if it
+   is a replica, else one spread evenly over the replicas). */
+int redist__base_position(const struct redist_layout_s *l, int position);
+int redist__replica_count(const struct redist_layout_s *l, int base);
+int redist__replica_position(const struct redist_layout_s *l, int base, int j);
+int redist__source_holder(const struct redist_layout_s *src, int base, int dst_rank);
+/* Whether the layout describes a pair the papers' grid algorithms know: no boxes, no
+   replicated dimension. */
+static inline int redist__grid_only(const struct redist_layout_s *l)
+{
+    return l->box == NULL && l->rep == NULL;
+}
+/* Box of position p: its lower and upper corners ([ndims] each), its extent along k. */
+static inline const int64_t *redist__box_lower(const struct redist_layout_s *l, int p)
+{
+    return l->box + (size_t)p * 2 * (size_t)l->ndims;
+}
+static inline const int64_t *redist__box_upper(const struct redist_layout_s *l, int p)
+{
+    return l->box + ((size_t)p * 2 + 1) * (size_t)l->ndims;
+}
+static inline int64_t redist__box_extent(const struct redist_layout_s *l, int p, int k)
+{
+    int64_t e = redist__box_upper(l, p)[k] - redist__box_lower(l, p)[k];
+    for (int i = 0; i < l->ndims; i++) /* an empty box holds nothing along every dimension */
+        if (redist__box_upper(l, p)[i] <= redist__box_lower(l, p)[i])
+            return 0;
+    return e;
+}
+int redist__box_replicas(const struct redist_layout_s *l, int base);
+int redist__box_replica(const struct redist_layout_s *l, int base, int j);
+/* A copy of box layout l with dimension perm[j] of the copy being l's dimension j (perm NULL:
+   the identity), its ranks, order and storage order alike (NULL when out of memory). */
+struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, const int *perm);
 /* Row-major linear position of coordinates. */
 int redist__layout_position_of(const struct redist_layout_s *l, const int coords[]);
 /* Number of elements coordinate c holds along dimension k. */
@@ -206,12 +270,33 @@ typedef struct redist__side {
 int redist__side_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                         int side, int rank, redist__side *out);
 void redist__side_free(redist__side *s);
+/* The sides of a pair where either layout is boxes (boxes.c), as redist__side_create. */
+int redist__box_side_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                            int side, int rank, redist__side *out);
+/* One dimension's runs of one message, with the dimension's periods (boxes.c builds them). */
+typedef struct redist__dim_runs {
+    redist__run runs[3];
+    int64_t nruns, src_period, dst_period;
+} redist__dim_runs;
+/* A message between the source position src_pos and the destination position dst_pos (peer:
+   the other side's rank) from the runs of each dimension (dims[k], k in the array's order),
+   its levels in the source's storage order, owning its runs. */
+int redist__msg_from_runs(const struct redist_layout_s *src, const struct redist_layout_s *dst,
+                          int side, int rank, int peer, int src_pos, int dst_pos,
+                          const redist__dim_runs *dims, redist__msg *m);
 /* Both sides of `rank`, with the part it sends to itself taken out of both into *self
    (*has_self says whether there is one) and message offsets assigned in the pack buffers. */
 int redist__sides_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                          int rank, redist__side *send, redist__side *recv, redist__msg *self,
                          int *has_self);
 void redist__msg_free(redist__msg *m);
+/* Pieces of a message (message.c): the dimension of level l (the source's storage order,
+   slowest first), contiguous levels merged into one, the peer's strides (a guess: its ld is
+   its own), a level's period as its runs use it (0 when none repeats). */
+int redist__level_dim(const struct redist_layout_s *src, int level);
+int redist__merge_levels(redist__msg *m);
+void redist__peer_strides(const struct redist_layout_s *l, const int coords[], int64_t stride[]);
+int64_t redist__used_period(const redist__run *runs, int64_t nruns, int64_t period);
 /* Run groups stored by a side (the plan's size; grows with blocks per period, not with
    elements). */
 int64_t redist__side_runs(const redist__side *s);
@@ -327,6 +412,8 @@ typedef struct redist__shape {
     int64_t lcm;       /* cyclic(x) -> cyclic(y) through cyclic(lcm) as two table cases, else 0 */
     unsigned tcr96;    /* [TCR96]'s N-D rules (REDIST__TCR96_* bits) */
     unsigned sections; /* the [SD96] §4 cases (REDIST__SD_* bits) every dimension is in */
+    int beyond_grid;   /* a layout of boxes or with a replicated dimension: only the
+                          algorithms that move the pattern's messages apply */
     int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;

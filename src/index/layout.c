@@ -52,11 +52,13 @@ int64_t redist__numroc(int64_t n, int64_t b, int64_t p, int64_t first, int64_t c
 
 int64_t redist__local_first(const struct redist_layout_s *l, int k, int c)
 {
-    return l->extent[k] > 0 && c == l->first[k] ? l->phase[k] : 0;
+    return l->box == NULL && l->extent[k] > 0 && c == l->first[k] ? l->phase[k] : 0;
 }
 
 int64_t redist__local_extent(const struct redist_layout_s *l, int k, int c)
 {
+    if (l->box != NULL)
+        return redist__box_extent(l, c, k);
     if (l->extent[k] == 0)
         return 0;
     if (l->gen != NULL && l->gen[k] != NULL) {
@@ -85,6 +87,8 @@ int64_t redist__gen_block_of(const struct redist_layout_s *l, int k, int64_t g)
 
 int64_t redist__global_index(const struct redist_layout_s *l, int k, int c, int64_t local)
 {
+    if (l->box != NULL)
+        return redist__box_lower(l, c)[k] + local;
     int64_t P = l->grid[k], rel = ((int64_t)c - l->first[k] + P) % P;
     if (l->gen != NULL && l->gen[k] != NULL)
         return l->gen[k][rel] + local;
@@ -157,16 +161,30 @@ int redist__layout_position(const struct redist_layout_s *l, int rank)
 void redist__layout_coords_of(const struct redist_layout_s *l, int position, int coords[])
 {
     for (int k = l->ndims - 1; k >= 0; k--) {
-        coords[k] = position % l->grid[k];
-        position /= l->grid[k];
+        if (l->box != NULL) {
+            coords[k] = position;
+            continue;
+        }
+        coords[k] = l->rep != NULL && l->rep[k] ? 0 : position % l->pgrid[k];
+        position /= l->pgrid[k];
+    }
+}
+
+void redist__layout_pcoords_of(const struct redist_layout_s *l, int position, int coords[])
+{
+    for (int k = l->ndims - 1; k >= 0; k--) {
+        coords[k] = l->box != NULL ? position : position % l->pgrid[k];
+        position /= l->box != NULL ? 1 : l->pgrid[k];
     }
 }
 
 int redist__layout_position_of(const struct redist_layout_s *l, const int coords[])
 {
+    if (l->box != NULL)
+        return coords[0];
     int pos = 0;
     for (int k = 0; k < l->ndims; k++)
-        pos = pos * l->grid[k] + coords[k];
+        pos = pos * l->pgrid[k] + coords[k];
     return pos;
 }
 
@@ -180,6 +198,9 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
     h = redist__hash_bytes(h, l->grid, d * sizeof *l->grid);
     h = redist__hash_bytes(h, l->first, d * sizeof *l->first);
     h = redist__hash_bytes(h, l->phase, d * sizeof *l->phase);
+    h = redist__hash_bytes(h, l->pgrid, d * sizeof *l->pgrid);
+    if (l->box != NULL)
+        h = redist__hash_bytes(h, l->box, 2 * d * (size_t)l->nprocs * sizeof *l->box);
     for (size_t k = 0; l->gen != NULL && k < d; k++)
         if (l->gen[k] != NULL)
             h = redist__hash_bytes(h, l->gen[k], ((size_t)l->grid[k] + 1) * sizeof *l->gen[k]);
@@ -237,17 +258,49 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
                                 "extent[%d] = %lld makes the array larger than 2^62 elements", k,
                                 (long long)extent[k]);
         elements *= extent[k] > 0 ? extent[k] : 1;
-        if (block[k] < 1)
+        int replicated = first != NULL && first[k] == REDIST_REPLICATED;
+        if (!replicated && block[k] < 1)
             return redist__fail(REDIST_ERR_ARG, "block[%d] = %lld must be >= 1", k,
                                 (long long)block[k]);
         if (grid[k] < 1)
             return redist__fail(REDIST_ERR_ARG, "grid[%d] = %d must be >= 1", k, grid[k]);
-        if (first != NULL && (first[k] < 0 || first[k] >= grid[k]))
-            return redist__fail(REDIST_ERR_ARG, "first[%d] = %d must be in [0, grid[%d] = %d)", k,
-                                first[k], k, grid[k]);
+        if (first != NULL && !replicated && (first[k] < 0 || first[k] >= grid[k]))
+            return redist__fail(REDIST_ERR_ARG,
+                                "first[%d] = %d must be in [0, grid[%d] = %d) or "
+                                "REDIST_REPLICATED (-1)",
+                                k, first[k], k, grid[k]);
         *nprocs *= grid[k];
         if (*nprocs > INT_MAX)
             return redist__fail(REDIST_ERR_ARG, "the grid has more than INT_MAX processes");
+    }
+    return REDIST_SUCCESS;
+}
+
+static void boxes_free(struct redist_layout_s *l)
+{
+    redist__free(l->box);
+    redist__free(l->box_class);
+    redist__free(l->box_members);
+    redist__free(l->box_member_at);
+    redist__free(l->box_nmembers);
+    redist__free(l->box_by_lo);
+    redist__free(l->box_by_hi);
+    l->box = NULL;
+}
+
+/* Replicated dimensions (replicas.c): the index math sees a grid of one coordinate. */
+static int replicas_init(struct redist_layout_s *l)
+{
+    for (int k = 0; k < l->ndims; k++) {
+        if (l->first[k] != REDIST_REPLICATED)
+            continue;
+        if (l->rep == NULL && (l->rep = redist__calloc((size_t)l->ndims, sizeof *l->rep)) == NULL)
+            return REDIST_ERR_NOMEM;
+        l->rep[k] = 1;
+        l->grid[k] = 1;
+        l->block[k] = l->extent[k] > 0 ? l->extent[k] : 1;
+        l->first[k] = 0;
+        l->nreplicas *= l->pgrid[k];
     }
     return REDIST_SUCCESS;
 }
@@ -296,6 +349,9 @@ int redist_layout_free(redist_layout *layout)
         redist__free(l->first);
         redist__free(l->ranks);
         redist__free(l->by_rank);
+        redist__free(l->pgrid);
+        redist__free(l->rep);
+        boxes_free(l);
         redist__window_free(l);
         redist__free(l);
     }
@@ -347,18 +403,26 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
     l->first = redist__calloc(d, sizeof *l->first);
     l->ranks = redist__malloc(np * sizeof *l->ranks);
     l->by_rank = redist__malloc(np * sizeof *l->by_rank);
-    if (!l->extent || !l->block || !l->grid || !l->first || !l->ranks || !l->by_rank) {
+    l->pgrid = redist__malloc(d * sizeof *l->pgrid);
+    if (!l->extent || !l->block || !l->grid || !l->first || !l->ranks || !l->by_rank || !l->pgrid) {
         redist_layout_free(&l);
         return redist__fail(REDIST_ERR_NOMEM, "layout");
     }
     memcpy(l->extent, extent, d * sizeof *extent);
     memcpy(l->block, block, d * sizeof *block);
     memcpy(l->grid, grid, d * sizeof *grid);
+    memcpy(l->pgrid, grid, d * sizeof *grid);
     if (first != NULL)
         memcpy(l->first, first, d * sizeof *first);
+    l->nreplicas = 1;
+    if (replicas_init(l) != REDIST_SUCCESS) {
+        redist_layout_free(&l);
+        return redist__fail(REDIST_ERR_NOMEM, "layout");
+    }
     for (size_t i = 0; i < np; i++)
         l->ranks[i] = ranks != NULL ? ranks[i] : (int)i;
     err = redist__window_init(l);
+    l->plain = l->rep == NULL; /* the papers' grid cases know no replicated dimension */
     if (err == REDIST_SUCCESS)
         err = check_ranks(l);
     if (err != REDIST_SUCCESS) {
@@ -376,13 +440,13 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[])
     int pos = rank < 0 ? -1 : redist__layout_position(layout, rank);
     if (pos < 0)
         return 0;
-    redist__layout_coords_of(layout, pos, coords);
+    redist__layout_pcoords_of(layout, pos, coords);
     return 1;
 }
 
 int64_t redist__storage_extent(const struct redist_layout_s *l, int k, int c)
 {
-    if (l->gen != NULL && l->gen[k] != NULL) /* never a window: the local array is the block */
+    if (l->box != NULL || (l->gen != NULL && l->gen[k] != NULL)) /* never a window */
         return redist__local_extent(l, k, c);
     return redist__numroc(l->root_extent[k], l->block[k], l->grid[k], l->root_first[k], c);
 }
@@ -399,12 +463,16 @@ int redist_layout_local_shape(redist_layout layout, int rank, int64_t shape[])
             shape[k] = 0;
         return REDIST_SUCCESS;
     }
-    int c = 0;
-    for (int k = layout->ndims - 1; k >= 0; k--) {
-        c = pos % layout->grid[k];
-        pos /= layout->grid[k];
-        shape[k] = redist__storage_extent(layout, k, c);
-    }
+    int stack_coords[8];
+    int *coords =
+        layout->ndims <= 8 ? stack_coords : redist__malloc((size_t)layout->ndims * sizeof *coords);
+    if (coords == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "layout_local_shape");
+    redist__layout_coords_of(layout, pos, coords);
+    for (int k = 0; k < layout->ndims; k++)
+        shape[k] = redist__storage_extent(layout, k, coords[k]);
+    if (coords != stack_coords)
+        redist__free(coords);
     return REDIST_SUCCESS;
 }
 

@@ -276,7 +276,7 @@ void redist__dim_pattern_free(redist__dim_pattern *p)
    period advances one run on each side (a block that stays with its coordinate, as between
    identical layouts), and a peer's consecutive single runs (such a group and the partial
    block after it). Rows then move with one memcpy each, and contiguous levels merge
-   (merge_contiguous_levels), so that a kept local array moves with one memcpy, with the
+   (redist__merge_levels), so that a kept local array moves with one memcpy, with the
    streaming stores memcpy uses for large copies, instead of one per block. */
 static void fold_back_to_back(redist__dim_pattern *p)
 {
@@ -372,20 +372,12 @@ done:
 
 /* ---- N-D messages ---------------------------------------------------------------------- */
 
-static void free_msg(redist__msg *m)
-{
-    redist__free(m->levels);
-    redist__free(m->owned_runs);
-    redist__tiles_free(m->tiles);
-    memset(m, 0, sizeof *m);
-}
-
 void redist__side_free(redist__side *s)
 {
     if (s == NULL)
         return;
     for (int i = 0; i < s->nmsgs; i++)
-        free_msg(&s->msgs[i]);
+        redist__msg_free(&s->msgs[i]);
     redist__free(s->msgs);
     for (int k = 0; s->dims != NULL && k < s->ndims; k++)
         redist__dim_pattern_free(&s->dims[k]);
@@ -407,120 +399,47 @@ static int compare_peer(const void *a, const void *b)
     return (pa > pb) - (pa < pb);
 }
 
-/* Dimension order of the message levels: the source's storage order, slowest first. */
-static int level_dim(const struct redist_layout_s *src, int level)
-{
-    return src->storage[level];
-}
-
-/* When the fastest level is one run covering the whole local extent on both sides, it is
-   contiguous with the next level out: fold the two into one level of longer runs, so whole
-   rows (or the whole array) copy with one memcpy. */
-static int merge_contiguous_levels(redist__msg *m)
-{
-    int64_t total = 0;
-    for (int l = 0; l < m->nlevels; l++)
-        total += m->levels[l].nruns;
-    while (m->nlevels >= 2) {
-        redist__level *in = &m->levels[m->nlevels - 1], *out = &m->levels[m->nlevels - 2];
-        const redist__run *r = in->runs;
-        if (in->nruns != 1 || r->count != 1 || r->src_off != 0 || r->dst_off != 0 ||
-            out->src_stride != in->src_stride * r->len ||
-            out->dst_stride != in->dst_stride * r->len)
-            break;
-        if (m->owned_runs == NULL) {
-            m->owned_runs = redist__malloc((size_t)total * sizeof *m->owned_runs);
-            if (m->owned_runs == NULL)
-                return REDIST_ERR_NOMEM;
-            total = 0; /* now the fill level of owned_runs */
-        }
-        int64_t len = r->len;
-        redist__run *scaled = m->owned_runs + total;
-        for (int64_t i = 0; i < out->nruns; i++) {
-            redist__run o = out->runs[i];
-            scaled[i] = (redist__run){o.src_off * len, o.dst_off * len, o.len * len, o.count};
-        }
-        total += out->nruns;
-        out->runs = scaled;
-        out->src_period *= len;
-        out->dst_period *= len;
-        out->src_stride = in->src_stride;
-        out->dst_stride = in->dst_stride;
-        m->nlevels--;
-    }
-    return REDIST_SUCCESS;
-}
-
 typedef struct side_work {
     int *mine, *peer, *idx; /* [ndims] coordinates and per-dimension peer indices */
     int64_t *src_stride, *dst_stride;
     int rank; /* the rank whose side this is */
 } side_work;
 
-/* The peer's strides: a guess (its ld is its own) that only decides whether levels merge,
-   which keeps the element order: each side moves data with its own strides. Dense: this
-   rank's ld with the peer's extents could make a stride pass 2^63 (redist__check_ld bounds it
-   with this rank's extents only); dense, every stride is at most the peer's local array of
-   the root, 2^62 elements. */
-static void peer_strides(const struct redist_layout_s *l, const int coords[], int64_t stride[])
-{
-    int64_t s = 1;
-    for (int i = 0; i < l->ndims; i++) {
-        int k = l->storage[l->ndims - 1 - i];
-        stride[k] = s;
-        s *= redist__storage_extent(l, k, coords[k]);
-    }
-}
-
-/* A level's period as the message uses it: 0 when no run of the peer repeats, since then no
-   offset ever adds it (and a block near INT64_MAX would overflow the byte steps computed from
-   it, in the copy walker and the datatypes alike). */
-static int64_t used_period(const redist__run *runs, int64_t nruns, int64_t period)
-{
-    for (int64_t r = 0; r < nruns; r++)
-        if (runs[r].count > 1)
-            return period;
-    return 0;
-}
-
 static int build_msg(const struct redist_layout_s *src, const struct redist_layout_s *dst, int side,
-                     const redist__side *s, side_work *w, redist__msg *m)
+                     const redist__side *s, side_work *w, int peer, redist__msg *m)
 {
     int d = s->ndims;
-    const struct redist_layout_s *other = side == REDIST__SIDE_SRC ? dst : src;
-    for (int k = 0; k < d; k++)
-        w->peer[k] = s->dims[k].peer[w->idx[k]];
-    m->peer = other->ranks[redist__layout_position_of(other, w->peer)];
+    m->peer = peer;
     /* This rank's strides on its side, and on the other for its self part (copied with
-       them); a guess for the peer's (peer_strides). */
+       them); a guess for the peer's (redist__peer_strides). */
     int self = m->peer == w->rank, src_side = side == REDIST__SIDE_SRC;
     if (src_side || self)
         redist__storage_strides(src, src_side ? w->mine : w->peer, w->src_stride);
     else
-        peer_strides(src, w->peer, w->src_stride);
+        redist__peer_strides(src, w->peer, w->src_stride);
     if (!src_side || self)
         redist__storage_strides(dst, src_side ? w->peer : w->mine, w->dst_stride);
     else
-        peer_strides(dst, w->peer, w->dst_stride);
+        redist__peer_strides(dst, w->peer, w->dst_stride);
     m->nlevels = d;
     m->nelems = 1;
     m->levels = redist__malloc((size_t)d * sizeof *m->levels);
     if (m->levels == NULL)
         return REDIST_ERR_NOMEM;
     for (int l = 0; l < d; l++) {
-        int k = level_dim(src, l);
+        int k = redist__level_dim(src, l);
         const redist__dim_pattern *p = &s->dims[k];
         int64_t first = p->first_run[w->idx[k]], n = p->first_run[w->idx[k] + 1] - first;
         const redist__run *runs = p->runs + first;
         m->levels[l] = (redist__level){runs,
                                        n,
-                                       used_period(runs, n, p->src_period),
-                                       used_period(runs, n, p->dst_period),
+                                       redist__used_period(runs, n, p->src_period),
+                                       redist__used_period(runs, n, p->dst_period),
                                        w->src_stride[k],
                                        w->dst_stride[k]};
         m->nelems *= p->elems[w->idx[k]];
     }
-    return merge_contiguous_levels(m);
+    return redist__merge_levels(m);
 }
 
 static int alloc_work(side_work *w, int d)
@@ -548,22 +467,40 @@ static int build_msgs(const struct redist_layout_s *src, const struct redist_lay
                       int side, redist__side *s, side_work *w)
 {
     int64_t n = 1;
-    for (int k = 0; k < s->ndims; k++) {
+    for (int k = 0; k < s->ndims; k++)
         n *= s->dims[k].npeers;
-        if (n > INT_MAX)
-            return redist__fail(REDIST_ERR_UNSUPPORTED, "more than INT_MAX messages");
-    }
+    /* Every replica of a destination receives: one message each. */
+    n *= side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
+    if (n > INT_MAX)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "more than INT_MAX messages");
     if (n == 0)
         return REDIST_SUCCESS;
     s->msgs = redist__calloc((size_t)n, sizeof *s->msgs);
     if (s->msgs == NULL)
         return REDIST_ERR_NOMEM;
+    const struct redist_layout_s *other = side == REDIST__SIDE_SRC ? dst : src;
+    int my_base = redist__base_position(
+        side == REDIST__SIDE_SRC ? src : dst,
+        redist__layout_position_of(side == REDIST__SIDE_SRC ? src : dst, w->mine));
+    n /= side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
     for (int64_t i = 0; i < n; i++) {
-        int err = build_msg(src, dst, side, s, w, &s->msgs[i]);
-        s->nmsgs++;
-        if (err != REDIST_SUCCESS)
-            return err;
-        s->total_elems += s->msgs[i].nelems;
+        for (int k = 0; k < s->ndims; k++)
+            w->peer[k] = s->dims[k].peer[w->idx[k]];
+        int base = redist__layout_position_of(other, w->peer); /* the class's first replica */
+        int copies = side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
+        for (int j = 0; j < copies; j++) {
+            int peer = side == REDIST__SIDE_SRC ? dst->ranks[redist__replica_position(dst, base, j)]
+                                                : redist__source_holder(src, base, w->rank);
+            /* A replicated source: this rank sends only what falls to it (replicas.c). */
+            if (side == REDIST__SIDE_SRC && src->nreplicas > 1 &&
+                redist__source_holder(src, my_base, peer) != w->rank)
+                continue;
+            int err = build_msg(src, dst, side, s, w, peer, &s->msgs[s->nmsgs]);
+            s->nmsgs++;
+            if (err != REDIST_SUCCESS)
+                return err;
+            s->total_elems += s->msgs[s->nmsgs - 1].nelems;
+        }
         for (int k = s->ndims - 1; k >= 0; k--) { /* next index, last dimension fastest */
             if (++w->idx[k] < s->dims[k].npeers)
                 break;
@@ -577,6 +514,8 @@ static int build_msgs(const struct redist_layout_s *src, const struct redist_lay
 int redist__side_create(const struct redist_layout_s *src, const struct redist_layout_s *dst,
                         int side, int rank, redist__side *out)
 {
+    if (src->box != NULL || dst->box != NULL)
+        return redist__box_side_create(src, dst, side, rank, out);
     const struct redist_layout_s *mine = side == REDIST__SIDE_SRC ? src : dst;
     memset(out, 0, sizeof *out);
     out->ndims = src->ndims;
@@ -616,7 +555,7 @@ static void take_self(redist__side *s, int rank, redist__msg *self, int *found)
         if (self != NULL)
             *self = s->msgs[i];
         else
-            free_msg(&s->msgs[i]);
+            redist__msg_free(&s->msgs[i]);
         memmove(&s->msgs[i], &s->msgs[i + 1], (size_t)(s->nmsgs - i - 1) * sizeof *s->msgs);
         s->nmsgs--;
         *found = 1;
@@ -652,9 +591,4 @@ int redist__sides_create(const struct redist_layout_s *src, const struct redist_
     assign_offsets(send);
     assign_offsets(recv);
     return REDIST_SUCCESS;
-}
-
-void redist__msg_free(redist__msg *m)
-{
-    free_msg(m);
 }

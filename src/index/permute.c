@@ -66,7 +66,7 @@ static int permuted_ranks(const struct redist_layout_s *dst, const int perm[], c
     for (int pos = 0; pos < dst->nprocs; pos++) { /* v counts up, last coordinate fastest */
         for (int j = 0; j < d; j++)
             c[j] = v[perm[j]];
-        ranks[pos] = dst->ranks[redist__layout_position_of(dst, c)];
+        ranks[pos] = dst->ranks[redist__layout_position_of(dst, c)]; /* c: positions */
         for (int k = d - 1; k >= 0 && ++v[k] == vgrid[k]; k--)
             v[k] = 0;
     }
@@ -77,6 +77,8 @@ static int permuted_ranks(const struct redist_layout_s *dst, const int perm[], c
 
 struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *dst, const int perm[])
 {
+    if (dst->box != NULL)
+        return redist__boxes_copy(dst, perm);
     int d = dst->ndims;
     int64_t *extent = redist__malloc(2 * (size_t)d * sizeof *extent), *block = extent + d;
     int *grid = redist__malloc((2 * (size_t)d + (size_t)dst->nprocs) * sizeof *grid);
@@ -88,8 +90,11 @@ struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *ds
     int *first = grid + d, *ranks = grid + 2 * d;
     SCATTER(extent, dst->extent, perm, d);
     SCATTER(block, dst->block, perm, d);
-    SCATTER(grid, dst->grid, perm, d);
+    SCATTER(grid, dst->pgrid, perm, d);
     SCATTER(first, dst->first, perm, d);
+    for (int j = 0; dst->rep != NULL && j < d; j++)
+        if (dst->rep[j])
+            first[perm[j]] = REDIST_REPLICATED;
     struct redist_layout_s *v = NULL;
     if (permuted_ranks(dst, perm, grid, ranks) != REDIST_SUCCESS ||
         redist_layout_create(d, extent, block, grid, first, ranks, dst->order, &v) !=
@@ -99,6 +104,7 @@ struct redist_layout_s *redist__layout_permuted(const struct redist_layout_s *ds
     redist__free(grid);
     if (v == NULL)
         return NULL;
+    SCATTER(v->block, dst->block, perm, d); /* a replicated one: the root extent */
     SCATTER(v->phase, dst->phase, perm, d);
     SCATTER(v->start, dst->start, perm, d);
     SCATTER(v->root_extent, dst->root_extent, perm, d);

@@ -27,11 +27,21 @@
 
 struct redist_layout_s *redist__layout_copy(const struct redist_layout_s *l)
 {
+    if (l->box != NULL)
+        return redist__boxes_copy(l, NULL);
     struct redist_layout_s *c = NULL;
-    if (redist_layout_create(l->ndims, l->extent, l->block, l->grid, l->first, l->ranks, l->order,
-                             &c) != REDIST_SUCCESS)
-        return NULL;
     size_t d = (size_t)l->ndims;
+    int *first = redist__malloc(d * sizeof *first); /* the user's: replicated dimensions -1 */
+    if (first == NULL)
+        return NULL;
+    for (size_t k = 0; k < d; k++)
+        first[k] = l->rep != NULL && l->rep[k] ? REDIST_REPLICATED : l->first[k];
+    int err = redist_layout_create(l->ndims, l->extent, l->block, l->pgrid, first, l->ranks,
+                                   l->order, &c);
+    redist__free(first);
+    if (err != REDIST_SUCCESS)
+        return NULL;
+    memcpy(c->block, l->block, d * sizeof *l->block); /* a replicated one: the root extent */
     memcpy(c->phase, l->phase, d * sizeof *l->phase);
     memcpy(c->start, l->start, d * sizeof *l->start);
     memcpy(c->root_extent, l->root_extent, d * sizeof *l->root_extent);
@@ -160,6 +170,8 @@ int redist_layout_create_window(redist_layout parent, const int64_t offset[], co
     *window = NULL;
     if (parent == NULL)
         return redist__fail(REDIST_ERR_ARG, "parent layout is NULL");
+    if (parent->box != NULL)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "windows of box layouts are not supported");
     if (parent->gen != NULL)
         for (int k = 0; k < parent->ndims; k++)
             if (parent->gen[k] != NULL)
@@ -173,7 +185,7 @@ int redist_layout_create_window(redist_layout parent, const int64_t offset[], co
     struct redist_layout_s *w = redist__layout_copy(parent);
     if (w == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "window layout");
-    w->plain = 1;
+    w->plain = parent->rep == NULL;
     for (int k = 0; k < w->ndims; k++) {
         int64_t o = offset ? offset[k] : 0, b = w->block[k];
         /* The offset from the root: the parent's own (start + phase) plus this one. */

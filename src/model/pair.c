@@ -97,6 +97,16 @@ static int data_coords(const struct redist_layout_s *l, int k, int *out)
    product of each dimension's data coordinates. */
 static int append_data_ranks(const struct redist_layout_s *l, int *ranks, int64_t *n)
 {
+    if (!redist__grid_only(l)) { /* boxes, replicas: every position that holds elements */
+        for (int p = 0; p < l->nprocs; p++) {
+            int64_t count = 0;
+            if (redist_layout_local_size((redist_layout)l, l->ranks[p], &count) != REDIST_SUCCESS)
+                return REDIST_ERR_NOMEM;
+            if (count > 0)
+                ranks[(*n)++] = l->ranks[p];
+        }
+        return REDIST_SUCCESS;
+    }
     int d = l->ndims, *count = redist__calloc((size_t)d + 1, sizeof *count);
     int *at = redist__calloc((size_t)d + 1, sizeof *at),
         *coords = redist__calloc((size_t)d + 1, sizeof *coords);
@@ -137,7 +147,7 @@ int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int 
         int64_t m = 1;
         for (int k = 0; k < both[i]->ndims; k++)
             m *= data_coords(both[i], k, NULL);
-        most += m;
+        most += redist__grid_only(both[i]) ? m : both[i]->nprocs;
     }
     int *out = redist__malloc(((size_t)most + 1) * sizeof *out);
     int err = out != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;

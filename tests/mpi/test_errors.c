@@ -181,7 +181,7 @@ static void test_layout_create(void)
     layout_case("layout: grid 0", REDIST_ERR_ARG, 2, e, b, (int[]){2, 0}, f, r, REDIST_ROW_MAJOR);
     layout_case("layout: grid -1", REDIST_ERR_ARG, 2, e, b, (int[]){-1, 1}, f, NULL,
                 REDIST_ROW_MAJOR);
-    layout_case("layout: first -1", REDIST_ERR_ARG, 2, e, b, g, (int[]){-1, 0}, r,
+    layout_case("layout: first -2", REDIST_ERR_ARG, 2, e, b, g, (int[]){-2, 0}, r,
                 REDIST_ROW_MAJOR);
     layout_case("layout: first == grid", REDIST_ERR_ARG, 2, e, b, g, (int[]){2, 0}, r,
                 REDIST_ROW_MAJOR);

@@ -27,6 +27,7 @@
 #include "redist.h"
 #include "support/mdevice.h"
 #include "support/mtest.h"
+#include "support/mvariants.h"
 
 #define MAXD 3
 #define MAXP 64
@@ -43,7 +44,6 @@ typedef struct {
 } case_t;
 
 static int me, nranks, errs, plans_run;
-static int nexec; /* executes so far (REDIST_TEST_MEMORY=auto: which arrays are on the device) */
 static uint64_t rng;
 
 static int64_t rnd(int64_t lo, int64_t hi)
@@ -103,53 +103,46 @@ static int64_t local_shape(const side_t *s, int nd, int rank, int64_t stride[])
     return n;
 }
 
-static double value_of(const int64_t g[], const case_t *cs)
+/* The oracle's locate for one side (mtest_oracle_walk): this rank's coordinates. */
+typedef struct where {
+    const side_t *s;
+    int mine[MAXD];
+} where;
+
+static int locate(const void *ctx, int k, int64_t g, int64_t *local)
 {
-    double v = 1;
-    for (int k = 0; k < cs->ndims; k++)
-        v = v * 1000.0 + (double)g[k];
-    return v;
+    const where *w = ctx;
+    int c;
+    locate_dim(w->s, k, g, &c, local);
+    return c == w->mine[k];
 }
 
 /* Every element of side s's array on this rank: fill (check = 0) or count the wrong ones.
    The element at s-index h has the value of source index g (g = h, or g[perm[j]] = h[j]). */
 static int64_t walk(const case_t *cs, const side_t *s, int is_dst, double *a, int check)
 {
-    int64_t stride[MAXD], n = local_shape(s, cs->ndims, me, stride), total = 1, bad = 0;
-    int mine[MAXD];
+    int64_t stride[MAXD], n = local_shape(s, cs->ndims, me, stride);
+    where w = {s, {0}};
     if (n == 0)
         return 0;
-    coords_of(s, cs->ndims, me, mine);
-    for (int k = 0; k < cs->ndims; k++)
-        total *= s->extent[k];
-    for (int64_t lin = 0; lin < total; lin++) {
-        int64_t h[MAXD], g[MAXD], off = 0, rest = lin;
-        int in = 1;
-        for (int k = cs->ndims - 1; k >= 0; k--) {
-            h[k] = rest % s->extent[k];
-            rest /= s->extent[k];
-        }
-        for (int k = 0; k < cs->ndims && in; k++) {
-            int c;
-            int64_t l;
-            locate_dim(s, k, h[k], &c, &l);
-            in = c == mine[k];
-            off += l * stride[k];
-        }
-        if (!in)
-            continue;
-        for (int j = 0; j < cs->ndims; j++)
-            g[is_dst && cs->permuted ? cs->perm[j] : j] = h[j];
-        double want = value_of(g, cs);
-        if (!check)
-            a[off] = want;
-        else if (a[off] != want)
-            bad++;
-    }
-    return bad;
+    coords_of(s, cs->ndims, me, w.mine);
+    return mtest_oracle_walk(cs->ndims, s->extent, stride, locate, &w,
+                             is_dst && cs->permuted ? cs->perm : NULL, a, check);
 }
 
 /* ---- cases ------------------------------------------------------------------------------ */
+
+static void fill(void *ctx, double *a)
+{
+    const case_t *cs = ctx;
+    walk(cs, &cs->src, 0, a, 0);
+}
+
+static int64_t check(void *ctx, const double *b)
+{
+    const case_t *cs = ctx;
+    return walk(cs, &cs->dst, 1, (double *)b, 1);
+}
 
 static int make_layout(const case_t *cs, const side_t *s, redist_layout *out)
 {
@@ -176,58 +169,10 @@ static void run_case(const case_t *cs, int index)
                       nd = local_shape(&cs->dst, cs->ndims, me, st);
     double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
     double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
-    size_t abytes = (size_t)ns * sizeof *a, bbytes = (size_t)nd * sizeof *b;
-    void *da = mtest_device_alloc(abytes), *db = mtest_device_alloc(bbytes); /* device twins */
-    int memory = mtest_test_memory();
-    int nalg = redist_algorithm_count();
-    for (int ai = -1; ai < nalg + 4; ai++) {
-        redist_options opt;
-        const char *name = mtest_variant(ai, &opt);
-        opt.memory = memory;
-        opt.permutation = cs->permuted ? cs->perm : NULL;
-        redist_plan plan = NULL;
-        rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
-        if (!mtest_all_same(rc))
-            mtest_fail(&errs, me, name, "case %d: plan_create returned different codes", index);
-        if (mtest_device_refused(&errs, me, name, index, ai == nalg + 1, rc, &plan))
-            continue; /* device plans pack */
-        if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
-            continue;
-        if (rc != REDIST_SUCCESS) {
-            mtest_fail(&errs, me, name, "case %d: plan_create: %s (%s)", index, redist_strerror(rc),
-                       redist_last_error_detail());
-            continue;
-        }
-        plans_run++;
-        for (int run = 0; run < 2; run++) {
-            if (a)
-                walk(cs, &cs->src, 0, a, 0);
-            for (int64_t i = 0; i < nd; i++)
-                b[i] = -1.0;
-            int sd = mtest_on_device(nexec, 0), dd = mtest_on_device(nexec++, 1);
-            void *x = mtest_device_in(a, da, abytes, sd), *y = mtest_device_in(b, db, bbytes, dd);
-            if (run == 0) {
-                rc = redist_execute(plan, x, y);
-            } else {
-                int done = 0;
-                rc = redist_start(plan, x, y);
-                while (rc == REDIST_SUCCESS && !done)
-                    rc = redist_test(plan, &done);
-            }
-            mtest_device_out(b, db, bbytes, dd);
-            int64_t bad = rc != REDIST_SUCCESS ? 1 : walk(cs, &cs->dst, 1, b, 1);
-            if (bad)
-                mtest_fail(&errs, me, name, "case %d (variant %d) run %d: %s, %lld wrong", index,
-                           ai, run, redist_strerror(rc), (long long)bad);
-            if (!mtest_all_same(bad != 0) || bad) /* every rank leaves together */
-                break;
-        }
-        redist_plan_free(&plan);
-    }
+    mtest_case_io io = {a, b, ns, nd, cs->permuted ? cs->perm : NULL, fill, check, (void *)cs};
+    plans_run += mtest_every_variant(src, dst, &io, index, &errs);
     free(a);
     free(b);
-    mtest_device_free(da);
-    mtest_device_free(db);
     redist_layout_free(&src);
     redist_layout_free(&dst);
 }

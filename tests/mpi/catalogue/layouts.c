@@ -84,7 +84,7 @@ static int run_layout_create(int v)
         pf = NULL;
         break;
     case LC_FIRST_NEG:
-        f[0] = -1;
+        f[0] = -2; /* -1 is REDIST_REPLICATED */
         break;
     case LC_FIRST_GRID:
         f[0] = 2;
@@ -313,7 +313,7 @@ void add_layout_entries(void)
     E(lc, "grid 0", run_layout_create, LC_GRID0, ARG, "grid[1]", ANY);
     E(lc, "grid < 0", run_layout_create, LC_GRID_NEG, ARG, "grid[0]", ANY);
     E(lc, "grid product 2^32 > INT_MAX", run_layout_create, LC_GRID_PRODUCT, ARG, "INT_MAX", ANY);
-    E(lc, "first < 0", run_layout_create, LC_FIRST_NEG, ARG, "first[0]", ANY);
+    E(lc, "first < -1", run_layout_create, LC_FIRST_NEG, ARG, "first[0]", ANY);
     E(lc, "first == grid", run_layout_create, LC_FIRST_GRID, ARG, "first[0]", ANY);
     E(lc, "ranks repeated", run_layout_create, LC_RANKS_DUP, ARG, "distinct", ANY);
     E(lc, "rank < 0", run_layout_create, LC_RANKS_NEG, ARG, "ranks[1]", ANY);

@@ -1,0 +1,439 @@
+/* threads: 3 */
+/* device: 3 */
+/* Layout kinds beyond block-cyclic, checked element by element against an oracle written
+ * here: boxes (redist_layout_create_boxes), replicated grid dimensions (first =
+ * REDIST_REPLICATED) and GEN_BLOCK, between each other and block-cyclic grids.
+ *
+ * Random cases: 1-3 dimensions of extents 0..14 (up to 60 in 1-D). A side is a grid (cyclic
+ * or irregular blocks along each dimension, some dimensions replicated, a random grid over a
+ * random subset of the ranks in random order), or boxes: a partition of the array into cells
+ * (random cuts per dimension) given to random ranks, some cells to two ranks (replicas), some
+ * ranks an empty box, ranks past nboxes nothing; a destination may also be random boxes that
+ * overlap in any way (every holder receives) provided the source covers them (sources here
+ * always cover the array). An axis permutation in a third of the cases. Every algorithm the
+ * library lists (and auto, bounded, both transports) runs the plan by execute and by start +
+ * test; a forced algorithm may say REDIST_ERR_NOT_APPLICABLE, the same on every rank. Every
+ * element of every destination holder must hold its source element's value; a rank that
+ * holds nothing passes NULL. Bad input: partly overlapping source boxes
+ * (REDIST_ERR_UNSUPPORTED), a destination element that no source box holds, corners out of
+ * range (REDIST_ERR_ARG): the same code on every rank, nothing written.
+ *
+ * Options: --seed S, --cases C, --case K. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mdevice.h"
+#include "support/mtest.h"
+#include "support/mvariants.h"
+
+#define MAXD 3
+#define MAXP 64
+
+enum { GRID, BOXES };
+
+typedef struct {
+    int kind;
+    int64_t extent[MAXD], block[MAXD];
+    int64_t sizes[MAXD][MAXP];
+    int gen[MAXD], rep[MAXD], grid[MAXD], first[MAXD], ranks[MAXP], nprocs, order;
+    int nboxes;
+    int64_t lo[MAXP][MAXD], hi[MAXP][MAXD];
+} side_t;
+
+typedef struct {
+    int ndims, permuted, perm[MAXD];
+    side_t src, dst;
+} case_t;
+
+static int me, nranks, errs, plans_run;
+static uint64_t rng;
+
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+    return mtest_rand(&rng, lo, hi);
+}
+
+/* ---- the oracle ------------------------------------------------------------------------ */
+
+/* Grid side: whether coordinate c holds global index g along k, and its local index. */
+static int grid_holds(const side_t *s, int k, int c, int64_t g, int64_t *local)
+{
+    if (s->rep[k]) {
+        *local = g;
+        return 1;
+    }
+    if (s->gen[k]) {
+        int64_t start = 0;
+        for (int i = 0; i < s->grid[k]; i++) {
+            if (g < start + s->sizes[k][i]) {
+                *local = g - start;
+                return (i + s->first[k]) % s->grid[k] == c;
+            }
+            start += s->sizes[k][i];
+        }
+        return 0;
+    }
+    int64_t b = s->block[k];
+    *local = g / (b * s->grid[k]) * b + g % b;
+    return (int)((g / b + s->first[k]) % s->grid[k]) == c;
+}
+
+static int64_t grid_count(const side_t *s, int k, int c)
+{
+    int64_t n = 0, l;
+    for (int64_t g = 0; g < s->extent[k]; g++)
+        n += grid_holds(s, k, c, g, &l);
+    return n;
+}
+
+static int box_empty(const side_t *s, int r, int nd)
+{
+    for (int k = 0; k < nd; k++)
+        if (s->hi[r][k] <= s->lo[r][k])
+            return 1;
+    return 0;
+}
+
+/* Along k: rank's local extent, and whether it holds g (its local index). */
+static int64_t extent_of(const side_t *s, int nd, int k, const int c[])
+{
+    if (s->kind == BOXES)
+        return box_empty(s, me, nd) ? 0 : s->hi[me][k] - s->lo[me][k];
+    return grid_count(s, k, c[k]);
+}
+
+static int holds(const side_t *s, int k, const int c[], int64_t g, int64_t *local)
+{
+    if (s->kind == BOXES) {
+        *local = g - s->lo[me][k];
+        return g >= s->lo[me][k] && g < s->hi[me][k];
+    }
+    return grid_holds(s, k, c[k], g, local);
+}
+
+/* Whether this rank is on side s; its coordinates (grid: the user's, replicas' own). */
+static int member(const side_t *s, int nd, int c[])
+{
+    if (s->kind == BOXES)
+        return me < s->nboxes;
+    return mtest_coords_of(s->ranks, s->nprocs, s->grid, nd, me, c);
+}
+
+static int64_t local_shape(const side_t *s, int nd, int64_t stride[], int c[])
+{
+    if (!member(s, nd, c))
+        return 0;
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) {
+        int k = s->order == REDIST_COL_MAJOR ? i : nd - 1 - i;
+        stride[k] = n;
+        n *= extent_of(s, nd, k, c);
+    }
+    return n;
+}
+
+/* The oracle's locate for one side (mtest_oracle_walk): this rank's coordinates. */
+typedef struct where {
+    const side_t *s;
+    int c[MAXD];
+} where;
+
+static int locate(const void *ctx, int k, int64_t g, int64_t *local)
+{
+    const where *w = ctx;
+    return holds(w->s, k, w->c, g, local);
+}
+
+/* Fill (check = 0) or count the wrong elements of side s's local array on this rank. */
+static int64_t walk(const case_t *cs, const side_t *s, int is_dst, double *a, int check)
+{
+    int64_t stride[MAXD];
+    where w = {s, {0}};
+    if (local_shape(s, cs->ndims, stride, w.c) == 0)
+        return 0;
+    return mtest_oracle_walk(cs->ndims, s->extent, stride, locate, &w,
+                             is_dst && cs->permuted ? cs->perm : NULL, a, check);
+}
+
+static void fill(void *ctx, double *a)
+{
+    const case_t *cs = ctx;
+    walk(cs, &cs->src, 0, a, 0);
+}
+
+static int64_t check(void *ctx, const double *b)
+{
+    const case_t *cs = ctx;
+    return walk(cs, &cs->dst, 1, (double *)b, 1);
+}
+
+/* ---- layouts --------------------------------------------------------------------------- */
+
+static int make_layout(const case_t *cs, const side_t *s, redist_layout *out)
+{
+    if (s->kind == BOXES) {
+        int64_t lo[MAXP * MAXD], hi[MAXP * MAXD];
+        for (int r = 0; r < s->nboxes; r++)
+            for (int k = 0; k < cs->ndims; k++) {
+                lo[r * cs->ndims + k] = s->lo[r][k];
+                hi[r * cs->ndims + k] = s->hi[r][k];
+            }
+        return redist_layout_create_boxes(cs->ndims, s->extent, s->nboxes, lo, hi, s->order, out);
+    }
+    const int64_t *sizes[MAXD];
+    int first[MAXD];
+    for (int k = 0; k < cs->ndims; k++) {
+        sizes[k] = s->gen[k] ? s->sizes[k] : NULL;
+        first[k] = s->rep[k] ? REDIST_REPLICATED : s->first[k];
+    }
+    return redist_layout_create_gen_block(cs->ndims, s->extent, s->block, s->grid, first, s->ranks,
+                                          s->order, sizes, out);
+}
+
+static void random_grid(side_t *s, int nd)
+{
+    s->kind = GRID;
+    s->nprocs = mtest_random_grid(&rng, nranks, MAXP, nd, s->ranks, s->grid);
+    for (int k = 0; k < nd; k++) {
+        s->first[k] = (int)rnd(0, s->grid[k] - 1);
+        s->block[k] = rnd(1, 6);
+        s->rep[k] = rnd(0, 3) == 0;
+        s->gen[k] = !s->rep[k] && rnd(0, 2) == 0;
+        if (!s->gen[k])
+            continue;
+        int64_t left = s->extent[k], P = s->grid[k];
+        for (int i = 0; i < P; i++) {
+            s->sizes[k][i] = i == P - 1 ? left : rnd(0, left);
+            left -= s->sizes[k][i];
+        }
+    }
+}
+
+/* Cuts of [0, n) into q intervals (random, some empty). */
+static void random_cuts(int64_t n, int q, int64_t cut[])
+{
+    cut[0] = 0;
+    cut[q] = n;
+    for (int i = 1; i < q; i++)
+        cut[i] = rnd(0, n);
+    for (int i = 1; i < q; i++) /* sort the inner cuts */
+        for (int j = i + 1; j < q; j++)
+            if (cut[j] < cut[i]) {
+                int64_t t = cut[i];
+                cut[i] = cut[j];
+                cut[j] = t;
+            }
+}
+
+/* A partition of the array into cells given to random ranks; extra ranks replicate a cell
+   or hold an empty box. */
+static void partition_boxes(side_t *s, int nd)
+{
+    s->kind = BOXES;
+    s->nboxes = (int)rnd(1, nranks);
+    int q[MAXD], cells = 1;
+    for (int k = 0; k < nd; k++)
+        q[k] = 1;
+    for (int tries = 0; tries < 6; tries++) {
+        int k = (int)rnd(0, nd - 1);
+        if (cells / q[k] * (q[k] + 1) <= s->nboxes) {
+            cells = cells / q[k] * (q[k] + 1);
+            q[k]++;
+        }
+    }
+    int64_t cut[MAXD][MAXP + 1];
+    for (int k = 0; k < nd; k++)
+        random_cuts(s->extent[k], q[k], cut[k]);
+    int owner[MAXP]; /* a random permutation of the boxes' ranks */
+    for (int r = 0; r < s->nboxes; r++)
+        owner[r] = r;
+    for (int r = s->nboxes - 1; r > 0; r--) {
+        int j = (int)rnd(0, r), t = owner[r];
+        owner[r] = owner[j];
+        owner[j] = t;
+    }
+    for (int i = 0; i < s->nboxes; i++) {
+        int r = owner[i], cell = i < cells ? i : (int)rnd(0, cells - 1);
+        int empty = i >= cells && rnd(0, 2) == 0;
+        for (int k = nd - 1; k >= 0; k--) {
+            int at = cell % q[k];
+            cell /= q[k];
+            s->lo[r][k] = cut[k][at];
+            s->hi[r][k] = empty ? cut[k][at] : cut[k][at + 1];
+        }
+    }
+}
+
+/* Any boxes, overlapping in any way (a destination's). */
+static void random_boxes(side_t *s, int nd)
+{
+    s->kind = BOXES;
+    s->nboxes = (int)rnd(1, nranks);
+    for (int r = 0; r < s->nboxes; r++)
+        for (int k = 0; k < nd; k++) {
+            int64_t a = rnd(0, s->extent[k]), b = rnd(0, s->extent[k]);
+            s->lo[r][k] = a < b ? a : b;
+            s->hi[r][k] = a < b ? b : a;
+        }
+}
+
+static void random_side(side_t *s, int nd, const int64_t extent[], int is_dst, int kind)
+{
+    for (int k = 0; k < nd; k++)
+        s->extent[k] = extent[k];
+    s->order = rnd(0, 1) ? REDIST_COL_MAJOR : REDIST_ROW_MAJOR;
+    if (kind == 0)
+        random_grid(s, nd);
+    else if (kind == 1 || !is_dst)
+        partition_boxes(s, nd);
+    else
+        random_boxes(s, nd);
+}
+
+static void gen_case(case_t *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->ndims = (int)rnd(1, MAXD);
+    int64_t e[MAXD], ed[MAXD];
+    for (int k = 0; k < cs->ndims; k++)
+        e[k] = rnd(0, 12) == 0 ? 0 : rnd(1, cs->ndims == 1 ? 60 : 14);
+    for (int k = 0; k < cs->ndims; k++)
+        cs->perm[k] = k;
+    cs->permuted = cs->ndims > 1 && rnd(0, 2) == 0;
+    for (int k = cs->ndims - 1; cs->permuted && k > 0; k--) {
+        int j = (int)rnd(0, k), t = cs->perm[k];
+        cs->perm[k] = cs->perm[j];
+        cs->perm[j] = t;
+    }
+    for (int j = 0; j < cs->ndims; j++)
+        ed[j] = e[cs->perm[j]];
+    /* At least one side not a plain grid: a grid with a replicated dimension or boxes. */
+    int ks = (int)rnd(0, 1), kd = (int)rnd(0, 2);
+    random_side(&cs->src, cs->ndims, e, 0, ks);
+    random_side(&cs->dst, cs->ndims, ed, 1, kd);
+}
+
+/* ---- running a case -------------------------------------------------------------------- */
+
+static void run_case(const case_t *cs, int index)
+{
+    redist_layout src = NULL, dst = NULL;
+    int rc = make_layout(cs, &cs->src, &src);
+    if (rc == REDIST_SUCCESS)
+        rc = make_layout(cs, &cs->dst, &dst);
+    if (rc != REDIST_SUCCESS) {
+        mtest_fail(&errs, me, "layouts", "case %d: %s (%s)", index, redist_strerror(rc),
+                   redist_last_error_detail());
+        redist_layout_free(&src);
+        return;
+    }
+    int64_t st[MAXD];
+    int c[MAXD];
+    int64_t ns = local_shape(&cs->src, cs->ndims, st, c),
+            nd = local_shape(&cs->dst, cs->ndims, st, c);
+    int64_t want_ns = 0, want_nd = 0;
+    redist_layout_local_size(src, me, &want_ns);
+    redist_layout_local_size(dst, me, &want_nd);
+    if (want_ns != ns || want_nd != nd)
+        mtest_fail(&errs, me, "local size",
+                   "case %d: the library says %lld and %lld, the oracle "
+                   "%lld and %lld",
+                   index, (long long)want_ns, (long long)want_nd, (long long)ns, (long long)nd);
+    double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
+    double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
+    mtest_case_io io = {a, b, ns, nd, cs->permuted ? cs->perm : NULL, fill, check, (void *)cs};
+    plans_run += mtest_every_variant(src, dst, &io, index, &errs);
+    free(a);
+    free(b);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
+/* ---- bad input ------------------------------------------------------------------------- */
+
+/* A plan over two box layouts that must fail with `want` on every rank, writing nothing. */
+static void expect_plan_error(const char *what, int nb_src, const int64_t *slo, const int64_t *shi,
+                              int nb_dst, const int64_t *dlo, const int64_t *dhi, int want)
+{
+    int64_t n[1] = {12};
+    redist_layout src = NULL, dst = NULL;
+    redist_plan plan = NULL;
+    int rc = redist_layout_create_boxes(1, n, nb_src, slo, shi, REDIST_ROW_MAJOR, &src);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_layout_create_boxes(1, n, nb_dst, dlo, dhi, REDIST_ROW_MAJOR, &dst);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, NULL, &plan);
+    if (rc != want || plan != NULL)
+        mtest_fail(&errs, me, what, "got %s, want %s (%s)", redist_error_name(rc),
+                   redist_error_name(want), redist_last_error_detail());
+    if (!mtest_all_same(rc))
+        mtest_fail(&errs, me, what, "the ranks returned different codes");
+    redist_plan_free(&plan);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
+static void bad_cases(void)
+{
+    int64_t n[1] = {12};
+    redist_layout l = NULL, w = NULL;
+    int64_t lo[1] = {-1}, hi[1] = {4};
+    if (redist_layout_create_boxes(1, n, 1, lo, hi, 0, &l) != REDIST_ERR_ARG || l != NULL)
+        mtest_fail(&errs, me, "bad corner", "a negative corner is not REDIST_ERR_ARG");
+    lo[0] = 0, hi[0] = 13;
+    if (redist_layout_create_boxes(1, n, 1, lo, hi, 0, &l) != REDIST_ERR_ARG)
+        mtest_fail(&errs, me, "bad corner", "a corner past the extent is not REDIST_ERR_ARG");
+    if (redist_layout_create_boxes(1, n, 0, lo, hi, 0, &l) != REDIST_ERR_ARG)
+        mtest_fail(&errs, me, "no boxes", "nboxes = 0 is not REDIST_ERR_ARG");
+    hi[0] = 12;
+    if (redist_layout_create_boxes(1, n, 1, lo, hi, 0, &l) != REDIST_SUCCESS)
+        mtest_fail(&errs, me, "box", "%s", redist_last_error_detail());
+    if (redist_layout_create_window(l, NULL, NULL, NULL, &w) != REDIST_ERR_UNSUPPORTED)
+        mtest_fail(&errs, me, "window", "a window of boxes is not UNSUPPORTED");
+    redist_layout_free(&l);
+    int64_t block[1] = {2};
+    int grid[1] = {2}, first[1] = {-2};
+    if (redist_layout_create(1, n, block, grid, first, NULL, 0, &l) != REDIST_ERR_ARG)
+        mtest_fail(&errs, me, "first", "first = -2 is not REDIST_ERR_ARG");
+    if (nranks < 2)
+        return;
+    /* Rank 0 holds [0, 8), rank 1 [4, 12): they share [4, 8) without being the same box. */
+    int64_t plo[2] = {0, 4}, phi[2] = {8, 12}, dlo[1] = {0}, dhi[1] = {12};
+    expect_plan_error("partly overlapping sources", 2, plo, phi, 1, dlo, dhi,
+                      REDIST_ERR_UNSUPPORTED);
+    /* The sources hold [0, 5) and [6, 12): element 5 of the destination has no source. */
+    int64_t glo[2] = {0, 6}, ghi[2] = {5, 12};
+    expect_plan_error("uncovered destination", 2, glo, ghi, 1, dlo, dhi, REDIST_ERR_ARG);
+    /* A box on a rank past the communicator. */
+    int64_t many_lo[65] = {0}, many_hi[65] = {0};
+    many_hi[nranks] = 12;
+    expect_plan_error("nboxes past the communicator", nranks + 1, many_lo, many_hi, 1, dlo, dhi,
+                      REDIST_ERR_ARG);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    uint64_t seed = 20261129u;
+    int cases = 60, only = -1;
+    mtest_case_args(argc, argv, &seed, &cases, &only);
+    mtest_test_memory();
+    for (int i = 0; i < cases; i++) {
+        rng = seed * 2654435761u + (uint64_t)i * 40503u + 11;
+        case_t cs;
+        gen_case(&cs);
+        if (only < 0 || only == i)
+            run_case(&cs, i);
+    }
+    bad_cases();
+    if (me == 0)
+        printf("%d plans run over %d cases of boxes, replicated dimensions and grids\n", plans_run,
+               cases);
+    return mtest_finalize(errs);
+}
