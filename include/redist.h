@@ -155,6 +155,15 @@ int redist_layout_nprocs(redist_layout layout); /* product of the grid */
 int redist_layout_coords(redist_layout layout, int rank, int coords[]);
 
 /* ---- Plans ---------------------------------------------------------------------------- */
+/* options.reduce's type: MPI_Op (the MPI-free layers of the library see its storage). */
+#ifndef REDIST_NO_MPI
+typedef MPI_Op redist_op;
+#else
+typedef union {
+    void *pointer;
+    int64_t integer;
+} redist_op;
+#endif
 typedef struct redist_options {
     const char *algorithm;   /* NULL or "auto": chosen by the cost model; else a name below */
     int check_arguments;     /* execute: agree on buffer-argument errors across ranks (default 1) */
@@ -230,6 +239,16 @@ typedef struct redist_options {
                                        "Device memory"). Other values: REDIST_ERR_ARG. */
     void *stream;                   /* device plans: the cudaStream_t their kernels and
                                        copies run on; NULL (default) = the default stream */
+    redist_op reduce;               /* partial sums: MPI_OP_NULL (default) = the source's
+                                       replicas hold the same values (one of them sends);
+                                       else every source holder of an element holds a
+                                       partial value, and every destination holder receives
+                                       their reduction by this op (predefined ops on the
+                                       types redist_allreduce takes, or a user op; ops of the
+                                       MPI standard's order: holders in increasing replica
+                                       order). alpha and beta apply once, to the reduction.
+                                       Host memory; the algorithm `reduce-direct` (docs/api.md,
+                                       "Partial sums"). */
 } redist_options;
 #define REDIST_MEMORY_HOST 0
 #define REDIST_MEMORY_CUDA 1

@@ -346,7 +346,7 @@ static void sweep_runs(cal *c, double *copy_per_run)
     for (int64_t len = 8; len <= 4096; len *= 2) {
         redist__run run = {0, 0, len / 8, half / len};
         redist__level level = {&run, 1, 2 * (len / 8), len / 8, 1, 1};
-        redist__msg m = {0, 1, run.len * run.count, 0, &level, NULL, NULL};
+        redist__msg m = {0, 1, run.len * run.count, 0, &level, NULL, NULL, -1, 0};
         x[n] = (double)len;
         y[n++] = time_op(c, c->world, pack_runs, &m) / (2.0 * (double)run.count);
     }
@@ -392,7 +392,7 @@ static void measure_streaming(cal *c, double *stream_gain)
         a.inner[k] = (redist__run){0, RUN * k, RUN, PER_ROW};
         a.levels[k][0] = (redist__level){&a.outer[k], 1, 0, 0, RUN * PER_ROW, 2 * RUN * PER_ROW};
         a.levels[k][1] = (redist__level){&a.inner[k], 1, RUN, 2 * RUN, 1, 1};
-        a.msgs[k] = (redist__msg){0, 2, a.rows * RUN * PER_ROW, 0, a.levels[k], NULL, NULL};
+        a.msgs[k] = (redist__msg){0, 2, a.rows * RUN * PER_ROW, 0, a.levels[k], NULL, NULL, -1, 0};
         a.members[k] = &a.msgs[k];
         a.srcs[k] = c->a + (size_t)k * (size_t)(a.rows * RUN * PER_ROW) * 8;
     }

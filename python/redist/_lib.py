@@ -34,6 +34,7 @@ class Options(ctypes.Structure):
         ("threads", c_int),
         ("memory", c_int),
         ("stream", c_void_p),
+        ("reduce", c_int64),  # MPI_Op's storage (a pointer or an int): options_init sets it
     ]
 
 

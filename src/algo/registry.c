@@ -13,6 +13,7 @@
     X(direct)                                                                                      \
     X(alltoallv)                                                                                   \
     X(alltoallw)                                                                                   \
+    X(reduce_direct)                                                                               \
     X(indirect)                                                                                    \
     X(hybrid)                                                                                      \
     X(alltoall_padded)                                                                             \

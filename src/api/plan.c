@@ -12,6 +12,7 @@
  *    registry's table handed down here, its transport, buffers and setup.
  */
 #include "api/api.h"
+#include "coll/coll.h"
 
 #include <string.h>
 
@@ -87,6 +88,21 @@ static int check_scaling(const redist_options *opt, MPI_Datatype type)
     return REDIST_SUCCESS;
 }
 
+/* Partial sums (phase 1): MPI defines the op on the type, as the basic reductions require. */
+static int check_reduce(const redist_options *opt, MPI_Datatype type, size_t elsize)
+{
+    if (opt == NULL || opt->reduce == MPI_OP_NULL)
+        return REDIST_SUCCESS;
+    if (opt->memory != REDIST_MEMORY_HOST)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "options.reduce (partial sums) reduces on the host: device memory "
+                            "(options.memory) is not supported with it");
+    redist__coll_reducer r;
+    int err = redist__coll_reducer_make(type, elsize, opt->reduce, &r);
+    redist__coll_reducer_free(&r);
+    return err == REDIST_SUCCESS ? err : redist__fail_context(err, "options.reduce");
+}
+
 void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
 {
     redist_options d; /* NULL options mean the defaults */
@@ -101,6 +117,10 @@ void redist__fp_options(redist__fingerprints *fp, const redist_options *opt)
     redist__fp_add(fp, "options.alpha", o->alpha, sizeof o->alpha);
     redist__fp_add(fp, "options.beta", o->beta, sizeof o->beta);
     redist__fp_add(fp, "options.conjugate", &o->conjugate, sizeof o->conjugate);
+    int reduces = o->reduce != MPI_OP_NULL;
+    redist__fp_add(fp, "options.reduce", &reduces, sizeof reduces);
+    if (reduces)
+        redist__coll_fingerprint_op(fp, o->reduce);
     redist__fingerprint_algorithm_options(fp, o);
 }
 
@@ -144,6 +164,8 @@ static int check_locally(redist_layout src, redist_layout dst, MPI_Datatype type
     err = redist__element_size(type, elsize);
     if (err == REDIST_SUCCESS)
         err = check_scaling(opt, type);
+    if (err == REDIST_SUCCESS)
+        err = check_reduce(opt, type, *elsize);
     if (err == REDIST_SUCCESS) /* this rank's padded local arrays (its own ld) */
         err = redist__check_ld(src, rank);
     if (err == REDIST_SUCCESS)

@@ -75,6 +75,8 @@ typedef struct redist__algorithm {
     int bounded;           /* it runs in bounded mode (strip.c) when the plan is bounded */
     int is_batch;          /* a batch plan's exchange (api/batch.c): not for redist_start */
     int unscaled;          /* it places elements as they are: no alpha, beta or conjugate (bmmc) */
+    int reduces;           /* it reduces partial values (options.reduce); the others refuse
+                              a partial source */
     int device;            /* every move of the arrays goes through redist__par_move or
                               redist__par_cursor_move, so device memory works (kernels and
                               staging, staging.c); else NOT_APPLICABLE for device plans */
@@ -133,8 +135,8 @@ struct redist_plan_s {
     int not_one_node;   /* 1: this plan's ranks span more than one node */
     int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
     redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
-    struct redist__shared *held[2]; /* redist_alloc allocations holding this execute's src and
-                                       dst (exec/shared.h): in flight until it completes */
+    struct redist__shared *held[2];    /* redist_alloc allocations holding this execute's src and
+                                          dst (exec/shared.h): in flight until it completes */
     struct redist__shared **held_more; /* a batch's: its arrays' allocations, nheld_more of them
                                           (allocated with the batch), released alike */
     int nheld_more;
@@ -262,8 +264,8 @@ int64_t redist__onecopy_part_bytes(void);
 /* Bounded mode (strip.c): elements [lo, hi) of receive message i, copied from the sender's
    src that note (its offer's contents) points at. The message counts as copied once with its
    last range. */
-int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3],
-                               int64_t lo, int64_t hi);
+int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t note[3], int64_t lo,
+                               int64_t hi);
 /* Whether an ld is 0 along every one of d dimensions: the storage is what the layout alone
    says (a receive message's guess of the sender's storage is then exact). */
 int redist__ld_dense(const int64_t *ld, int d);
@@ -288,8 +290,8 @@ void redist__walkbuf_free(redist__walkbuf *w);
    p says, by p's team of at most w->threads): through w's chunks, walking src with `from`
    (redist__peer_msg), or, from NULL, by the walker alone (both sides dense). */
 void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w,
-                         const redist__msg *from, const redist__msg *to, const char *src,
-                         char *dst, int64_t lo, int64_t hi);
+                         const redist__msg *from, const redist__msg *to, const char *src, char *dst,
+                         int64_t lo, int64_t hi);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
 

@@ -197,6 +197,7 @@ static int add_msg(box_side *b, int peer, int other_pos)
     }
     redist__msg *m = &s->msgs[s->nmsgs];
     memset(m, 0, sizeof *m);
+    m->group = -1;
     int src_side = b->side == REDIST__SIDE_SRC;
     int err =
         redist__msg_from_runs(b->src, b->dst, b->side, b->rank, peer, src_side ? b->pos : other_pos,
@@ -213,10 +214,21 @@ static int add_msg(box_side *b, int peer, int other_pos)
    own source class has replicas), on the receive side the one source replica chosen. */
 static int add_for_class(box_side *b, int base)
 {
-    if (b->side == REDIST__SIDE_DST)
+    if (b->side == REDIST__SIDE_DST && !b->src->partial)
         return add_msg(b, redist__source_holder(b->src, base, b->rank), base);
+    if (b->side == REDIST__SIDE_DST) { /* partial values: every replica's, to be reduced */
+        for (int j = 0; j < redist__replica_count(b->src, base); j++) {
+            int p = redist__replica_position(b->src, base, j);
+            int err = add_msg(b, b->src->ranks[p], base);
+            if (err != REDIST_SUCCESS)
+                return err;
+            b->out->msgs[b->out->nmsgs - 1].group = base;
+            b->out->msgs[b->out->nmsgs - 1].replica = j;
+        }
+        return REDIST_SUCCESS;
+    }
     int R = redist__replica_count(b->dst, base);
-    int mine_replicated = redist__replica_count(b->src, b->my_base) > 1;
+    int mine_replicated = redist__replica_count(b->src, b->my_base) > 1 && !b->src->partial;
     for (int j = 0; j < R; j++) {
         int p = redist__replica_position(b->dst, base, j), d = b->dst->ranks[p];
         if (mine_replicated && redist__source_holder(b->src, b->my_base, d) != b->rank)
@@ -389,11 +401,14 @@ int redist__box_side_create(const struct redist_layout_s *src, const struct redi
         err = b.other->box != NULL ? against_boxes(&b) : against_grid(&b);
     if (err == REDIST_SUCCESS && out->nmsgs > 1)
         qsort(out->msgs, (size_t)out->nmsgs, sizeof *out->msgs, compare_msg_peer);
-    if (err == REDIST_SUCCESS && side == REDIST__SIDE_DST && out->total_elems != held)
+    int64_t covered = 0; /* from a partial source, each element once per replica */
+    for (int i = 0; err == REDIST_SUCCESS && i < out->nmsgs; i++)
+        covered += out->msgs[i].replica == 0 ? out->msgs[i].nelems : 0;
+    if (err == REDIST_SUCCESS && side == REDIST__SIDE_DST && covered != held)
         err = redist__fail(REDIST_ERR_ARG,
                            "rank %d's destination holds %lld elements that no source rank holds "
                            "(its region starts at element %lld of dimension 0)",
-                           rank, (long long)(held - out->total_elems), (long long)b.lo[0]);
+                           rank, (long long)(held - covered), (long long)b.lo[0]);
     redist__free(b.coords);
     redist__free(b.lo);
     redist__free(b.dims);

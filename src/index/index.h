@@ -67,6 +67,8 @@ struct redist_layout_s {
     int *box_members;   /* [nprocs] positions grouped by class, increasing within a class */
     int *box_member_at; /* [nprocs] for a class's base: where its members start there */
     int *box_nmembers;  /* [nprocs] for a class's base: its members (replicas) */
+    int partial;        /* a plan's source with options.reduce: its replicas hold partial values, so
+                           every replica sends (to be reduced) instead of one */
     int plain;          /* no phase along any dimension and no irregular blocks: every
                            algorithm applies */
     int dense;          /* a whole array with no ld: the local array holds exactly the
@@ -253,6 +255,10 @@ typedef struct redist__msg {
     redist__level *levels;
     redist__run *owned_runs; /* runs of merged levels, owned by the message */
     redist__tiles *tiles;    /* NULL unless unpacking transposes (transpose.c) */
+    /* A received partial value (a partial source, options.reduce): the source replica class
+       (its base position) and the replica it came from; the messages of one class fill the
+       same elements in the same order. group = -1 otherwise. */
+    int group, replica;
 } redist__msg;
 
 /* The messages of one rank: built from the per-dimension patterns of its source coordinate
@@ -414,6 +420,8 @@ typedef struct redist__shape {
     unsigned sections; /* the [SD96] §4 cases (REDIST__SD_* bits) every dimension is in */
     int beyond_grid;   /* a layout of boxes or with a replicated dimension: only the
                           algorithms that move the pattern's messages apply */
+    int reduce;        /* the source holds partial values (options.reduce): the receivers reduce
+                          the messages of each replica class */
     int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;

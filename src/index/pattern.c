@@ -469,8 +469,10 @@ static int build_msgs(const struct redist_layout_s *src, const struct redist_lay
     int64_t n = 1;
     for (int k = 0; k < s->ndims; k++)
         n *= s->dims[k].npeers;
-    /* Every replica of a destination receives: one message each. */
-    n *= side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
+    /* Every replica of a destination receives: one message each; from a partial source,
+       every replica sends. */
+    int per = side == REDIST__SIDE_SRC ? dst->nreplicas : src->partial ? src->nreplicas : 1;
+    n *= per;
     if (n > INT_MAX)
         return redist__fail(REDIST_ERR_UNSUPPORTED, "more than INT_MAX messages");
     if (n == 0)
@@ -482,23 +484,26 @@ static int build_msgs(const struct redist_layout_s *src, const struct redist_lay
     int my_base = redist__base_position(
         side == REDIST__SIDE_SRC ? src : dst,
         redist__layout_position_of(side == REDIST__SIDE_SRC ? src : dst, w->mine));
-    n /= side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
+    n /= per;
     for (int64_t i = 0; i < n; i++) {
         for (int k = 0; k < s->ndims; k++)
             w->peer[k] = s->dims[k].peer[w->idx[k]];
         int base = redist__layout_position_of(other, w->peer); /* the class's first replica */
-        int copies = side == REDIST__SIDE_SRC ? dst->nreplicas : 1;
-        for (int j = 0; j < copies; j++) {
+        for (int j = 0; j < per; j++) {
             int peer = side == REDIST__SIDE_SRC ? dst->ranks[redist__replica_position(dst, base, j)]
+                       : src->partial           ? src->ranks[redist__replica_position(src, base, j)]
                                                 : redist__source_holder(src, base, w->rank);
             /* A replicated source: this rank sends only what falls to it (replicas.c). */
-            if (side == REDIST__SIDE_SRC && src->nreplicas > 1 &&
+            if (side == REDIST__SIDE_SRC && src->nreplicas > 1 && !src->partial &&
                 redist__source_holder(src, my_base, peer) != w->rank)
                 continue;
-            int err = build_msg(src, dst, side, s, w, peer, &s->msgs[s->nmsgs]);
+            redist__msg *m = &s->msgs[s->nmsgs];
+            int err = build_msg(src, dst, side, s, w, peer, m);
             s->nmsgs++;
             if (err != REDIST_SUCCESS)
                 return err;
+            m->group = src->partial && side == REDIST__SIDE_DST ? base : -1;
+            m->replica = src->partial && side == REDIST__SIDE_DST ? j : 0;
             s->total_elems += s->msgs[s->nmsgs - 1].nelems;
         }
         for (int k = s->ndims - 1; k >= 0; k--) { /* next index, last dimension fastest */
@@ -586,8 +591,15 @@ int redist__sides_create(const struct redist_layout_s *src, const struct redist_
         return err;
     }
     int found = 0;
+    redist__msg received = {0};
     take_self(send, rank, self, has_self);
-    take_self(recv, rank, NULL, &found);
+    take_self(recv, rank, &received, &found);
+    if (*has_self && found) { /* a partial value's class and replica are the receiver's */
+        self->group = received.group;
+        self->replica = received.replica;
+    }
+    if (found)
+        redist__msg_free(&received);
     assign_offsets(send);
     assign_offsets(recv);
     return REDIST_SUCCESS;

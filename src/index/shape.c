@@ -79,6 +79,7 @@ void redist__shape_of(const struct redist_layout_s *src, const struct redist_lay
     *out = (redist__shape){0};
     out->same_line = same_line(src, dst);
     out->beyond_grid = !redist__grid_only(src) || !redist__grid_only(dst);
+    out->reduce = src->partial;
     if (src->ndims == 1) {
         out->P = src->grid[0];
         out->x = src->block[0];

@@ -42,6 +42,7 @@ static int build_messages(struct redist_plan_s *p)
     p->self = redist__calloc(1, sizeof *p->self);
     if (p->src == NULL || p->dst == NULL || p->self == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "plan");
+    p->src->partial = p->opt.reduce != MPI_OP_NULL; /* partial sums: every replica sends */
     int has_self = 0;
     int err = redist__sides_create(p->src, p->dst, p->rank, &p->send, &p->recv, p->self, &has_self);
     if (!has_self) {
@@ -127,7 +128,8 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     p->machine_agreed.shared_node = !p->not_one_node;
     /* every rank holds an allocation of redist_alloc: its arrays are taken to be in them, and
        packed messages on the node to copy once (the model's one-copy term) */
-    p->machine_agreed.shared_arrays = !p->not_one_node && !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 4];
+    p->machine_agreed.shared_arrays =
+        !p->not_one_node && !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 4];
     redist__machine_scale(&p->machine_agreed, p->node_load);
     redist__machine_threads(&p->machine_agreed,
                             REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);

@@ -53,6 +53,9 @@ int redist__algo_usable(const redist__algorithm *a, const redist__case *c,
     const char *reason = NULL;
     if (a->applicable(c) != REDIST_SUCCESS)
         reason = a->why_not != NULL ? a->why_not : "cannot perform this redistribution";
+    else if (c->s.reduce && !a->reduces)
+        reason = "cannot reduce partial sums (options.reduce): it sends each element once; "
+                 "reduce-direct reduces them";
     else if (redist__options_scale(opt) && !redist__algo_scales(a))
         reason = a->unscaled ? "cannot scale (alpha, beta, conjugate) while it places elements: "
                                "it moves them as they are"

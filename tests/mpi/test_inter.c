@@ -70,8 +70,9 @@ static int must_apply(const char *name, const side *s, const side *d)
     int sections = mtest_sections_apply(name, s->nd, s->n, s->block, s->grid, d->block, d->grid);
     if (sections >= 0)
         return sections;
-    static const char *const same_set_only[] = {"ky-to-y", "x-to-kx",    "gcd",
-                                                "lcm",     "multiphase", "bmmc"};
+    static const char *const same_set_only[] = {
+        "ky-to-y",    "x-to-kx", "gcd",          "lcm",
+        "multiphase", "bmmc",    "reduce-direct"}; /* and partial sums only */
     for (size_t i = 0; i < sizeof same_set_only / sizeof *same_set_only; i++)
         if (!strcmp(name, same_set_only[i]))
             return 0;

@@ -1,5 +1,6 @@
 /* threads: 3 */
 /* device: 3 */
+/* shared: 2 3 4 5 7 8 */
 /* Layout kinds beyond block-cyclic, checked element by element against an oracle written
  * here: boxes (redist_layout_create_boxes), replicated grid dimensions (first =
  * REDIST_REPLICATED) and GEN_BLOCK, between each other and block-cyclic grids.
@@ -46,6 +47,7 @@ typedef struct {
 
 typedef struct {
     int ndims, permuted, perm[MAXD];
+    int partial; /* options.reduce = MPI_SUM: every source holder holds a part */
     side_t src, dst;
 } case_t;
 
@@ -140,7 +142,46 @@ static int64_t local_shape(const side_t *s, int nd, int64_t stride[], int c[])
 typedef struct where {
     const side_t *s;
     int c[MAXD];
+    const case_t *cs;
+    int is_dst;
 } where;
+
+/* Whether rank r of side s holds global index g (every dimension). */
+static int rank_holds(const side_t *s, int nd, int r, const int64_t g[])
+{
+    if (s->kind == BOXES) {
+        if (r >= s->nboxes)
+            return 0;
+        for (int k = 0; k < nd; k++)
+            if (g[k] < s->lo[r][k] || g[k] >= s->hi[r][k])
+                return 0;
+        return 1;
+    }
+    int c[MAXD];
+    if (!mtest_coords_of(s->ranks, s->nprocs, s->grid, nd, r, c))
+        return 0;
+    for (int k = 0; k < nd; k++) {
+        int64_t l;
+        if (!grid_holds(s, k, c[k], g[k], &l))
+            return 0;
+    }
+    return 1;
+}
+
+/* Partial sums: rank r holds (r + 1) times an element's value; a destination element is the
+   sum over the source's holders of its source index g. */
+static double weight(const void *ctx, const int64_t g[])
+{
+    const where *w = ctx;
+    if (!w->cs->partial)
+        return 1.0;
+    if (!w->is_dst)
+        return (double)(me + 1);
+    double sum = 0;
+    for (int r = 0; r < nranks; r++)
+        sum += rank_holds(&w->cs->src, w->cs->ndims, r, g) ? (double)(r + 1) : 0.0;
+    return sum;
+}
 
 static int locate(const void *ctx, int k, int64_t g, int64_t *local)
 {
@@ -152,11 +193,11 @@ static int locate(const void *ctx, int k, int64_t g, int64_t *local)
 static int64_t walk(const case_t *cs, const side_t *s, int is_dst, double *a, int check)
 {
     int64_t stride[MAXD];
-    where w = {s, {0}};
+    where w = {s, {0}, cs, is_dst};
     if (local_shape(s, cs->ndims, stride, w.c) == 0)
         return 0;
-    return mtest_oracle_walk(cs->ndims, s->extent, stride, locate, &w,
-                             is_dst && cs->permuted ? cs->perm : NULL, a, check);
+    return mtest_oracle_walk_weighted(cs->ndims, s->extent, stride, locate, weight, &w,
+                                      is_dst && cs->permuted ? cs->perm : NULL, a, check);
 }
 
 static void fill(void *ctx, double *a)
@@ -313,6 +354,7 @@ static void gen_case(case_t *cs)
         ed[j] = e[cs->perm[j]];
     /* At least one side not a plain grid: a grid with a replicated dimension or boxes. */
     int ks = (int)rnd(0, 1), kd = (int)rnd(0, 2);
+    cs->partial = rnd(0, 3) == 0;
     random_side(&cs->src, cs->ndims, e, 0, ks);
     random_side(&cs->dst, cs->ndims, ed, 1, kd);
 }
@@ -343,12 +385,20 @@ static void run_case(const case_t *cs, int index)
                    "case %d: the library says %lld and %lld, the oracle "
                    "%lld and %lld",
                    index, (long long)want_ns, (long long)want_nd, (long long)ns, (long long)nd);
-    double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
-    double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
-    mtest_case_io io = {a, b, ns, nd, cs->permuted ? cs->perm : NULL, fill, check, (void *)cs};
+    double *a = mtest_host_alloc((size_t)ns * sizeof *a, 0); /* node-shared in turn */
+    double *b = mtest_host_alloc((size_t)nd * sizeof *b, 1);
+    mtest_case_io io = {a,
+                        b,
+                        ns,
+                        nd,
+                        cs->permuted ? cs->perm : NULL,
+                        fill,
+                        check,
+                        (void *)cs,
+                        cs->partial ? MPI_SUM : MPI_OP_NULL};
     plans_run += mtest_every_variant(src, dst, &io, index, &errs);
-    free(a);
-    free(b);
+    mtest_host_free(a);
+    mtest_host_free(b);
     redist_layout_free(&src);
     redist_layout_free(&dst);
 }

@@ -2,6 +2,7 @@
 #include "support/mvariants.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "support/mdevice.h"
 #include "support/mtest.h"
@@ -55,12 +56,34 @@ int mtest_every_variant(redist_layout src, redist_layout dst, const mtest_case_i
         const char *name = mtest_variant(ai, &opt);
         opt.memory = memory;
         opt.permutation = io->perm;
+        opt.reduce = io->reduce;
+        int partial = io->reduce != MPI_OP_NULL;
+        if (partial && ai >= nalg)
+            break; /* bounded and the transports' variants: reduce-direct has none */
+        if (partial && memory != REDIST_MEMORY_HOST) { /* partial sums reduce on the host */
+            redist_plan plan = NULL;
+            int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+            if (rc != REDIST_ERR_UNSUPPORTED || !mtest_all_same(rc))
+                mtest_fail(errs, me, name,
+                           "case %d: reduce with device memory: %s, not "
+                           "UNSUPPORTED on every rank",
+                           index, redist_error_name(rc));
+            redist_plan_free(&plan);
+            break;
+        }
         redist_plan plan = NULL;
         int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
         if (!mtest_all_same(rc))
             mtest_fail(errs, me, name, "case %d: plan_create returned different codes", index);
         if (mtest_device_refused(errs, me, name, index, ai == nalg + 1, rc, &plan))
             continue; /* device plans pack */
+        if (partial && strcmp(name, "auto") != 0 && strcmp(name, "reduce-direct") != 0 &&
+            rc != REDIST_ERR_NOT_APPLICABLE) {
+            mtest_fail(errs, me, name, "case %d: a partial source: %s, not NOT_APPLICABLE", index,
+                       redist_error_name(rc));
+            redist_plan_free(&plan);
+            continue;
+        }
         if (rc == REDIST_ERR_NOT_APPLICABLE && ai >= 0 && ai < nalg)
             continue;
         if (rc != REDIST_SUCCESS) {
@@ -89,6 +112,14 @@ int64_t mtest_oracle_walk(int nd, const int64_t extent[], const int64_t stride[]
                           int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                           const void *ctx, const int *perm, double *a, int check)
 {
+    return mtest_oracle_walk_weighted(nd, extent, stride, locate, NULL, ctx, perm, a, check);
+}
+
+int64_t mtest_oracle_walk_weighted(int nd, const int64_t extent[], const int64_t stride[],
+                                   int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
+                                   double (*weight)(const void *ctx, const int64_t g[]),
+                                   const void *ctx, const int *perm, double *a, int check)
+{
     int64_t total = 1, bad = 0;
     int64_t *h = malloc(2 * (size_t)nd * sizeof *h), *g = h + nd;
     for (int k = 0; k < nd; k++)
@@ -109,7 +140,7 @@ int64_t mtest_oracle_walk(int nd, const int64_t extent[], const int64_t stride[]
             continue;
         for (int j = 0; j < nd; j++)
             g[perm != NULL ? perm[j] : j] = h[j];
-        double want = mtest_value_of(nd, g);
+        double want = mtest_value_of(nd, g) * (weight != NULL ? weight(ctx, g) : 1.0);
         if (!check)
             a[off] = want;
         else if (a[off] != want)

@@ -19,6 +19,8 @@ typedef struct mtest_case_io {
     void (*fill)(void *ctx, double *a);
     int64_t (*check)(void *ctx, const double *b);
     void *ctx;
+    MPI_Op reduce; /* options.reduce (MPI_OP_NULL: none): then auto and reduce-direct run, and
+                      every other forced algorithm must say NOT_APPLICABLE */
 } mtest_case_io;
 
 /* Runs src -> dst (MPI_DOUBLE, MPI_COMM_WORLD) with every algorithm the library lists and
@@ -37,6 +39,12 @@ int mtest_every_variant(redist_layout src, redist_layout dst, const mtest_case_i
 int64_t mtest_oracle_walk(int nd, const int64_t extent[], const int64_t stride[],
                           int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                           const void *ctx, const int *perm, double *a, int check);
+/* The same, each value times weight(ctx, g) of its source index g (partial sums: a holder's
+   part, or the sum of the parts). */
+int64_t mtest_oracle_walk_weighted(int nd, const int64_t extent[], const int64_t stride[],
+                                   int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
+                                   double (*weight)(const void *ctx, const int64_t g[]),
+                                   const void *ctx, const int *perm, double *a, int check);
 /* The value of the source element at global index g: 1000-adic digits of g, so that every
    element of a test array is distinct. */
 double mtest_value_of(int nd, const int64_t g[]);

@@ -112,8 +112,8 @@ static void check_rank(const redist__msg **moves, const unsigned char **srcs, in
     }
     for (int x = 0; x < n; x++)
         if (!taken[x])
-            redist__move_range(moves[x], REDIST__COPY, (const char *)srcs[x], (char *)got, es,
-                               NULL, 0, moves[x]->nelems);
+            redist__move_range(moves[x], REDIST__COPY, (const char *)srcs[x], (char *)got, es, NULL,
+                               0, moves[x]->nelems);
     CHECK(memcmp(want, got, (size_t)stored * es) == 0, "pulled rows differ from the walker's");
     free(taken);
     free(members);
@@ -160,7 +160,8 @@ static void check_pair(int ndims, int nranks, size_t es)
         for (int x = 0; x < n; x++)
             fits |= redist__pull_fits(moves[x]);
         pulled_groups += fits;
-        unsigned char *want = malloc((size_t)(stored + 1) * es), *got = malloc((size_t)(stored + 1) * es);
+        unsigned char *want = malloc((size_t)(stored + 1) * es),
+                      *got = malloc((size_t)(stored + 1) * es);
         check_rank(moves, srcs, n, es, want, got, stored);
         free(want);
         free(got);
@@ -186,7 +187,8 @@ static void check_merge(void)
     redist__run outer = {0, 0, 4, 1}, a = {0, 0, 3, 5}, b = {0, 3, 3, 5};
     redist__level la[2] = {{&outer, 1, 0, 0, 15, 30}, {&a, 1, 3, 6, 1, 1}};
     redist__level lb[2] = {{&outer, 1, 0, 0, 15, 30}, {&b, 1, 3, 6, 1, 1}};
-    redist__msg ma = {0, 2, 60, 0, la, NULL, NULL}, mb = {1, 2, 60, 0, lb, NULL, NULL};
+    redist__msg ma = {0, 2, 60, 0, la, NULL, NULL, -1, 0},
+                mb = {1, 2, 60, 0, lb, NULL, NULL, -1, 0};
     const redist__msg *both[2] = {&ma, &mb};
     redist__pull_run runs[16];
     CHECK(redist__pull_merge(both, 2, runs, 9) == -1, "10 runs merged into room for 9");
@@ -196,7 +198,7 @@ static void check_merge(void)
               runs[i].member, (long long)runs[i].dst_at);
     redist__run c = {0, 0, 3, 5}; /* src and dst both 3 apart: one run of 15 */
     redist__level lc[2] = {{&outer, 1, 0, 0, 15, 15}, {&c, 1, 3, 3, 1, 1}};
-    redist__msg mc = {0, 2, 60, 0, lc, NULL, NULL};
+    redist__msg mc = {0, 2, 60, 0, lc, NULL, NULL, -1, 0};
     const redist__msg *one[1] = {&mc};
     CHECK(redist__pull_merge(one, 1, runs, 16) == 1 && runs[0].len == 15,
           "runs that continue each other: one run");
