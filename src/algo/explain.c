@@ -50,9 +50,29 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
     return REDIST_SUCCESS;
 }
 
+static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                        const char *algorithm, const redist_options *options, int threads,
+                        redist__explanation *out);
+
 int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                          const char *algorithm, const redist_options *options, int threads,
                          redist__explanation *out)
+{
+    if (options == NULL || options->reduce == MPI_OP_NULL || src == NULL)
+        return explain_pair(src, dst, comm_size, elsize, algorithm, options, threads, out);
+    /* partial sums: every source replica sends, as in a plan (planner.c) */
+    struct redist_layout_s *partial = redist__layout_copy(src);
+    if (partial == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "explain: the partial source");
+    partial->partial = 1;
+    int err = explain_pair(partial, dst, comm_size, elsize, algorithm, options, threads, out);
+    redist_layout_free(&partial);
+    return err;
+}
+
+static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                        const char *algorithm, const redist_options *options, int threads,
+                        redist__explanation *out)
 {
     if (out == NULL)
         return redist__fail(REDIST_ERR_ARG, "explain: NULL output");

@@ -199,6 +199,7 @@ uint64_t redist__layout_hash(const struct redist_layout_s *l, uint64_t h)
     h = redist__hash_bytes(h, l->first, d * sizeof *l->first);
     h = redist__hash_bytes(h, l->phase, d * sizeof *l->phase);
     h = redist__hash_bytes(h, l->pgrid, d * sizeof *l->pgrid);
+    h = redist__hash_bytes(h, &l->partial, sizeof l->partial);
     if (l->box != NULL)
         h = redist__hash_bytes(h, l->box, 2 * d * (size_t)l->nprocs * sizeof *l->box);
     for (size_t k = 0; l->gen != NULL && k < d; k++)
