@@ -56,6 +56,7 @@ static void destroy(struct redist_plan_s *p)
     redist__free(s->reqs);
     redist__free(s->order);
     redist__free(s->partials);
+    redist__free(s->self_buf); /* a plan buffer: its owner frees it (host memory only) */
     redist__free(s);
     p->algo_state = NULL;
 }

@@ -1,9 +1,9 @@
 /* Box layouts (no MPI): their constructor, copies and the index their sides search
  * (boxes.c). Position p (rank ranks[p]) holds one box, an interval along every dimension
  * stored densely. Identical boxes are one replica class (replicas.c), its base the first
- * position in the sorted order of equal boxes, and the nonempty boxes are sorted by their
- * lower and by their upper corner along every dimension, once, at creation (O(B log B) for
- * B boxes), for boxes.c's sort and sweep.
+ * position holding it (found with a hash table of the corners, O(B) for B boxes), and the
+ * nonempty boxes are sorted by their lower corner along every dimension (a radix sort, O(B)
+ * per dimension) once, at creation, for boxes.c's sort and sweep.
  */
 #include "index/index.h"
 
@@ -34,105 +34,167 @@ static int check_boxes(int ndims, const int64_t extent[], int nboxes, const int6
     return REDIST_SUCCESS;
 }
 
-/* Merge sort of positions with a context (C11's qsort has none). */
-typedef int (*less_fn)(const struct redist_layout_s *l, int key, int a, int b);
-static void sort_by(const struct redist_layout_s *l, int key, less_fn less, int *v, int n, int *tmp)
+static int box_empty(const struct redist_layout_s *l, int p)
 {
-    if (n < 2)
-        return;
-    int h = n / 2;
-    sort_by(l, key, less, v, h, tmp);
-    sort_by(l, key, less, v + h, n - h, tmp);
-    int i = 0, j = h, o = 0;
-    while (i < h && j < n)
-        tmp[o++] = less(l, key, v[j], v[i]) ? v[j++] : v[i++];
-    while (i < h)
-        tmp[o++] = v[i++];
-    while (j < n)
-        tmp[o++] = v[j++];
-    memcpy(v, tmp, (size_t)n * sizeof *v);
+    const int64_t *lo = redist__box_lower(l, p), *hi = redist__box_upper(l, p);
+    for (int k = 0; k < l->ndims; k++)
+        if (hi[k] <= lo[k])
+            return 1;
+    return 0;
 }
 
-static int less_lower(const struct redist_layout_s *l, int k, int a, int b)
+/* A box's hash: its corners, word by word, each mixed (MurmurHash3's finalizer). */
+static uint64_t box_hash(const struct redist_layout_s *l, int p)
 {
-    return redist__box_lower(l, a)[k] < redist__box_lower(l, b)[k];
+    const int64_t *c = redist__box_lower(l, p);
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2 * l->ndims; i++) {
+        h ^= (uint64_t)c[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+    }
+    return h;
 }
-static int less_upper(const struct redist_layout_s *l, int k, int a, int b)
-{
-    return redist__box_upper(l, a)[k] < redist__box_upper(l, b)[k];
-}
-/* Lexicographic order of (lower, upper) corners. */
-static int compare_corners(const struct redist_layout_s *l, int a, int b)
+
+static int same_box(const struct redist_layout_s *l, int a, int b)
 {
     const int64_t *x = redist__box_lower(l, a), *y = redist__box_lower(l, b);
     for (int i = 0; i < 2 * l->ndims; i++)
         if (x[i] != y[i])
-            return x[i] < y[i] ? -1 : 1;
-    return 0;
-}
-/* Equal boxes keep their position order (the sort is stable). */
-static int less_box(const struct redist_layout_s *l, int unused, int a, int b)
-{
-    (void)unused;
-    return compare_corners(l, a, b) < 0;
+            return 0;
+    return 1;
 }
 
-static int box_empty(const struct redist_layout_s *l, int p)
+/* A key and its position, for the radix sorts below. */
+typedef struct keyed {
+    uint64_t key;
+    int pos;
+} keyed;
+
+/* Sorts v[0 .. m) by key, stably: a radix sort by bytes, as many passes as the largest key
+   has bytes (O(m) per pass, each pass two streaming sweeps over 256 buckets: cache-friendly
+   where a hash table or a comparison sort of 2^16 boxes is not). tmp: m entries. */
+static void radix_sort(keyed *v, int m, keyed *tmp)
 {
-    return redist__box_extent(l, p, 0) == 0;
+    uint64_t most = 0;
+    for (int i = 0; i < m; i++)
+        most |= v[i].key;
+    for (int shift = 0; shift < 64 && (most >> shift) != 0; shift += 8) {
+        int64_t count[257] = {0};
+        for (int i = 0; i < m; i++)
+            count[((v[i].key >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (int i = 0; i < m; i++)
+            tmp[count[(v[i].key >> shift) & 0xff]++] = v[i];
+        memcpy(v, tmp, (size_t)m * sizeof *v);
+    }
 }
 
-/* Replica classes (identical boxes; every empty box is its own class) and the sweep's sorted
-   orders. */
+/* Replica classes: identical nonempty boxes, found by sorting the boxes' hashes (equal boxes
+   then lie together; a run of equal hashes is split by comparing corners); each class's base
+   is its first position, its members in position order. An empty box is a class of its own. */
+static int find_classes(struct redist_layout_s *l, keyed *v, keyed *tmp)
+{
+    int n = l->nprocs, m = 0;
+    for (int p = 0; p < n; p++) {
+        l->box_class[p] = p;
+        if (!box_empty(l, p))
+            v[m++] = (keyed){box_hash(l, p), p};
+    }
+    radix_sort(v, m, tmp); /* stable: positions increase within a run of equal hashes */
+    for (int i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && v[j].key == v[i].key;)
+            j++;
+        for (int a = i; a < j; a++) /* a collision of different boxes is rare: pairwise */
+            for (int b = i; b < a && l->box_class[v[a].pos] == v[a].pos; b++)
+                if (l->box_class[v[b].pos] == v[b].pos && same_box(l, v[b].pos, v[a].pos))
+                    l->box_class[v[a].pos] = v[b].pos;
+    }
+    for (int p = 0; p < n; p++) /* members per class, then where each class starts */
+        l->box_nmembers[l->box_class[p]]++;
+    for (int p = 0, at = 0; p < n; p++)
+        if (l->box_class[p] == p) {
+            l->box_member_at[p] = at;
+            at += l->box_nmembers[p];
+            l->box_nmembers[p] = 0; /* refilled below */
+        }
+    for (int p = 0; p < n; p++) {
+        int base = l->box_class[p];
+        l->box_members[l->box_member_at[base] + l->box_nmembers[base]++] = p;
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Replica classes and the sweep's index: the nonempty boxes by lower corner along every
+   dimension, and the longest box along each. */
 static int index_boxes(struct redist_layout_s *l)
 {
     int n = l->nprocs, d = l->ndims;
-    int *tmp = redist__malloc((size_t)n * sizeof *tmp);
-    int *order = redist__malloc((size_t)n * sizeof *order);
+    keyed *v = redist__malloc(((size_t)n + 1) * sizeof *v);
+    keyed *tmp = redist__malloc(((size_t)n + 1) * sizeof *tmp);
     l->box_class = redist__malloc((size_t)n * sizeof *l->box_class);
     l->box_members = redist__malloc((size_t)n * sizeof *l->box_members);
     l->box_member_at = redist__calloc((size_t)n, sizeof *l->box_member_at);
     l->box_nmembers = redist__calloc((size_t)n, sizeof *l->box_nmembers);
-    int err = tmp && order && l->box_class && l->box_members && l->box_member_at && l->box_nmembers
-                  ? REDIST_SUCCESS
+    l->box_maxlen = redist__calloc((size_t)d, sizeof *l->box_maxlen);
+    int err = v && tmp && l->box_class && l->box_members && l->box_member_at && l->box_nmembers &&
+                      l->box_maxlen
+                  ? find_classes(l, v, tmp)
                   : REDIST_ERR_NOMEM;
     if (err == REDIST_SUCCESS) {
-        for (int p = 0; p < n; p++)
-            order[p] = p;
-        sort_by(l, 0, less_box, order, n, tmp);
-        for (int i = 0; i < n;) { /* runs of equal boxes: one class, its base the first */
-            int j = i + 1;
-            while (j < n && !box_empty(l, order[i]) && compare_corners(l, order[i], order[j]) == 0)
-                j++;
-            for (int m = i; m < j; m++) {
-                l->box_class[order[m]] = order[i];
-                l->box_members[m] = order[m];
-            }
-            l->box_member_at[order[i]] = i;
-            l->box_nmembers[order[i]] = j - i;
-            i = j;
-        }
         l->box_nonempty = 0;
-        for (int p = 0; p < n; p++)
-            l->box_nonempty += !box_empty(l, p);
+        for (int p = 0; p < n; p++) /* a replica is nonempty: its base's emptiness was seen */
+            l->box_nonempty += l->box_class[p] != p || !box_empty(l, p);
         size_t m = (size_t)l->box_nonempty;
-        l->box_by_lo = redist__malloc(((size_t)d * m + 1) * sizeof *l->box_by_lo);
-        l->box_by_hi = redist__malloc(((size_t)d * m + 1) * sizeof *l->box_by_hi);
-        if (l->box_by_lo == NULL || l->box_by_hi == NULL)
+        if ((l->box_by_lo = redist__malloc(((size_t)d * m + 1) * sizeof *l->box_by_lo)) == NULL)
             err = REDIST_ERR_NOMEM;
     }
     for (int k = 0; err == REDIST_SUCCESS && k < d; k++) {
-        int *lo = l->box_by_lo + (size_t)k * (size_t)l->box_nonempty;
-        int *hi = l->box_by_hi + (size_t)k * (size_t)l->box_nonempty;
-        int m = 0;
-        for (int p = 0; p < n; p++)
-            if (!box_empty(l, p))
-                lo[m] = hi[m] = p, m++;
-        sort_by(l, k, less_lower, lo, m, tmp);
-        sort_by(l, k, less_upper, hi, m, tmp);
+        int *lo = l->box_by_lo + (size_t)k * (size_t)l->box_nonempty, m = 0;
+        for (int p = 0; p < n; p++) {
+            if (l->box_class[p] == p && box_empty(l, p))
+                continue;
+            int64_t at = redist__box_lower(l, p)[k], len = redist__box_upper(l, p)[k] - at;
+            v[m++] = (keyed){(uint64_t)at, p};
+            l->box_maxlen[k] = len > l->box_maxlen[k] ? len : l->box_maxlen[k];
+        }
+        radix_sort(v, m, tmp);
+        for (int i = 0; i < m; i++)
+            lo[i] = v[i].pos;
     }
+    redist__free(v);
     redist__free(tmp);
-    redist__free(order);
+    return err;
+}
+
+/* A layout of nboxes positions with room for their boxes (l->box allocated, not filled):
+   the grid fields as box layouts keep them (grid (nboxes, 1, ...), blocks 1). */
+static int new_box_layout(int ndims, const int64_t extent[], int nboxes, int order,
+                          struct redist_layout_s **out)
+{
+    int64_t *block = redist__malloc((size_t)ndims * sizeof *block);
+    int *grid = redist__malloc((size_t)ndims * sizeof *grid);
+    int err = block && grid ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "layout");
+    for (int k = 0; err == REDIST_SUCCESS && k < ndims; k++) {
+        block[k] = 1;
+        grid[k] = k == 0 ? nboxes : 1;
+    }
+    if (err == REDIST_SUCCESS) /* checks extents, order */
+        err = redist_layout_create(ndims, extent, block, grid, NULL, NULL, order, out);
+    redist__free(block);
+    redist__free(grid);
+    size_t bytes = 2 * (size_t)ndims * (size_t)nboxes * sizeof(int64_t);
+    if (err == REDIST_SUCCESS && (((*out)->box = redist__malloc(bytes)) == NULL ||
+                                  ((*out)->box_refs = redist__malloc(sizeof(int))) == NULL))
+        err = redist__fail(REDIST_ERR_NOMEM, "layout");
+    if (err == REDIST_SUCCESS)
+        *(*out)->box_refs = 1;
+    if (err != REDIST_SUCCESS)
+        redist_layout_free(out);
+    else
+        (*out)->plain = 0;
     return err;
 }
 
@@ -151,24 +213,11 @@ int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, co
                             extent == NULL  ? "extent"
                             : lower == NULL ? "lower"
                                             : "upper");
-    int64_t *block = redist__malloc((size_t)ndims * sizeof *block);
-    int *grid = redist__malloc((size_t)ndims * sizeof *grid);
-    int err = block && grid ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "layout");
-    for (int k = 0; err == REDIST_SUCCESS && k < ndims; k++) {
-        block[k] = 1;
-        grid[k] = k == 0 ? nboxes : 1;
-    }
     struct redist_layout_s *l = NULL;
-    if (err == REDIST_SUCCESS) /* checks extents, order */
-        err = redist_layout_create(ndims, extent, block, grid, NULL, NULL, order, &l);
-    redist__free(block);
-    redist__free(grid);
+    int err = new_box_layout(ndims, extent, nboxes, order, &l);
     if (err == REDIST_SUCCESS)
         err = check_boxes(ndims, extent, nboxes, lower, upper);
     size_t per = (size_t)ndims;
-    if (err == REDIST_SUCCESS &&
-        (l->box = redist__malloc(2 * per * (size_t)nboxes * sizeof *l->box)) == NULL)
-        err = redist__fail(REDIST_ERR_NOMEM, "layout");
     for (int r = 0; err == REDIST_SUCCESS && r < nboxes; r++) {
         memcpy(l->box + (size_t)r * 2 * per, lower + (size_t)r * per, per * sizeof *lower);
         memcpy(l->box + ((size_t)r * 2 + 1) * per, upper + (size_t)r * per, per * sizeof *upper);
@@ -179,39 +228,89 @@ int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, co
         redist_layout_free(&l);
         return err;
     }
-    l->plain = 0;
     *layout = l;
     return REDIST_SUCCESS;
 }
 
+/* A copy that shares l's box arrays (they never change after creation): the grid part's
+   arrays of its own, O(nboxes) as for a grid layout's copy. */
+static struct redist_layout_s *shared_copy(const struct redist_layout_s *l)
+{
+    int64_t *block = redist__malloc((size_t)l->ndims * sizeof *block);
+    int *grid = redist__malloc((size_t)l->ndims * sizeof *grid);
+    struct redist_layout_s *c = NULL;
+    for (int k = 0; block != NULL && grid != NULL && k < l->ndims; k++) {
+        block[k] = 1;
+        grid[k] = k == 0 ? l->nprocs : 1;
+    }
+    if (block != NULL && grid != NULL &&
+        redist_layout_create(l->ndims, l->extent, block, grid, NULL, l->ranks, l->order, &c) !=
+            REDIST_SUCCESS)
+        c = NULL;
+    redist__free(block);
+    redist__free(grid);
+    if (c == NULL)
+        return NULL;
+    __atomic_add_fetch(l->box_refs, 1, __ATOMIC_ACQ_REL);
+    c->box_refs = l->box_refs;
+    c->box = l->box;
+    c->box_class = l->box_class;
+    c->box_members = l->box_members;
+    c->box_member_at = l->box_member_at;
+    c->box_nmembers = l->box_nmembers;
+    c->box_by_lo = l->box_by_lo;
+    c->box_maxlen = l->box_maxlen;
+    c->box_nonempty = l->box_nonempty;
+    memcpy(c->storage, l->storage, (size_t)l->ndims * sizeof *c->storage);
+    c->plain = 0;
+    return c;
+}
+
+/* The copy takes the index as it is: shared (no permutation), or with its dimensions
+   renamed. A plan copies its layouts, and rebuilding the index would cost it the sorts. */
 struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, const int *perm)
 {
-    size_t d = (size_t)l->ndims, n = (size_t)l->nprocs;
+    if (perm == NULL)
+        return shared_copy(l);
+    size_t d = (size_t)l->ndims, n = (size_t)l->nprocs, m = (size_t)l->box_nonempty;
     int64_t *extent = redist__malloc(d * sizeof *extent);
-    int64_t *lo = redist__malloc(d * n * sizeof *lo), *hi = redist__malloc(d * n * sizeof *hi);
     struct redist_layout_s *c = NULL;
-    if (extent != NULL && lo != NULL && hi != NULL) {
-        for (size_t j = 0; j < d; j++) {
-            size_t to = perm != NULL ? (size_t)perm[j] : j;
-            extent[to] = l->extent[j];
-            for (size_t p = 0; p < n; p++) {
-                lo[p * d + to] = redist__box_lower(l, (int)p)[j];
-                hi[p * d + to] = redist__box_upper(l, (int)p)[j];
-            }
-        }
-        if (redist_layout_create_boxes(l->ndims, extent, l->nprocs, lo, hi, l->order, &c) !=
-            REDIST_SUCCESS)
-            c = NULL;
-    }
-    if (c != NULL) {
-        memcpy(c->ranks, l->ranks, n * sizeof *l->ranks);
-        memcpy(c->by_rank, l->by_rank, n * sizeof *l->by_rank);
-        c->max_rank = l->max_rank;
-        for (size_t i = 0; i < d; i++)
-            c->storage[i] = perm != NULL ? perm[l->storage[i]] : l->storage[i];
+    for (size_t j = 0; extent != NULL && j < d; j++)
+        extent[perm != NULL ? (size_t)perm[j] : j] = l->extent[j];
+    if (extent == NULL || new_box_layout(l->ndims, extent, l->nprocs, l->order, &c) != 0) {
+        redist__free(extent);
+        return NULL;
     }
     redist__free(extent);
-    redist__free(lo);
-    redist__free(hi);
+    c->box_class = redist__malloc(n * sizeof *c->box_class);
+    c->box_members = redist__malloc(n * sizeof *c->box_members);
+    c->box_member_at = redist__malloc(n * sizeof *c->box_member_at);
+    c->box_nmembers = redist__malloc(n * sizeof *c->box_nmembers);
+    c->box_maxlen = redist__malloc(d * sizeof *c->box_maxlen);
+    c->box_by_lo = redist__malloc((d * m + 1) * sizeof *c->box_by_lo);
+    if (!c->box_class || !c->box_members || !c->box_member_at || !c->box_nmembers ||
+        !c->box_maxlen || !c->box_by_lo) {
+        redist_layout_free(&c);
+        return NULL;
+    }
+    for (size_t j = 0; j < d; j++) {
+        size_t to = perm != NULL ? (size_t)perm[j] : j;
+        for (size_t p = 0; p < n; p++) {
+            c->box[p * 2 * d + to] = redist__box_lower(l, (int)p)[j];
+            c->box[(p * 2 + 1) * d + to] = redist__box_upper(l, (int)p)[j];
+        }
+        c->box_maxlen[to] = l->box_maxlen[j];
+        memcpy(c->box_by_lo + to * m, l->box_by_lo + j * m, m * sizeof *c->box_by_lo);
+    }
+    memcpy(c->box_class, l->box_class, n * sizeof *c->box_class);
+    memcpy(c->box_members, l->box_members, n * sizeof *c->box_members);
+    memcpy(c->box_member_at, l->box_member_at, n * sizeof *c->box_member_at);
+    memcpy(c->box_nmembers, l->box_nmembers, n * sizeof *c->box_nmembers);
+    c->box_nonempty = l->box_nonempty;
+    memcpy(c->ranks, l->ranks, n * sizeof *l->ranks);
+    memcpy(c->by_rank, l->by_rank, n * sizeof *l->by_rank);
+    c->max_rank = l->max_rank;
+    for (size_t i = 0; i < d; i++)
+        c->storage[i] = perm != NULL ? perm[l->storage[i]] : l->storage[i];
     return c;
 }

@@ -9,10 +9,10 @@
  * regular sections): a message is built per box pair or per block run, never per element.
  *
  * Which boxes meet a region is found by sort and sweep: at creation the nonempty boxes are
- * sorted by their lower and by their upper corner along every dimension (O(B log B) for B
- * boxes); a query counts, by binary search along each dimension, the boxes that start
- * before the region ends and those that end before it starts, and scans the dimension with
- * the fewest candidates, checking each against the other dimensions.
+ * sorted by their lower corner along every dimension (a radix sort: O(B) per dimension for
+ * B boxes, box_layout.c); a query bounds, by two binary searches along each dimension, the
+ * boxes that start before the region ends and after its start minus the longest box, and
+ * scans the dimension with the fewest candidates, checking each against the others.
  *
  * Identical boxes are replicas (replicas.c): the first position with a box is its class's
  * base. Boxes of a source may overlap only as replicas: two different source boxes sharing
@@ -28,19 +28,13 @@
 
 /* ---- which boxes meet a region (sort and sweep) ------------------------------------------ */
 
-static int64_t corner(const struct redist_layout_s *l, int p, int upper, int k)
-{
-    return upper ? redist__box_upper(l, p)[k] : redist__box_lower(l, p)[k];
-}
-
-/* Entries of `sorted` (by the lower or upper corner along k) whose corner is below v. */
-static int count_below(const struct redist_layout_s *l, const int *sorted, int upper, int k,
-                       int64_t v)
+/* Boxes whose lower corner along k is below v: a binary search of the sorted positions. */
+static int count_below(const struct redist_layout_s *l, const int *sorted, int k, int64_t v)
 {
     int lo = 0, hi = l->box_nonempty;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (corner(l, sorted[mid], upper, k) < v)
+        if (redist__box_lower(l, sorted[mid])[k] < v)
             lo = mid + 1;
         else
             hi = mid;
@@ -63,28 +57,27 @@ static int compare_int(const void *a, const void *b)
 }
 
 /* The positions of the nonempty boxes of l meeting the region [lo, hi) (nonempty), in
-   increasing order, into *out (allocated; *n of them). Along each dimension the boxes that
-   meet it are those starting before hi minus those ending at or before lo: the dimension
-   with the shortest scan is walked, the others checked. */
+   increasing order, into *out (allocated; *n of them). Along dimension k a box meeting the
+   region starts before hi[k] and after lo[k] - maxlen[k] (no box is longer): a slice of the
+   boxes sorted by lower corner, bounded by two binary searches. The dimension with the
+   thinnest slice is scanned, each box checked along every dimension. */
 static int boxes_meeting(const struct redist_layout_s *l, const int64_t *lo, const int64_t *hi,
                          int **out, int *n)
 {
-    int N = l->box_nonempty, best_k = 0, best_from = 0, best_to = N, best_upper = 0;
+    int N = l->box_nonempty, best_k = 0, best_from = 0, best_to = N;
     for (int k = 0; k < l->ndims; k++) {
         const int *by_lo = l->box_by_lo + (size_t)k * (size_t)N;
-        const int *by_hi = l->box_by_hi + (size_t)k * (size_t)N;
-        int starting = count_below(l, by_lo, 0, k, hi[k]);  /* lower < hi */
-        int ended = count_below(l, by_hi, 1, k, lo[k] + 1); /* upper <= lo */
-        if (starting < best_to - best_from) {
-            best_k = k, best_from = 0, best_to = starting, best_upper = 0;
-        }
-        if (N - ended < best_to - best_from) {
-            best_k = k, best_from = ended, best_to = N, best_upper = 1;
-        }
+        int to = count_below(l, by_lo, k, hi[k]);
+        int64_t reach = lo[k] - l->box_maxlen[k]; /* a box starting at or before this ends
+                                                     at or before lo[k] */
+        int from = reach < 0 ? 0 : count_below(l, by_lo, k, reach + 1);
+        if (to - from < best_to - best_from)
+            best_k = k, best_from = from, best_to = to;
     }
-    const int *scan = (best_upper ? l->box_by_hi : l->box_by_lo) + (size_t)best_k * (size_t)N;
+    const int *scan = l->box_by_lo + (size_t)best_k * (size_t)N;
     *n = 0;
-    *out = redist__malloc(((size_t)(best_to - best_from) + 1) * sizeof **out);
+    *out = redist__malloc(((size_t)(best_to > best_from ? best_to - best_from : 0) + 1) *
+                          sizeof **out);
     if (*out == NULL)
         return REDIST_ERR_NOMEM;
     for (int i = best_from; i < best_to; i++)

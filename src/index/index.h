@@ -59,20 +59,22 @@ struct redist_layout_s {
        layouts. The grid fields then mean nothing to the index math (grid[k] = nprocs, block
        1, first 0): the coordinates of position p are p along every dimension, and the
        functions below that take a coordinate read the box. */
-    int64_t *box;       /* [nprocs][2][ndims] */
-    int *box_class;     /* [nprocs] the first position with the same box (a replica class) */
-    int *box_by_lo;     /* [ndims][nonempty] positions of the nonempty boxes by lower corner */
-    int *box_by_hi;     /* [ndims][nonempty] the same by upper corner */
-    int box_nonempty;   /* boxes with elements */
-    int *box_members;   /* [nprocs] positions grouped by class, increasing within a class */
-    int *box_member_at; /* [nprocs] for a class's base: where its members start there */
-    int *box_nmembers;  /* [nprocs] for a class's base: its members (replicas) */
-    int partial;        /* a plan's source with options.reduce: its replicas hold partial values, so
-                           every replica sends (to be reduced) instead of one */
-    int plain;          /* no phase along any dimension and no irregular blocks: every
-                           algorithm applies */
-    int dense;          /* a whole array with no ld: the local array holds exactly the
-                           rank's elements */
+    int *box_refs;       /* the box arrays below are shared by a layout's copies (a plan's):
+                            their count, the arrays freed with the last */
+    int64_t *box;        /* [nprocs][2][ndims] */
+    int *box_class;      /* [nprocs] the first position with the same box (a replica class) */
+    int *box_by_lo;      /* [ndims][nonempty] positions of the nonempty boxes by lower corner */
+    int64_t *box_maxlen; /* [ndims] the longest box along each dimension */
+    int box_nonempty;    /* boxes with elements */
+    int *box_members;    /* [nprocs] positions grouped by class, increasing within a class */
+    int *box_member_at;  /* [nprocs] for a class's base: where its members start there */
+    int *box_nmembers;   /* [nprocs] for a class's base: its members (replicas) */
+    int partial; /* a plan's source with options.reduce: its replicas hold partial values, so
+                    every replica sends (to be reduced) instead of one */
+    int plain;   /* no phase along any dimension and no irregular blocks: every
+                    algorithm applies */
+    int dense;   /* a whole array with no ld: the local array holds exactly the
+                    rank's elements */
 };
 
 /* Grid position (row-major linear coordinate) of rank, or -1 if rank is not in the layout. */

@@ -279,13 +279,18 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
 
 static void boxes_free(struct redist_layout_s *l)
 {
+    if (l->box_refs != NULL && __atomic_sub_fetch(l->box_refs, 1, __ATOMIC_ACQ_REL) > 0) {
+        l->box = NULL; /* another copy still holds the arrays */
+        return;
+    }
+    redist__free(l->box_refs);
     redist__free(l->box);
     redist__free(l->box_class);
     redist__free(l->box_members);
     redist__free(l->box_member_at);
     redist__free(l->box_nmembers);
     redist__free(l->box_by_lo);
-    redist__free(l->box_by_hi);
+    redist__free(l->box_maxlen);
     l->box = NULL;
 }
 
@@ -365,13 +370,18 @@ static int check_ranks(struct redist_layout_s *l)
     for (int i = 0; i < l->nprocs; i++)
         if (l->ranks[i] < 0)
             return redist__fail(REDIST_ERR_ARG, "ranks[%d] = %d must be >= 0", i, l->ranks[i]);
-    int *tmp = redist__malloc((size_t)l->nprocs * sizeof *tmp);
-    if (tmp == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "layout rank index");
-    for (int i = 0; i < l->nprocs; i++)
+    int increasing = 1; /* the usual ranks 0, 1, 2, ...: no sort needed */
+    for (int i = 0; i < l->nprocs; i++) {
         l->by_rank[i] = i;
-    sort_positions(l->by_rank, l->nprocs, l->ranks, tmp);
-    redist__free(tmp);
+        increasing &= i == 0 || l->ranks[i] > l->ranks[i - 1];
+    }
+    if (!increasing) {
+        int *tmp = redist__malloc((size_t)l->nprocs * sizeof *tmp);
+        if (tmp == NULL)
+            return redist__fail(REDIST_ERR_NOMEM, "layout rank index");
+        sort_positions(l->by_rank, l->nprocs, l->ranks, tmp);
+        redist__free(tmp);
+    }
     l->max_rank = l->ranks[l->by_rank[l->nprocs - 1]];
     for (int i = 1; i < l->nprocs; i++) {
         int a = l->by_rank[i - 1], b = l->by_rank[i];
