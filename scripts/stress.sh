@@ -58,7 +58,7 @@ run() { # run NP PROGRAM ARGS...: one bounded run; counts and reports a failure
     fi
 }
 for np in $nprocs; do
-    for prog in test_window test_gen_block test_batch; do
+    for prog in test_window test_gen_block test_layout_kinds test_batch; do
         run "$np" "$prog" --seed "$seed" --cases "$cases"
     done
     run "$np" test_stress --plans "$plans"
@@ -83,7 +83,7 @@ every_program() {
                 continue
             fi
             case $prog in
-            test_window | test_gen_block | test_batch | test_scalapack | test_random_layouts)
+            test_window | test_gen_block | test_layout_kinds | test_batch | test_scalapack | test_random_layouts)
                 run "$np" "$prog" --seed "$seed" ;;
             *) run "$np" "$prog" ;;
             esac
@@ -113,7 +113,7 @@ for mem in $device; do
         for prog in $(device_programs); do
             allowed "$np" "$prog" || continue
             case $prog in
-            test_window | test_gen_block | test_batch | test_random_layouts)
+            test_window | test_gen_block | test_layout_kinds | test_batch | test_random_layouts)
                 set -- --seed "$seed" --cases "$device_cases" ;;
             *) set -- ;;
             esac

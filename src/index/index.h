@@ -69,6 +69,9 @@ struct redist_layout_s {
     int *box_members;    /* [nprocs] positions grouped by class, increasing within a class */
     int *box_member_at;  /* [nprocs] for a class's base: where its members start there */
     int *box_nmembers;   /* [nprocs] for a class's base: its members (replicas) */
+    int *node_of; /* NULL, or a plan's source with replicas: the node of every rank of the
+                     plan's communicator (max_rank + 1 entries at least), so that a
+                     destination takes a replica's elements from its own node */
     int partial; /* a plan's source with options.reduce: its replicas hold partial values, so
                     every replica sends (to be reduced) instead of one */
     int plain;   /* no phase along any dimension and no irregular blocks: every
@@ -94,6 +97,10 @@ int redist__base_position(const struct redist_layout_s *l, int position);
 int redist__replica_count(const struct redist_layout_s *l, int base);
 int redist__replica_position(const struct redist_layout_s *l, int base, int j);
 int redist__source_holder(const struct redist_layout_s *src, int base, int dst_rank);
+/* The most replicas of a class among which the holder is chosen by node (src->node_of). */
+enum { REDIST__NODE_CHOICE_MAX = 64 };
+/* Whether some element of src has several holders (replicated dimensions, identical boxes). */
+int redist__has_replicas(const struct redist_layout_s *src);
 /* Whether the layout describes a pair the papers' grid algorithms know: no boxes, no
    replicated dimension. */
 static inline int redist__grid_only(const struct redist_layout_s *l)

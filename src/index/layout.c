@@ -357,6 +357,7 @@ int redist_layout_free(redist_layout *layout)
         redist__free(l->by_rank);
         redist__free(l->pgrid);
         redist__free(l->rep);
+        redist__free(l->node_of);
         boxes_free(l);
         redist__window_free(l);
         redist__free(l);

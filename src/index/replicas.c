@@ -7,10 +7,13 @@
  *
  * A destination's replicas all receive. A source's replicas hold the same values, so each
  * destination rank takes an element from one of them: itself if it is one (nothing moves),
- * else replica (d + base) mod R for destination rank d and the replica class's first
- * position `base`: the destination ranks are spread evenly over the R replicas, and classes
- * whose replicas are the same ranks start at different replicas, so every replica sends
- * about 1/R of the bytes. Every rank computes the same choice from the layouts alone.
+ * else one on d's node if the plan knows the nodes (node_of, at most
+ * REDIST__NODE_CHOICE_MAX replicas: the check is per message), spread evenly over them, else
+ * replica (d + base) mod R for destination rank d and the replica class's first position
+ * `base`: the destination ranks are spread evenly over the R replicas, and classes whose
+ * replicas are the same ranks start at different replicas, so every replica sends about 1/R
+ * of the bytes. Every rank computes the same choice from the layouts and the nodes, which
+ * every rank has alike (an allgather at plan creation).
  */
 #include "index/index.h"
 
@@ -76,5 +79,25 @@ int redist__source_holder(const struct redist_layout_s *src, int base, int dst_r
     if (pos >= 0 && redist__base_position(src, pos) == base)
         return dst_rank; /* the destination holds these elements itself */
     int j = (int)(((int64_t)dst_rank + base) % R);
+    if (src->node_of != NULL && R <= REDIST__NODE_CHOICE_MAX) { /* a replica on d's node */
+        int here = 0, node = src->node_of[dst_rank];
+        for (int i = 0; i < R; i++)
+            here += src->node_of[src->ranks[redist__replica_position(src, base, i)]] == node;
+        for (int i = 0, k = j % (here > 0 ? here : 1); here > 0 && i < R; i++) {
+            int r = src->ranks[redist__replica_position(src, base, i)];
+            if (src->node_of[r] == node && k-- == 0)
+                return r;
+        }
+    }
     return src->ranks[redist__replica_position(src, base, j)];
+}
+
+int redist__has_replicas(const struct redist_layout_s *l)
+{
+    if (l->box == NULL)
+        return l->nreplicas > 1;
+    for (int p = 0; p < l->nprocs; p++)
+        if (l->box_class[p] != p)
+            return 1;
+    return 0;
 }

@@ -30,10 +30,43 @@ static int local_storage(struct redist_plan_s *p)
     return err;
 }
 
-/* Phase 3a: this rank's messages (pure, local). */
+/* The node of every rank of the plan (its node's first rank), where a replicated source
+   lets destinations take their elements from a replica on their own node (replicas.c).
+   Collective: every rank calls it or none (the layouts are agreed), and an allocation that
+   fails on one rank fails every rank before the exchange. */
+static int nodes_of_ranks(struct redist_plan_s *p, int **out)
+{
+    *out = redist__malloc(((size_t)p->size + 1) * sizeof **out);
+    MPI_Comm node = MPI_COMM_NULL;
+    int leader = p->rank, ok = *out != NULL, all_ok = 0;
+    if (redist__plan_node_comm(p->comm, &node) == REDIST_SUCCESS) {
+        MPI_Allreduce(&p->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+        MPI_Comm_free(&node);
+    }
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS || !all_ok ||
+        MPI_Allgather(&leader, 1, MPI_INT, *out, 1, MPI_INT, p->comm) != MPI_SUCCESS) {
+        redist__free(*out);
+        *out = NULL;
+        return all_ok ? redist__fail(REDIST_ERR_MPI, "the nodes of the plan's ranks")
+                      : redist__fail(REDIST_ERR_NOMEM, "the nodes of the plan's ranks");
+    }
+    return REDIST_SUCCESS;
+}
+
+/* Phase 3a: this rank's messages (pure, local, but for the nodes of a replicated source). */
 static int build_messages(struct redist_plan_s *p)
 {
+    int *node_of = NULL; /* decided on the user's layout, which every rank agreed on */
+    if (p->opt.reduce == MPI_OP_NULL && redist__has_replicas(p->src)) {
+        int err = nodes_of_ranks(p, &node_of);
+        if (err != REDIST_SUCCESS)
+            return err;
+    }
     p->src = redist__layout_copy(p->src);
+    if (p->src != NULL)
+        p->src->node_of = node_of;
+    else
+        redist__free(node_of);
     /* An axis permutation becomes a view of dst in the source's dimensions (permute.c); the
        plan's children then move between layouts of one numbering and get none. */
     p->dst = p->opt.permutation != NULL ? redist__layout_permuted(p->dst, p->opt.permutation)
