@@ -7,7 +7,10 @@
  * (docs/scalapack.md, argument by argument): p?gemr2d and p?trmr2d apply the checks of
  * ScaLAPACK's paramcheck (REDIST/SRC/pgemraux.c) and never read DTYPE; the transposes apply
  * PBLAS's PB_Cchkmat (PBLAS/SRC/PTOOLS) to A and C. Where those exit, abort or divide by zero,
- * these return an error, the same on every process.
+ * these return an error, the same on every process. One extension: p?gemr2d and p?trmr2d
+ * take RSRC or CSRC = -1, a matrix replicated over the process rows or columns, as PBLAS
+ * does (ScaLAPACK's own exit on it); a replicated A is read from one replica, a replicated B
+ * is written on every replica (redist's REDIST_REPLICATED).
  *
  * One call:
  * 0. p?gemr2d and p?trmr2d with m = 0 or n = 0 return at once, reading nothing else and
@@ -130,9 +133,12 @@ static size_t elem_size(kind_t k)
     return sizes[k];
 }
 
-/* ScaLAPACK's NUMROC with 0-based coordinates. */
+/* ScaLAPACK's NUMROC with 0-based coordinates; isrc = -1 replicates (every process holds all
+   n), as in PBLAS. */
 static int numroc(int n, int nb, int iproc, int isrc, int nprocs)
 {
+    if (isrc == -1)
+        return n;
     int mydist = (nprocs + iproc - isrc) % nprocs, nblocks = n / nb, r = (nblocks / nprocs) * nb;
     int extra = nblocks % nprocs;
     if (mydist < extra)
@@ -165,15 +171,17 @@ static int grid_of(int ctxt, grid_t *g)
 }
 
 /* ScaLAPACK's paramcheck (REDIST/SRC/pgemraux.c, which exits on each of them) for a process of
-   the matrix's grid: first coordinates in the grid, the m x n sub-matrix at (i, j) inside the
-   matrix, LLD at least the local rows (0 where there are none). MB and NB, which ScaLAPACK
-   does not check but divides by, must be >= 1. DTYPE is not read. */
+   the matrix's grid: first coordinates in the grid (or -1, replicated: the extension), the
+   m x n sub-matrix at (i, j) inside the matrix, LLD at least the local rows (0 where there
+   are none; all M rows where replicated). MB and NB, which ScaLAPACK does not check but
+   divides by, must be >= 1. DTYPE is not read. */
 static int check_mr2d(const desc_t *d, int i, int j, int m, int n, const grid_t *g,
                       const char *name)
 {
-    if (d->rsrc < 0 || d->rsrc >= g->rows || d->csrc < 0 || d->csrc >= g->cols)
-        return fail(REDIST_ERR_ARG, "desc%s: RSRC = %d, CSRC = %d outside the %d x %d grid", name,
-                    d->rsrc, d->csrc, g->rows, g->cols);
+    if (d->rsrc < -1 || d->rsrc >= g->rows || d->csrc < -1 || d->csrc >= g->cols)
+        return fail(REDIST_ERR_ARG,
+                    "desc%s: RSRC = %d, CSRC = %d outside -1 (replicated) .. the %d x %d grid",
+                    name, d->rsrc, d->csrc, g->rows, g->cols);
     if (i < 1 || j < 1 || (long)i - 1 + m > d->m || (long)j - 1 + n > d->n)
         return fail(REDIST_ERR_ARG, "the %d x %d sub-matrix at (%d, %d) leaves %s's %d x %d", m, n,
                     i, j, name, d->m, d->n);
@@ -225,19 +233,17 @@ static int check_pblas(const desc_t *d, int ictxt, int i, int j, int m, int n, c
     return REDIST_SUCCESS;
 }
 
-/* What PBLAS accepts and redist cannot describe: a replicated matrix (RSRC or CSRC = -1) and
-   a first block other than MB x NB (DTYPE 2), each along a grid dimension of more than one
-   process; along one of one process both mean nothing, and *d becomes the plain equivalent. */
+/* What PBLAS accepts and redist cannot describe: a first block other than MB x NB (DTYPE 2)
+   along a grid dimension of more than one process, where the matrix is not replicated. Along
+   a dimension of one process, or a replicated one (RSRC or CSRC = -1: every process holds
+   every row or column, in order), no block size places anything: *d becomes the plain
+   equivalent there. */
 static int pblas_supported(desc_t *d, const grid_t *g, const char *name)
 {
-    if (g->rows == 1)
-        d->rsrc = 0, d->imb = d->mb;
-    if (g->cols == 1)
-        d->csrc = 0, d->inb = d->nb;
-    if (d->rsrc == -1 || d->csrc == -1)
-        return fail(REDIST_ERR_UNSUPPORTED,
-                    "desc%s: RSRC = %d, CSRC = %d: replicated matrices are not supported", name,
-                    d->rsrc, d->csrc);
+    if (g->rows == 1 || d->rsrc == -1)
+        d->imb = d->mb;
+    if (g->cols == 1 || d->csrc == -1)
+        d->inb = d->nb;
     if (d->imb != d->mb || d->inb != d->nb)
         return fail(REDIST_ERR_UNSUPPORTED,
                     "desc%s: first block %d x %d, then %d x %d: only first blocks of MB x NB are "
@@ -280,6 +286,17 @@ static int read_side(const call_t *cl, int which, side_t *s)
     s->col = g.col;
     if (err != REDIST_SUCCESS) /* the exchange fails the call: no parameter is needed */
         return err;
+    /* A replicated dimension of one process is a plain one; along a replicated one the block
+       size places nothing (any MB, NB >= 1 is accepted): 1 there, so that the processes agree
+       on it and a sub-matrix starts at phase 0 of its block. */
+    if (g.rows == 1 && d.rsrc == -1)
+        d.rsrc = 0;
+    if (g.cols == 1 && d.csrc == -1)
+        d.csrc = 0;
+    if (d.rsrc == -1)
+        d.mb = 1;
+    if (d.csrc == -1)
+        d.nb = 1;
     int p[NPARAM] = {g.rows, g.cols, i - 1 + m, j - 1 + n, d.mb,
                      d.nb,   d.rsrc, d.csrc,    i - 1,     j - 1};
     memcpy(s->param, p, sizeof p);
@@ -563,15 +580,23 @@ static int matrix_layout(const int *p, const int *map, int m, int n, const side_
     return err;
 }
 
-/* trmr2d's scratch: B's window with dense local columns (phase kept, so local indices match). */
+/* The grid coordinate of the block holding global index i, cyclic(b) from `first` over p (-1
+   where replicated). */
+static int first_of(int first, int i, int b, int p)
+{
+    return first == -1 ? -1 : (int)((first + i / b) % p);
+}
+
+/* trmr2d's scratch: B's window with dense local columns (phase kept, so local indices match;
+   along a replicated dimension the phase is 0: its block size is 1). */
 static int scratch_layout(const int *p, const int *map, int m, int n, redist_layout *out,
                           int64_t *rows, int64_t *cols, const side_t *mine)
 {
     int64_t phase_r = p[P_I] % p[P_MB], phase_c = p[P_J] % p[P_NB];
     int64_t extent[2] = {phase_r + m, phase_c + n}, block[2] = {p[P_MB], p[P_NB]};
     int grid[2] = {p[P_ROWS], p[P_COLS]};
-    int first[2] = {(int)((p[P_RSRC] + p[P_I] / p[P_MB]) % p[P_ROWS]),
-                    (int)((p[P_CSRC] + p[P_J] / p[P_NB]) % p[P_COLS])};
+    int first[2] = {first_of(p[P_RSRC], p[P_I], p[P_MB], p[P_ROWS]),
+                    first_of(p[P_CSRC], p[P_J], p[P_NB], p[P_COLS])};
     redist_layout parent = NULL;
     int err = redist_layout_create(2, extent, block, grid, first, map, REDIST_COL_MAJOR, &parent);
     int64_t offset[2] = {phase_r, phase_c}, count[2] = {m, n};
@@ -598,15 +623,19 @@ static void trapezoid_rows(char uplo, char diag, int m, int n, int jj, int *lo, 
     }
 }
 
-/* Global index (0-based) of local index l of coordinate c, cyclic(b) over p from `first`. */
+/* Global index (0-based) of local index l of coordinate c, cyclic(b) over p from `first` (-1:
+   replicated, l itself). */
 static int64_t global_of(int64_t l, int b, int c, int first, int p)
 {
+    if (first == -1)
+        return l;
     int64_t rel = ((int64_t)c - first + p) % p;
     return (l / b * p + rel) * b + l % b;
 }
 
 /* Copies this process's part of the trapezoid from the scratch array (srows x scols, dense)
-   into B, block of local rows by block: O(local blocks) work per local column. */
+   into B, block of local rows by block (a replicated column is one run): O(local blocks) work
+   per local column. */
 static void copy_trapezoid(const call_t *cl, const int *pb, const side_t *mine, const char *scratch,
                            int64_t srows, int64_t scols, char *b)
 {
@@ -615,7 +644,8 @@ static void copy_trapezoid(const call_t *cl, const int *pb, const side_t *mine, 
     int64_t es = (int64_t)elem_size(cl->kind);
     int mb = pb[P_MB], nb = pb[P_NB], pr = pb[P_ROWS], pc = pb[P_COLS];
     int64_t phase_r = pb[P_I] % mb, phase_c = pb[P_J] % nb;
-    int fr = (int)((pb[P_RSRC] + pb[P_I] / mb) % pr), fc = (int)((pb[P_CSRC] + pb[P_J] / nb) % pc);
+    int fr = first_of(pb[P_RSRC], pb[P_I], mb, pr), fc = first_of(pb[P_CSRC], pb[P_J], nb, pc);
+    int64_t run = fr == -1 ? srows : mb;
     /* The scratch's local index 0 is B's local row row0 and column col0: the parent's
        elements of this coordinate before the extended window (whole blocks). */
     int64_t row0 = numroc(pb[P_I] - (int)phase_r, mb, mine->row, pb[P_RSRC], pr),
@@ -626,9 +656,9 @@ static void copy_trapezoid(const call_t *cl, const int *pb, const side_t *mine, 
             continue;
         int lo, hi;
         trapezoid_rows(cl->uplo, cl->diag, cl->m, cl->n, (int)jj, &lo, &hi);
-        for (int64_t lr = 0; lr < srows; lr += mb) { /* one local block: consecutive rows */
+        for (int64_t lr = 0; lr < srows; lr += run) { /* one local block: consecutive rows */
             int64_t g = global_of(lr, mb, mine->row, fr, pr) - phase_r;
-            int64_t len = srows - lr < mb ? srows - lr : mb;
+            int64_t len = srows - lr < run ? srows - lr : run;
             int64_t from = g > lo ? g : lo, to = g + len < hi ? g + len : hi;
             if (from < to)
                 memcpy(b + ((col0 + lc) * mine->lld + row0 + lr + (from - g)) * es,
@@ -696,6 +726,19 @@ static plan_entry *free_slot(context *c)
     return lru;
 }
 
+/* Parameter k of a matrix as the exchange carries it, >= 0 (the minimum is of absolute values):
+   RSRC and CSRC, -1 where replicated, as RSRC + 1 and CSRC + 1; from_exchange undoes it. */
+static int to_exchange(int k, int v)
+{
+    return k == P_RSRC || k == P_CSRC ? v + 1 : v;
+}
+
+static void from_exchange(int *r)
+{
+    for (int side = R_A; side <= R_B; side += NPARAM)
+        r[side + P_RSRC]--, r[side + P_CSRC]--;
+}
+
 /* This process's slots of the exchange (the others INT_MAX, which the minimum ignores). */
 static void fill_exchange(int *r, int len, const call_t *cl, int status, const context *cand,
                           const plan_entry *pe, const side_t *sa, const side_t *sb, int pos,
@@ -726,18 +769,14 @@ static void fill_exchange(int *r, int len, const call_t *cl, int status, const c
     r[R_PLAN_HASH_NEG] = ID_TOP - r[R_PLAN_HASH];
     for (int i = 0; i < NPARAM; i++) {
         if (sa->in)
-            r[R_A_TOP + i] = ID_TOP - sa->param[i];
+            r[R_A + i] = to_exchange(i, sa->param[i]), r[R_A_TOP + i] = ID_TOP - r[R_A + i];
         if (sb->in)
-            r[R_B_TOP + i] = ID_TOP - sb->param[i];
+            r[R_B + i] = to_exchange(i, sb->param[i]), r[R_B_TOP + i] = ID_TOP - r[R_B + i];
     }
-    if (sa->in) {
-        memcpy(r + R_A, sa->param, sizeof sa->param);
+    if (sa->in)
         r[R_FIXED + nprocs + sa->row * sa->param[P_COLS] + sa->col] = pos;
-    }
-    if (sb->in) {
-        memcpy(r + R_B, sb->param, sizeof sb->param);
+    if (sb->in)
         r[R_FIXED + 2 * nprocs + sb->row * sb->param[P_COLS] + sb->col] = pos;
-    }
     r[R_FIXED + pos] = sysrank;
 }
 
@@ -833,6 +872,8 @@ static int run(const call_t *cl, const void *a, void *b)
     }
     if (err == REDIST_SUCCESS)
         err = check_grids(r, nprocs);
+    if (err == REDIST_SUCCESS)
+        from_exchange(r); /* both grids' parameters as passed */
     if (err != REDIST_SUCCESS) {
         if (status == REDIST_SUCCESS && err == r[R_STATUS] - STATUS_BASE)
             fail(err, "another process passed bad arguments");

@@ -499,26 +499,33 @@ static void extreme_cases(int ctxt, const int desc[9], double *a, double *b)
     }
 }
 
-/* What PBLAS accepts and redist cannot describe, on an np x 1 grid: a replicated A (RSRC = -1)
-   or a DTYPE 2 descriptor whose first block is not MB: REDIST_ERR_UNSUPPORTED on every
-   process when there is something to move and more than one process row; SUCCESS for m = 0
-   or alpha = 0 with beta = 1 (nothing to do, as in PBLAS) or on one process row (where both
-   mean nothing). */
-static void pblas_unsupported_cases(void)
+/* On an np x 1 grid, C plain (n x n in 3 x 3 blocks): a replicated A (RSRC = -1, the same
+   on every process), which PBLAS and redist accept, every element of C checked; and a DTYPE
+   2 descriptor whose first block is not MB, which PBLAS accepts and redist cannot describe:
+   REDIST_ERR_UNSUPPORTED on every process when there is something to move and more than one
+   process row; SUCCESS for m = 0 or alpha = 0 with beta = 1 (nothing to do, as in PBLAS) or
+   on one process row (where it means nothing). */
+static void pblas_replicated_cases(void)
 {
-    int ctxt = 0, n = 12, one = 1;
+    int ctxt = 0, n = 12, one = 1, zero = 0, three = 3;
     Cblacs_get(0, 0, &ctxt);
     Cblacs_gridinit(&ctxt, "R", np, 1);
+    int rows = numroc_(&n, &three, &me, &zero, &np);
     double *a = calloc((size_t)(n * n), sizeof *a), *c = calloc((size_t)(n * n), sizeof *c);
+    for (int j = 0; j < n; j++) /* A(i, j) = 100 i + j on every replica */
+        for (int i = 0; i < n; i++)
+            a[i + j * n] = 100.0 * i + j;
     double alpha = 1.0, beta = 0.0;
     int replicated[9] = {1, ctxt, n, n, 3, 3, -1, 0, n}, plain[9] = {1, ctxt, n, n, 3, 3, 0, 0, n};
     int first_block[11] = {2, ctxt, n, n, 2, 3, 3, 3, 0, 0, n};
     int *descs[2] = {replicated, first_block};
     for (int k = 0; k < 6; k++) { /* m = 0, then m = 8, then alpha = 0 with beta = 1 */
         int m = k < 2 ? 0 : 8, quick = k >= 4;
-        int want = m > 0 && !quick && np > 1 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
+        int want = m > 0 && !quick && np > 1 && k % 2 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
         alpha = quick ? 0.0 : 1.0;
         beta = quick ? 1.0 : 0.0;
+        for (int i = 0; i < n * n; i++)
+            c[i] = -1.0;
         redist_pdtran(&m, &m, &alpha, a, &one, &one, descs[k % 2], &beta, c, &one, &one, plain);
         const char *detail = NULL;
         int rc = redist_scalapack_last_error(&detail);
@@ -528,6 +535,19 @@ static void pblas_unsupported_cases(void)
                        "want %s",
                        m, alpha, beta, k % 2 ? "with a first block of 2 rows" : "replicated",
                        redist_strerror(rc), detail, redist_strerror(want));
+        int moved = rc == REDIST_SUCCESS && m > 0 && !quick;
+        for (int j = 0; j < n; j++) /* C(i, j) = A(j, i) in the m x m corner, else untouched */
+            for (int li = 0; li < rows; li++) {
+                int i = (int)mtest_global_of(li, 3, np, 0, me);
+                double want_c = moved && i < m && j < m ? 100.0 * j + i : -1.0;
+                if (c[li + j * n] != want_c) {
+                    mtest_fail(&errs, me, "pblas", "pdtran m = %d, A %s: C(%d, %d) = %g, want %g",
+                               m, k % 2 ? "with a first block of 2 rows" : "replicated", i, j,
+                               c[li + j * n], want_c);
+                    j = n;
+                    break;
+                }
+            }
     }
     free(a);
     free(c);
@@ -620,7 +640,7 @@ static void hostile_cases(void)
                        redist_strerror(rc), detail, redist_strerror(want));
     }
     extreme_cases(ctxt, desc, a, b);
-    pblas_unsupported_cases();
+    pblas_replicated_cases();
     free(a);
     free(b);
     Cblacs_gridexit(ctxt);

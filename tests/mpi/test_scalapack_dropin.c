@@ -13,24 +13,31 @@
  * test (--seed S, printed; --cases C; --case K): sub-matrices at any offset, grids of 1-4
  * processes (sometimes more) made as the testers make them (Cblacs_gridinit "R" over the
  * first processes; the union context an nprocs x 1 grid) or by Cblacs_gridmap over a random
- * subset in random order, any RSRC/CSRC and blocks. And with the testers' habits
+ * subset in random order, any RSRC/CSRC and blocks, RSRC or CSRC = -1 (a matrix replicated
+ * over the process rows or columns) too. And with the testers' habits
  * (pdgemrdrv.c, pdtrmrdrv.c): DTYPE left uninitialised (0 or garbage) on some processes;
  * LLD exactly the local rows, so 0 on a process row with no rows, on the A and the B side;
  * on processes outside a grid, garbage in every descriptor entry but CTXT = -1 and in ia,
  * ja; NULL local arrays where a process holds nothing; UPLO and DIAG as "UPPER", "lower",
  * "NONUNIT", ... or any other letter (which ScaLAPACK reads as lower, and as "no diagonal"
  * for an upper and "diagonal" for a lower trapezoid); along a grid dimension of one
- * process, block sizes that differ between processes (ScaLAPACK uses none there). Each
+ * process or a replicated one, block sizes that differ between processes (ScaLAPACK uses
+ * none there; for p?tran also first blocks IMB != MB there). Each
  * call is made through the C and then the Fortran entry point (the second one from the
  * plan cache). M or N = 0 comes with garbage everywhere else (ScaLAPACK reads nothing then).
+ * A replicated matrix in p?gemr2d / p?trmr2d is redist's extension (ScaLAPACK's routines exit
+ * on RSRC = -1): those calls are checked against the expected result alone, on every replica
+ * of B (every local element: the sub-matrix's from A, the rest untouched); a replicated
+ * p?tran operand is compared with PBLAS's own result too.
  *
  * Refusals, where ScaLAPACK exits (REDIST/SRC/pgemraux.c) or PBLAS aborts (PB_Cchkmat): LLD
  * below the local rows on one process (-1 where it has none), RSRC outside the grid, a
  * sub-matrix past the end, MB = 0; for p?tran: DTYPE not 1 or 2 on one process, LLD = 0,
  * LLD below the local rows where the process has columns, IA = 0, C in another context,
- * M = 0 with a bad DTYPE (PBLAS checks before its quick return); and what PBLAS accepts and
- * redist cannot do, REDIST_ERR_UNSUPPORTED: RSRC = -1 (replicated) or a first block
- * IMB != MB (DTYPE 2) along a grid dimension of several processes. Every process of the
+ * M = 0 with a bad DTYPE (PBLAS checks before its quick return), RSRC = -2; RSRC = -1 on one
+ * process only (REDIST_ERR_MISMATCH, where PBLAS's processes would each use their own); and
+ * what PBLAS accepts and redist cannot do, REDIST_ERR_UNSUPPORTED: a first block IMB != MB
+ * (DTYPE 2) along a grid dimension of several processes, not replicated. Every process of the
  * context must get the one expected code, and B (C) must be untouched. p?tran's accepted
  * cases include PBLAS's own relaxations: LLD = 1 where a process has rows but no columns,
  * DTYPE 2 descriptors (eleven entries) with IMB = MB, and IMB != MB along a dimension of
@@ -74,8 +81,9 @@ static const type_t types[] = {{'s', 4, 1, MTEST_FLOAT},
 
 static int me, np, errs, calls_compared, peer_differs;
 /* Accepted process-calls with a habit of ScaLAPACK's testers: DTYPE not 1, LLD 0 (no rows);
-   and refused ones. */
-static int calls_unset_dtype, calls_lld_zero, calls_refused;
+   refused ones; accepted ones with a matrix replicated over several processes, p?gemr2d /
+   p?trmr2d (redist's extension) and p?tran (compared with PBLAS). */
+static int calls_unset_dtype, calls_lld_zero, calls_refused, calls_replicated[2];
 static uint64_t rng;
 static void *scalapack_lib; /* ScaLAPACK's library, where its own routines are found */
 
@@ -186,7 +194,8 @@ typedef struct {
     const grid_t *g;
     int desc[11]; /* ScaLAPACK's nine entries, or PBLAS's eleven (DTYPE 2) */
     int M, N, mb, nb, rsrc, csrc, imb, inb; /* drawn (desc holds them where this process is in) */
-    int own_blocks; /* along a grid dimension of one process, each process passes its own block */
+    int own_blocks;       /* along a grid dimension of one process or a replicated one, each process
+                             passes its own block */
     int64_t rows, cols;   /* of this process's local array (0 outside the grid) */
     int64_t elements;     /* allocated: max(LLD, rows) x cols; 0: the array is NULL */
     unsigned char *local; /* NULL where elements = 0, as the testers' setmemory gives */
@@ -255,8 +264,8 @@ static void describe(matrix_t *mt, int dtype, int lld_habit)
                    g->ctxt,
                    M,
                    N,
-                   mt->own_blocks && g->rows == 1 ? own_mb : mt->mb,
-                   mt->own_blocks && g->cols == 1 ? own_nb : mt->nb,
+                   mt->own_blocks && (g->rows == 1 || mt->rsrc == -1) ? own_mb : mt->mb,
+                   mt->own_blocks && (g->cols == 1 || mt->csrc == -1) ? own_nb : mt->nb,
                    mt->rsrc,
                    mt->csrc,
                    lld};
@@ -267,8 +276,9 @@ static void describe(matrix_t *mt, int dtype, int lld_habit)
         memcpy(mt->desc, nine, sizeof nine);
 }
 
-/* An M x N matrix on g: blocks, first blocks and first coordinates, drawn. */
-static void draw_matrix(matrix_t *mt, const grid_t *g, int M, int N)
+/* An M x N matrix on g: blocks, first blocks and first coordinates (-1, replicated, for a
+   quarter of the dimensions where `replicate`), drawn. */
+static void draw_matrix(matrix_t *mt, const grid_t *g, int M, int N, int replicate)
 {
     mt->g = g;
     mt->M = M;
@@ -282,6 +292,22 @@ static void draw_matrix(matrix_t *mt, const grid_t *g, int M, int N)
     mt->own_blocks = 0;
     mt->rsrc = rnd(0, g->rows - 1);
     mt->csrc = rnd(0, g->cols - 1);
+    if (replicate && rnd(0, 3) == 0)
+        mt->rsrc = -1;
+    if (replicate && rnd(0, 3) == 0)
+        mt->csrc = -1;
+}
+
+static int replicated(const matrix_t *mt)
+{
+    return mt->rsrc == -1 || mt->csrc == -1;
+}
+
+/* Replicated along a grid dimension of several processes, where this process is in the grid. */
+static int replicas(const matrix_t *mt)
+{
+    return mt->g->ctxt != -1 &&
+           ((mt->rsrc == -1 && mt->g->rows > 1) || (mt->csrc == -1 && mt->g->cols > 1));
 }
 
 /* The value of global element (gi, gj) (part k) of the matrix filled with salt: small
@@ -323,8 +349,9 @@ static unsigned char *copy_of(const matrix_t *mt, const type_t *t)
     return c;
 }
 
-/* Counts the habits this process's call showed (its descriptors where it is in the grid). */
-static void count_habits(const matrix_t *a, const matrix_t *b, int want_code)
+/* Counts the habits this process's call showed (its descriptors where it is in the grid);
+   replicated: 0 for p?gemr2d / p?trmr2d with a replicated matrix, 1 for p?tran, else -1. */
+static void count_habits(const matrix_t *a, const matrix_t *b, int want_code, int replicated)
 {
     const matrix_t *both[2] = {a, b};
     int unset = 0, zero = 0;
@@ -336,13 +363,16 @@ static void count_habits(const matrix_t *a, const matrix_t *b, int want_code)
     calls_unset_dtype += unset && want_code == REDIST_SUCCESS;
     calls_lld_zero += zero && want_code == REDIST_SUCCESS;
     calls_refused += want_code != REDIST_SUCCESS;
+    if (replicated >= 0)
+        calls_replicated[replicated] += (replicas(a) || replicas(b)) && want_code == REDIST_SUCCESS;
 }
 
 /* After a call: the outcome on this process, and every element of its B against want. */
 static void check(const char *what, const type_t *t, int want_code, const matrix_t *b,
-                  const unsigned char *want, const matrix_t *a, const unsigned char *a_before)
+                  const unsigned char *want, const matrix_t *a, const unsigned char *a_before,
+                  int replicated)
 {
-    count_habits(a, b, want_code);
+    count_habits(a, b, want_code, replicated);
     const char *detail = NULL;
     int rc = redist_scalapack_last_error(&detail);
     if (rc != want_code)
@@ -365,6 +395,7 @@ static void check(const char *what, const type_t *t, int want_code, const matrix
 typedef struct {
     void (*call)(const void *args, int own, int call, matrix_t *a, matrix_t *b, void *out);
     void (*expect)(const void *args, const type_t *t, const matrix_t *b, unsigned char *out);
+    int tran; /* PBLAS's p?tran */
 } routine_t;
 
 /* A ScaLAPACK result that differs from the expected one: the peer's error, noted, not failed
@@ -378,17 +409,19 @@ static void note_peer(const char *what, int64_t element)
 }
 
 /* A and B filled; what the call must leave in B, and ScaLAPACK's own result, which must be
-   the same (unless ScaLAPACK would exit or abort: want_code is not SUCCESS; where it is not,
-   noted); then two calls of the drop-in, each checked for its outcome and every element of B. */
-static void compare(const char *what, const type_t *t, int want_code, const routine_t *r,
-                    const void *args, matrix_t *a, matrix_t *b)
+   the same (unless ScaLAPACK would exit or abort: want_code is not SUCCESS, or the call is
+   redist's extension; where it is not, noted); then two calls of the drop-in, each checked for
+   its outcome and every element of B. */
+static void compare(const char *what, const type_t *t, int want_code, int extension,
+                    const routine_t *r, const void *args, matrix_t *a, matrix_t *b)
 {
     fill(a, t, 1);
     fill(b, t, 2);
     unsigned char *want = copy_of(b, t), *a_before = copy_of(a, t);
-    if (want_code == REDIST_SUCCESS) {
-        unsigned char *peer = copy_of(b, t);
+    if (want_code == REDIST_SUCCESS)
         r->expect(args, t, b, want);
+    if (want_code == REDIST_SUCCESS && !extension) {
+        unsigned char *peer = copy_of(b, t);
         r->call(args, 1, 0, a, b, peer);
         int64_t bad = mtest_first_difference(t->scalar, t->parts, peer, want, b->elements);
         if (bad)
@@ -398,7 +431,7 @@ static void compare(const char *what, const type_t *t, int want_code, const rout
     for (int call = 0; call < 2; call++) {
         unsigned char *before = copy_of(b, t);
         r->call(args, 0, call, a, b, b->local);
-        check(what, t, want_code, b, want, a, a_before);
+        check(what, t, want_code, b, want, a, a_before, r->tran ? 1 : extension ? 0 : -1);
         if (b->elements > 0)
             memcpy(b->local, before, (size_t)b->elements * t->size);
         free(before);
@@ -474,7 +507,7 @@ static void expect_mr2d(const void *args, const type_t *t, const matrix_t *b, un
     }
 }
 
-static const routine_t mr2d_routine = {call_mr2d, expect_mr2d};
+static const routine_t mr2d_routine = {call_mr2d, expect_mr2d, 0};
 
 /* Breaks one argument ScaLAPACK exits on (pgemraux.c's paramcheck) where this process is in
    the grid; *broke: whether it broke anything here. Returns what it broke. */
@@ -489,9 +522,9 @@ static const char *break_mr2d(mr2d_args *x, matrix_t *a, matrix_t *b, int *broke
             side->desc[8] = (int)side->rows - 1;
         return "LLD below the local rows on one process (if in the grid)";
     }
-    if (kind == 1) {
-        side->desc[6] = side->g->rows;
-        return "RSRC outside the grid";
+    if (kind == 1) { /* -1 is replicated (redist's extension), -2 nothing */
+        side->desc[6] = rnd(0, 1) ? side->g->rows : -2;
+        return "RSRC outside -1 .. the grid";
     }
     if (kind == 2) {
         *(side == a ? &x->ja : &x->jb) = side->desc[N_] - x->n + 2;
@@ -539,8 +572,8 @@ static void mr2d_case(int index)
     matrix_t a, b;
     x.ia = x.ia0 = rnd(1, 40), x.ja = x.ja0 = rnd(1, 40);
     x.ib = x.ib0 = rnd(1, 40), x.jb = x.jb0 = rnd(1, 40);
-    draw_matrix(&a, &ga, x.ia - 1 + x.m + rnd(0, 9), x.ja - 1 + x.n + rnd(0, 9));
-    draw_matrix(&b, &gb, x.ib - 1 + x.m + rnd(0, 9), x.jb - 1 + x.n + rnd(0, 9));
+    draw_matrix(&a, &ga, x.ia - 1 + x.m + rnd(0, 9), x.ja - 1 + x.n + rnd(0, 9), 1);
+    draw_matrix(&b, &gb, x.ib - 1 + x.m + rnd(0, 9), x.jb - 1 + x.n + rnd(0, 9), 1);
     a.own_blocks = rnd(0, 3) == 0; /* ScaLAPACK reads no block size along such a dimension */
     b.own_blocks = rnd(0, 3) == 0;
     int dtype = testers_dtype();
@@ -565,6 +598,8 @@ static void mr2d_case(int index)
         refuse = anyone(broke);
         want_code = refuse ? REDIST_ERR_ARG : REDIST_SUCCESS;
     }
+    /* ScaLAPACK's routines exit on RSRC or CSRC = -1 (unless they return at once) */
+    int extension = !empty && (replicated(&a) || replicated(&b));
     char what[300];
     snprintf(what, sizeof what,
              "case %d p%c%s m=%d n=%d %s %s union %dx%d A on %dx%d %dx%d blocks %dx%d src (%d,%d) "
@@ -573,7 +608,7 @@ static void mr2d_case(int index)
              u.cols, ga.rows, ga.cols, a.M, a.N, a.mb, a.nb, a.rsrc, a.csrc, gb.rows, gb.cols, b.M,
              b.N, b.mb, b.nb, b.rsrc, b.csrc, refuse ? ": " : "", broken);
     if (u.ctxt != -1 || empty) /* the union's members call (with m or n = 0, anyone may) */
-        compare(what, t, want_code, &mr2d_routine, &x, &a, &b);
+        compare(what, t, want_code, extension, &mr2d_routine, &x, &a, &b);
     grid_free(&ga);
     grid_free(&gb);
     grid_free(&u);
@@ -623,7 +658,7 @@ static void call_tran(const void *args, int own, int call, matrix_t *a, matrix_t
                                      x->beta, cdata, &x->ic, &x->jc, c->desc);
 }
 
-static const routine_t tran_routine = {call_tran, expect_tran};
+static const routine_t tran_routine = {call_tran, expect_tran, 1};
 
 /* A DTYPE 2 descriptor (eleven entries) with the same matrix as a DTYPE 1 one. */
 static void as_dtype2(matrix_t *mt)
@@ -636,11 +671,13 @@ static void as_dtype2(matrix_t *mt)
     memcpy(mt->desc, eleven, sizeof eleven);
 }
 
-/* Breaks one argument of A or C on g's processes: what PBLAS refuses (*code = ARG) or accepts
-   and redist cannot do (UNSUPPORTED, along a grid dimension of several processes; LLD raised
-   to M so that PBLAS's LLD rule holds for it). *broke: whether anything broke here. */
-static const char *break_tran(const grid_t *g, int *m, int n, int *ia, matrix_t *a, matrix_t *c,
-                              int *code, int *broke)
+/* Breaks one argument of A or C on g's processes: what PBLAS refuses (*code = ARG), what its
+   processes would each read their own way (MISMATCH), or what it accepts and redist cannot do
+   (UNSUPPORTED, along a grid dimension of several processes; LLD raised to M so that PBLAS's
+   LLD rule holds for it). MISMATCH and UNSUPPORTED only where there is something to move (m,
+   n > 0 and not `nothing`: alpha = 0 with beta = 1). *broke: whether anything broke here. */
+static const char *break_tran(const grid_t *g, int *m, int n, int nothing, int *ia, matrix_t *a,
+                              matrix_t *c, int *code, int *broke)
 {
     matrix_t *side = rnd(0, 1) ? a : c;
     int kind = rnd(0, 7), victim = rnd(0, g->rows * g->cols - 1), bad_dtype = testers_dtype();
@@ -672,28 +709,39 @@ static const char *break_tran(const grid_t *g, int *m, int n, int *ia, matrix_t 
         c->desc[CTXT_] = -1;
         return "C's context is not A's";
     }
+    if (kind == 7 && side->rsrc == -1) { /* a first block means nothing there: break RSRC */
+        side->desc[lld - 2] = -2;
+        return "RSRC = -2";
+    }
     if (empty) /* PBLAS accepts it and does nothing; so does redist */
         *m = 0;
-    *code = *m > 0 && n > 0 ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
+    int moves = *m > 0 && n > 0 && !nothing;
+    if (kind == 6) { /* the victim alone replicated, or alone not */
+        *code = moves ? REDIST_ERR_MISMATCH : REDIST_SUCCESS;
+        *broke = mine == victim;
+        if (*broke) {
+            side->desc[lld - 2] = side->rsrc == -1 ? 0 : -1;
+            side->desc[lld] = side->desc[lld] > side->M ? side->desc[lld] : side->M;
+        }
+        return "RSRC = -1 on one process only, or on all but one, of a grid of several rows";
+    }
+    *code = moves ? REDIST_ERR_UNSUPPORTED : REDIST_SUCCESS;
     as_dtype2(side);
     side->desc[10] = side->desc[10] > side->desc[M_] ? side->desc[10] : side->desc[M_];
-    if (kind == 6) {
-        side->desc[8] = -1;
-        return "RSRC = -1 (replicated) on a grid of several rows";
-    }
     side->desc[4] = side->desc[6] > 1 ? side->desc[6] - 1 : 2;
-    return "DTYPE 2 with IMB != MB on a grid of several rows";
+    return "DTYPE 2 with IMB != MB on a grid of several rows, not replicated";
 }
 
 /* The draws for one operand of a transpose: DTYPE 1, or 2 with IMB = MB, or 2 with a first
-   block of another size along a grid dimension of one process (where it means nothing). */
+   block of another size along a grid dimension of one process or a replicated one (where it
+   means nothing). */
 static int draw_tran_dtype(matrix_t *mt, const grid_t *g)
 {
     if (rnd(0, 1))
         return 1;
-    if (g->rows == 1 && rnd(0, 1))
+    if ((g->rows == 1 || mt->rsrc == -1) && rnd(0, 1))
         mt->imb = rnd(1, 9);
-    if (g->cols == 1 && rnd(0, 1))
+    if ((g->cols == 1 || mt->csrc == -1) && rnd(0, 1))
         mt->inb = rnd(1, 9);
     return 2;
 }
@@ -727,24 +775,30 @@ static void tran_case(int index)
     }
     matrix_t a, c;
     x.ia = rnd(1, 30), x.ja = rnd(1, 30), x.ic = rnd(1, 30), x.jc = rnd(1, 30);
-    draw_matrix(&a, &g, x.ia - 1 + x.n + rnd(0, 9), x.ja - 1 + x.m + rnd(0, 9));
-    draw_matrix(&c, &g, x.ic - 1 + x.m + rnd(0, 9), x.jc - 1 + x.n + rnd(0, 9));
+    draw_matrix(&a, &g, x.ia - 1 + x.n + rnd(0, 9), x.ja - 1 + x.m + rnd(0, 9), 1);
+    draw_matrix(&c, &g, x.ic - 1 + x.m + rnd(0, 9), x.jc - 1 + x.n + rnd(0, 9), 1);
     int dtype_a = draw_tran_dtype(&a, &g), dtype_c = draw_tran_dtype(&c, &g);
     int habit = rnd(0, 2) == 0 ? LLD_ONE_IF_NO_COLUMNS : rnd(0, 1) ? LLD_DESCINIT : LLD_PADDED;
     describe(&a, dtype_a, habit);
     describe(&c, dtype_c, habit);
     int want_code = REDIST_SUCCESS, refuse = rnd(0, 3) == 0, broke = 0;
-    const char *broken = refuse ? break_tran(&g, &x.m, x.n, &x.ia, &a, &c, &want_code, &broke) : "";
+    int nothing = mtest_get_part(t->scalar, t->parts, x.alpha, 0, 0) == 0.0 &&
+                  (t->parts == 1 || mtest_get_part(t->scalar, t->parts, x.alpha, 0, 1) == 0.0) &&
+                  mtest_get_part(t->scalar, t->parts, x.beta, 0, 0) == 1.0 &&
+                  (t->parts == 1 || mtest_get_part(t->scalar, t->parts, x.beta, 0, 1) == 0.0);
+    const char *broken =
+        refuse ? break_tran(&g, &x.m, x.n, nothing, &x.ia, &a, &c, &want_code, &broke) : "";
     if (refuse && !anyone(broke))
         want_code = REDIST_SUCCESS, refuse = 0;
     char what[300];
     snprintf(what, sizeof what,
-             "case %d %s m=%d n=%d grid %dx%d A %dx%d blocks %dx%d (first %dx%d) ia=%d ja=%d C "
-             "%dx%d blocks %dx%d (first %dx%d) ic=%d jc=%d LLD habit %d%s%s",
-             index, x.name, x.m, x.n, rows, cols, a.M, a.N, a.mb, a.nb, a.imb, a.inb, x.ia, x.ja,
-             c.M, c.N, c.mb, c.nb, c.imb, c.inb, x.ic, x.jc, habit, refuse ? ": " : "", broken);
+             "case %d %s m=%d n=%d grid %dx%d A %dx%d blocks %dx%d (first %dx%d) src (%d,%d) ia=%d "
+             "ja=%d C %dx%d blocks %dx%d (first %dx%d) src (%d,%d) ic=%d jc=%d LLD habit %d%s%s",
+             index, x.name, x.m, x.n, rows, cols, a.M, a.N, a.mb, a.nb, a.imb, a.inb, a.rsrc,
+             a.csrc, x.ia, x.ja, c.M, c.N, c.mb, c.nb, c.imb, c.inb, c.rsrc, c.csrc, x.ic, x.jc,
+             habit, refuse ? ": " : "", broken);
     if (g.ctxt != -1) /* PBLAS: every process of the grid calls */
-        compare(what, t, want_code, &tran_routine, &x, &a, &c);
+        compare(what, t, want_code, 0, &tran_routine, &x, &a, &c);
     grid_free(&g);
 }
 
@@ -778,13 +832,16 @@ int main(int argc, char **argv)
     open_scalapack();
     mtest_case_args(argc, argv, &seed, &cases, &only);
     run_cases(seed, cases, only);
-    int mine[5] = {calls_compared, calls_unset_dtype, calls_lld_zero, calls_refused, peer_differs},
-        sum[5];
-    MPI_Reduce(mine, sum, 5, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int mine[7] = {calls_compared, calls_unset_dtype,   calls_lld_zero,     calls_refused,
+                   peer_differs,   calls_replicated[0], calls_replicated[1]},
+        sum[7];
+    MPI_Reduce(mine, sum, 7, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0)
         printf("%d process-calls compared with ScaLAPACK's own or with the expected refusal; "
-               "accepted with DTYPE not 1 or 2: %d, with LLD = 0: %d; refused: %d; ScaLAPACK's "
-               "own result differs from the expected one on %d process-calls\n",
-               sum[0], sum[1], sum[2], sum[3], sum[4]);
+               "accepted with DTYPE not 1 or 2: %d, with LLD = 0: %d, with a matrix replicated "
+               "over several processes: %d of p?gemr2d/p?trmr2d (the expected result only), %d of "
+               "p?tran (PBLAS's too); refused: %d; ScaLAPACK's own result differs from the "
+               "expected one on %d process-calls\n",
+               sum[0], sum[1], sum[2], sum[5], sum[6], sum[3], sum[4]);
     return mtest_finalize(errs);
 }
