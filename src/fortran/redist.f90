@@ -1,11 +1,13 @@
-!> The Fortran interface of redist (`use redist`): layouts, windows and padded arrays,
-!> plans, execute, start/test/wait, statistics and errors, on ISO_C_BINDING, with mpi_f08
-!> communicators and datatypes and buffers of any type and rank (type(*), dimension(..)).
+!> The Fortran interface of redist (`use redist`): layouts (block-cyclic, replicated grid
+!> dimensions, boxes), windows and padded arrays, plans (partial sums too), execute,
+!> start/test/wait, statistics and errors, on ISO_C_BINDING, with mpi_f08 communicators,
+!> datatypes and operations and buffers of any type and rank (type(*), dimension(..)).
 !>
 !> Everything mirrors the C API (include/redist.h; docs/api.md), with these Fortran forms:
 !> - functions return the C API's code (REDIST_SUCCESS = 0 or a negative REDIST_ERR_*);
 !> - arrays of extents, blocks, grid sizes are Fortran arrays in the C API's dimension order
-!>   (dimension 1 is C's dimension 0); ranks and first coordinates are 0-based, as in MPI;
+!>   (dimension 1 is C's dimension 0); ranks, first coordinates and box corners are 0-based,
+!>   as in MPI; first = REDIST_REPLICATED replicates a dimension over its grid dimension;
 !> - buffers must be contiguous (REDIST_ERR_ARG otherwise: a copy would break start/wait);
 !>   a process that holds nothing omits the buffer;
 !> - a Fortran matrix a(m, n) is column-major: order = REDIST_COL_MAJOR;
@@ -14,7 +16,7 @@
 !>   transfer(c_devloc(a), c_null_ptr)), as the C API takes them.
 module redist
   use, intrinsic :: iso_c_binding
-  use mpi_f08, only: MPI_Comm, MPI_Datatype
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_OP_NULL
   implicit none
   private
 
@@ -27,6 +29,9 @@ module redist
     REDIST_TRANSPORT_DATATYPE = 2
   integer(c_int), parameter, public :: REDIST_MEMORY_HOST = 0, REDIST_MEMORY_CUDA = 1, &
     REDIST_MEMORY_AUTO = 2
+  !> first(k) = REDIST_REPLICATED in redist_layout_create (ScaLAPACK's RSRC/CSRC = -1): every
+  !> process along grid dimension k holds the whole extent of dimension k.
+  integer(c_int), parameter, public :: REDIST_REPLICATED = -1
 
   !> Opaque handles (the C pointers).
   type, public :: redist_layout
@@ -48,7 +53,8 @@ module redist
     integer(c_int) :: threads, cores
   end type
 
-  public :: redist_layout_create, redist_layout_create_window, redist_layout_free, &
+  public :: redist_layout_create, redist_layout_create_boxes, redist_layout_create_window, &
+    redist_layout_free, &
     redist_layout_local_shape, redist_layout_local_size, redist_plan_create, redist_execute, &
     redist_start, redist_test, redist_wait, redist_plan_stats, redist_plan_algorithm, &
     redist_execute_ptr, redist_start_ptr, &
@@ -62,6 +68,13 @@ module redist
       integer(c_int64_t), intent(in) :: extent(*), block(*)
       integer(c_int), intent(in) :: grid(*)
       type(c_ptr), value :: first, ranks
+      type(c_ptr), intent(out) :: layout
+    end function
+    integer(c_int) function c_layout_create_boxes(ndims, extent, nboxes, lower, upper, order, &
+                                                  layout) bind(C, name="redist_layout_create_boxes")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: ndims, nboxes, order
+      integer(c_int64_t), intent(in) :: extent(*), lower(*), upper(*)
       type(c_ptr), intent(out) :: layout
     end function
     integer(c_int) function c_layout_create_window(parent, offset, count, ld, window) &
@@ -93,12 +106,13 @@ module redist
       integer(c_int64_t), intent(out) :: count
     end function
     integer(c_int) function c_plan_create(src, dst, datatype, comm, algorithm, max_buffer, &
-                                          memory, plan) bind(C, name="redist_f_plan_create")
+                                          memory, reduce, plan) &
+      bind(C, name="redist_f_plan_create_reduce")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: src, dst, algorithm
       integer(c_int), value :: datatype, comm
       integer(c_int64_t), value :: max_buffer
-      integer(c_int), value :: memory
+      integer(c_int), value :: memory, reduce
       type(c_ptr), intent(out) :: plan
     end function
     integer(c_int) function c_execute(plan, src, dst) bind(C, name="redist_execute")
@@ -215,6 +229,25 @@ contains
     err = c_layout_create(int(size(extent), c_int), extent, block, grid, pf, pr, o, layout%p)
   end function
 
+  !> redist_layout_create_boxes: box r (rank r's, 0-based) holds [lower(k, r+1), upper(k, r+1))
+  !> along each dimension k (0-based corners, upper exclusive), stored densely in `order`
+  !> (default REDIST_COL_MAJOR); lower and upper are (ndims, nboxes) with ndims = size(extent).
+  !> An empty box (upper <= lower along some k) holds nothing; ranks >= nboxes hold nothing;
+  !> identical boxes are replicas.
+  integer(c_int) function redist_layout_create_boxes(extent, lower, upper, layout, order) &
+    result(err)
+    integer(c_int64_t), intent(in) :: extent(:), lower(:, :), upper(:, :)
+    type(redist_layout), intent(out) :: layout
+    integer(c_int), intent(in), optional :: order
+    integer(c_int) :: o
+    o = REDIST_COL_MAJOR
+    err = REDIST_ERR_ARG
+    if (size(lower, 1) /= size(extent) .or. any(shape(upper) /= shape(lower))) return
+    if (present(order)) o = order
+    err = c_layout_create_boxes(int(size(extent), c_int), extent, int(size(lower, 2), c_int), &
+                                lower, upper, o, layout%p)
+  end function
+
   !> The address of a contiguous copy of v, checked against ndims; ok = .false. on a bad size.
   function copy_of(v, keep, ndims, ok) result(p)
     integer(c_int64_t), intent(in), optional :: v(:)
@@ -275,10 +308,12 @@ contains
   end function
 
   !> redist_plan_create over comm for elements of datatype; algorithm (default 'auto'),
-  !> max_buffer_bytes (bounded mode; default 0) and memory (REDIST_MEMORY_HOST, the default,
-  !> _CUDA or _AUTO) are the options this interface exposes.
+  !> max_buffer_bytes (bounded mode; default 0), memory (REDIST_MEMORY_HOST, the default,
+  !> _CUDA or _AUTO) and reduce (options.reduce: an MPI operation such as MPI_SUM, with which
+  !> every source holder of an element holds a partial value and every destination holder
+  !> receives their reduction; default none) are the options this interface exposes.
   integer(c_int) function redist_plan_create(src, dst, datatype, comm, plan, algorithm, &
-                                             max_buffer_bytes, memory) result(err)
+                                             max_buffer_bytes, memory, reduce) result(err)
     type(redist_layout), intent(in) :: src, dst
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Comm), intent(in) :: comm
@@ -286,16 +321,19 @@ contains
     character(*), intent(in), optional :: algorithm
     integer(c_int64_t), intent(in), optional :: max_buffer_bytes
     integer(c_int), intent(in), optional :: memory
+    type(MPI_Op), intent(in), optional :: reduce
     character(kind=c_char), allocatable, target :: name(:)
     type(c_ptr) :: a
     integer(c_int64_t) :: bound
-    integer(c_int) :: kind
+    integer(c_int) :: kind, op
     integer :: i
     a = c_null_ptr
     bound = 0
     kind = REDIST_MEMORY_HOST
+    op = int(MPI_OP_NULL%MPI_VAL, c_int)
     if (present(max_buffer_bytes)) bound = max_buffer_bytes
     if (present(memory)) kind = memory
+    if (present(reduce)) op = int(reduce%MPI_VAL, c_int)
     if (present(algorithm)) then
       allocate (name(len_trim(algorithm) + 1))
       do i = 1, len_trim(algorithm)
@@ -305,7 +343,7 @@ contains
       a = c_loc(name)
     end if
     err = c_plan_create(src%p, dst%p, int(datatype%MPI_VAL, c_int), int(comm%MPI_VAL, c_int), &
-                        a, bound, kind, plan%p)
+                        a, bound, kind, op, plan%p)
   end function
 
   !> redist_execute on addresses (c_null_ptr for a process that holds nothing): device
