@@ -247,8 +247,8 @@ typedef struct redist_options {
                                        types redist_allreduce takes, or a user op; ops of the
                                        MPI standard's order: holders in increasing replica
                                        order). alpha and beta apply once, to the reduction.
-                                       Host memory; the algorithm `reduce-direct` (docs/api.md,
-                                       "Partial sums"). */
+                                       Host memory; the algorithms reduce-direct and
+                                       reduce-allgather (docs/api.md, "Partial sums"). */
 } redist_options;
 #define REDIST_MEMORY_HOST 0
 #define REDIST_MEMORY_CUDA 1

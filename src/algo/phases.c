@@ -64,6 +64,8 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
             opt.memory = p->opt.memory;
             opt.stream = p->opt.stream;
         }
+        if (i == 0) /* the first phase reads the source: partial values, if they are */
+            opt.reduce = p->opt.reduce;
         if (i == n - 1) { /* the last phase writes the destination: it scales */
             memcpy(opt.alpha, p->opt.alpha, sizeof opt.alpha);
             memcpy(opt.beta, p->opt.beta, sizeof opt.beta);

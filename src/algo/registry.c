@@ -14,6 +14,7 @@
     X(alltoallv)                                                                                   \
     X(alltoallw)                                                                                   \
     X(reduce_direct)                                                                               \
+    X(reduce_allgather)                                                                            \
     X(indirect)                                                                                    \
     X(hybrid)                                                                                      \
     X(alltoall_padded)                                                                             \

@@ -39,7 +39,7 @@ static int must_apply(const char *name, int64_t n, int64_t x, int64_t y, int P, 
     int ratio = x % y == 0 || y % x == 0;
     if (!strcmp(name, "multiphase"))
         return ratio;
-    if (!strcmp(name, "reduce-direct")) /* partial sums only (options.reduce) */
+    if (!strncmp(name, "reduce-", 7)) /* partial sums only (options.reduce) */
         return 0;
     if (!strcmp(name, "ky-to-y"))
         return x % y == 0;

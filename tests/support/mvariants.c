@@ -59,7 +59,7 @@ int mtest_every_variant(redist_layout src, redist_layout dst, const mtest_case_i
         opt.reduce = io->reduce;
         int partial = io->reduce != MPI_OP_NULL;
         if (partial && ai >= nalg)
-            break; /* bounded and the transports' variants: reduce-direct has none */
+            break; /* bounded and the transports' variants: the reducing algorithms have none */
         if (partial && memory != REDIST_MEMORY_HOST) { /* partial sums reduce on the host */
             redist_plan plan = NULL;
             int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
@@ -77,7 +77,7 @@ int mtest_every_variant(redist_layout src, redist_layout dst, const mtest_case_i
             mtest_fail(errs, me, name, "case %d: plan_create returned different codes", index);
         if (mtest_device_refused(errs, me, name, index, ai == nalg + 1, rc, &plan))
             continue; /* device plans pack */
-        if (partial && strcmp(name, "auto") != 0 && strcmp(name, "reduce-direct") != 0 &&
+        if (partial && strcmp(name, "auto") != 0 && strncmp(name, "reduce-", 7) != 0 &&
             rc != REDIST_ERR_NOT_APPLICABLE) {
             mtest_fail(errs, me, name, "case %d: a partial source: %s, not NOT_APPLICABLE", index,
                        redist_error_name(rc));
