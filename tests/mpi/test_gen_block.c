@@ -169,8 +169,9 @@ static void run_case(const case_t *cs, int index)
                       nd = local_shape(&cs->dst, cs->ndims, me, st);
     double *a = ns ? malloc((size_t)ns * sizeof *a) : NULL;
     double *b = nd ? malloc((size_t)nd * sizeof *b) : NULL;
-    mtest_case_io io = {a,    b,     ns,         nd,         cs->permuted ? cs->perm : NULL,
-                        fill, check, (void *)cs, MPI_OP_NULL};
+    mtest_case_io io = {a,    b,     ns,         nd,          cs->permuted ? cs->perm : NULL,
+                        fill, check, (void *)cs, MPI_OP_NULL, 0,
+                        1.0,  0.0};
     plans_run += mtest_every_variant(src, dst, &io, index, &errs);
     free(a);
     free(b);

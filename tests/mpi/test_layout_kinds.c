@@ -11,8 +11,9 @@
  * (random cuts per dimension) given to random ranks, some cells to two ranks (replicas), some
  * ranks an empty box, ranks past nboxes nothing; a destination may also be random boxes that
  * overlap in any way (every holder receives) provided the source covers them (sources here
- * always cover the array). An axis permutation in a third of the cases. Every algorithm the
- * library lists (and auto, bounded, both transports) runs the plan by execute and by start +
+ * always cover the array). An axis permutation in a third of the cases, partial sums
+ * (options.reduce) in a quarter, scaling (small integer alpha and beta) in a fifth. Every algorithm
+ * the library lists (and auto, bounded, both transports) runs the plan by execute and by start +
  * test; a forced algorithm may say REDIST_ERR_NOT_APPLICABLE, the same on every rank. Every
  * element of every destination holder must hold its source element's value; a rank that
  * holds nothing passes NULL. Bad input: partly overlapping source boxes
@@ -48,6 +49,8 @@ typedef struct {
 typedef struct {
     int ndims, permuted, perm[MAXD];
     int partial; /* options.reduce = MPI_SUM: every source holder holds a part */
+    int scaled;  /* alpha and beta: dst = beta dst + alpha (the sum of the parts) */
+    double alpha, beta;
     side_t src, dst;
 } case_t;
 
@@ -173,14 +176,15 @@ static int rank_holds(const side_t *s, int nd, int r, const int64_t g[])
 static double weight(const void *ctx, const int64_t g[])
 {
     const where *w = ctx;
+    double alpha = w->is_dst && w->cs->scaled ? w->cs->alpha : 1.0;
     if (!w->cs->partial)
-        return 1.0;
+        return alpha;
     if (!w->is_dst)
         return (double)(me + 1);
     double sum = 0;
     for (int r = 0; r < nranks; r++)
         sum += rank_holds(&w->cs->src, w->cs->ndims, r, g) ? (double)(r + 1) : 0.0;
-    return sum;
+    return alpha * sum;
 }
 
 static int locate(const void *ctx, int k, int64_t g, int64_t *local)
@@ -196,7 +200,8 @@ static int64_t walk(const case_t *cs, const side_t *s, int is_dst, double *a, in
     where w = {s, {0}, cs, is_dst};
     if (local_shape(s, cs->ndims, stride, w.c) == 0)
         return 0;
-    return mtest_oracle_walk_weighted(cs->ndims, s->extent, stride, locate, weight, &w,
+    double shift = is_dst && cs->scaled ? -cs->beta : 0.0; /* dst holds -1 before */
+    return mtest_oracle_walk_weighted(cs->ndims, s->extent, stride, locate, weight, shift, &w,
                                       is_dst && cs->permuted ? cs->perm : NULL, a, check);
 }
 
@@ -355,6 +360,9 @@ static void gen_case(case_t *cs)
     /* At least one side not a plain grid: a grid with a replicated dimension or boxes. */
     int ks = (int)rnd(0, 1), kd = (int)rnd(0, 2);
     cs->partial = rnd(0, 3) == 0;
+    cs->scaled = rnd(0, 4) == 0; /* small integers: the sums stay exact */
+    cs->alpha = (double)rnd(-3, 3);
+    cs->beta = (double)rnd(-2, 2);
     random_side(&cs->src, cs->ndims, e, 0, ks);
     random_side(&cs->dst, cs->ndims, ed, 1, kd);
 }
@@ -395,7 +403,10 @@ static void run_case(const case_t *cs, int index)
                         fill,
                         check,
                         (void *)cs,
-                        cs->partial ? MPI_SUM : MPI_OP_NULL};
+                        cs->partial ? MPI_SUM : MPI_OP_NULL,
+                        cs->scaled,
+                        cs->alpha,
+                        cs->beta};
     plans_run += mtest_every_variant(src, dst, &io, index, &errs);
     mtest_host_free(a);
     mtest_host_free(b);

@@ -58,6 +58,12 @@ int mtest_every_variant(redist_layout src, redist_layout dst, const mtest_case_i
         opt.permutation = io->perm;
         opt.reduce = io->reduce;
         int partial = io->reduce != MPI_OP_NULL;
+        if (io->scaled && ai == nalg + 1)
+            continue; /* the datatype transport does not scale (REDIST_ERR_ARG) */
+        if (io->scaled) {
+            opt.alpha[0] = io->alpha;
+            opt.beta[0] = io->beta;
+        }
         if (partial && ai >= nalg)
             break; /* bounded and the transports' variants: the reducing algorithms have none */
         if (partial && memory != REDIST_MEMORY_HOST) { /* partial sums reduce on the host */
@@ -112,13 +118,14 @@ int64_t mtest_oracle_walk(int nd, const int64_t extent[], const int64_t stride[]
                           int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                           const void *ctx, const int *perm, double *a, int check)
 {
-    return mtest_oracle_walk_weighted(nd, extent, stride, locate, NULL, ctx, perm, a, check);
+    return mtest_oracle_walk_weighted(nd, extent, stride, locate, NULL, 0.0, ctx, perm, a, check);
 }
 
 int64_t mtest_oracle_walk_weighted(int nd, const int64_t extent[], const int64_t stride[],
                                    int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                                    double (*weight)(const void *ctx, const int64_t g[]),
-                                   const void *ctx, const int *perm, double *a, int check)
+                                   double shift, const void *ctx, const int *perm, double *a,
+                                   int check)
 {
     int64_t total = 1, bad = 0;
     int64_t *h = malloc(2 * (size_t)nd * sizeof *h), *g = h + nd;
@@ -140,7 +147,7 @@ int64_t mtest_oracle_walk_weighted(int nd, const int64_t extent[], const int64_t
             continue;
         for (int j = 0; j < nd; j++)
             g[perm != NULL ? perm[j] : j] = h[j];
-        double want = mtest_value_of(nd, g) * (weight != NULL ? weight(ctx, g) : 1.0);
+        double want = mtest_value_of(nd, g) * (weight != NULL ? weight(ctx, g) : 1.0) + shift;
         if (!check)
             a[off] = want;
         else if (a[off] != want)

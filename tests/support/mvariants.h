@@ -21,6 +21,9 @@ typedef struct mtest_case_io {
     void *ctx;
     MPI_Op reduce; /* options.reduce (MPI_OP_NULL: none): then auto and reduce-direct run, and
                       every other forced algorithm must say NOT_APPLICABLE */
+    int scaled;    /* options.alpha[0] = alpha, beta[0] = beta (the destination holds -1
+                      before each execute); not with the datatype transport's variant */
+    double alpha, beta;
 } mtest_case_io;
 
 /* Runs src -> dst (MPI_DOUBLE, MPI_COMM_WORLD) with every algorithm the library lists and
@@ -40,11 +43,13 @@ int64_t mtest_oracle_walk(int nd, const int64_t extent[], const int64_t stride[]
                           int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                           const void *ctx, const int *perm, double *a, int check);
 /* The same, each value times weight(ctx, g) of its source index g (partial sums: a holder's
-   part, or the sum of the parts). */
+   part, or the sum of the parts; scaling: alpha), plus shift (scaling: beta times the
+   destination's value before). */
 int64_t mtest_oracle_walk_weighted(int nd, const int64_t extent[], const int64_t stride[],
                                    int (*locate)(const void *ctx, int k, int64_t g, int64_t *local),
                                    double (*weight)(const void *ctx, const int64_t g[]),
-                                   const void *ctx, const int *perm, double *a, int check);
+                                   double shift, const void *ctx, const int *perm, double *a,
+                                   int check);
 /* The value of the source element at global index g: 1000-adic digits of g, so that every
    element of a test array is distinct. */
 double mtest_value_of(int nd, const int64_t g[]);
