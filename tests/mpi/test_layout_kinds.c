@@ -16,7 +16,9 @@
  * the library lists (and auto, bounded, both transports) runs the plan by execute and by start +
  * test; a forced algorithm may say REDIST_ERR_NOT_APPLICABLE, the same on every rank. Every
  * element of every destination holder must hold its source element's value; a rank that
- * holds nothing passes NULL. Bad input: partly overlapping source boxes
+ * holds nothing passes NULL. Two groups (an intercommunicator: row slabs as boxes on one,
+ * the matrix replicated on the other) and a batch of two arrays (boxes -> replicated and
+ * back) are checked the same way. Bad input: partly overlapping source boxes
  * (REDIST_ERR_UNSUPPORTED), a destination element that no source box holds, corners out of
  * range (REDIST_ERR_ARG): the same code on every rank, nothing written.
  *
@@ -414,6 +416,106 @@ static void run_case(const case_t *cs, int index)
     redist_layout_free(&dst);
 }
 
+/* ---- two groups and batches ----------------------------------------------------------- */
+
+/* An R x C matrix, element (i, j) = i C + j + 1 (times `weight`). */
+enum { R_ROWS = 9, C_COLS = 7 };
+
+/* Two programs' groups: the first (nranks + 1) / 2 ranks hold row slabs as boxes, the
+   others receive the whole matrix, replicated over their grid (first = REDIST_REPLICATED). */
+static void inter_boxes_to_replicated(void)
+{
+    if (nranks < 2)
+        return;
+    int ga = (nranks + 1) / 2, gb = nranks - ga, is_source = me < ga;
+    MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, is_source, me, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, is_source ? ga : 0, 7, &inter);
+    int64_t extent[2] = {R_ROWS, C_COLS}, lo[2 * MAXP], hi[2 * MAXP], block[2] = {1, 1};
+    for (int r = 0; r < ga; r++) {
+        lo[2 * r] = (int64_t)R_ROWS * r / ga, hi[2 * r] = (int64_t)R_ROWS * (r + 1) / ga;
+        lo[2 * r + 1] = 0, hi[2 * r + 1] = C_COLS;
+    }
+    int grid[2] = {gb, 1}, first[2] = {REDIST_REPLICATED, 0};
+    redist_layout src = NULL, dst = NULL;
+    int rc = redist_layout_create_boxes(2, extent, ga, lo, hi, REDIST_ROW_MAJOR, &src);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_layout_create(2, extent, block, grid, first, NULL, REDIST_COL_MAJOR, &dst);
+    int lr = 0;
+    MPI_Comm_rank(local, &lr);
+    double a[R_ROWS * C_COLS], b[R_ROWS * C_COLS];
+    for (int64_t i = is_source ? lo[2 * lr] : 0; is_source && i < hi[2 * lr]; i++)
+        for (int j = 0; j < C_COLS; j++)
+            a[(i - lo[2 * lr]) * C_COLS + j] = (double)(i * C_COLS + j + 1);
+    for (int i = 0; i < R_ROWS * C_COLS; i++)
+        b[i] = -1.0;
+    redist_plan plan = NULL;
+    if (rc == REDIST_SUCCESS)
+        rc = redist_plan_create_inter(src, dst, MPI_DOUBLE, inter, is_source, NULL, &plan);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_execute(plan, is_source ? a : NULL, is_source ? NULL : b);
+    int64_t bad = rc != REDIST_SUCCESS;
+    for (int i = 0; !is_source && rc == REDIST_SUCCESS && i < R_ROWS; i++)
+        for (int j = 0; j < C_COLS; j++) /* column-major, the whole matrix */
+            bad += b[j * R_ROWS + i] != (double)(i * C_COLS + j + 1);
+    if (bad)
+        mtest_fail(&errs, me, "intercommunicator", "boxes -> replicated: %s, %lld wrong",
+                   redist_error_name(rc), (long long)bad);
+    redist_plan_free(&plan);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
+/* One batch of two arrays: boxes (rank r < nranks holds rows r, r + nranks, ... as one box
+   each: every rank one slab) -> a replicated grid, and that grid -> the boxes, with
+   different values, checked on every holder. */
+static void batch_of_kinds(void)
+{
+    int64_t extent[2] = {R_ROWS, C_COLS}, lo[2 * MAXP], hi[2 * MAXP], block[2] = {1, 1};
+    for (int r = 0; r < nranks; r++) {
+        lo[2 * r] = (int64_t)R_ROWS * r / nranks, hi[2 * r] = (int64_t)R_ROWS * (r + 1) / nranks;
+        lo[2 * r + 1] = 0, hi[2 * r + 1] = C_COLS;
+    }
+    int grid[2] = {nranks, 1}, first[2] = {REDIST_REPLICATED, 0};
+    redist_layout boxes = NULL, rep = NULL;
+    int rc = redist_layout_create_boxes(2, extent, nranks, lo, hi, REDIST_ROW_MAJOR, &boxes);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_layout_create(2, extent, block, grid, first, NULL, REDIST_ROW_MAJOR, &rep);
+    int64_t mine = (hi[2 * me] - lo[2 * me]) * C_COLS;
+    double box_in[R_ROWS * C_COLS], box_out[R_ROWS * C_COLS], rep_in[R_ROWS * C_COLS],
+        rep_out[R_ROWS * C_COLS];
+    for (int64_t i = 0; i < mine; i++) {
+        box_in[i] = (double)(lo[2 * me] * C_COLS + i + 1);
+        box_out[i] = -1.0;
+    }
+    for (int i = 0; i < R_ROWS * C_COLS; i++) {
+        rep_in[i] = 2.0 * (i + 1);
+        rep_out[i] = -1.0;
+    }
+    redist_layout srcs[2] = {boxes, rep}, dsts[2] = {rep, boxes};
+    MPI_Datatype types[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    const void *in[2] = {mine ? box_in : NULL, rep_in};
+    void *out[2] = {rep_out, mine ? box_out : NULL};
+    redist_plan plan = NULL;
+    if (rc == REDIST_SUCCESS)
+        rc = redist_plan_create_batch(2, srcs, dsts, types, MPI_COMM_WORLD, NULL, &plan);
+    if (rc == REDIST_SUCCESS)
+        rc = redist_execute_batch(plan, in, out);
+    int64_t bad = rc != REDIST_SUCCESS;
+    for (int i = 0; rc == REDIST_SUCCESS && i < R_ROWS * C_COLS; i++)
+        bad += rep_out[i] != (double)(i + 1);
+    for (int64_t i = 0; rc == REDIST_SUCCESS && i < mine; i++)
+        bad += box_out[i] != 2.0 * (double)(lo[2 * me] * C_COLS + i + 1);
+    if (bad)
+        mtest_fail(&errs, me, "batch", "boxes <-> replicated: %s, %lld wrong",
+                   redist_error_name(rc), (long long)bad);
+    redist_plan_free(&plan);
+    redist_layout_free(&boxes);
+    redist_layout_free(&rep);
+}
+
 /* ---- bad input ------------------------------------------------------------------------- */
 
 /* A plan over two box layouts that must fail with `want` on every rank, writing nothing. */
@@ -493,6 +595,8 @@ int main(int argc, char **argv)
             run_case(&cs, i);
     }
     bad_cases();
+    inter_boxes_to_replicated();
+    batch_of_kinds();
     if (me == 0)
         printf("%d plans run over %d cases of boxes, replicated dimensions and grids\n", plans_run,
                cases);
