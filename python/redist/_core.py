@@ -20,6 +20,7 @@ _MEMORY = {"host": 0, "cuda": 1, "auto": 2}  # REDIST_MEMORY_*
 _TRANSPORT = {"auto": 0, "pack": 1, "datatype": 2}  # REDIST_TRANSPORT_*
 _SCALES = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 _NULL = None
+REPLICATED = -1  # REDIST_REPLICATED: first[k] of a replicated grid dimension
 
 
 def _c_array(ctype, values):
@@ -39,8 +40,8 @@ def _layout_args(shape, grid, order, first, ranks):
 
 def _layout(x, what):
     if not isinstance(x, _Layout):
-        raise TypeError(f"redist: {what} must be a layout (BlockCyclic, GenBlock), not "
-                        f"{type(x).__name__}")
+        raise TypeError(f"redist: {what} must be a layout (BlockCyclic, GenBlock, Boxes), "
+                        f"not {type(x).__name__}")
     return x
 
 
@@ -101,7 +102,9 @@ class BlockCyclic(_Layout):
     """A block-cyclic distribution (HPF / ScaLAPACK): along dimension k, blocks of blocks[k]
     elements dealt round robin over grid[k] coordinates, global block 0 on first[k]; grid
     positions (row-major) hold ranks[...] of the plan's communicator (default 0, 1, 2, ...);
-    each local array stored in `order` ("C": row-major, "F": column-major)."""
+    each local array stored in `order` ("C": row-major, "F": column-major).
+    first[k] = REPLICATED (-1): every process along grid dimension k holds the whole extent
+    of dimension k (blocks[k] is not read there): its processes are replicas."""
 
     def __init__(self, shape, blocks, grid, order="C", first=None, ranks=None):
         shape, grid, code, first, ranks = _layout_args(shape, grid, order, first, ranks)
@@ -124,7 +127,7 @@ class BlockCyclic(_Layout):
         out = []
         for k in range(self.ndim):
             l = np.arange(shape[k], dtype=np.int64)
-            if c is None:
+            if c is None or self.first[k] == REPLICATED:  # replicated: the whole extent
                 out.append(l)
                 continue
             b, p = self.blocks[k], self.grid[k]
@@ -133,8 +136,9 @@ class BlockCyclic(_Layout):
         return tuple(out)
 
 
-def _gen_sizes(sizes, grid):
-    """GenBlock's sizes checked: one list per dimension, one size per block of its grid."""
+def _gen_sizes(sizes, grid, first):
+    """GenBlock's sizes checked: one list per dimension, one size per block of its grid; a
+    replicated dimension's (first[k] = REPLICATED) is not read: None there."""
     try:
         lists = list(sizes)
     except TypeError:
@@ -142,25 +146,32 @@ def _gen_sizes(sizes, grid):
     if len(lists) != len(grid):
         raise ValueError(f"redist: sizes has {len(lists)} lists, not {len(grid)} (one per "
                          "dimension)")
-    return tuple(_args.integers(s, f"sizes[{k}]", g if g >= 1 else None,
+    return tuple(None if f == REPLICATED else
+                 _args.integers(s, f"sizes[{k}]", g if g >= 1 else None,
                                 f"one per block: grid[{k}] = {g}", _args.INT64)
-                 for k, (s, g) in enumerate(zip(lists, grid)))
+                 for k, (s, g, f) in enumerate(zip(lists, grid, first)))
 
 
 class GenBlock(_Layout):
     """A GEN_BLOCK distribution: along dimension k, sizes[k] lists the grid[k] blocks' sizes
-    (summing to shape[k]), block i on coordinate (first[k] + i) mod grid[k]."""
+    (summing to shape[k]), block i on coordinate (first[k] + i) mod grid[k].
+    first[k] = REPLICATED (-1): every process along grid dimension k holds the whole extent
+    of dimension k; sizes[k] is not read there (None will do)."""
 
     def __init__(self, shape, sizes, grid, order="C", first=None, ranks=None):
         shape, grid, code, first, ranks = _layout_args(shape, grid, order, first, ranks)
         n = len(shape)
-        self.sizes = _gen_sizes(sizes, grid)
+        self.sizes = _gen_sizes(sizes, grid, first)
         self.grid, self.first, self.ranks = grid, first, ranks
-        self._sizes = [_c_array(ctypes.c_int64, s) for s in self.sizes]  # C keeps no copy
+        self._sizes = [None if s is None else _c_array(ctypes.c_int64, s)
+                       for s in self.sizes]  # C keeps no copy
         ptrs = _c_array(ctypes.POINTER(ctypes.c_int64),
                         [ctypes.cast(s, ctypes.POINTER(ctypes.c_int64)) for s in self._sizes])
+        # block is read only where sizes[k] is NULL and the dimension is not replicated (never
+        # here), but C wants the array where no dimension has sizes (all replicated)
         h = ctypes.c_void_p()
-        _check(_lib.layout_create_gen_block(n, _c_array(ctypes.c_int64, shape), None,
+        _check(_lib.layout_create_gen_block(n, _c_array(ctypes.c_int64, shape),
+                                            _c_array(ctypes.c_int64, (1,) * n),
                                             _c_array(ctypes.c_int, grid),
                                             _c_array(ctypes.c_int, first),
                                             None if ranks is None else
@@ -174,12 +185,69 @@ class GenBlock(_Layout):
         out = []
         for k in range(self.ndim):
             l = np.arange(shape[k], dtype=np.int64)
-            if c is not None:
+            if c is not None and self.first[k] != REPLICATED:
                 p = self.grid[k]
                 i = (c[k] - self.first[k]) % p  # the block this coordinate holds
                 l = l + sum(self.sizes[k][:i])
             out.append(l)
         return tuple(out)
+
+
+def _corners(corners, what, ndim):
+    """Boxes' lower or upper corners checked: a sequence of boxes (a list of tuples, or an
+    (nboxes, ndim) array), each of ndim int64 corners; a tuple of tuples."""
+    try:
+        rows = list(corners)
+    except TypeError:
+        raise TypeError(f"redist: {what} must be a sequence of corners (one per box), not "
+                        f"{type(corners).__name__}") from None
+    return tuple(_args.integers(r, f"{what}[{i}]", ndim, "one per dimension", _args.INT64)
+                 for i, r in enumerate(rows))
+
+
+class Boxes(_Layout):
+    """One box per rank (FFT codes' pencils, slabs and bricks): rank r < nboxes of the plan's
+    communicator holds lower[r][k] <= i < upper[r][k] along every dimension k, stored densely
+    in `order` (local shape upper[r] - lower[r]); a box with upper <= lower along some
+    dimension is empty (local shape 0 along every dimension), as is every rank r >= nboxes.
+    lower and upper: a sequence of nboxes corners of len(shape) integers each (or an
+    (nboxes, len(shape)) array), every corner in [0, shape[k]] (the library refuses others:
+    REDIST_ERR_ARG). Identical boxes are replicas (one sends, every one receives); a
+    destination's boxes may overlap in any way, a source's only as identical boxes (partly
+    overlapping ones: REDIST_ERR_UNSUPPORTED at plan creation); a destination element no
+    source box holds is REDIST_ERR_ARG at plan creation. coords(rank) is the library's: the
+    box's index (rank) along every dimension, None past nboxes."""
+
+    def __init__(self, shape, lower, upper, order="C"):
+        shape = _args.integers(shape, "shape", bounds=_args.INT64)
+        code = _args.choice(order, "order", _ORDERS)
+        n = len(shape)
+        self.lower = _corners(lower, "lower", n)
+        self.upper = _corners(upper, "upper", n)
+        if len(self.lower) != len(self.upper):
+            raise ValueError(f"redist: lower has {len(self.lower)} boxes, upper "
+                             f"{len(self.upper)} (one corner each per box)")
+        self.nboxes = _args.integer(len(self.lower), "nboxes (the boxes in lower)")
+        self.ranks = None
+        lo, hi = ([c for box in corners for c in box] for corners in (self.lower, self.upper))
+        h = ctypes.c_void_p()
+        _check(_lib.layout_create_boxes(n, _c_array(ctypes.c_int64, shape), self.nboxes,
+                                        _c_array(ctypes.c_int64, lo),
+                                        _c_array(ctypes.c_int64, hi), code, ctypes.byref(h)))
+        super().__init__(h.value, shape, order)
+
+    def box(self, rank):
+        """(lower, upper) of rank's box, or None where rank holds none (rank >= nboxes)."""
+        rank = _args.integer(rank, "rank")
+        return (self.lower[rank], self.upper[rank]) if 0 <= rank < self.nboxes else None
+
+    def global_index(self, rank):
+        """One 1-D int64 array per dimension: the global index of each local index of rank's
+        array (empty where it holds nothing), so f(*np.ix_(*idx)) fills the local array."""
+        shape = self.local_shape(rank)
+        b = self.box(rank)
+        return tuple(np.arange(shape[k], dtype=np.int64) + (b[0][k] if b else 0)
+                     for k in range(self.ndim))
 
 
 def _dtype(dtype):
@@ -231,6 +299,8 @@ def _options(opts, ndims=()):
             o.transport = _args.name_or_int(val, "transport", _TRANSPORT)
         elif key == "stream":
             o.stream = _args.integer(val, "stream", _args.UINT64)
+        elif key == "reduce":
+            o.reduce = _mpi.op_storage(val)
         elif key in _INT_OPTIONS:
             setattr(o, key, _args.integer(val, key, _INT_OPTIONS[key]))
         else:
@@ -284,7 +354,11 @@ class Plan:
     over comm, as are free() and every execute. Options as keyword arguments named as in C
     (algorithm, permutation, alpha, beta, conjugate, max_buffer_bytes, threads, memory,
     transport, shared_memory, check_arguments, hybrid_degree, bmmc_method,
-    synchronous_receive, alltoall_algorithm, stream). Free it with free() or a with block:
+    synchronous_receive, alltoall_algorithm, stream), and reduce: partial sums, an op's name
+    ("sum", "prod", "max", "min", "land", "lor", "lxor", "band", "bor", "bxor") or an
+    mpi4py MPI.Op (None: none), with which every source holder of an element (each replica,
+    each of identical boxes) holds a partial value and every destination holder receives
+    their reduction. Free it with free() or a with block:
     freeing is collective, so garbage collection does not do it. Every method of a freed
     plan raises REDIST_ERR_STATE ("the plan was freed")."""
 
@@ -648,7 +722,8 @@ def explain(src, dst, dtype, procs=None, **options):
     algorithm's row ("algorithms", with why_not where one does not apply). procs: the
     communicator's size (default: the largest rank either layout uses, + 1). Raises what
     Plan would (a forced algorithm that cannot do the pair: REDIST_ERR_NOT_APPLICABLE;
-    a scaling the dtype does not take: REDIST_ERR_ARG)."""
+    a scaling the dtype does not take, a reduce op MPI does not define on the dtype:
+    REDIST_ERR_ARG)."""
     src, dst = _layout(src, "src"), _layout(dst, "dst")
     dtype, _ = _dtype(dtype)
     procs = (max(src._max_rank(), dst._max_rank()) + 1 if procs is None
@@ -661,7 +736,8 @@ def explain(src, dst, dtype, procs=None, **options):
         _check(_lib.explain(src._h, dst._h, procs, dtype.itemsize, ctypes.byref(opt), buf,
                             len(buf), ctypes.byref(needed)))
     del keep
-    why = _scaling_refusal(opt, dtype)  # after C's checks, as plan creation orders them
+    # after C's checks, as plan creation orders them
+    why = _scaling_refusal(opt, dtype) or _mpi.op_refusal(opt.reduce, dtype)
     if why is not None:
         raise Error(ERR_ARG, why)
     return json.loads(buf.value.decode())

@@ -115,6 +115,8 @@ layout_create = _proto("redist_layout_create", c_int, c_int, P(c_int64), P(c_int
 layout_create_gen_block = _proto("redist_layout_create_gen_block", c_int, c_int, P(c_int64),
                                  P(c_int64), P(c_int), P(c_int), P(c_int), c_int,
                                  P(P(c_int64)), P(c_void_p))
+layout_create_boxes = _proto("redist_layout_create_boxes", c_int, c_int, P(c_int64), c_int,
+                             P(c_int64), P(c_int64), c_int, P(c_void_p))
 layout_local_shape = _proto("redist_layout_local_shape", c_int, c_void_p, c_int, P(c_int64))
 layout_local_size = _proto("redist_layout_local_size", c_int, c_void_p, c_int, P(c_int64))
 layout_free = _proto("redist_layout_free", c_int, P(c_void_p))

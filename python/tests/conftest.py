@@ -54,6 +54,15 @@ def outcome(fn):
         return type(e).__name__
 
 
+def refused(call, exc, words, what=""):
+    """call() raises exc, whose message holds every one of words (the argument's name, the
+    accepted values, ...)."""
+    with pytest.raises(exc) as e:
+        call()
+    for w in words:
+        assert w in str(e.value), (what, w, str(e.value))
+
+
 def everywhere(comm, fn, want):
     """fn() (collective) ends as `want` (see outcome) on every rank: no rank raises alone,
     which would leave the others waiting in a collective call (collective itself)."""
