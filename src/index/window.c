@@ -122,22 +122,28 @@ int redist__check_ld(const struct redist_layout_s *l, int rank)
     int pos = redist__layout_position(l, rank);
     if (pos < 0)
         return REDIST_SUCCESS;
-    int64_t elements = 1;                     /* of the padded local array: every offset must fit */
-    for (int k = l->ndims - 1; k >= 0; k--) { /* the coordinates, last fastest */
-        int c = pos % l->grid[k];
-        pos /= l->grid[k];
-        int64_t n = redist__storage_extent(l, k, c);
-        if (k != slowest_dim(l) && l->ld[k] != 0 && l->ld[k] < n)
-            return redist__fail(REDIST_ERR_ARG,
-                                "ld[%d] = %lld is less than this rank's local extent %lld", k,
-                                (long long)l->ld[k], (long long)n);
+    int stack_coords[8];
+    int *coords = l->ndims <= 8 ? stack_coords : redist__malloc((size_t)l->ndims * sizeof *coords);
+    if (coords == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "ld check");
+    redist__layout_coords_of(l, pos, coords); /* the index math's (replicas: coordinate 0) */
+    int err = REDIST_SUCCESS;
+    int64_t elements = 1; /* of the padded local array: every offset must fit */
+    for (int k = l->ndims - 1; k >= 0 && err == REDIST_SUCCESS; k--) {
+        int64_t n = redist__storage_extent(l, k, coords[k]);
         int64_t alloc = k != slowest_dim(l) && l->ld[k] > n ? l->ld[k] : n;
-        if (alloc > 0 && elements > REDIST_MAX_EXTENT / alloc)
-            return redist__fail(REDIST_ERR_ARG,
-                                "ld makes this rank's local array 2^62 elements or more");
+        if (k != slowest_dim(l) && l->ld[k] != 0 && l->ld[k] < n)
+            err = redist__fail(REDIST_ERR_ARG,
+                               "ld[%d] = %lld is less than this rank's local extent %lld", k,
+                               (long long)l->ld[k], (long long)n);
+        else if (alloc > 0 && elements > REDIST_MAX_EXTENT / alloc)
+            err = redist__fail(REDIST_ERR_ARG,
+                               "ld makes this rank's local array 2^62 elements or more");
         elements *= alloc > 0 ? alloc : 1;
     }
-    return REDIST_SUCCESS;
+    if (coords != stack_coords)
+        redist__free(coords);
+    return err;
 }
 
 /* Checks the window's arguments against its parent. */
