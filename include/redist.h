@@ -562,7 +562,9 @@ uint64_t redist_bmmc_apply(int n, const uint64_t a[], uint64_t c, uint64_t x);
    all pointers, 1-based ia/ja, DESC[9] = {DTYPE (not read), CTXT, M, N, MB, NB, RSRC, CSRC,
    LLD}, ictxt a BLACS context containing both grids. What ScaLAPACK accepts is accepted
    (LLD >= the local rows, so 0 where a process has none) and what it exits on is refused,
-   with the same code on every process (docs/scalapack.md lists each argument). m = 0 or
+   with the same code on every process (docs/scalapack.md lists each argument), except that
+   RSRC or CSRC = -1 (replicated) is accepted as an extension: one replica of A is read,
+   every replica of B written. m = 0 or
    n = 0 returns at once, reading and communicating nothing. Every process of ictxt calls; a
    process outside A's grid (or B's) passes that descriptor's CTXT = -1, and its other A (B)
    arguments are not read. The sub-matrix A(ia:ia+m-1, ja:ja+n-1) is copied to
@@ -604,9 +606,10 @@ void redist_pitrmr2d(char *uplo, char *diag, int *m, int *n, int *a, int *ia, in
    (complex ones as two reals); beta = 0 never reads C, alpha = 0 never reads A, and alpha = 0
    with beta = 1 returns after the checks. The arguments are checked as PBLAS's PB_Cchkmat
    checks them (DTYPE 1, or 2 with eleven entries; LLD >= 1, and >= the local rows where the
-   process holds columns; ...), for m = 0 or n = 0 too; what PBLAS accepts and redist cannot
-   do (RSRC or CSRC = -1, a first block IMB x INB other than MB x NB, along a grid dimension of
-   more than one process) is REDIST_ERR_UNSUPPORTED. Same cache and errors
+   process holds columns; ...), for m = 0 or n = 0 too; RSRC or CSRC = -1 (a matrix
+   replicated over process rows or columns) works as in PBLAS; what PBLAS accepts and redist
+   cannot do (a first block IMB x INB other than MB x NB along a grid dimension of more than
+   one process, not replicated) is REDIST_ERR_UNSUPPORTED. Same cache and errors
    (redist_scalapack_last_error) as p?gemr2d above; plans are cached per (alpha, beta). The
    library also exports pstran_ ... pztranc_, which replace PBLAS's. */
 void redist_pstran(int *m, int *n, float *alpha, float *a, int *ia, int *ja, int *desca,
