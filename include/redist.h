@@ -95,7 +95,8 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
                          const int first[], const int ranks[], int order, redist_layout *layout);
 /* first[k] = REDIST_REPLICATED (ScaLAPACK's RSRC/CSRC = -1) in redist_layout_create and
    redist_layout_create_gen_block: every process along grid dimension k holds the whole
-   extent of dimension k (block[k], and sizes[k] of GEN_BLOCK, are not read there). In a
+   extent of dimension k (block[k], and sizes[k] of GEN_BLOCK, are not read there; block may
+   be NULL where every dimension is replicated). In a
    source, an element held by several ranks is sent by one of them (the destination rank
    itself where it holds it, else one chosen so that the replicas share the sending); in a
    destination, every holder receives it. */
@@ -151,7 +152,8 @@ int redist_layout_free(redist_layout *layout); /* sets *layout = NULL */
 int redist_layout_ndims(redist_layout layout);
 int redist_layout_nprocs(redist_layout layout); /* product of the grid */
 /* Grid coordinates of `rank` in the layout; returns 1 and fills coords[] if the rank is in
-   the layout, 0 if it is not, a negative code on a bad argument. */
+   the layout, 0 if it is not, a negative code on a bad argument. Box layouts: the rank's box
+   index along every dimension. */
 int redist_layout_coords(redist_layout layout, int rank, int coords[]);
 
 /* ---- Plans ---------------------------------------------------------------------------- */

@@ -60,6 +60,10 @@ int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, in
 {
     if (options == NULL || options->reduce == MPI_OP_NULL || src == NULL)
         return explain_pair(src, dst, comm_size, elsize, algorithm, options, threads, out);
+    if (redist__memory_served(options->memory) != REDIST_MEMORY_HOST) /* as a plan refuses */
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "options.reduce (partial sums) reduces on the host: device memory "
+                            "(options.memory) is not supported with it");
     /* partial sums: every source replica sends, as in a plan (planner.c) */
     struct redist_layout_s *partial = redist__layout_copy(src);
     if (partial == NULL)

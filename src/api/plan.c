@@ -93,7 +93,7 @@ static int check_reduce(const redist_options *opt, MPI_Datatype type, size_t els
 {
     if (opt == NULL || opt->reduce == MPI_OP_NULL)
         return REDIST_SUCCESS;
-    if (opt->memory != REDIST_MEMORY_HOST)
+    if (redist__memory_served(opt->memory) != REDIST_MEMORY_HOST) /* AUTO without a device: host */
         return redist__fail(REDIST_ERR_UNSUPPORTED,
                             "options.reduce (partial sums) reduces on the host: device memory "
                             "(options.memory) is not supported with it");

@@ -73,11 +73,11 @@ void redist__fp_layout_pair(redist__fingerprints *fp, const struct redist_layout
                             const struct redist_layout_s *dst)
 {
     static const char *const src_names[REDIST__LAYOUT_FIELDS] = {
-        "src ndims", "src extent", "src block", "src grid",
-        "src first", "src ranks",  "src order", "src window offset"};
+        "src ndims", "src extent", "src block (or boxes)", "src grid", "src first",
+        "src ranks", "src order",  "src window offset"};
     static const char *const dst_names[REDIST__LAYOUT_FIELDS] = {
-        "dst ndims", "dst extent", "dst block", "dst grid",
-        "dst first", "dst ranks",  "dst order", "dst window offset"};
+        "dst ndims", "dst extent", "dst block (or boxes)", "dst grid", "dst first",
+        "dst ranks", "dst order",  "dst window offset"};
     redist__fp_layout(fp, src_names, src);
     redist__fp_layout(fp, dst_names, dst);
 }

@@ -240,11 +240,14 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
     *layout = NULL; /* also on failure, as plans do */
     if (ndims < 1)
         return redist__fail(REDIST_ERR_ARG, "ndims = %d must be >= 1", ndims);
-    if (extent == NULL || block == NULL || grid == NULL)
+    int all_replicated = first != NULL; /* then block is never read: it may be NULL */
+    for (int k = 0; all_replicated && k < ndims; k++)
+        all_replicated = first[k] == REDIST_REPLICATED;
+    if (extent == NULL || (block == NULL && !all_replicated) || grid == NULL)
         return redist__fail(REDIST_ERR_ARG, "%s: NULL array",
-                            extent == NULL  ? "extent"
-                            : block == NULL ? "block"
-                                            : "grid");
+                            extent == NULL                     ? "extent"
+                            : block == NULL && !all_replicated ? "block"
+                                                               : "grid");
     if (order != REDIST_ROW_MAJOR && order != REDIST_COL_MAJOR)
         return redist__fail(REDIST_ERR_ARG,
                             "order = %d must be REDIST_ROW_MAJOR or REDIST_COL_MAJOR", order);
@@ -259,7 +262,7 @@ static int validate(int ndims, const int64_t extent[], const int64_t block[], co
                                 "extent[%d] = %lld makes the array larger than 2^62 elements", k,
                                 (long long)extent[k]);
         elements *= extent[k] > 0 ? extent[k] : 1;
-        int replicated = first != NULL && first[k] == REDIST_REPLICATED;
+        int replicated = all_replicated || (first != NULL && first[k] == REDIST_REPLICATED);
         if (!replicated && block[k] < 1)
             return redist__fail(REDIST_ERR_ARG, "block[%d] = %lld must be >= 1", k,
                                 (long long)block[k]);
@@ -421,7 +424,8 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
         return redist__fail(REDIST_ERR_NOMEM, "layout");
     }
     memcpy(l->extent, extent, d * sizeof *extent);
-    memcpy(l->block, block, d * sizeof *block);
+    for (size_t k = 0; k < d; k++)
+        l->block[k] = block != NULL ? block[k] : 1; /* NULL: every dimension replicated */
     memcpy(l->grid, grid, d * sizeof *grid);
     memcpy(l->pgrid, grid, d * sizeof *grid);
     if (first != NULL)

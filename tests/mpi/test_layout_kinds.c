@@ -562,6 +562,13 @@ static void bad_cases(void)
     int grid[1] = {2}, first[1] = {-2};
     if (redist_layout_create(1, n, block, grid, first, NULL, 0, &l) != REDIST_ERR_ARG)
         mtest_fail(&errs, me, "first", "first = -2 is not REDIST_ERR_ARG");
+    int64_t shape[1] = {0};
+    first[0] = REDIST_REPLICATED; /* every dimension replicated: block is not read */
+    if (redist_layout_create(1, n, NULL, grid, first, NULL, 0, &l) != REDIST_SUCCESS ||
+        redist_layout_local_shape(l, 1, shape) != REDIST_SUCCESS || shape[0] != 12)
+        mtest_fail(&errs, me, "replicated", "block NULL: %s, rank 1 holds %lld, not 12",
+                   redist_last_error_detail(), (long long)shape[0]);
+    redist_layout_free(&l);
     if (nranks < 2)
         return;
     /* Rank 0 holds [0, 8), rank 1 [4, 12): they share [4, 8) without being the same box. */
