@@ -243,7 +243,7 @@ static int run_case(bench_result *r, MPI_Comm comm, int trials, double target)
     memset(&d, 0, sizeof d);
     int rc = tool_layouts(&from, &to, &src, &dst);
     if (tool_agree_code(rc, comm) != REDIST_SUCCESS ||
-        tool_arrays_alloc(&d, &from, &to, TOOL_DOUBLE, rank, comm) != 0)
+        tool_arrays_alloc(&d, &from, &to, TOOL_DOUBLE, TOOL_REDUCE_NONE, rank, comm) != 0)
         status = tool_error(rank == 0, TOOL_FAILED, "bench: %s -> %s: no layouts or memory",
                             r->c.from, r->c.to);
     r->nrows = 0;

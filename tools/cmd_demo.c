@@ -104,7 +104,8 @@ static int demo_case_open(demo_case *c, int rc, int rank, MPI_Comm comm, int *in
     rc = tool_agree_code(rc, comm);
     if (rc != REDIST_SUCCESS)
         return rc;
-    if (tool_arrays_alloc(&c->data, &c->from, &c->to, TOOL_DOUBLE, rank, comm) != 0) {
+    if (tool_arrays_alloc(&c->data, &c->from, &c->to, TOOL_DOUBLE, TOOL_REDUCE_NONE, rank, comm) !=
+        0) {
         *in_arrays = 1;
         return REDIST_ERR_NOMEM;
     }

@@ -43,6 +43,9 @@ const char tool_explain_help[] =
     "  --memory M               host (default), cuda or auto: where the arrays live\n"
     "                           (redist_options.memory); device memory keeps the algorithms\n"
     "                           that pack and adds the staging's costs (PCIe, launches)\n"
+    "  --reduce OP              partial sums: every source holder holds a part, the\n"
+    "                           destination their reduction by OP (sum, prod, max, min, land,\n"
+    "                           lor, lxor, band, bor, bxor; redist_options.reduce)\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
@@ -50,7 +53,7 @@ const char tool_explain_help[] =
     "buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
     "array_bytes, from, to, pattern, memory, machine, threads, cores, arrays, algorithms[]\n"
     "(chosen: true on auto's choice), tables, tables_note, relabel {kept, moved,\n"
-    "given_moved}, permutation (docs/tool.md lists them all).\n";
+    "given_moved}, permutation, reduce (docs/tool.md lists them all).\n";
 
 static const char *const memory_names[] = {"host", "cuda", "auto"}; /* --memory */
 
@@ -106,6 +109,29 @@ static void json_made_string(FILE *f, char *made)
     free(made);
 }
 
+/* A box spec's own keys: what it says, then each box's corners ([lower, upper] per box). */
+static void json_boxes(FILE *f, const tool_spec *s)
+{
+    fputs("\"describe\": ", f);
+    json_made_string(f, spec_describe(s));
+    fputs(", \"boxes\": [", f);
+    for (int i = 0; i < s->nprocs; i++) {
+        const int64_t *corner[2] = {s->lower + (size_t)i * s->ndims,
+                                    s->upper + (size_t)i * s->ndims};
+        fputs(i ? ", [" : "[", f);
+        for (int c = 0; c < 2; c++) {
+            fputs(c ? ", [" : "[", f);
+            for (int k = 0; k < s->ndims; k++)
+                fprintf(f, "%s%lld", k ? ", " : "", (long long)corner[c][k]);
+            fputs("]", f);
+        }
+        fputs("]", f);
+    }
+    fputs("], \"ranks\": ", f);
+    json_made_string(f, spec_format_ranks(s));
+    fprintf(f, ", \"order\": \"%s\"}", s->order == REDIST_COL_MAJOR ? "col" : "row");
+}
+
 static void json_spec(FILE *f, const char *text, const tool_spec *s)
 {
     fputs("{\"spec\": ", f);
@@ -115,6 +141,11 @@ static void json_spec(FILE *f, const char *text, const tool_spec *s)
     fputs(", \"n\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%lld", k ? ", " : "", (long long)s->extent[k]);
+    if (spec_is_boxes(s)) {
+        fputs("], ", f);
+        json_boxes(f, s);
+        return;
+    }
     fputs("], \"block\": [", f);
     for (int k = 0; k < s->ndims; k++)
         fprintf(f, "%s%lld", k ? ", " : "", (long long)s->block[k]);
@@ -156,6 +187,8 @@ static void print_json(const explain_state *s)
     fputs(", \"to\": ", f);
     json_spec(f, a->pair.to, &s->to);
     fprintf(f, ", \"type\": \"%s\", ", tool_type_names[a->pair.type]);
+    if (a->pair.reduce != TOOL_REDUCE_NONE)
+        fprintf(f, "\"reduce\": \"%s\", ", tool_reduce_names[a->pair.reduce]);
     fwrite(s->json.s + 1, 1, s->json.len - 2, f); /* its keys, without its braces */
     if (a->pair.relabel)
         fprintf(f, ", \"relabel\": {\"kept\": %lld, \"moved\": %lld, \"given_moved\": %lld}",
@@ -185,6 +218,7 @@ static void print_text_pattern(const explain_state *s)
            el == 1 ? "" : "s", tool_fmt_bytes(b[0], sizeof b[0], (double)n * (double)el));
     tool_print_spec("  from     ", &s->from);
     tool_print_spec("  to       ", &s->to);
+    tool_print_reduce("  reduce   ", s->a.pair.reduce);
     if (s->a.pair.permuted) {
         int d = s->a.pair.npermute;
         printf("  permute  ");
@@ -419,6 +453,7 @@ static void plan_options(explain_state *s)
     s->opt.threads = o->threads;
     s->opt.memory = o->memory;
     s->opt.permutation = o->permuted ? o->permute : NULL;
+    s->opt.reduce = tool_reduce_op(o->reduce);
 }
 
 /* Every algorithm's plan, explained (the library's report, or its JSON); the requested one

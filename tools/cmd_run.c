@@ -22,7 +22,8 @@ const char tool_run_help[] =
     "element by element.\n"
     "\n"
     "options:\n"
-    "  --from SPEC        source layout (e.g. n=4000x4000,block=64x64,grid=2x2,order=col);\n"
+    "  --from SPEC        source layout (e.g. n=4000x4000,block=64x64,grid=2x2,order=col,\n"
+    "                     n=64x64x64,pencil=0 or n=64x64,boxes=FILE; docs/tool.md);\n"
     "                     without procs/grid/ranks it spans all MPI processes\n"
     "  --to SPEC          destination layout\n"
     "  --type T           char, int, double (default) or double3 (3 doubles, 24 bytes)\n"
@@ -49,6 +50,9 @@ const char tool_run_help[] =
     "                     checks one more execute onto a destination of ones\n"
     "  --batch K          K copies of the pair in one batch plan (redist_plan_create_batch:\n"
     "                     one message per peer pair), every destination verified\n"
+    "  --reduce OP        partial sums: every source holder of an element holds a part of\n"
+    "                     it, and the destination gets their reduction by OP: sum, prod, max,\n"
+    "                     min, land, lor, lxor, band, bor or bxor (redist_options.reduce)\n"
     "  --quiet            print one key=value line instead of the report\n"
     "\n"
     "Timing: per trial, a barrier, then n2 executes timed on each rank; the trial's time is\n"
@@ -193,6 +197,7 @@ static int parse_inter_specs(run_state *s)
         return tool_error(rank0, TOOL_USAGE,
                           "--to: uses rank %d but the receiving group has %d processes",
                           s->to.max_rank, s->size - s->p_src);
+    /* --to in world ranks (as boxes, the source group's ranks then hold empty boxes) */
     for (int i = 0; i < s->to.nprocs; i++)
         s->to.ranks[i] += s->p_src;
     s->to.max_rank += s->p_src;
@@ -349,12 +354,16 @@ static int make_data(run_state *s)
     int64_t lib_src = -1, lib_dst = -1;
     redist_layout_local_size(s->src_layout, rank, &lib_src);
     redist_layout_local_size(s->dst_layout, rank, &lib_dst);
-    if (tool_agree_status(lib_src != nsrc || lib_dst != ndst, s->comm))
+    int differ = lib_src != nsrc || lib_dst != ndst ||
+                 tool_layout_agrees(&s->from, s->src_layout, rank) != 0 ||
+                 tool_layout_agrees(&s->to, s->dst_layout, rank) != 0;
+    if (tool_agree_status(differ, s->comm))
         return tool_error(
             rank == 0, TOOL_FAILED,
-            "the library's local sizes disagree with the layout formulas (rank %d: %lld/%lld source, %lld/%lld destination elements)",
+            "the library's local shapes or grid coordinates disagree with the layout formulas (rank %d: %lld/%lld source, %lld/%lld destination elements)",
             rank, (long long)lib_src, (long long)nsrc, (long long)lib_dst, (long long)ndst);
-    if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, rank, s->comm) != 0)
+    if (tool_arrays_alloc(&s->data, &s->from, &s->to, s->a.pair.type, s->a.pair.reduce, rank,
+                          s->comm) != 0)
         return tool_error(rank == 0, TOOL_FAILED, "out of memory for the local arrays");
     tool_arrays_poison(&s->data);
     if (s->a.pair.memory != REDIST_MEMORY_HOST) {
@@ -375,15 +384,7 @@ static int plan_inter(run_state *s, const redist_options *opt)
     MPI_Comm_split(s->comm, is_source, s->rank, &s->group);
     MPI_Intercomm_create(s->group, 0, s->comm, is_source ? s->p_src : 0, 1, &s->intercomm);
     redist_layout dst = NULL;
-    const tool_spec *to = &s->to;
-    int *ranks = malloc((size_t)to->nprocs * sizeof *ranks);
-    int rc = ranks != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
-    for (int i = 0; ranks != NULL && i < to->nprocs; i++)
-        ranks[i] = to->ranks[i] - s->p_src;
-    if (rc == REDIST_SUCCESS)
-        rc = redist_layout_create(to->ndims, to->extent, to->block, to->grid, to->first, ranks,
-                                  to->order, &dst);
-    free(ranks);
+    int rc = spec_layout_shifted(&s->to, s->p_src, &dst);
     if (rc == REDIST_SUCCESS)
         rc = redist_plan_create_inter(s->src_layout, dst, s->type, s->intercomm, is_source, opt,
                                       &s->plan);
@@ -414,6 +415,7 @@ static int make_plan(run_state *s)
     opt.permutation = s->a.pair.permuted ? s->a.pair.permute : NULL;
     opt.threads = s->a.pair.threads;
     opt.memory = s->a.pair.memory;
+    opt.reduce = tool_reduce_op(s->a.pair.reduce);
     if (s->a.scaled) {
         opt.alpha[0] = s->a.alpha;
         opt.beta[0] = s->a.beta;
@@ -499,6 +501,7 @@ static void print_header(const run_state *s)
                tool_fmt_bytes(b1, sizeof b1, array_bytes(s)));
     tool_print_spec("  from       ", &s->from);
     tool_print_spec("  to         ", &s->to);
+    tool_print_reduce("  reduce     ", s->a.pair.reduce);
     if (s->a.pair.relabel)
         printf("  relabel    destination ranks chosen by redist_relabel: %lld elements stay, "
                "%lld cross between ranks\n",
@@ -587,8 +590,15 @@ static void print_first_wrong(const run_state *s, int64_t wrong, int64_t first_b
         idx[k] = rest % e;
         rest /= e;
     }
-    fprintf(stderr, "redist: verify: %lld of %lld elements wrong; the first at global index (",
-            (long long)wrong, (long long)spec_elements(&s->from));
+    int64_t held = spec_held_count(&s->to) * (s->a.batch > 1 ? s->a.batch : 1);
+    if (held == spec_elements(&s->from))
+        fprintf(stderr, "redist: verify: %lld of %lld elements wrong; the first at global index (",
+                (long long)wrong, (long long)held);
+    else /* replicas, overlapping boxes, a batch: W of their elements, not of the array's */
+        fprintf(stderr,
+                "redist: verify: %lld of the %lld elements the destination holders hold wrong; "
+                "the first at global index (",
+                (long long)wrong, (long long)held);
     for (int k = 0; k < to->ndims; k++)
         fprintf(stderr, "%s%lld", k ? "," : "", (long long)idx[k]);
     fprintf(stderr, ")\n");
@@ -602,7 +612,7 @@ static int report(const run_state *s)
     int64_t wrong = 0, first_bad = INT64_MAX;
     tool_expect e;
     tool_expect_init(&e, &s->from, s->a.pair.permuted ? s->a.pair.permute : NULL, s->a.scaled,
-                     s->a.alpha, s->a.beta, 1.0);
+                     s->a.alpha, s->a.beta, 1.0, s->a.pair.reduce);
     if (s->a.verify && s->a.scaled) { /* repeated executes compound: one more onto ones */
         double *d = s->data.dst;
         for (int64_t i = 0; i < s->data.ndst; i++)
@@ -619,8 +629,12 @@ static int report(const run_state *s)
         dst_to_host(s);
     for (int k = 0; s->a.verify && k < (s->a.batch ? s->a.batch : 1); k++) {
         int64_t first = INT64_MAX;
-        wrong += tool_verify_all_expect(&s->to, s->rank, s->a.pair.type,
-                                        s->a.batch ? s->bdst[k] : s->data.dst, &e, s->comm, &first);
+        int64_t w =
+            tool_verify_all_expect(&s->to, s->rank, s->a.pair.type,
+                                   s->a.batch ? s->bdst[k] : s->data.dst, &e, s->comm, &first);
+        if (w < 0)
+            return tool_error(s->rank == 0, TOOL_FAILED, "verify: out of memory");
+        wrong += w;
         first_bad = first < first_bad ? first : first_bad;
     }
     if (s->rank == 0) {
@@ -674,6 +688,7 @@ int tool_run(int argc, char **argv)
     MPI_Comm_size(s.comm, &s.size);
 
     int status = tool_parse_args(argc, argv, "run", &s.a.pair, run_option, &s.a, s.rank == 0);
+    tool_share_spec_files(s.comm); /* boxes=FILE: every rank parses rank 0's text */
     if (status == TOOL_OK)
         status = parse_specs(&s);
     if (status == TOOL_OK) {

@@ -178,9 +178,9 @@ static int memory_parse(const char *v, int *memory)
     return -1;
 }
 
-/* Like tool_opt_value for the nine shared options: 1 (taken), 0 (another argument) or -1
-   (value missing). A bad --type, --max-buffer, --permute, --threads or --memory writes its message
-   into msg (else msg is ""). */
+/* Like tool_opt_value for the ten shared options: 1 (taken), 0 (another argument) or -1
+   (value missing). A bad --type, --max-buffer, --permute, --threads, --memory or --reduce
+   writes its message into msg (else msg is ""). */
 static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *msg, size_t len)
 {
     const char *v = NULL;
@@ -214,6 +214,12 @@ static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *m
     else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--memory", &v)) > 0 &&
              memory_parse(v, &o->memory) != 0)
         snprintf(msg, len, "--memory: expected host, cuda or auto, got '%s'",
+                 spec_excerpt(shown, v, strlen(v)));
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--reduce", &v)) > 0 &&
+             tool_reduce_parse(v, &o->reduce) != 0)
+        snprintf(msg, len,
+                 "--reduce: expected sum, prod, max, min, land, lor, lxor, band, bor or bxor, "
+                 "got '%s'",
                  spec_excerpt(shown, v, strlen(v)));
     return m;
 }
@@ -305,7 +311,46 @@ int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair
                  (long long)elements, tool_type_names[type], (long long)size);
         return -1;
     }
+    const char *refusal = tool_reduce_refusal(o->reduce, type);
+    if (refusal != NULL) {
+        snprintf(msg, len, "--reduce %s with --type %s: %s", tool_reduce_names[o->reduce],
+                 tool_type_names[type], refusal);
+        return -1;
+    }
     return 0;
+}
+
+/* boxes=FILE's reader under run: rank 0 reads, every rank gets its text or its error. */
+static MPI_Comm shared_comm = MPI_COMM_NULL;
+
+static char *shared_reader(const char *path, char *err, size_t errlen)
+{
+    int rank;
+    MPI_Comm_rank(shared_comm, &rank);
+    char msg[256] = "";
+    char *text = rank == 0 ? spec_read_file(path, msg, sizeof msg) : NULL;
+    long long len = text != NULL ? (long long)strlen(text) : -1;
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, shared_comm);
+    if (len < 0) {
+        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, shared_comm);
+        snprintf(err, errlen, "%s", msg);
+        return NULL;
+    }
+    if (rank != 0)
+        text = malloc((size_t)len + 1);
+    if (tool_agree_status(text == NULL, shared_comm) != 0) {
+        free(text);
+        snprintf(err, errlen, "boxes: out of memory for the file's text");
+        return NULL;
+    }
+    MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, shared_comm); /* at most SPEC_MAX_FILE bytes */
+    return text;
+}
+
+void tool_share_spec_files(MPI_Comm comm)
+{
+    shared_comm = comm;
+    spec_set_reader(shared_reader);
 }
 
 /* Both specs parsed for a communicator of procs processes; with procs 0 (explain without
@@ -340,12 +385,28 @@ int tool_pair_specs(const tool_pair_opts *o, int procs, tool_spec *from, tool_sp
     int status = parse_pair(o, procs, from, to, rank0);
     for (int k = 0; status == TOOL_OK && procs > 0 && k < 2; k++) {
         const tool_spec *s = k == 0 ? from : to;
-        if (s->max_rank >= procs)
+        const char *which = k == 0 ? "--from" : "--to";
+        if (s->max_rank >= procs && s->shape == SPEC_BOXES && s->max_rank + 1 == s->nprocs)
+            status = tool_error(
+                rank0, TOOL_USAGE,
+                "%s: %d boxes (one per rank) but the communicator has %d process%s (run: start "
+                "more with mpirun -n; explain: give --procs)",
+                which, s->nprocs, procs, procs == 1 ? "" : "es");
+        else if (s->max_rank >= procs)
             status = tool_error(
                 rank0, TOOL_USAGE,
                 "%s: uses rank %d but the communicator has %d process%s (run: start more with "
                 "mpirun -n; explain: give --procs; or give ranks=)",
-                k == 0 ? "--from" : "--to", s->max_rank, procs, procs == 1 ? "" : "es");
+                which, s->max_rank, procs, procs == 1 ? "" : "es");
+    }
+    for (int k = 0; status == TOOL_OK && o->relabel && k < 2; k++) {
+        const tool_spec *s = k == 0 ? from : to;
+        if (spec_is_boxes(s) || spec_has_replicated(s))
+            status = tool_error(rank0, TOOL_USAGE,
+                                "--relabel: %s has %s (redist_relabel permutes the ranks of a "
+                                "grid without replicated dimensions)",
+                                k == 0 ? "--from" : "--to",
+                                spec_is_boxes(s) ? "boxes" : "a replicated dimension");
     }
     if (status == TOOL_OK && tool_specs_check(from, to, o, err, sizeof err) != 0)
         status = tool_error(rank0, TOOL_USAGE, "%s", err);

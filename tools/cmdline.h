@@ -36,7 +36,7 @@ int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0);
 
 /* ---- The options `run` and `explain` share ---------------------------------------------- */
 /* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel,
-   --threads N, --memory M. */
+   --threads N, --memory M, --reduce OP. */
 typedef struct tool_pair_opts {
     const char *from, *to, *algorithm;
     tool_type type;
@@ -47,6 +47,7 @@ typedef struct tool_pair_opts {
     int relabel; /* --relabel: the destination's ranks chosen by redist_relabel */
     int threads; /* --threads N: options.threads (0 when not given: REDIST_NUM_THREADS, else 1) */
     int memory;  /* --memory host|cuda|auto: options.memory (REDIST_MEMORY_HOST by default) */
+    tool_reduce reduce; /* --reduce OP: options.reduce (TOOL_REDUCE_NONE: not given) */
 } tool_pair_opts;
 
 /* Runs the argument loop of `run` and `explain`: the shared options above, then
@@ -57,8 +58,12 @@ typedef int (*tool_option_fn)(int argc, char **argv, int *i, void *ctx, int rank
 int tool_parse_args(int argc, char **argv, const char *cmd, tool_pair_opts *pair,
                     tool_option_fn option, void *ctx, int rank0);
 
+/* Collective over comm: from now on boxes=FILE is read on comm's rank 0 and broadcast, so that
+   every rank parses the same text (spec_set_reader). For `run`, before its specs are parsed. */
+void tool_share_spec_files(MPI_Comm comm);
+
 /* After both specs parsed: 0, or -1 with the message (dimensions or extents differ, the array
-   has 2^63 bytes or more) in msg. */
+   has 2^63 bytes or more, --reduce on a type MPI does not reduce) in msg. */
 int tool_specs_check(const tool_spec *from, const tool_spec *to, const tool_pair_opts *o, char *msg,
                      size_t len);
 /* The checks `run` and `explain` share once their arguments are read, one path for both so

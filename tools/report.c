@@ -56,9 +56,26 @@ int tool_plan_failed(int rank0, const char *algorithm, int rc)
 
 void tool_print_spec(const char *prefix, const tool_spec *spec)
 {
-    char *text = spec_format(spec);
-    printf("%s%s\n", prefix, text ? text : "(out of memory)");
+    char *text = spec_format(spec), *about = spec_describe(spec);
+    printf("%s%s", prefix, text ? text : "(out of memory)");
+    if (about != NULL)
+        printf(" (%s)", about);
+    printf("\n");
     free(text);
+    free(about);
+}
+
+void tool_print_reduce(const char *prefix, int reduce)
+{
+    static const char *const names[] = {
+        "",           "sum",         "product",     "maximum",    "minimum",    "logical and",
+        "logical or", "logical xor", "bitwise and", "bitwise or", "bitwise xor"};
+    static const char *const ops[] = {"",         "MPI_SUM",  "MPI_PROD", "MPI_MAX",
+                                      "MPI_MIN",  "MPI_LAND", "MPI_LOR",  "MPI_LXOR",
+                                      "MPI_BAND", "MPI_BOR",  "MPI_BXOR"};
+    if (reduce > 0 && reduce < (int)(sizeof ops / sizeof ops[0]))
+        printf("%s%s of the parts every source holder holds (options.reduce = %s)\n", prefix,
+               names[reduce], ops[reduce]);
 }
 
 int tool_agree_status(int status, MPI_Comm comm)

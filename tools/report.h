@@ -33,8 +33,12 @@ const char *tool_lib_error(char *buf, size_t len, const char *what, int rc);
    rule of use and its check of the bound): "plan (ALGORITHM): <strerror> (<detail>)".
    Returns TOOL_FAILED. */
 int tool_plan_failed(int rank0, const char *algorithm, int rc);
-/* prefix, then the spec's canonical form (spec_format), on stdout. */
+/* prefix, then the spec's canonical form (spec_format) and, where it has one, its description
+   in parentheses (spec_describe: "pencil along 0 over a 2x2 grid"), on stdout. */
 void tool_print_spec(const char *prefix, const tool_spec *spec);
+/* With partial sums (reduce > 0, a tool_reduce), prefix and what the plan reduces, on
+   stdout: "sum of the parts every source holder holds (options.reduce = MPI_SUM)". */
+void tool_print_reduce(const char *prefix, int reduce);
 
 /* ---- Agreement ---------------------------------------------------------------------------- */
 /* Collective: the worst (largest) TOOL_* status of all ranks. */

@@ -19,6 +19,13 @@ static int check_pair(const tool_spec *from, const tool_spec *to, int64_t *K, in
         snprintf(why, whylen, "tables need 1-D layouts (cyclic(x) -> cyclic(Kx))");
         return -1;
     }
+    if (spec_is_boxes(from) || spec_is_boxes(to) || spec_has_replicated(from) ||
+        spec_has_replicated(to)) {
+        snprintf(why, whylen,
+                 "tables need block-cyclic layouts (not boxes or replicated "
+                 "dimensions)");
+        return -1;
+    }
     if (from->extent[0] != to->extent[0]) {
         snprintf(why, whylen, "--from and --to have different n");
         return -1;

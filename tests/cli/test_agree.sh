@@ -5,7 +5,8 @@
 # such as "run: --type given twice", names its own); where both succeed, a forced
 # algorithm is the one both plan, with the same steps, and both say whether the plan is
 # bounded. The sets cover the options the two share (--from, --to, --type, --algorithm,
-# --max-buffer, --permute, --relabel), alone and together, valid and not (once, explain
+# --max-buffer, --permute, --relabel, --reduce; pencils and replicated dimensions among the
+# specs), alone and together, valid and not (once, explain
 # accepted a bound of fewer than two elements that run refused). The communicator size reads
 # alike in explain --procs, simulate --procs and bench --procs (simulate refused 2^10 and 1k,
 # which explain took; bench refused 2^2).
@@ -57,6 +58,14 @@ SETS='
 3|--from n=6x4,grid=3x1 --to n=6x4,grid=1x3 --relabel
 3|--from n=6x4,grid=3x1 --to n=6x4,grid=1x3 --relabel --max-buffer 16
 2|--from n=24 --to n=24 --permute 1
+4|--from n=12x10x8,pencil=0 --to n=12x10x8,pencil=2
+4|--from n=12x10,grid=2x2,first=0x-1 --to n=12x10,pencil=1 --reduce sum
+4|--from n=12x10,grid=2x2,first=0x-1 --to n=12x10,pencil=1 --reduce sum --algorithm direct
+2|--from n=12x10,grid=2x1,first=0x-1 --to n=12x10 --reduce max --max-buffer 1k
+2|--from n=12x10,grid=2x1,first=-1 --to n=12x10 --reduce band
+2|--from n=12x10,grid=2x1 --to n=12x10 --reduce sum --type char
+3|--from n=12x10,pencil=1 --to n=12x10,brick --relabel
+2|--from n=12x10,pencil=3 --to n=12x10
 '
 
 # field VALUE KEY: the value of key=value in a --quiet line.

@@ -3,7 +3,8 @@
 # JSON object): the top level, and inside from/to, pattern, machine, memory, relabel, tables
 # and each kind of algorithms[] entry, every key written is listed and every key listed is
 # written by one of the invocations below (--tables with and without tables, --relabel,
-# --permute, algorithms that do and do not apply); explain --help names every top-level key.
+# --permute, boxes and --reduce, algorithms that do and do not apply); explain --help names
+# every top-level key.
 # An algorithms[] entry's `chosen` is a boolean, true on exactly the row of the algorithm auto
 # chooses, also when --algorithm forces another. Once, the table missed machine's
 # window_per_byte and per_index (and the top level's transport, bounded, buffer_bytes), and
@@ -27,6 +28,7 @@ done <<'EOF'
 --from n=600x600,block=8x8,grid=2x2 --to n=600x600,block=8x8,grid=4x1 --tables
 --from n=40x60x40,block=10x60x40,grid=4x1x1 --to n=40x40x60,block=40x40x15,grid=1x1x4 --permute 2,0,1
 --from n=2^20,block=1,procs=4 --to n=2^20,block=3 --max-buffer 64k
+--from n=64x64x64,pencil=0,procs=4 --to n=64x64x64,slab=2 --reduce sum
 EOF
 "$REDIST" explain --help >"$TMP/help.txt"
 

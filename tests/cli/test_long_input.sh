@@ -61,7 +61,7 @@ expect_usage "^redist: --from: block: 'q' is not a block size >= 0$" \
 key=$(printf 'k%.0s' {1..500})
 run_cmd 30 "$REDIST" explain --from "n=10,$key=1" --to n=10 --procs 2
 shown=$(printf 'k%.0s' {1..60})
-if [[ "$CLI_STATUS" == 2 && "$(cat "$CLI_ERR")" == "redist: --from: unknown key '$shown...' (keys: n, block, procs, grid, first, ranks, order)" ]]
+if [[ "$CLI_STATUS" == 2 && "$(cat "$CLI_ERR")" == "redist: --from: unknown key '$shown...' (keys: n, block, procs, grid, first, ranks, order, boxes, pencil, slab, brick)" ]]
 then echo "ok: an unknown key of 500 characters is quoted in part"
 else fail "unknown key of 500 characters: exit $CLI_STATUS, $(cat "$CLI_ERR")"; fi
 

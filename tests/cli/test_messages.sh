@@ -25,7 +25,7 @@ spec_error() {
 spec_error '' 'empty spec (expected e.g. n=1000000,block=4,procs=8)'
 spec_error 'n=10,,procs=2' 'empty item (a stray comma?)'
 spec_error 'n=10,' 'empty item (a stray comma?)'
-KEYS='keys: n, block, procs, grid, first, ranks, order'
+KEYS='keys: n, block, procs, grid, first, ranks, order, boxes, pencil, slab, brick'
 spec_error 'n=10,procs' "'procs': expected key=value ($KEYS)"
 spec_error 'n=10,foo=3' "unknown key 'foo' ($KEYS)"
 spec_error 'N=10,n=3' 'n given twice'

@@ -7,10 +7,13 @@
  * spec_parse returns 0, -1 or -2 (only without a default), never crashes or leaks; an error
  * is one non-empty line (unless it quotes a line break of the text). A parsed spec keeps the
  * grammar's limits (docs/tool.md: at most 8 dimensions, extents and their product at most 2^62,
- * blocks >= 1, a grid whose product is the process count, first coordinates inside it, distinct
- * ranks >= 0, irregular sizes summing to the extent), gives a layout (spec_layout succeeds for up
- * to 2^16 processes), and its index formulas agree with the library's on sampled indices and ranks.
- * spec_format's canonical form parses back to the same spec and formats to the same text.
+ * blocks >= 1, a grid whose product is the process count, first coordinates inside it or -1
+ * (replicated), distinct ranks >= 0, irregular sizes summing to the extent; boxes inside the
+ * extents, the shorthands' boxes a partition of the array), gives a layout (spec_layout
+ * succeeds for up to 2^16 processes), and its index formulas agree with the library's on
+ * sampled indices and ranks. spec_format's canonical form parses back to the same spec and
+ * formats to the same text. boxes=FILE reads no file here: the "file name" is the file's text,
+ * ';' standing for a line break (text_as_file).
  */
 #include "fuzz.h"
 #include "index/index.h"
@@ -29,16 +32,59 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* The reader of boxes=FILE here: the name itself, ';' read as a line break. */
+static char *text_as_file(const char *path, char *err, size_t errlen)
+{
+    size_t n = strlen(path);
+    char *text = malloc(n + 1);
+    if (text == NULL) {
+        snprintf(err, errlen, "boxes: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i <= n; i++)
+        text[i] = path[i] == ';' ? '\n' : path[i];
+    return text;
+}
+
 static int compare_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
 }
 
+/* A box spec: every box inside the extents; the shorthands' boxes partition the array. */
+static void check_boxes(const tool_spec *s)
+{
+    __int128 volume = 0, elements = 1;
+    FZ_CHECK(s->nprocs >= 1 && s->lower != NULL && s->upper != NULL, "%d boxes", s->nprocs);
+    FZ_CHECK((s->shape == SPEC_BOXES) == (s->file != NULL), "shape %d, file", (int)s->shape);
+    for (int k = 0; k < s->ndims; k++) {
+        FZ_CHECK(s->block[k] == 1 && s->grid[k] == 1 && s->first[k] == 0 && s->gen[k] == NULL,
+                 "a box spec's grid fields of dimension %d", k);
+        elements *= s->extent[k];
+    }
+    for (int i = 0; i < s->nprocs; i++) {
+        __int128 v = 1;
+        for (int k = 0; k < s->ndims; k++) {
+            int64_t lo = s->lower[(size_t)i * s->ndims + k],
+                    up = s->upper[(size_t)i * s->ndims + k];
+            FZ_CHECK(0 <= lo && lo <= up && up <= s->extent[k], "box %d: [%lld, %lld) of %lld", i,
+                     (long long)lo, (long long)up, (long long)s->extent[k]);
+            v *= up - lo;
+        }
+        volume += v;
+    }
+    FZ_CHECK(s->shape == SPEC_BOXES || volume == elements,
+             "the shorthand's boxes hold %lld elements of %lld", (long long)volume,
+             (long long)elements);
+}
+
 static void check_spec(const tool_spec *s)
 {
     FZ_CHECK(s->ndims >= 1 && s->ndims <= SPEC_MAX_DIMS, "ndims %d", s->ndims);
     FZ_CHECK(s->order == REDIST_ROW_MAJOR || s->order == REDIST_COL_MAJOR, "order %d", s->order);
+    if (spec_is_boxes(s))
+        check_boxes(s);
     __int128 elements = 1, procs = 1;
     for (int k = 0; k < s->ndims; k++) {
         FZ_CHECK(s->extent[k] >= 0 && s->extent[k] <= REDIST_MAX_EXTENT, "extent[%d] = %lld", k,
@@ -46,8 +92,8 @@ static void check_spec(const tool_spec *s)
         elements *= s->extent[k] > 0 ? s->extent[k] : 1;
         FZ_CHECK(s->block[k] >= 1, "block[%d] = %lld", k, (long long)s->block[k]);
         FZ_CHECK(s->grid[k] >= 1, "grid[%d] = %d", k, s->grid[k]);
-        FZ_CHECK(s->first[k] >= 0 && s->first[k] < s->grid[k], "first[%d] = %d of grid %d", k,
-                 s->first[k], s->grid[k]);
+        FZ_CHECK((s->first[k] >= 0 || s->first[k] == REDIST_REPLICATED) && s->first[k] < s->grid[k],
+                 "first[%d] = %d of grid %d", k, s->first[k], s->grid[k]);
         procs *= s->grid[k];
         FZ_CHECK((s->sizes[k] == NULL) == (s->gen[k] == NULL), "sizes and gen of dimension %d", k);
         if (s->gen[k] != NULL) {
@@ -68,7 +114,8 @@ static void check_spec(const tool_spec *s)
         }
     }
     FZ_CHECK(elements <= REDIST_MAX_EXTENT, "more than 2^62 elements");
-    FZ_CHECK(procs == s->nprocs, "grid product %lld, nprocs %d", (long long)procs, s->nprocs);
+    FZ_CHECK(spec_is_boxes(s) || procs == s->nprocs, "grid product %lld, nprocs %d",
+             (long long)procs, s->nprocs);
     FZ_CHECK(s->ranks != NULL, "ranks NULL after a successful parse");
     int max_rank = 0;
     for (int i = 0; i < s->nprocs; i++) {
@@ -91,7 +138,7 @@ static void check_spec(const tool_spec *s)
    local counts of some ranks. */
 static void check_against_layout(const tool_spec *s, redist_layout l)
 {
-    for (int k = 0; k < s->ndims; k++) {
+    for (int k = 0; !spec_is_boxes(s) && k < s->ndims; k++) {
         int64_t n = s->extent[k], b = s->block[k] < n ? s->block[k] : n; /* no overflow */
         int64_t cand[] = {0,     1,     2,     b - 1, b,         b + 1,
                           n / 2, n - 2, n - 1, n / 3, n / 7 * 5, b <= n / 3 ? 3 * b - 1 : 0};
@@ -133,7 +180,9 @@ static void check_against_layout(const tool_spec *s, redist_layout l)
 static void check_same(const tool_spec *a, const tool_spec *b, const char *text)
 {
     int same = a->ndims == b->ndims && a->order == b->order && a->nprocs == b->nprocs &&
-               a->max_rank == b->max_rank;
+               a->max_rank == b->max_rank && a->shape == b->shape && a->axis == b->axis;
+    for (size_t i = 0; same && spec_is_boxes(a) && i < (size_t)a->nprocs * a->ndims; i++)
+        same = a->lower[i] == b->lower[i] && a->upper[i] == b->upper[i];
     for (int k = 0; same && k < a->ndims; k++) {
         same = a->extent[k] == b->extent[k] && a->block[k] == b->block[k] &&
                a->grid[k] == b->grid[k] && a->first[k] == b->first[k] &&
@@ -155,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     int default_procs = (int)(size % 5);
     tool_spec spec;
+    spec_set_reader(text_as_file);
     memset(err, 0, sizeof err);
     int rc = spec_parse(text, default_procs, &spec, err, sizeof err);
     FZ_CHECK(rc == 0 || rc == -1 || (rc == -2 && default_procs == 0), "spec_parse returns %d", rc);
@@ -167,7 +217,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     check_spec(&spec);
-    if (spec.nprocs <= MAX_LAYOUT_PROCS) {
+    /* a box layout has a box for every rank up to the largest (empty for the others) */
+    if (spec.nprocs <= MAX_LAYOUT_PROCS &&
+        (!spec_is_boxes(&spec) || spec.max_rank < MAX_LAYOUT_PROCS)) {
         redist_layout l = NULL;
         rc = spec_layout(&spec, &l);
         FZ_CHECK(rc == 0, "spec_layout of '%s' returns %d (%s)", text, rc,

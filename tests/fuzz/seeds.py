@@ -234,6 +234,25 @@ SPECS = {
     "bad-no-procs": "n=1000",
     "bad-empty-value": "n=10,block=",
     "bad-order": "n=10,order=diagonal",
+    "replicated": "n=64x64,grid=2x2,first=0x-1",
+    "replicated-words": "n=10x12x8,block=3,grid=2x1x2,first=rx1xrep",
+    "pencil": "n=64x64x64,pencil=0,procs=4",
+    "slab": "n=64x64x64,slab=2,procs=6,order=col",
+    "brick": "n=64x64x64,brick,procs=12",
+    "brick-ranks": "n=5x7,brick,ranks=3:1:0",
+    # boxes=FILE: the fuzz target reads the name as the file's text, ';' a line break
+    "boxes": "n=30x20,boxes=# three;0x0 15x20;15x0 30x8;  15x8 30x20  ",
+    "boxes-replicas": "n=8x8,boxes=0x0 8x4;0x0 8x4;0x4 8x8;0x4 8x8,ranks=4-7",
+    "bad-first-replicated-gen": "n=10x10,block=5+5x2,grid=2x2,first=-1x0",
+    "bad-pencil-axis": "n=8x8,pencil=2,procs=2",
+    "bad-pencil-1d": "n=8,pencil=0,procs=2",
+    "bad-brick-value": "n=8,brick=2",
+    "bad-box-shapes": "n=8x8,pencil=0,slab=1",
+    "bad-box-block": "n=8x8,pencil=0,block=2",
+    "bad-box-beyond": "n=8x8,boxes=0x0 9x8",
+    "bad-box-reversed": "n=8x8,boxes=4x0 2x8",
+    "bad-box-corner": "n=8x8,boxes=0x0x0 8x8x1",
+    "bad-box-empty-file": "n=8x8,boxes=#;;",
 }
 
 
