@@ -104,7 +104,8 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
 /* Boxes (FFT codes' pencils, slabs and bricks; heFFTe's box3d): rank r of the plan's
    communicator, for r < nboxes, holds the box [lower[r*ndims + k], upper[r*ndims + k]) along
    each dimension k, stored densely in `order` (its local shape is upper - lower); a box with
-   upper <= lower along some dimension is empty, and ranks r >= nboxes hold nothing. Corners
+   upper <= lower along some dimension is empty (local shape 0 along every dimension), and
+   ranks r >= nboxes hold nothing. Corners
    lie in [0, extent[k]]. Boxes may overlap: identical boxes are replicas (as a replicated
    grid dimension: one of them sends, every one receives); boxes of a destination may overlap
    in any way, boxes of a source only as identical boxes (partly overlapping source boxes:

@@ -90,7 +90,14 @@ int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_s
     redist_layout view = r->permutation ? redist__layout_permuted(dst, r->permutation) : dst;
     if (view == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "explain: the permuted destination");
-    err = summarise_pattern(src, view, elsize, &r->pattern);
+    /* partial sums: the pattern of a plan whose source replicas all send */
+    struct redist_layout_s *partial = NULL;
+    if (opt != NULL && opt->reduce != MPI_OP_NULL && (partial = redist__layout_copy(src)) != NULL)
+        partial->partial = 1;
+    err = opt != NULL && opt->reduce != MPI_OP_NULL && partial == NULL
+              ? redist__fail(REDIST_ERR_NOMEM, "explain: the partial source")
+              : summarise_pattern(partial != NULL ? partial : src, view, elsize, &r->pattern);
+    redist_layout_free(&partial);
     if (err == REDIST_SUCCESS)
         err = explain_rows(src, view, opt, r);
     if (view != dst)
@@ -190,8 +197,9 @@ void redist__explain_report_json(const redist__explain_report *r, redist__text *
 {
     static const char *const memory_names[] = {"host", "cuda", "auto"};
     const redist__explain_row *head = r->head;
-    redist__text_printf(t, "{\"procs\": %d, \"element_bytes\": %lld, \"elements\": %lld, "
-                           "\"array_bytes\": %lld",
+    redist__text_printf(t,
+                        "{\"procs\": %d, \"element_bytes\": %lld, \"elements\": %lld, "
+                        "\"array_bytes\": %lld",
                         r->procs, (long long)r->elsize, (long long)r->elements,
                         (long long)(r->elements * r->elsize));
     if (r->npermute > 0) {
