@@ -221,12 +221,16 @@ static double pencil_time(int64_t c, int boxes, const char **algo)
     int64_t ns = 0, nd = 0;
     redist_layout_local_size(src, rank, &ns);
     redist_layout_local_size(dst, rank, &nd);
-    double *a = calloc((size_t)(2 * ns + 1), sizeof *a),
-           *b = calloc((size_t)(2 * nd + 1), sizeof *b);
+    size_t abytes = (size_t)(2 * ns + 1) * sizeof(double), bbytes = (size_t)(2 * nd + 1) * 8;
+    double *a = malloc(abytes), *b = malloc(bbytes);
+    memset(a, 0, abytes); /* touched: no first-touch page faults inside the timing */
+    memset(b, 0, bbytes);
     exec_ctx e = {NULL, a, b};
     double t = NAN;
     if (redist_plan_create(src, dst, MPI_C_DOUBLE_COMPLEX, MPI_COMM_WORLD, NULL, &e.plan) ==
         REDIST_SUCCESS) {
+        for (int warm = 0; warm < 3; warm++) /* caches and pages as in a program's loop */
+            redist_execute(e.plan, a, b);
         t = timed(run_plan, &e);
         *algo = redist_plan_algorithm(e.plan);
     }
@@ -262,7 +266,11 @@ int main(int argc, char **argv)
     matrix_case("Partial -> Shard", n, 1, 0, 1, PEER_REDUCE_SCATTER);
     matrix_case("Partial -> Replicate", n, 1, 1, 1, PEER_ALLREDUCE);
     const char *ab = "?", *ag = "?";
-    double tb = pencil_time(cube, 1, &ab), tg = pencil_time(cube, 0, &ag);
+    /* each twice, in both orders: the first plan of a run pays the memory's warm-up */
+    double tg = pencil_time(cube, 0, &ag), tb = pencil_time(cube, 1, &ab);
+    double tb2 = pencil_time(cube, 1, &ab), tg2 = pencil_time(cube, 0, &ag);
+    tg = tg < tg2 ? tg : tg2;
+    tb = tb < tb2 ? tb : tb2;
     if (rank == 0)
         printf("  pencils x -> y %lld^3 complex: boxes %.1f us (auto -> %s), blocks %.1f us "
                "(auto -> %s): x%.2f\n",
