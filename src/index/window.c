@@ -139,7 +139,8 @@ int redist__check_ld(const struct redist_layout_s *l, int rank)
         else if (alloc > 0 && elements > REDIST_MAX_EXTENT / alloc)
             err = redist__fail(REDIST_ERR_ARG,
                                "ld makes this rank's local array 2^62 elements or more");
-        elements *= alloc > 0 ? alloc : 1;
+        else
+            elements *= alloc > 0 ? alloc : 1;
     }
     if (coords != stack_coords)
         redist__free(coords);
