@@ -578,6 +578,25 @@ static void bad_cases(void)
     /* The sources hold [0, 5) and [6, 12): element 5 of the destination has no source. */
     int64_t glo[2] = {0, 6}, ghi[2] = {5, 12};
     expect_plan_error("uncovered destination", 2, glo, ghi, 1, dlo, dhi, REDIST_ERR_ARG);
+    /* An op MPI does not define on the type: ARG on every rank, no plan. */
+    {
+        redist_layout src = NULL, dst = NULL;
+        redist_plan plan = NULL;
+        redist_options opt;
+        redist_options_init(&opt);
+        opt.reduce = MPI_BAND;
+        int rc = redist_layout_create_boxes(1, n, 1, dlo, dhi, REDIST_ROW_MAJOR, &src);
+        if (rc == REDIST_SUCCESS)
+            rc = redist_layout_create_boxes(1, n, 1, dlo, dhi, REDIST_ROW_MAJOR, &dst);
+        if (rc == REDIST_SUCCESS)
+            rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+        if (rc != REDIST_ERR_ARG || plan != NULL || !mtest_all_same(rc))
+            mtest_fail(&errs, me, "reduce", "MPI_BAND on MPI_DOUBLE: %s, not ARG on every rank",
+                       redist_error_name(rc));
+        redist_plan_free(&plan);
+        redist_layout_free(&src);
+        redist_layout_free(&dst);
+    }
     /* A box on a rank past the communicator. */
     int64_t many_lo[65] = {0}, many_hi[65] = {0};
     many_hi[nranks] = 12;
