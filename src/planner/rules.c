@@ -122,6 +122,17 @@ int redist__choose_algorithm(const redist__algorithm_table *t, const char *name,
             return REDIST_SUCCESS;
         if (why != NULL)
             *why = none_usable;
+        /* the reason of the first that could do the pair but for an option (partial sums:
+           the first that reduces), so that the detail says which option stood in the way */
+        for (int i = 0; i < t->count; i++) {
+            const redist__algorithm *a = t->entries[i];
+            const char *reason = NULL;
+            if (a->applicable(c) != REDIST_SUCCESS || (c->s.reduce && !a->reduces) ||
+                redist__algo_usable(a, c, opt, &reason) == REDIST_SUCCESS || reason == NULL)
+                continue;
+            return redist__fail(REDIST_ERR_NOT_APPLICABLE, "%s (%s %s)", none_usable, a->name,
+                                reason);
+        }
         return redist__fail(REDIST_ERR_NOT_APPLICABLE, "%s", none_usable);
     }
     const redist__algorithm *a = redist__table_find(t, name);
