@@ -103,20 +103,9 @@ static redist_layout matrix(int64_t n, int replicated)
     return l;
 }
 
-/* Fills a local array: element (i, j) of rank `rank`'s part: (i n + j) times weight. */
-static void fill(double *a, redist_layout l, int64_t n, double weight)
-{
-    int64_t shape[2];
-    int c[2];
-    redist_layout_local_shape(l, rank, shape);
-    redist_layout_coords(l, rank, c);
-    int64_t row0 = shape[0] == n ? 0 : c[0] * ((n + P - 1) / P);
-    for (int64_t i = 0; i < shape[0]; i++)
-        for (int64_t j = 0; j < n; j++)
-            a[i * n + j] = (double)((row0 + i) * n + j) * weight;
-}
-
-static int64_t wrong(const double *a, redist_layout l, int64_t n, double weight)
+/* A local array's element (i, j) of the matrix: (i n + j) times weight, written (check = 0)
+   or compared (check = 1: returns the wrong elements). */
+static int64_t walk(double *a, redist_layout l, int64_t n, double weight, int check)
 {
     int64_t shape[2], bad = 0;
     int c[2];
@@ -124,8 +113,13 @@ static int64_t wrong(const double *a, redist_layout l, int64_t n, double weight)
     redist_layout_coords(l, rank, c);
     int64_t row0 = shape[0] == n ? 0 : c[0] * ((n + P - 1) / P);
     for (int64_t i = 0; i < shape[0]; i++)
-        for (int64_t j = 0; j < n; j++)
-            bad += a[i * n + j] != (double)((row0 + i) * n + j) * weight;
+        for (int64_t j = 0; j < n; j++) {
+            double want = (double)((row0 + i) * n + j) * weight;
+            if (!check)
+                a[i * n + j] = want;
+            else
+                bad += a[i * n + j] != want;
+        }
     return bad;
 }
 
@@ -149,9 +143,9 @@ static void matrix_case(const char *name, int64_t n, int src_rep, int dst_rep, i
                    redist_last_error_detail());
         return;
     }
-    fill(a, src, n, partial ? (double)(rank + 1) : 1.0);
+    walk(a, src, n, partial ? (double)(rank + 1) : 1.0, 0);
     redist_execute(e.plan, a, b);
-    int64_t bad = wrong(b, dst, n, partial ? (double)P * (P + 1) / 2.0 : 1.0), all = 0;
+    int64_t bad = walk(b, dst, n, partial ? (double)P * (P + 1) / 2.0 : 1.0, 1), all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     double t = timed(run_plan, &e), balance = send_balance(e.plan);
     /* the peer on the same bytes: one shard of n / P rows per rank */

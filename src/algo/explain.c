@@ -58,20 +58,30 @@ int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, in
                          const char *algorithm, const redist_options *options, int threads,
                          redist__explanation *out)
 {
-    if (options == NULL || options->reduce == MPI_OP_NULL || src == NULL)
-        return explain_pair(src, dst, comm_size, elsize, algorithm, options, threads, out);
-    if (redist__memory_served(options->memory) != REDIST_MEMORY_HOST) /* as a plan refuses */
+    if (options != NULL && options->reduce != MPI_OP_NULL &&
+        redist__memory_served(options->memory) != REDIST_MEMORY_HOST) /* as a plan refuses */
         return redist__fail(REDIST_ERR_UNSUPPORTED,
                             "options.reduce (partial sums) reduces on the host: device memory "
                             "(options.memory) is not supported with it");
-    /* partial sums: every source replica sends, as in a plan (planner.c) */
-    struct redist_layout_s *partial = redist__layout_copy(src);
-    if (partial == NULL)
-        return redist__fail(REDIST_ERR_NOMEM, "explain: the partial source");
-    partial->partial = 1;
-    int err = explain_pair(partial, dst, comm_size, elsize, algorithm, options, threads, out);
+    struct redist_layout_s *partial = NULL;
+    int err = redist__partial_source(src, options, &partial);
+    if (err == REDIST_SUCCESS)
+        err = explain_pair(partial != NULL ? partial : src, dst, comm_size, elsize, algorithm,
+                           options, threads, out);
     redist_layout_free(&partial);
     return err;
+}
+
+int redist__partial_source(redist_layout src, const redist_options *opt,
+                           struct redist_layout_s **partial)
+{
+    *partial = NULL;
+    if (opt == NULL || opt->reduce == MPI_OP_NULL || src == NULL)
+        return REDIST_SUCCESS;
+    if ((*partial = redist__layout_copy(src)) == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "explain: the partial source");
+    (*partial)->partial = 1;
+    return REDIST_SUCCESS;
 }
 
 static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,

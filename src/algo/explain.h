@@ -36,6 +36,10 @@ int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t
    host memory, exactly as a plan whose ranks load none; NULL options: the defaults), every rank
    moving its local data with `threads` threads (the model's local moves sped up as a plan's are:
    redist__machine_threads). */
+/* With options.reduce set, a copy of src whose replicas all send (partial values), as a
+   plan's source is (planner.c); else *partial = NULL. Free it with redist_layout_free. */
+int redist__partial_source(redist_layout src, const redist_options *opt,
+                           struct redist_layout_s **partial);
 int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                          const char *algorithm, const redist_options *opt, int threads,
                          redist__explanation *out);
@@ -60,9 +64,9 @@ typedef struct redist__explain_report {
                    threads (redist__model_threads) */
     int memory; /* options.memory as this process serves it (redist__memory_served) */
     int64_t elsize, elements;
-    const char *requested;   /* options.algorithm, or "auto" (the caller's string) */
-    int npermute;            /* options.permutation's length (0: none) */
-    const int *permutation;  /* the caller's (NULL: none) */
+    const char *requested;  /* options.algorithm, or "auto" (the caller's string) */
+    int npermute;           /* options.permutation's length (0: none) */
+    const int *permutation; /* the caller's (NULL: none) */
     redist__pattern_summary pattern;
     redist__explain_row *rows; /* one per algorithm of the registry */
     int count;

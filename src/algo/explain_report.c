@@ -92,11 +92,9 @@ int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_s
         return redist__fail(REDIST_ERR_NOMEM, "explain: the permuted destination");
     /* partial sums: the pattern of a plan whose source replicas all send */
     struct redist_layout_s *partial = NULL;
-    if (opt != NULL && opt->reduce != MPI_OP_NULL && (partial = redist__layout_copy(src)) != NULL)
-        partial->partial = 1;
-    err = opt != NULL && opt->reduce != MPI_OP_NULL && partial == NULL
-              ? redist__fail(REDIST_ERR_NOMEM, "explain: the partial source")
-              : summarise_pattern(partial != NULL ? partial : src, view, elsize, &r->pattern);
+    err = redist__partial_source(src, opt, &partial);
+    if (err == REDIST_SUCCESS)
+        err = summarise_pattern(partial != NULL ? partial : src, view, elsize, &r->pattern);
     redist_layout_free(&partial);
     if (err == REDIST_SUCCESS)
         err = explain_rows(src, view, opt, r);

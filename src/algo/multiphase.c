@@ -101,27 +101,6 @@ static int setup(struct redist_plan_s *p)
     return n < 0 ? REDIST_ERR_NOMEM : err;
 }
 
-static int start(struct redist_plan_s *p)
-{
-    return redist__phases_start(p, p->algo_state);
-}
-
-static int progress(struct redist_plan_s *p, int blocking, int *done)
-{
-    return redist__phases_progress(p, p->algo_state, blocking, done);
-}
-
-static void destroy(struct redist_plan_s *p)
-{
-    redist__phases_free(p->algo_state);
-    p->algo_state = NULL;
-}
-
-static void local_stats(const struct redist_plan_s *p, redist_stats *st)
-{
-    redist__phases_stats(p->algo_state, st);
-}
-
 /* Every rank's messages and bytes summed over the phases (pure): the maxima over ranks and
    the totals. The phases' layouts are on the source's ranks. */
 static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
@@ -165,10 +144,7 @@ const redist__algorithm redist__algo_multiphase = {
     .predict = predict,
     .transports = REDIST__T_PACK,
     .setup = setup,
-    .start = start,
-    .progress = progress,
-    .destroy = destroy,
-    .local_stats = local_stats,
+    REDIST__PHASES_RUN,
     .explain = explain,
     .dry_needs_buffers = 1,
 };

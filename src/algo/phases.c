@@ -45,7 +45,8 @@ int redist__phases_create(struct redist_plan_s *p, int n, redist_layout mid[],
             continue;
         redist_layout_local_size(ph->mid[i], p->rank, &count);
         size_t bytes = (size_t)count * p->elsize + 1;
-        ph->buf[i] = ph->on_device ? redist__staging_array(p, bytes) : redist__plan_buffer(p, bytes);
+        ph->buf[i] =
+            ph->on_device ? redist__staging_array(p, bytes) : redist__plan_buffer(p, bytes);
         if (ph->buf[i] == NULL)
             err = REDIST_ERR_NOMEM;
     }
@@ -130,4 +131,25 @@ void redist__phases_stats(const redist__phases *ph, redist_stats *st)
         st->bytes_copied += s.bytes_copied;
         st->buffer_bytes += s.buffer_bytes;
     }
+}
+
+int redist__phases_plan_start(struct redist_plan_s *p)
+{
+    return redist__phases_start(p, p->algo_state);
+}
+
+int redist__phases_plan_progress(struct redist_plan_s *p, int blocking, int *done)
+{
+    return redist__phases_progress(p, p->algo_state, blocking, done);
+}
+
+void redist__phases_plan_destroy(struct redist_plan_s *p)
+{
+    redist__phases_free(p->algo_state);
+    p->algo_state = NULL;
+}
+
+void redist__phases_plan_stats(const struct redist_plan_s *p, redist_stats *st)
+{
+    redist__phases_stats(p->algo_state, st);
 }

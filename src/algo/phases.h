@@ -22,4 +22,14 @@ int redist__phases_progress(struct redist_plan_s *p, redist__phases *ph, int blo
 /* Messages and bytes summed over the phases. */
 void redist__phases_stats(const redist__phases *ph, redist_stats *st);
 
+/* The run functions of an algorithm whose state (p->algo_state) is its phases: start,
+   progress, destroy and statistics delegate to them (multiphase, reduce-allgather). */
+int redist__phases_plan_start(struct redist_plan_s *p);
+int redist__phases_plan_progress(struct redist_plan_s *p, int blocking, int *done);
+void redist__phases_plan_destroy(struct redist_plan_s *p);
+void redist__phases_plan_stats(const struct redist_plan_s *p, redist_stats *st);
+#define REDIST__PHASES_RUN                                                                         \
+    .start = redist__phases_plan_start, .progress = redist__phases_plan_progress,                  \
+    .destroy = redist__phases_plan_destroy, .local_stats = redist__phases_plan_stats
+
 #endif

@@ -71,27 +71,6 @@ static int setup(struct redist_plan_s *p)
     return err != REDIST_SUCCESS ? err : rc;
 }
 
-static int start(struct redist_plan_s *p)
-{
-    return redist__phases_start(p, p->algo_state);
-}
-
-static int progress(struct redist_plan_s *p, int blocking, int *done)
-{
-    return redist__phases_progress(p, p->algo_state, blocking, done);
-}
-
-static void destroy(struct redist_plan_s *p)
-{
-    redist__phases_free(p->algo_state);
-    p->algo_state = NULL;
-}
-
-static void local_stats(const struct redist_plan_s *p, redist_stats *st)
-{
-    redist__phases_stats(p->algo_state, st);
-}
-
 const redist__algorithm redist__algo_reduce_allgather = {
     .name = "reduce-allgather",
     .applicable = applicable,
@@ -100,10 +79,7 @@ const redist__algorithm redist__algo_reduce_allgather = {
     .predict = predict,
     .transports = REDIST__T_PACK,
     .setup = setup,
-    .start = start,
-    .progress = progress,
-    .destroy = destroy,
-    .local_stats = local_stats,
+    REDIST__PHASES_RUN,
     .dry_needs_buffers = 1,
     .reduces = 1,
 };

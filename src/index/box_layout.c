@@ -169,10 +169,10 @@ static int index_boxes(struct redist_layout_s *l)
     return err;
 }
 
-/* A layout of nboxes positions with room for their boxes (l->box allocated, not filled):
-   the grid fields as box layouts keep them (grid (nboxes, 1, ...), blocks 1). */
-static int new_box_layout(int ndims, const int64_t extent[], int nboxes, int order,
-                          struct redist_layout_s **out)
+/* The grid part of a box layout of nboxes positions (ranks NULL: 0, 1, ...): the fields as
+   box layouts keep them (grid (nboxes, 1, ...), blocks 1), not plain. */
+static int box_grid_part(int ndims, const int64_t extent[], int nboxes, const int ranks[],
+                         int order, struct redist_layout_s **out)
 {
     int64_t *block = redist__malloc((size_t)ndims * sizeof *block);
     int *grid = redist__malloc((size_t)ndims * sizeof *grid);
@@ -182,19 +182,27 @@ static int new_box_layout(int ndims, const int64_t extent[], int nboxes, int ord
         grid[k] = k == 0 ? nboxes : 1;
     }
     if (err == REDIST_SUCCESS) /* checks extents, order */
-        err = redist_layout_create(ndims, extent, block, grid, NULL, NULL, order, out);
+        err = redist_layout_create(ndims, extent, block, grid, NULL, ranks, order, out);
     redist__free(block);
     redist__free(grid);
+    if (err == REDIST_SUCCESS)
+        (*out)->plain = 0;
+    return err;
+}
+
+/* A box layout with room for its boxes (l->box allocated, not filled), their count 1. */
+static int new_box_layout(int ndims, const int64_t extent[], int nboxes, int order,
+                          struct redist_layout_s **out)
+{
+    int err = box_grid_part(ndims, extent, nboxes, NULL, order, out);
     size_t bytes = 2 * (size_t)ndims * (size_t)nboxes * sizeof(int64_t);
     if (err == REDIST_SUCCESS && (((*out)->box = redist__malloc(bytes)) == NULL ||
                                   ((*out)->box_refs = redist__malloc(sizeof(int))) == NULL))
         err = redist__fail(REDIST_ERR_NOMEM, "layout");
     if (err == REDIST_SUCCESS)
         *(*out)->box_refs = 1;
-    if (err != REDIST_SUCCESS)
-        redist_layout_free(out);
     else
-        (*out)->plain = 0;
+        redist_layout_free(out);
     return err;
 }
 
@@ -236,20 +244,8 @@ int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, co
    arrays of its own, O(nboxes) as for a grid layout's copy. */
 static struct redist_layout_s *shared_copy(const struct redist_layout_s *l)
 {
-    int64_t *block = redist__malloc((size_t)l->ndims * sizeof *block);
-    int *grid = redist__malloc((size_t)l->ndims * sizeof *grid);
     struct redist_layout_s *c = NULL;
-    for (int k = 0; block != NULL && grid != NULL && k < l->ndims; k++) {
-        block[k] = 1;
-        grid[k] = k == 0 ? l->nprocs : 1;
-    }
-    if (block != NULL && grid != NULL &&
-        redist_layout_create(l->ndims, l->extent, block, grid, NULL, l->ranks, l->order, &c) !=
-            REDIST_SUCCESS)
-        c = NULL;
-    redist__free(block);
-    redist__free(grid);
-    if (c == NULL)
+    if (box_grid_part(l->ndims, l->extent, l->nprocs, l->ranks, l->order, &c) != REDIST_SUCCESS)
         return NULL;
     __atomic_add_fetch(l->box_refs, 1, __ATOMIC_ACQ_REL);
     c->box_refs = l->box_refs;
@@ -262,7 +258,6 @@ static struct redist_layout_s *shared_copy(const struct redist_layout_s *l)
     c->box_maxlen = l->box_maxlen;
     c->box_nonempty = l->box_nonempty;
     memcpy(c->storage, l->storage, (size_t)l->ndims * sizeof *c->storage);
-    c->plain = 0;
     return c;
 }
 

@@ -421,6 +421,24 @@ static void run_case(const case_t *cs, int index)
 /* An R x C matrix, element (i, j) = i C + j + 1 (times `weight`). */
 enum { R_ROWS = 9, C_COLS = 7 };
 
+/* Row slabs of the matrix as boxes over n ranks (lo, hi: their corners, n x 2), and the
+   matrix replicated over a grid of q x 1 processes. */
+static int row_slabs(int n, int64_t lo[], int64_t hi[], redist_layout *boxes)
+{
+    int64_t extent[2] = {R_ROWS, C_COLS};
+    for (int r = 0; r < n; r++) {
+        lo[2 * r] = (int64_t)R_ROWS * r / n, hi[2 * r] = (int64_t)R_ROWS * (r + 1) / n;
+        lo[2 * r + 1] = 0, hi[2 * r + 1] = C_COLS;
+    }
+    return redist_layout_create_boxes(2, extent, n, lo, hi, REDIST_ROW_MAJOR, boxes);
+}
+static int replicated_rows(int q, int order, redist_layout *rep)
+{
+    int64_t extent[2] = {R_ROWS, C_COLS};
+    int grid[2] = {q, 1}, first[2] = {REDIST_REPLICATED, REDIST_REPLICATED};
+    return redist_layout_create(2, extent, NULL, grid, first, NULL, order, rep);
+}
+
 /* Two programs' groups: the first (nranks + 1) / 2 ranks hold row slabs as boxes, the
    others receive the whole matrix, replicated over their grid (first = REDIST_REPLICATED). */
 static void inter_boxes_to_replicated(void)
@@ -431,16 +449,11 @@ static void inter_boxes_to_replicated(void)
     MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, is_source, me, &local);
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, is_source ? ga : 0, 7, &inter);
-    int64_t extent[2] = {R_ROWS, C_COLS}, lo[2 * MAXP], hi[2 * MAXP], block[2] = {1, 1};
-    for (int r = 0; r < ga; r++) {
-        lo[2 * r] = (int64_t)R_ROWS * r / ga, hi[2 * r] = (int64_t)R_ROWS * (r + 1) / ga;
-        lo[2 * r + 1] = 0, hi[2 * r + 1] = C_COLS;
-    }
-    int grid[2] = {gb, 1}, first[2] = {REDIST_REPLICATED, 0};
+    int64_t lo[2 * MAXP], hi[2 * MAXP];
     redist_layout src = NULL, dst = NULL;
-    int rc = redist_layout_create_boxes(2, extent, ga, lo, hi, REDIST_ROW_MAJOR, &src);
+    int rc = row_slabs(ga, lo, hi, &src);
     if (rc == REDIST_SUCCESS)
-        rc = redist_layout_create(2, extent, block, grid, first, NULL, REDIST_COL_MAJOR, &dst);
+        rc = replicated_rows(gb, REDIST_COL_MAJOR, &dst);
     int lr = 0;
     MPI_Comm_rank(local, &lr);
     double a[R_ROWS * C_COLS], b[R_ROWS * C_COLS];
@@ -468,21 +481,16 @@ static void inter_boxes_to_replicated(void)
     MPI_Comm_free(&local);
 }
 
-/* One batch of two arrays: boxes (rank r < nranks holds rows r, r + nranks, ... as one box
-   each: every rank one slab) -> a replicated grid, and that grid -> the boxes, with
-   different values, checked on every holder. */
+/* One batch of two arrays: row slabs as boxes (one per rank, some empty past 9 ranks) -> the
+   matrix replicated on every rank, and back, with different values, checked on every
+   holder. */
 static void batch_of_kinds(void)
 {
-    int64_t extent[2] = {R_ROWS, C_COLS}, lo[2 * MAXP], hi[2 * MAXP], block[2] = {1, 1};
-    for (int r = 0; r < nranks; r++) {
-        lo[2 * r] = (int64_t)R_ROWS * r / nranks, hi[2 * r] = (int64_t)R_ROWS * (r + 1) / nranks;
-        lo[2 * r + 1] = 0, hi[2 * r + 1] = C_COLS;
-    }
-    int grid[2] = {nranks, 1}, first[2] = {REDIST_REPLICATED, 0};
+    int64_t lo[2 * MAXP], hi[2 * MAXP];
     redist_layout boxes = NULL, rep = NULL;
-    int rc = redist_layout_create_boxes(2, extent, nranks, lo, hi, REDIST_ROW_MAJOR, &boxes);
+    int rc = row_slabs(nranks, lo, hi, &boxes);
     if (rc == REDIST_SUCCESS)
-        rc = redist_layout_create(2, extent, block, grid, first, NULL, REDIST_ROW_MAJOR, &rep);
+        rc = replicated_rows(nranks, REDIST_ROW_MAJOR, &rep);
     int64_t mine = (hi[2 * me] - lo[2 * me]) * C_COLS;
     double box_in[R_ROWS * C_COLS], box_out[R_ROWS * C_COLS], rep_in[R_ROWS * C_COLS],
         rep_out[R_ROWS * C_COLS];
