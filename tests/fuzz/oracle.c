@@ -39,6 +39,8 @@ static fz_i128 rel_of(const fz_model *m, int k, int c)
 
 fz_i128 fz_count_below(const fz_model *m, int k, int c, fz_i128 upto)
 {
+    if (m->rep[k]) /* every coordinate holds every element */
+        return upto;
     fz_i128 rel = rel_of(m, k, c);
     if (m->sizes[k] != NULL) { /* the one block rel: [sum of sizes before it, + its size) */
         fz_i128 lo = 0;
@@ -66,6 +68,11 @@ int64_t fz_window_local(const fz_model *m, int k, int c)
 void fz_locate_dim(const fz_model *m, int k, int64_t G, int *c, int64_t *li)
 {
     fz_i128 P = m->grid[k];
+    if (m->rep[k]) {
+        *c = 0;
+        *li = G;
+        return;
+    }
     if (m->sizes[k] != NULL) {
         fz_i128 lo = 0;
         int i = 0;

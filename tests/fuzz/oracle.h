@@ -21,6 +21,10 @@ typedef struct fz_model {
     int ndims, order, nprocs;
     int64_t root_extent[FZ_MAX_DIMS], block[FZ_MAX_DIMS];
     int grid[FZ_MAX_DIMS], first[FZ_MAX_DIMS];
+    /* rep[k]: grid dimension k is replicated (first[k] = REDIST_REPLICATED): every coordinate
+       along it holds the whole extent; an element's rank (fz_locate) is then the replica at
+       coordinate 0 along every replicated dimension. */
+    int rep[FZ_MAX_DIMS];
     const int *ranks;                  /* [nprocs] grid position (row-major) -> rank */
     const int64_t *sizes[FZ_MAX_DIMS]; /* irregular dimension: grid[k] block sizes, else NULL */
     int64_t offset[FZ_MAX_DIMS];       /* the window: root elements offset .. offset + extent */

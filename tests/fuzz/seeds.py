@@ -85,7 +85,8 @@ def layout(extent, block, grid_, first=None, order=0, ranks=None, sizes=None, wi
         b = block[k] if block is not None else 1
         out += u8(1) + u8(b - 1) if 1 <= b <= 16 else u8(0) + value(b, 64)
         out += grid(grid_[k], 5)
-        out += u8(first[k] if first else 0)
+        f = first[k] if first else 0
+        out += u8(240 if f == -1 else f)  # 232..249: REDIST_REPLICATED
     out += u8(0 if first is None else 1)  # first NULL?
     for k in range(d):
         if 1 <= grid_[k] <= 64:
@@ -282,6 +283,12 @@ def layout_seeds():
     # window.c, redist__storage_strides: the slowest dimension's ld (ignored) was multiplied in.
     S["regression-ld-of-slowest-dimension"] = layout([4, 3], [1, 1], [1, 1],
                                                      windows=[(None, None, [(1 << 62) + 1, 0])])
+    # The model knew no replicated dimension (first = -1 was refused): found by CI's fuzz stage.
+    S["regression-replicated-dimension"] = bytes.fromhex("010007250101003efffffffffffffe040000")
+    S["replicated-2d"] = layout([10, 6], [3, 2], [2, 3], first=[-1, 1],
+                                windows=[([2, 1], [5, 4], None)])
+    S["replicated-all"] = layout([5, 4], None, [2, 2], first=[-1, -1], ranks=[7, 5, 6, 4])
+    S["replicated-gen"] = layout([9, 7], [1, 2], [2, 3], first=[-1, 0], sizes=[[4, 5], None])
     S["hpf-block"] = hpf(0, 50, 0, 6)
     S["hpf-block-m"] = hpf(0, 50, 9, 6)
     S["hpf-cyclic"] = hpf(1, 37, 1, 5)
