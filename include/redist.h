@@ -109,8 +109,10 @@ int redist_layout_create(int ndims, const int64_t extent[], const int64_t block[
    lie in [0, extent[k]]. Boxes may overlap: identical boxes are replicas (as a replicated
    grid dimension: one of them sends, every one receives); boxes of a destination may overlap
    in any way, boxes of a source only as identical boxes (partly overlapping source boxes:
-   REDIST_ERR_UNSUPPORTED at plan creation). Windows of box layouts:
-   REDIST_ERR_UNSUPPORTED. Local, no communication. */
+   REDIST_ERR_UNSUPPORTED at plan creation). A window of a box layout
+   (redist_layout_create_window) holds each box clipped to the window; every rank passes its
+   whole box's array (padded to ld), and only the window's elements are touched. Local, no
+   communication. */
 int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, const int64_t lower[],
                                const int64_t upper[], int order, redist_layout *layout);
 /* A window and padded local arrays: ScaLAPACK's sub-matrices (ia, ja) and leading dimensions

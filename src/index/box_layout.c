@@ -191,10 +191,10 @@ static int box_grid_part(int ndims, const int64_t extent[], int nboxes, const in
 }
 
 /* A box layout with room for its boxes (l->box allocated, not filled), their count 1. */
-static int new_box_layout(int ndims, const int64_t extent[], int nboxes, int order,
-                          struct redist_layout_s **out)
+static int new_box_layout(int ndims, const int64_t extent[], int nboxes, const int ranks[],
+                          int order, struct redist_layout_s **out)
 {
-    int err = box_grid_part(ndims, extent, nboxes, NULL, order, out);
+    int err = box_grid_part(ndims, extent, nboxes, ranks, order, out);
     size_t bytes = 2 * (size_t)ndims * (size_t)nboxes * sizeof(int64_t);
     if (err == REDIST_SUCCESS && (((*out)->box = redist__malloc(bytes)) == NULL ||
                                   ((*out)->box_refs = redist__malloc(sizeof(int))) == NULL))
@@ -222,7 +222,7 @@ int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, co
                             : lower == NULL ? "lower"
                                             : "upper");
     struct redist_layout_s *l = NULL;
-    int err = new_box_layout(ndims, extent, nboxes, order, &l);
+    int err = new_box_layout(ndims, extent, nboxes, NULL, order, &l);
     if (err == REDIST_SUCCESS)
         err = check_boxes(ndims, extent, nboxes, lower, upper);
     size_t per = (size_t)ndims;
@@ -238,6 +238,21 @@ int redist_layout_create_boxes(int ndims, const int64_t extent[], int nboxes, co
     }
     *layout = l;
     return REDIST_SUCCESS;
+}
+
+/* A window's fields (its offset from the root, the root's extents, ld, storage order) as l
+   has them, dimension j of l being dimension perm[j] of c (perm NULL: the identity). */
+static void copy_window_fields(struct redist_layout_s *c, const struct redist_layout_s *l,
+                               const int *perm)
+{
+    for (int j = 0; j < l->ndims; j++) {
+        int to = perm != NULL ? perm[j] : j;
+        c->start[to] = l->start[j];
+        c->root_extent[to] = l->root_extent[j];
+        c->ld[to] = l->ld[j];
+        c->storage[j] = perm != NULL ? perm[l->storage[j]] : l->storage[j];
+    }
+    c->dense = l->dense;
 }
 
 /* A copy that shares l's box arrays (they never change after creation): the grid part's
@@ -257,7 +272,8 @@ static struct redist_layout_s *shared_copy(const struct redist_layout_s *l)
     c->box_by_lo = l->box_by_lo;
     c->box_maxlen = l->box_maxlen;
     c->box_nonempty = l->box_nonempty;
-    memcpy(c->storage, l->storage, (size_t)l->ndims * sizeof *c->storage);
+    c->box_root = l->box_root;
+    copy_window_fields(c, l, NULL);
     return c;
 }
 
@@ -272,7 +288,8 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
     struct redist_layout_s *c = NULL;
     for (size_t j = 0; extent != NULL && j < d; j++)
         extent[perm != NULL ? (size_t)perm[j] : j] = l->extent[j];
-    if (extent == NULL || new_box_layout(l->ndims, extent, l->nprocs, l->order, &c) != 0) {
+    if (extent == NULL ||
+        new_box_layout(l->ndims, extent, l->nprocs, l->ranks, l->order, &c) != 0) {
         redist__free(extent);
         return NULL;
     }
@@ -283,8 +300,10 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
     c->box_nmembers = redist__malloc(n * sizeof *c->box_nmembers);
     c->box_maxlen = redist__malloc(d * sizeof *c->box_maxlen);
     c->box_by_lo = redist__malloc((d * m + 1) * sizeof *c->box_by_lo);
+    if (l->box_root != NULL)
+        c->box_root = redist__malloc(2 * d * n * sizeof *c->box_root);
     if (!c->box_class || !c->box_members || !c->box_member_at || !c->box_nmembers ||
-        !c->box_maxlen || !c->box_by_lo) {
+        !c->box_maxlen || !c->box_by_lo || (l->box_root != NULL && c->box_root == NULL)) {
         redist_layout_free(&c);
         return NULL;
     }
@@ -293,6 +312,10 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
         for (size_t p = 0; p < n; p++) {
             c->box[p * 2 * d + to] = redist__box_lower(l, (int)p)[j];
             c->box[(p * 2 + 1) * d + to] = redist__box_upper(l, (int)p)[j];
+            if (l->box_root != NULL) {
+                c->box_root[p * 2 * d + to] = l->box_root[p * 2 * d + j];
+                c->box_root[(p * 2 + 1) * d + to] = l->box_root[(p * 2 + 1) * d + j];
+            }
         }
         c->box_maxlen[to] = l->box_maxlen[j];
         memcpy(c->box_by_lo + to * m, l->box_by_lo + j * m, m * sizeof *c->box_by_lo);
@@ -302,10 +325,55 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
     memcpy(c->box_member_at, l->box_member_at, n * sizeof *c->box_member_at);
     memcpy(c->box_nmembers, l->box_nmembers, n * sizeof *c->box_nmembers);
     c->box_nonempty = l->box_nonempty;
-    memcpy(c->ranks, l->ranks, n * sizeof *l->ranks);
-    memcpy(c->by_rank, l->by_rank, n * sizeof *l->by_rank);
-    c->max_rank = l->max_rank;
-    for (size_t i = 0; i < d; i++)
-        c->storage[i] = perm != NULL ? perm[l->storage[i]] : l->storage[i];
+    copy_window_fields(c, l, perm);
     return c;
+}
+
+/* ---- windows -------------------------------------------------------------------------- */
+
+/* A window of a box layout: a box layout of the window's extents whose boxes are the
+   parent's clipped to the window and moved to its origin, so that the sides' sweep and the
+   replica classes see the window's own boxes (two ranks whose boxes differ only outside the
+   window hold the same elements in it: replicas). The elements stay where the root puts
+   them: box_root keeps the root's boxes, whose arrays give the storage strides (layout.c's
+   storage extent) and where the window's box begins in them (window.c's storage base). */
+int redist__boxes_window(const struct redist_layout_s *parent, const int64_t offset[],
+                         const int64_t count[], const int64_t ld[], struct redist_layout_s **out)
+{
+    size_t d = (size_t)parent->ndims, n = (size_t)parent->nprocs;
+    int64_t *extent = redist__malloc(d * sizeof *extent);
+    struct redist_layout_s *w = NULL;
+    int err = extent != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    for (size_t k = 0; err == REDIST_SUCCESS && k < d; k++)
+        extent[k] = count != NULL ? count[k] : parent->extent[k] - (offset ? offset[k] : 0);
+    if (err == REDIST_SUCCESS)
+        err =
+            new_box_layout(parent->ndims, extent, parent->nprocs, parent->ranks, parent->order, &w);
+    if (err == REDIST_SUCCESS &&
+        (w->box_root = redist__malloc(2 * d * n * sizeof *w->box_root)) == NULL)
+        err = REDIST_ERR_NOMEM;
+    if (err == REDIST_SUCCESS) {
+        const int64_t *root = parent->box_root != NULL ? parent->box_root : parent->box;
+        memcpy(w->box_root, root, 2 * d * n * sizeof *w->box_root);
+        copy_window_fields(w, parent, NULL);
+        for (size_t i = 0; i < 2 * d * n; i++) { /* clipped to [offset, offset + count) */
+            size_t k = i % d;
+            int64_t at = parent->box[i] - (offset ? offset[k] : 0);
+            w->box[i] = at < 0 ? 0 : at > extent[k] ? extent[k] : at;
+        }
+        w->dense = 1;
+        for (size_t k = 0; k < d; k++) {
+            w->start[k] += offset ? offset[k] : 0;
+            w->ld[k] = ld != NULL ? ld[k] : w->ld[k];
+            w->dense &= w->start[k] == 0 && extent[k] == w->root_extent[k] && w->ld[k] == 0;
+        }
+        err = index_boxes(w);
+    }
+    redist__free(extent);
+    if (err != REDIST_SUCCESS) {
+        redist_layout_free(&w);
+        return redist__fail(REDIST_ERR_NOMEM, "window layout");
+    }
+    *out = w;
+    return REDIST_SUCCESS;
 }

@@ -69,9 +69,13 @@ struct redist_layout_s {
     int *box_members;    /* [nprocs] positions grouped by class, increasing within a class */
     int *box_member_at;  /* [nprocs] for a class's base: where its members start there */
     int *box_nmembers;   /* [nprocs] for a class's base: its members (replicas) */
-    int *node_of; /* NULL, or a plan's source with replicas: the node of every rank of the
-                     plan's communicator (max_rank + 1 entries at least), so that a
-                     destination takes a replica's elements from its own node */
+    int64_t *box_root;   /* NULL, or a window's (box_layout.c): [nprocs][2][ndims] the root
+                            layout's boxes, whose dense (or ld-padded) arrays hold the window's
+                            elements; start[k] is the window's offset from the root and box
+                            the root's boxes clipped to the window, in its indices */
+    int *node_of;        /* NULL, or a plan's source with replicas: the node of every rank of the
+                            plan's communicator (max_rank + 1 entries at least), so that a
+                            destination takes a replica's elements from its own node */
     int partial; /* a plan's source with options.reduce: its replicas hold partial values, so
                     every replica sends (to be reduced) instead of one */
     int plain;   /* no phase along any dimension and no irregular blocks: every
@@ -116,19 +120,28 @@ static inline const int64_t *redist__box_upper(const struct redist_layout_s *l, 
 {
     return l->box + ((size_t)p * 2 + 1) * (size_t)l->ndims;
 }
+/* Extent along k of box p of corners `box` ([nprocs][2][ndims]): an empty box holds nothing
+   along every dimension. */
+static inline int64_t redist__corners_extent(const int64_t *box, int ndims, int p, int k)
+{
+    const int64_t *lo = box + (size_t)p * 2 * (size_t)ndims, *hi = lo + ndims;
+    for (int i = 0; i < ndims; i++)
+        if (hi[i] <= lo[i])
+            return 0;
+    return hi[k] - lo[k];
+}
 static inline int64_t redist__box_extent(const struct redist_layout_s *l, int p, int k)
 {
-    int64_t e = redist__box_upper(l, p)[k] - redist__box_lower(l, p)[k];
-    for (int i = 0; i < l->ndims; i++) /* an empty box holds nothing along every dimension */
-        if (redist__box_upper(l, p)[i] <= redist__box_lower(l, p)[i])
-            return 0;
-    return e;
+    return redist__corners_extent(l->box, l->ndims, p, k);
 }
 int redist__box_replicas(const struct redist_layout_s *l, int base);
 int redist__box_replica(const struct redist_layout_s *l, int base, int j);
 /* A copy of box layout l with dimension perm[j] of the copy being l's dimension j (perm NULL:
    the identity), its ranks, order and storage order alike (NULL when out of memory). */
 struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, const int *perm);
+/* A window of box layout parent (redist_layout_create_window's arguments, checked). */
+int redist__boxes_window(const struct redist_layout_s *parent, const int64_t offset[],
+                         const int64_t count[], const int64_t ld[], struct redist_layout_s **out);
 /* Row-major linear position of coordinates. */
 int redist__layout_position_of(const struct redist_layout_s *l, const int coords[]);
 /* Number of elements coordinate c holds along dimension k. */

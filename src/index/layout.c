@@ -294,6 +294,7 @@ static void boxes_free(struct redist_layout_s *l)
     redist__free(l->box_nmembers);
     redist__free(l->box_by_lo);
     redist__free(l->box_maxlen);
+    redist__free(l->box_root);
     l->box = NULL;
 }
 
@@ -462,7 +463,9 @@ int redist_layout_coords(redist_layout layout, int rank, int coords[])
 
 int64_t redist__storage_extent(const struct redist_layout_s *l, int k, int c)
 {
-    if (l->box != NULL || (l->gen != NULL && l->gen[k] != NULL)) /* never a window */
+    if (l->box != NULL && l->box_root != NULL) /* a window of boxes: its root's box */
+        return redist__corners_extent(l->box_root, l->ndims, c, k);
+    if (l->box != NULL || (l->gen != NULL && l->gen[k] != NULL)) /* a whole array */
         return redist__local_extent(l, k, c);
     return redist__numroc(l->root_extent[k], l->block[k], l->grid[k], l->root_first[k], c);
 }

@@ -77,6 +77,15 @@ int64_t redist__storage_base(const struct redist_layout_s *l, const int coords[]
                              const int64_t stride[])
 {
     int64_t base = 0;
+    if (l->box != NULL) {
+        int p = coords[0]; /* a box's coordinates: its position along every dimension */
+        if (l->box_root == NULL || redist__box_extent(l, p, 0) == 0)
+            return 0; /* a whole array begins with its box; an empty one holds nothing */
+        const int64_t *root_lower = l->box_root + (size_t)p * 2 * (size_t)l->ndims;
+        for (int k = 0; k < l->ndims; k++) /* where the window's box begins in the root's */
+            base += (redist__box_lower(l, p)[k] + l->start[k] - root_lower[k]) * stride[k];
+        return base;
+    }
     for (int k = 0; k < l->ndims; k++)
         base += redist__numroc(l->start[k], l->block[k], l->grid[k], l->root_first[k], coords[k]) *
                 stride[k];
@@ -177,8 +186,6 @@ int redist_layout_create_window(redist_layout parent, const int64_t offset[], co
     *window = NULL;
     if (parent == NULL)
         return redist__fail(REDIST_ERR_ARG, "parent layout is NULL");
-    if (parent->box != NULL)
-        return redist__fail(REDIST_ERR_UNSUPPORTED, "windows of box layouts are not supported");
     if (parent->gen != NULL)
         for (int k = 0; k < parent->ndims; k++)
             if (parent->gen[k] != NULL)
@@ -189,6 +196,8 @@ int redist_layout_create_window(redist_layout parent, const int64_t offset[], co
     int err = check_window(parent, offset, count, ld);
     if (err != REDIST_SUCCESS)
         return err;
+    if (parent->box != NULL)
+        return redist__boxes_window(parent, offset, count, ld, window);
     struct redist_layout_s *w = redist__layout_copy(parent);
     if (w == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "window layout");

@@ -23,6 +23,7 @@
  * range (REDIST_ERR_ARG): the same code on every rank, nothing written.
  *
  * Options: --seed S, --cases C, --case K. */
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,12 @@ typedef struct {
     int gen[MAXD], rep[MAXD], grid[MAXD], first[MAXD], ranks[MAXP], nprocs, order;
     int nboxes;
     int64_t lo[MAXP][MAXD], hi[MAXP][MAXD];
+    /* Boxes may be a window (redist_layout_create_window) of boxes over a larger root array:
+       corners lo/hi in the root's indices, the window [off, off + extent) of it, each rank's
+       array its root box padded to ld[k] + its extent along k where pad (ld is rank-local). */
+    int window, pad;
+    int64_t root[MAXD], off[MAXD], ld_extra[MAXD];
+    int64_t outer[MAXD]; /* the window taken in two steps: from outer[k] <= off[k] first */
 } side_t;
 
 typedef struct {
@@ -105,7 +112,8 @@ static int box_empty(const side_t *s, int r, int nd)
     return 0;
 }
 
-/* Along k: rank's local extent, and whether it holds g (its local index). */
+/* Along k: rank's local extent (of its root box in a window), and whether it holds g (its
+   local index). */
 static int64_t extent_of(const side_t *s, int nd, int k, const int c[])
 {
     if (s->kind == BOXES)
@@ -113,13 +121,27 @@ static int64_t extent_of(const side_t *s, int nd, int k, const int c[])
     return grid_count(s, k, c[k]);
 }
 
+/* A box holds window index g along k where the root index g + off lies in it. */
+static int box_holds(const side_t *s, int r, int k, int64_t g)
+{
+    int64_t at = g + (s->window ? s->off[k] : 0);
+    return at >= s->lo[r][k] && at < s->hi[r][k];
+}
+
 static int holds(const side_t *s, int k, const int c[], int64_t g, int64_t *local)
 {
     if (s->kind == BOXES) {
-        *local = g - s->lo[me][k];
-        return g >= s->lo[me][k] && g < s->hi[me][k];
+        *local = g + (s->window ? s->off[k] : 0) - s->lo[me][k];
+        return box_holds(s, me, k, g);
     }
     return grid_holds(s, k, c[k], g, local);
+}
+
+/* The allocated extent along k (ld where padded; the slowest dimension's is never padded). */
+static int64_t alloc_of(const side_t *s, int nd, int k, const int c[], int slowest)
+{
+    int64_t e = extent_of(s, nd, k, c);
+    return s->pad && !slowest ? e + s->ld_extra[k] : e;
 }
 
 /* Whether this rank is on side s; its coordinates (grid: the user's, replicas' own). */
@@ -130,15 +152,20 @@ static int member(const side_t *s, int nd, int c[])
     return mtest_coords_of(s->ranks, s->nprocs, s->grid, nd, me, c);
 }
 
-static int64_t local_shape(const side_t *s, int nd, int64_t stride[], int c[])
+/* This rank's array on side s: its strides and elements (with padding: ld), and in *shape
+   the elements redist_layout_local_size counts (without it). */
+static int64_t local_shape(const side_t *s, int nd, int64_t stride[], int c[], int64_t *shape)
 {
+    *shape = 0;
     if (!member(s, nd, c))
         return 0;
     int64_t n = 1;
+    *shape = 1;
     for (int i = 0; i < nd; i++) {
         int k = s->order == REDIST_COL_MAJOR ? i : nd - 1 - i;
         stride[k] = n;
-        n *= extent_of(s, nd, k, c);
+        n *= alloc_of(s, nd, k, c, i == nd - 1);
+        *shape *= extent_of(s, nd, k, c);
     }
     return n;
 }
@@ -158,7 +185,7 @@ static int rank_holds(const side_t *s, int nd, int r, const int64_t g[])
         if (r >= s->nboxes)
             return 0;
         for (int k = 0; k < nd; k++)
-            if (g[k] < s->lo[r][k] || g[k] >= s->hi[r][k])
+            if (!box_holds(s, r, k, g[k]))
                 return 0;
         return 1;
     }
@@ -198,9 +225,9 @@ static int locate(const void *ctx, int k, int64_t g, int64_t *local)
 /* Fill (check = 0) or count the wrong elements of side s's local array on this rank. */
 static int64_t walk(const case_t *cs, const side_t *s, int is_dst, double *a, int check)
 {
-    int64_t stride[MAXD];
+    int64_t stride[MAXD], shape;
     where w = {s, {0}, cs, is_dst};
-    if (local_shape(s, cs->ndims, stride, w.c) == 0)
+    if (local_shape(s, cs->ndims, stride, w.c, &shape) == 0)
         return 0;
     double shift = is_dst && cs->scaled ? -cs->beta : 0.0; /* dst holds -1 before */
     return mtest_oracle_walk_weighted(cs->ndims, s->extent, stride, locate, weight, shift, &w,
@@ -213,10 +240,30 @@ static void fill(void *ctx, double *a)
     walk(cs, &cs->src, 0, a, 0);
 }
 
+/* The destination elements that the oracle's walk does not reach (outside the window, ld's
+   padding) must hold the -1 they held before: marked NaN in a scratch array, the walk
+   writes the others. */
+static int64_t padding_touched(const case_t *cs, const double *b)
+{
+    int64_t stride[MAXD], shape;
+    int c[MAXD];
+    int64_t n = local_shape(&cs->dst, cs->ndims, stride, c, &shape), bad = 0;
+    double *mark = malloc((size_t)(n > 0 ? n : 1) * sizeof *mark);
+    if (mark == NULL)
+        return n;
+    for (int64_t i = 0; i < n; i++)
+        mark[i] = NAN;
+    walk(cs, &cs->dst, 1, mark, 0);
+    for (int64_t i = 0; i < n; i++)
+        bad += isnan(mark[i]) && b[i] != -1.0;
+    free(mark);
+    return bad;
+}
+
 static int64_t check(void *ctx, const double *b)
 {
     const case_t *cs = ctx;
-    return walk(cs, &cs->dst, 1, (double *)b, 1);
+    return walk(cs, &cs->dst, 1, (double *)b, 1) + padding_touched(cs, b);
 }
 
 /* ---- layouts --------------------------------------------------------------------------- */
@@ -224,13 +271,32 @@ static int64_t check(void *ctx, const double *b)
 static int make_layout(const case_t *cs, const side_t *s, redist_layout *out)
 {
     if (s->kind == BOXES) {
-        int64_t lo[MAXP * MAXD], hi[MAXP * MAXD];
+        int64_t lo[MAXP * MAXD], hi[MAXP * MAXD], ld[MAXD];
         for (int r = 0; r < s->nboxes; r++)
             for (int k = 0; k < cs->ndims; k++) {
                 lo[r * cs->ndims + k] = s->lo[r][k];
                 hi[r * cs->ndims + k] = s->hi[r][k];
             }
-        return redist_layout_create_boxes(cs->ndims, s->extent, s->nboxes, lo, hi, s->order, out);
+        if (!s->window)
+            return redist_layout_create_boxes(cs->ndims, s->extent, s->nboxes, lo, hi, s->order,
+                                              out);
+        redist_layout root = NULL;
+        int rc = redist_layout_create_boxes(cs->ndims, s->root, s->nboxes, lo, hi, s->order, &root);
+        int c[MAXD] = {0};
+        for (int k = 0; k < cs->ndims; k++) /* the slowest dimension's ld: any, ignored */
+            ld[k] = me < s->nboxes ? extent_of(s, cs->ndims, k, c) + s->ld_extra[k] : 0;
+        /* A window of a window: [outer, root) first, then the rest of the offset. */
+        int64_t inner[MAXD];
+        redist_layout outer = NULL;
+        for (int k = 0; k < cs->ndims; k++)
+            inner[k] = s->off[k] - s->outer[k];
+        if (rc == REDIST_SUCCESS)
+            rc = redist_layout_create_window(root, s->outer, NULL, NULL, &outer);
+        if (rc == REDIST_SUCCESS)
+            rc = redist_layout_create_window(outer, inner, s->extent, s->pad ? ld : NULL, out);
+        redist_layout_free(&outer);
+        redist_layout_free(&root);
+        return rc;
     }
     const int64_t *sizes[MAXD];
     int first[MAXD];
@@ -331,15 +397,24 @@ static void random_boxes(side_t *s, int nd)
 
 static void random_side(side_t *s, int nd, const int64_t extent[], int is_dst, int kind)
 {
-    for (int k = 0; k < nd; k++)
-        s->extent[k] = extent[k];
     s->order = rnd(0, 1) ? REDIST_COL_MAJOR : REDIST_ROW_MAJOR;
+    s->window = kind != 0 && rnd(0, 2) == 0; /* boxes of a larger root, this window of it */
+    s->pad = s->window && rnd(0, 1);
+    for (int k = 0; k < nd; k++) {
+        s->root[k] = extent[k] + (s->window ? rnd(0, 3) : 0);
+        s->off[k] = rnd(0, s->root[k] - extent[k]);
+        s->ld_extra[k] = rnd(0, 2);
+        s->outer[k] = rnd(0, 1) ? rnd(0, s->off[k]) : 0;
+        s->extent[k] = s->root[k]; /* the boxes are drawn over the root */
+    }
     if (kind == 0)
         random_grid(s, nd);
     else if (kind == 1 || !is_dst)
         partition_boxes(s, nd);
     else
         random_boxes(s, nd);
+    for (int k = 0; k < nd; k++)
+        s->extent[k] = extent[k];
 }
 
 static void gen_case(case_t *cs)
@@ -383,18 +458,19 @@ static void run_case(const case_t *cs, int index)
         redist_layout_free(&src);
         return;
     }
-    int64_t st[MAXD];
+    int64_t st[MAXD], shape_s, shape_d;
     int c[MAXD];
-    int64_t ns = local_shape(&cs->src, cs->ndims, st, c),
-            nd = local_shape(&cs->dst, cs->ndims, st, c);
+    int64_t ns = local_shape(&cs->src, cs->ndims, st, c, &shape_s),
+            nd = local_shape(&cs->dst, cs->ndims, st, c, &shape_d);
     int64_t want_ns = 0, want_nd = 0;
     redist_layout_local_size(src, me, &want_ns);
     redist_layout_local_size(dst, me, &want_nd);
-    if (want_ns != ns || want_nd != nd)
+    if (want_ns != shape_s || want_nd != shape_d)
         mtest_fail(&errs, me, "local size",
                    "case %d: the library says %lld and %lld, the oracle "
                    "%lld and %lld",
-                   index, (long long)want_ns, (long long)want_nd, (long long)ns, (long long)nd);
+                   index, (long long)want_ns, (long long)want_nd, (long long)shape_s,
+                   (long long)shape_d);
     double *a = mtest_host_alloc((size_t)ns * sizeof *a, 0); /* node-shared in turn */
     double *b = mtest_host_alloc((size_t)nd * sizeof *b, 1);
     mtest_case_io io = {a,
@@ -563,8 +639,12 @@ static void bad_cases(void)
     hi[0] = 12;
     if (redist_layout_create_boxes(1, n, 1, lo, hi, 0, &l) != REDIST_SUCCESS)
         mtest_fail(&errs, me, "box", "%s", redist_last_error_detail());
-    if (redist_layout_create_window(l, NULL, NULL, NULL, &w) != REDIST_ERR_UNSUPPORTED)
-        mtest_fail(&errs, me, "window", "a window of boxes is not UNSUPPORTED");
+    int64_t off[1] = {3}, cnt[1] = {10}, ld[1] = {-1};
+    if (redist_layout_create_window(l, off, cnt, NULL, &w) != REDIST_ERR_ARG || w != NULL)
+        mtest_fail(&errs, me, "window", "a window past the boxes' extent is not REDIST_ERR_ARG");
+    cnt[0] = 9;
+    if (redist_layout_create_window(l, off, cnt, ld, &w) != REDIST_ERR_ARG || w != NULL)
+        mtest_fail(&errs, me, "window", "ld = -1 of a window of boxes is not REDIST_ERR_ARG");
     redist_layout_free(&l);
     int64_t block[1] = {2};
     int grid[1] = {2}, first[1] = {-2};
