@@ -5,6 +5,10 @@
  *    runs through every algorithm and every element is checked.
  * 2. A 2-D case (2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks ->
  *    128x128 blocks on the transposed grid, column-major) timed with every algorithm.
+ * 3. Layouts beyond block-cyclic, each planned with auto, run, checked and timed: x-pencils ->
+ *    y-pencils (boxes), a matrix replicated along one grid dimension -> block-cyclic, and
+ *    partial sums on every rank -> block-cyclic (MPI_SUM).
+ * One verdict at the end covers every element the three parts checked.
  */
 #include "commands.h"
 
@@ -29,7 +33,11 @@ const char tool_demo_help[] =
     "     through every algorithm, every element checked (on min(P, 4) ranks);\n"
     "  2. 2000x2000 doubles, 36x36 blocks on a near-square grid of all ranks -> 128x128\n"
     "     blocks on the transposed grid (column-major), every algorithm timed (Tmin, Tmed,\n"
-    "     Tavg, Tmax, GB/s, steps, messages, time relative to alltoallw) and verified.\n"
+    "     Tavg, Tmax, GB/s, steps, messages, time relative to alltoallw) and verified;\n"
+    "  3. layouts beyond block-cyclic, each planned with auto, run, every element checked\n"
+    "     and timed: x-pencils -> y-pencils of 32x24x16 doubles (boxes), 96x96 doubles\n"
+    "     replicated along the grid's second dimension -> 32x32 blocks, and partial sums\n"
+    "     of 96x96 doubles on every rank -> 32x32 blocks (MPI_SUM).\n"
     "  --threads N   N threads per rank for every plan's local moves (redist_options.threads;\n"
     "                default REDIST_NUM_THREADS, else 1)\n"
     "Only rank 0 prints. Exit status 1 if any element is wrong or any algorithm fails.\n";
@@ -83,7 +91,8 @@ typedef struct demo_case {
     tool_spec from, to;
     redist_layout src, dst;
     tool_arrays data;
-    int threads; /* options.threads of its plans (--threads) */
+    int threads;        /* options.threads of its plans (--threads) */
+    tool_reduce reduce; /* partial sums: options.reduce of its plans, the parts it holds */
 } demo_case;
 
 /* The specs are the demo's own: a failure is a bug here, reported as such. */
@@ -104,8 +113,7 @@ static int demo_case_open(demo_case *c, int rc, int rank, MPI_Comm comm, int *in
     rc = tool_agree_code(rc, comm);
     if (rc != REDIST_SUCCESS)
         return rc;
-    if (tool_arrays_alloc(&c->data, &c->from, &c->to, TOOL_DOUBLE, TOOL_REDUCE_NONE, rank, comm) !=
-        0) {
+    if (tool_arrays_alloc(&c->data, &c->from, &c->to, TOOL_DOUBLE, c->reduce, rank, comm) != 0) {
         *in_arrays = 1;
         return REDIST_ERR_NOMEM;
     }
@@ -210,8 +218,8 @@ static void print_failures(const paper_result *r, int count)
     }
 }
 
-/* Every algorithm on the example, run on P ranks of size. */
-static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
+/* Every algorithm on the example, run on P ranks of size; *checked counts the elements. */
+static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm, int64_t *checked)
 {
     if (rank == 0)
         printf(
@@ -231,6 +239,8 @@ static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
         paper_try(c, &r[i], rank, comm);
         if (r[i].outcome == PAPER_FAILED)
             status = TOOL_FAILED;
+        if (r[i].outcome == PAPER_CORRECT)
+            *checked += spec_held_count(&c->to);
     }
     if (rank == 0) {
         print_outcomes("     correct:", r, count, PAPER_CORRECT);
@@ -241,7 +251,7 @@ static int paper_try_all(demo_case *c, int P, int size, int rank, MPI_Comm comm)
     return status;
 }
 
-static int demo_lbp96_example(MPI_Comm comm, int rank, int size, int threads)
+static int demo_lbp96_example(MPI_Comm comm, int rank, int size, int threads, int64_t *checked)
 {
     if (print_lbp96_tables(rank) != 0)
         return TOOL_FAILED;
@@ -263,7 +273,7 @@ static int demo_lbp96_example(MPI_Comm comm, int rank, int size, int threads)
     else if (rc != REDIST_SUCCESS)
         status = tool_error(rank == 0, TOOL_FAILED, "demo: layout: %s", redist_strerror(rc));
     else
-        status = paper_try_all(&c, P, size, rank, comm);
+        status = paper_try_all(&c, P, size, rank, comm, checked);
     demo_case_free(&c);
     return tool_agree_status(status, comm);
 }
@@ -427,8 +437,9 @@ static void alltoallw_first(int *order, int count)
             order[n++] = i;
 }
 
-/* Every algorithm timed, a row each, then the floor and the verdict. */
-static int time_all(demo_case *c, demo_row *rows, int count, int rank, MPI_Comm comm)
+/* Every algorithm timed, a row each, then the floor; *checked counts the elements. */
+static int time_all(demo_case *c, demo_row *rows, int count, int rank, MPI_Comm comm,
+                    int64_t *checked)
 {
     int *order = malloc((size_t)count * sizeof *order);
     if (!order)
@@ -436,13 +447,12 @@ static int time_all(demo_case *c, demo_row *rows, int count, int rank, MPI_Comm 
     alltoallw_first(order, count);
     int status = TOOL_OK;
     double ref = 0;
-    int64_t checked = 0;
     for (int o = 0; o < count; o++) {
         demo_row *row = &rows[order[o]];
         row->name = redist_algorithm_name(order[o]);
         if (time_algorithm(c, row, rank, comm) != TOOL_OK)
             status = TOOL_FAILED;
-        checked += row->checked ? DEMO_N * (int64_t)DEMO_N : 0;
+        *checked += row->checked ? DEMO_N * (int64_t)DEMO_N : 0;
         if (!strcmp(row->name, "alltoallw") && !row->failed && row->applicable)
             ref = row->tm.tmed;
         if (rank == 0) {
@@ -452,12 +462,7 @@ static int time_all(demo_case *c, demo_row *rows, int count, int rank, MPI_Comm 
     }
     free(order);
     print_floor(c, rank, comm, ref);
-    status = tool_agree_status(status, comm);
-    if (rank == 0 && status == TOOL_OK)
-        printf("\nverified: all elements correct (%lld elements checked)\n", (long long)checked);
-    else if (rank == 0)
-        printf("\nverification or an algorithm FAILED (see above)\n");
-    return status;
+    return tool_agree_status(status, comm);
 }
 
 static void print_timed_header(int r, int c)
@@ -474,13 +479,20 @@ static void print_timed_header(int r, int c)
     fflush(stdout);
 }
 
-static int demo_timed(MPI_Comm comm, int rank, int size, int threads)
+/* A near-square r x c grid of size ranks, r <= c. */
+static void near_square(int size, int *r, int *c)
+{
+    *r = (int)sqrt((double)size);
+    while (*r > 1 && size % *r)
+        (*r)--;
+    *c = size / *r;
+}
+
+static int demo_timed(MPI_Comm comm, int rank, int size, int threads, int64_t *checked)
 {
     /* A near-square r x c grid of all ranks, transposed on the destination side. */
-    int r = (int)sqrt((double)size);
-    while (r > 1 && size % r)
-        r--;
-    int c = size / r;
+    int r, c;
+    near_square(size, &r, &c);
     char text[2][160];
     snprintf(text[0], sizeof text[0], "n=%dx%d,block=%dx%d,grid=%dx%d,order=col", DEMO_N, DEMO_N,
              DEMO_BLOCK_FROM, DEMO_BLOCK_FROM, r, c);
@@ -500,10 +512,105 @@ static int demo_timed(MPI_Comm comm, int rank, int size, int threads)
     if (status == TOOL_OK && rank == 0)
         print_timed_header(r, c);
     if (status == TOOL_OK)
-        status = time_all(&dc, rows, count, rank, comm);
+        status = time_all(&dc, rows, count, rank, comm, checked);
     free(rows);
     demo_case_free(&dc);
     return tool_agree_status(status, comm);
+}
+
+/* ---- Part 3: layouts beyond block-cyclic ------------------------------------------------- */
+
+/* A planned pair of part 3: one execute checked element by element (with partial sums against
+   the reduction of every holder's part), then timed. The library's code, agreed. */
+static int layout_run(demo_case *c, redist_plan plan, int rank, MPI_Comm comm, int64_t *wrong,
+                      tool_timing *tm)
+{
+    tool_arrays_poison(&c->data);
+    int rc = tool_agree_code(redist_execute(plan, c->data.src, c->data.dst), comm);
+    if (rc != REDIST_SUCCESS)
+        return rc;
+    tool_expect e;
+    tool_expect_init(&e, &c->from, NULL, 0, 1.0, 0.0, 1.0, c->reduce);
+    *wrong = tool_verify_all_expect(&c->to, rank, TOOL_DOUBLE, c->data.dst, &e, comm, NULL);
+    if (*wrong < 0)
+        return REDIST_ERR_NOMEM; /* checking the partial sums */
+    return tool_time_plan(plan, c->data.src, c->data.dst, comm, 5, 4, 0, tm);
+}
+
+/* One pair of part 3 planned with auto and run (layout_run); its line on rank 0: what auto
+   chose and the time per execute. *checked counts the elements. */
+static int layout_try(const char *what, const char *from, const char *to, tool_reduce reduce,
+                      int threads, int rank, MPI_Comm comm, int64_t *checked)
+{
+    demo_case c;
+    if (demo_case_parse(&c, from, to) != 0) {
+        demo_case_free(&c);
+        return TOOL_FAILED;
+    }
+    c.threads = threads;
+    c.reduce = reduce;
+    redist_plan plan = NULL;
+    int64_t wrong = 0;
+    tool_timing tm;
+    memset(&tm, 0, sizeof tm);
+    int in_arrays, rc = demo_case_open(&c, REDIST_SUCCESS, rank, comm, &in_arrays);
+    if (rc == REDIST_SUCCESS) {
+        redist_options opt;
+        redist_options_init(&opt);
+        opt.threads = threads;
+        opt.reduce = tool_reduce_op(reduce);
+        rc = tool_agree_code(redist_plan_create(c.src, c.dst, MPI_DOUBLE, comm, &opt, &plan), comm);
+    }
+    if (rc == REDIST_SUCCESS)
+        rc = layout_run(&c, plan, rank, comm, &wrong, &tm);
+    if (rank == 0) {
+        char t[32], why[512];
+        if (rc != REDIST_SUCCESS)
+            printf("   %-50s FAILED: %s", what, tool_lib_error(why, sizeof why, "auto", rc));
+        else
+            printf("   %-50s auto -> %-14s %9s", what, redist_plan_algorithm(plan),
+                   tool_fmt_seconds(t, sizeof t, tm.tmed));
+        if (rc == REDIST_SUCCESS && wrong)
+            printf("  WRONG: %lld of %lld elements", (long long)wrong,
+                   (long long)spec_held_count(&c.to));
+        printf("\n");
+        fflush(stdout);
+    }
+    if (rc == REDIST_SUCCESS)
+        *checked += spec_held_count(&c.to);
+    if (plan)
+        redist_plan_free(&plan);
+    demo_case_free(&c);
+    return rc != REDIST_SUCCESS || wrong ? TOOL_FAILED : TOOL_OK;
+}
+
+/* Part 3 on all size ranks (r x c near-square): x-pencils -> y-pencils (boxes); rows cyclic(32)
+   over r, replicated along the c ranks of each grid row -> 32x32 blocks on c x r; every rank
+   holding a part of every element (replicated along a size x 1 grid) -> the same blocks, the
+   parts summed. With more ranks than blocks some hold nothing. */
+static int demo_layouts(MPI_Comm comm, int rank, int size, int threads, int64_t *checked)
+{
+    int r, c;
+    near_square(size, &r, &c);
+    char pen[2][64], rep[64], blocks[64], parts[64];
+    snprintf(pen[0], sizeof pen[0], "n=32x24x16,pencil=0,procs=%d", size);
+    snprintf(pen[1], sizeof pen[1], "n=32x24x16,pencil=1,procs=%d", size);
+    snprintf(rep, sizeof rep, "n=96x96,block=32,grid=%dx%d,first=0x-1", r, c);
+    snprintf(blocks, sizeof blocks, "n=96x96,block=32,grid=%dx%d", c, r);
+    snprintf(parts, sizeof parts, "n=96x96,grid=%dx1,first=-1x0", size);
+    if (rank == 0)
+        printf(
+            "\n3. Layouts beyond block-cyclic on %d rank%s (doubles), each planned with auto, run\n"
+            "   once and every element checked, then timed (Tmed of 5 trials of 4 executes):\n",
+            size, size == 1 ? "" : "s");
+    int s[3];
+    s[0] = layout_try("x-pencils -> y-pencils (boxes), 32x24x16", pen[0], pen[1], TOOL_REDUCE_NONE,
+                      threads, rank, comm, checked);
+    s[1] = layout_try("replicated along grid dim 1 -> 32x32 blocks, 96x96", rep, blocks,
+                      TOOL_REDUCE_NONE, threads, rank, comm, checked);
+    s[2] = layout_try("partial sums (MPI_SUM) -> 32x32 blocks, 96x96", parts, blocks,
+                      TOOL_REDUCE_SUM, threads, rank, comm, checked);
+    return s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]);
 }
 
 /* demo's one option (a tool_take_fn): --threads N. */
@@ -547,7 +654,15 @@ int tool_demo(int argc, char **argv)
         status = print_demo_header(threads, rank, size, comm);
     if (status != TOOL_OK)
         return status;
-    int s1 = demo_lbp96_example(comm, rank, size, threads);
-    int s2 = demo_timed(comm, rank, size, threads);
-    return s1 > s2 ? s1 : s2;
+    int64_t checked = 0; /* elements checked, all parts */
+    int s1 = demo_lbp96_example(comm, rank, size, threads, &checked);
+    int s2 = demo_timed(comm, rank, size, threads, &checked);
+    int s3 = demo_layouts(comm, rank, size, threads, &checked);
+    status = s1 > s2 ? s1 : s2;
+    status = tool_agree_status(status > s3 ? status : s3, comm);
+    if (rank == 0 && status == TOOL_OK)
+        printf("\nverified: all elements correct (%lld elements checked)\n", (long long)checked);
+    else if (rank == 0)
+        printf("\nverification or an algorithm FAILED (see above)\n");
+    return status;
 }

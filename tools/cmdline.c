@@ -134,6 +134,17 @@ int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0)
     return TOOL_OPT_REPORTED;
 }
 
+int tool_reduce_option(const char *v, tool_reduce *op, char *msg, size_t len)
+{
+    char shown[SPEC_EXCERPT];
+    if (tool_reduce_parse(v, op) == 0)
+        return 0;
+    snprintf(msg, len,
+             "--reduce: expected sum, prod, max, min, land, lor, lxor, band, bor or bxor, got '%s'",
+             spec_excerpt(shown, v, strlen(v)));
+    return -1;
+}
+
 /* Type double, algorithm "auto", nothing else given. */
 static void pair_init(tool_pair_opts *o)
 {
@@ -215,12 +226,8 @@ static int pair_option(int argc, char **argv, int *i, tool_pair_opts *o, char *m
              memory_parse(v, &o->memory) != 0)
         snprintf(msg, len, "--memory: expected host, cuda or auto, got '%s'",
                  spec_excerpt(shown, v, strlen(v)));
-    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--reduce", &v)) > 0 &&
-             tool_reduce_parse(v, &o->reduce) != 0)
-        snprintf(msg, len,
-                 "--reduce: expected sum, prod, max, min, land, lor, lxor, band, bor or bxor, "
-                 "got '%s'",
-                 spec_excerpt(shown, v, strlen(v)));
+    else if (m == 0 && (m = tool_opt_value(argc, argv, i, "--reduce", &v)) > 0)
+        tool_reduce_option(v, &o->reduce, msg, len);
     return m;
 }
 

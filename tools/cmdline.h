@@ -34,6 +34,9 @@ int tool_threads_parse(const char *v, int *threads, char *msg, size_t len);
    0 another argument, TOOL_OPT_REPORTED once rank0 has printed why (a bad or missing value). */
 int tool_threads_option(int argc, char **argv, int *i, int *threads, int rank0);
 
+/* --reduce OP's value (run, explain, bench): 0 and *op, or -1 with the message into msg. */
+int tool_reduce_option(const char *v, tool_reduce *op, char *msg, size_t len);
+
 /* ---- The options `run` and `explain` share ---------------------------------------------- */
 /* --from SPEC, --to SPEC, --algorithm A, --type T, --max-buffer B, --permute P, --relabel,
    --threads N, --memory M, --reduce OP. */

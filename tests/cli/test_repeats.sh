@@ -55,6 +55,9 @@ twice bench --procs --procs 1 --procs=1
 twice bench --trials --trials 1 --trials 2
 twice bench --csv --csv a.csv --csv b.csv
 twice bench --plots --plots a --plots=b
+twice bench --layouts --layouts --quick --layouts
+twice bench --to --from n=24 --to n=24 --to=n=24
+twice bench --reduce --from n=24 --to n=24 --reduce sum --reduce max
 twice calibrate --output --output a --output b --no-write
 twice calibrate --no-write --no-write --no-write
 twice calibrate --quick --quick --quick --no-write
