@@ -109,29 +109,11 @@ static int explain(const redist__case *c, const redist__machine *m, const redist
     (void)m, (void)opt;
     redist_layout src = (redist_layout)c->src, dst = (redist_layout)c->dst;
     redist_layout mid[MAX_PHASES] = {0};
-    int *members = NULL, nmembers = 0;
-    int n = phase_layouts(src, dst, mid), err = n > 0 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
-    if (err == REDIST_SUCCESS)
-        err = redist__member_ranks(src, dst, &members, &nmembers);
-    *out = (redist__traffic_summary){0};
-    for (int k = 0; err == REDIST_SUCCESS && k < nmembers; k++) {
-        int64_t msgs = 0, bytes = 0;
-        for (int i = 0; err == REDIST_SUCCESS && i < n; i++) {
-            redist__rank_traffic t;
-            err = redist__rank_traffic_compute(i == 0 ? src : mid[i - 1], i == n - 1 ? dst : mid[i],
-                                               members[k], (int64_t)c->t.elsize, &t);
-            msgs += t.messages_sent;
-            bytes += t.bytes_sent;
-        }
-        out->max_messages_per_rank =
-            msgs > out->max_messages_per_rank ? msgs : out->max_messages_per_rank;
-        out->max_bytes_per_rank = bytes > out->max_bytes_per_rank ? bytes : out->max_bytes_per_rank;
-        out->total_messages += msgs;
-        out->total_bytes += bytes;
-    }
+    int n = phase_layouts(src, dst, mid);
+    int err = n > 0 ? redist__phases_traffic(src, mid, n, dst, (int64_t)c->t.elsize, out)
+                    : REDIST_ERR_NOT_APPLICABLE;
     for (int i = 0; i < MAX_PHASES; i++)
         redist_layout_free(&mid[i]);
-    redist__free(members);
     return err;
 }
 

@@ -153,3 +153,82 @@ void redist__phases_plan_stats(const struct redist_plan_s *p, redist_stats *st)
 {
     redist__phases_stats(p->algo_state, st);
 }
+
+int redist__slab_layout(const struct redist_layout_s *src, int size, redist_layout *out)
+{
+    int d = src->ndims, longest = 0;
+    for (int k = 1; k < d; k++)
+        longest = src->extent[k] > src->extent[longest] ? k : longest;
+    int64_t *lo = redist__malloc((size_t)size * (size_t)d * sizeof *lo);
+    int64_t *hi = redist__malloc((size_t)size * (size_t)d * sizeof *hi);
+    int err = lo != NULL && hi != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    int64_t n = src->extent[longest];
+    for (int r = 0; err == REDIST_SUCCESS && r < size; r++)
+        for (int k = 0; k < d; k++) {
+            int64_t *l = lo + (size_t)r * (size_t)d + k, *h = hi + (size_t)r * (size_t)d + k;
+            *l = k == longest ? n / size * r + (r < n % size ? r : n % size) : 0;
+            *h = k == longest ? *l + n / size + (r < n % size) : src->extent[k];
+        }
+    if (err == REDIST_SUCCESS)
+        err = redist_layout_create_boxes(d, src->extent, size, lo, hi, src->order, out);
+    redist__free(lo);
+    redist__free(hi);
+    return err;
+}
+
+int redist__phases_traffic(redist_layout src, const redist_layout mid[], int n, redist_layout dst,
+                           int64_t elsize, redist__traffic_summary *out)
+{
+    int *members = NULL, nmembers = 0;
+    int err = redist__member_ranks(src, dst, &members, &nmembers);
+    *out = (redist__traffic_summary){0};
+    for (int k = 0; err == REDIST_SUCCESS && k < nmembers; k++) {
+        int64_t msgs = 0, bytes = 0;
+        for (int i = 0; err == REDIST_SUCCESS && i < n; i++) {
+            redist__rank_traffic t;
+            err = redist__rank_traffic_compute(i == 0 ? src : mid[i - 1], i == n - 1 ? dst : mid[i],
+                                               members[k], elsize, &t);
+            msgs += t.messages_sent;
+            bytes += t.bytes_sent;
+        }
+        out->max_messages_per_rank =
+            msgs > out->max_messages_per_rank ? msgs : out->max_messages_per_rank;
+        out->max_bytes_per_rank = bytes > out->max_bytes_per_rank ? bytes : out->max_bytes_per_rank;
+        out->total_messages += msgs;
+        out->total_bytes += bytes;
+    }
+    redist__free(members);
+    return err;
+}
+
+int redist__slab_phases_steps(const redist__case *c, const redist__machine *m,
+                              const redist_options *opt)
+{
+    (void)c, (void)m, (void)opt;
+    return 2;
+}
+
+/* Collective: every rank makes the same calls (the layouts are the same everywhere). */
+int redist__slab_phases_setup(struct redist_plan_s *p, const char *first, const char *second)
+{
+    redist_layout mid[1] = {NULL};
+    int err = redist__slab_layout(p->src, p->size, &mid[0]);
+    const char *names[2] = {first, second};
+    redist__phases *ph = NULL;
+    int rc = redist__phases_create(p, err == REDIST_SUCCESS ? 2 : 1, mid, names, -1, 0, &ph);
+    p->algo_state = ph;
+    return err != REDIST_SUCCESS ? err : rc;
+}
+
+int redist__slab_phases_explain(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, redist__traffic_summary *out)
+{
+    (void)m, (void)opt;
+    redist_layout mid[1] = {NULL};
+    int err = redist__slab_layout(c->src, c->t.comm_size, &mid[0]);
+    if (err == REDIST_SUCCESS)
+        err = redist__phases_traffic((redist_layout)c->src, mid, 2, (redist_layout)c->dst,
+                                     (int64_t)c->t.elsize, out);
+    redist_layout_free(&mid[0]);
+    return err;
+}

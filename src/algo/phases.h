@@ -22,6 +22,26 @@ int redist__phases_progress(struct redist_plan_s *p, redist__phases *ph, int blo
 /* Messages and bytes summed over the phases. */
 void redist__phases_stats(const redist__phases *ph, redist_stats *st);
 
+/* A middle layout that holds each element of an array shaped like src once, spread evenly
+   over ranks 0 .. size - 1: along src's longest dimension rank r holds slab r (sizes as even
+   as the extent allows), the whole extent along the others (boxes; reduce-allgather's and
+   scatter-allgather's middle). */
+int redist__slab_layout(const struct redist_layout_s *src, int size, redist_layout *out);
+
+/* What the ranks of src and dst send over the phases src -> mid[0] -> ... -> dst (n phases;
+   pure, for explain): the most messages and bytes one rank sends, and the totals. */
+int redist__phases_traffic(redist_layout src, const redist_layout mid[], int n, redist_layout dst,
+                           int64_t elsize, redist__traffic_summary *out);
+
+/* The two-phase algorithms through redist__slab_layout (reduce-allgather, scatter-allgather):
+   their steps (2), their setup (src -> slabs over the plan's ranks with algorithm `first`,
+   then slabs -> dst with `second`) and what their phases send (explain). */
+int redist__slab_phases_steps(const redist__case *c, const redist__machine *m,
+                              const redist_options *opt);
+int redist__slab_phases_setup(struct redist_plan_s *p, const char *first, const char *second);
+int redist__slab_phases_explain(const redist__case *c, const redist__machine *m,
+                                const redist_options *opt, redist__traffic_summary *out);
+
 /* The run functions of an algorithm whose state (p->algo_state) is its phases: start,
    progress, destroy and statistics delegate to them (multiphase, reduce-allgather). */
 int redist__phases_plan_start(struct redist_plan_s *p);

@@ -19,12 +19,6 @@ static int applicable(const redist__case *c)
     return c->s.reduce ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
 }
 
-static int steps(const redist__case *c, const redist__machine *m, const redist_options *opt)
-{
-    (void)c, (void)m, (void)opt;
-    return 2;
-}
-
 static double predict(const redist__case *c, const redist__machine *m, const redist_options *opt,
                       int transport)
 {
@@ -35,51 +29,21 @@ static double predict(const redist__case *c, const redist__machine *m, const red
            2.0 * share * L * (m->per_byte + 2.0 * m->copy_per_byte) + L * m->copy_per_byte;
 }
 
-/* The middle layout: along the longest dimension, rank r of `size` holds slab r (sizes as
-   even as the extent allows), the whole extent along the others. */
-static int middle_layout(const struct redist_layout_s *src, int size, redist_layout *out)
-{
-    int d = src->ndims, longest = 0;
-    for (int k = 1; k < d; k++)
-        longest = src->extent[k] > src->extent[longest] ? k : longest;
-    int64_t *lo = redist__malloc((size_t)size * (size_t)d * sizeof *lo);
-    int64_t *hi = redist__malloc((size_t)size * (size_t)d * sizeof *hi);
-    int err = lo != NULL && hi != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
-    int64_t n = src->extent[longest];
-    for (int r = 0; err == REDIST_SUCCESS && r < size; r++)
-        for (int k = 0; k < d; k++) {
-            int64_t *l = lo + (size_t)r * (size_t)d + k, *h = hi + (size_t)r * (size_t)d + k;
-            *l = k == longest ? n / size * r + (r < n % size ? r : n % size) : 0;
-            *h = k == longest ? *l + n / size + (r < n % size) : src->extent[k];
-        }
-    if (err == REDIST_SUCCESS)
-        err = redist_layout_create_boxes(d, src->extent, size, lo, hi, src->order, out);
-    redist__free(lo);
-    redist__free(hi);
-    return err;
-}
-
-/* Collective: every rank makes the same calls (the layouts are the same everywhere). */
 static int setup(struct redist_plan_s *p)
 {
-    redist_layout mid[1] = {NULL};
-    int err = middle_layout(p->src, p->size, &mid[0]);
-    const char *names[2] = {"reduce-direct", "auto"};
-    redist__phases *ph = NULL;
-    int rc = redist__phases_create(p, err == REDIST_SUCCESS ? 2 : 1, mid, names, -1, 0, &ph);
-    p->algo_state = ph;
-    return err != REDIST_SUCCESS ? err : rc;
+    return redist__slab_phases_setup(p, "reduce-direct", "auto");
 }
 
 const redist__algorithm redist__algo_reduce_allgather = {
     .name = "reduce-allgather",
     .applicable = applicable,
     .why_not = "needs options.reduce (partial sums)",
-    .steps = steps,
+    .steps = redist__slab_phases_steps,
     .predict = predict,
     .transports = REDIST__T_PACK,
     .setup = setup,
     REDIST__PHASES_RUN,
+    .explain = redist__slab_phases_explain,
     .dry_needs_buffers = 1,
     .reduces = 1,
 };

@@ -15,6 +15,7 @@
     X(alltoallw)                                                                                   \
     X(reduce_direct)                                                                               \
     X(reduce_allgather)                                                                            \
+    X(scatter_allgather)                                                                           \
     X(indirect)                                                                                    \
     X(hybrid)                                                                                      \
     X(alltoall_padded)                                                                             \

@@ -479,7 +479,8 @@ int redist__relay_applicable(const redist__case *c)
 double redist__relay_time(const redist__case *c, const redist__machine *m, int steps,
                           int shift_steps)
 {
-    double local = (double)c->t.max_local_bytes;
+    double local =
+        (double)(c->t.max_bytes > c->t.max_local_bytes ? c->t.max_bytes : c->t.max_local_bytes);
     double moved = shift_steps * local / 2.0 + local;
     return steps * m->startup + moved * (redist__fresh_per_byte(m) + 2.0 * m->copy_per_byte) +
            2.0 * local * m->copy_per_byte;

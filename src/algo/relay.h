@@ -48,7 +48,9 @@ int redist__relay_applicable(const redist__case *c);
    circular shifts: each step a start-up; every shift forwards half of a rank's data and the
    last move carries all of it, each byte paying tau_d and a gather and a scatter copy; plus
    the local gather and scatter of the whole data:
-     S T_d + (L D/2 + D)(tau_d + 2 c) + 2 D c,   D the most local bytes of a rank. */
+     S T_d + (L D/2 + D)(tau_d + 2 c) + 2 D c,   D the most local bytes of a rank.
+   Where a rank sends or receives more than it holds (a destination whose elements have
+   several holders: each is a message of its own), D is that: the relays carry every copy. */
 double redist__relay_time(const redist__case *c, const redist__machine *m, int steps,
                           int shift_steps);
 /* cyclic(x) -> cyclic(lcm) -> cyclic(y) (the shape's lcm): the two tables, 1 if so. */

@@ -105,6 +105,9 @@ int redist__source_holder(const struct redist_layout_s *src, int base, int dst_r
 enum { REDIST__NODE_CHOICE_MAX = 64 };
 /* Whether some element of src has several holders (replicated dimensions, identical boxes). */
 int redist__has_replicas(const struct redist_layout_s *src);
+/* Whether some element of l has several holders that a plan can see without its sweep:
+   replicas, or boxes whose volumes add up to more than the array (overlapping boxes). */
+int redist__shared_elements(const struct redist_layout_s *l);
 /* Whether the layout describes a pair the papers' grid algorithms know: no boxes, no
    replicated dimension. */
 static inline int redist__grid_only(const struct redist_layout_s *l)
@@ -444,6 +447,7 @@ typedef struct redist__shape {
                           algorithms that move the pattern's messages apply */
     int reduce;        /* the source holds partial values (options.reduce): the receivers reduce
                           the messages of each replica class */
+    int dst_shared;    /* some destination element has several holders (redist__shared_elements) */
     int bpc;           /* a bit permutation ([Cor97]): 1-D, one process set, N, P and both blocks
                     powers of two; then lg N, lg P and the blocks' logs: */
     int bpc_n, bpc_p, bpc_f1, bpc_f2;

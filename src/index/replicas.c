@@ -101,3 +101,23 @@ int redist__has_replicas(const struct redist_layout_s *l)
             return 1;
     return 0;
 }
+
+int redist__shared_elements(const struct redist_layout_s *l)
+{
+    if (redist__has_replicas(l))
+        return 1;
+    if (l->box == NULL)
+        return 0;
+    int64_t array = 1, held = 0; /* held saturates past the array: no overflow */
+    for (int k = 0; k < l->ndims; k++)
+        array *= l->extent[k]; /* at most 2^62: checked at creation */
+    for (int p = 0; p < l->nprocs && held <= array; p++) {
+        int64_t v = 1;
+        for (int k = 0; k < l->ndims && v > 0; k++) {
+            int64_t e = redist__box_extent(l, p, k);
+            v = e > 0 && v > (array - held) / e ? array - held + 1 : v * e;
+        }
+        held += v;
+    }
+    return held > array;
+}

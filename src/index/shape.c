@@ -80,6 +80,7 @@ void redist__shape_of(const struct redist_layout_s *src, const struct redist_lay
     out->same_line = same_line(src, dst);
     out->beyond_grid = !redist__grid_only(src) || !redist__grid_only(dst);
     out->reduce = src->partial;
+    out->dst_shared = redist__shared_elements(dst);
     if (src->ndims == 1) {
         out->P = src->grid[0];
         out->x = src->block[0];

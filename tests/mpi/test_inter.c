@@ -71,8 +71,8 @@ static int must_apply(const char *name, const side *s, const side *d)
     if (sections >= 0)
         return sections;
     static const char *const same_set_only[] = {
-        "ky-to-y",    "x-to-kx", "gcd",           "lcm",
-        "multiphase", "bmmc",    "reduce-direct", "reduce-allgather"}; /* and partial sums only */
+        "ky-to-y",          "x-to-kx",          "gcd", "lcm", "multiphase", "bmmc", "reduce-direct",
+        "reduce-allgather", "scatter-allgather"}; /* and shared destinations or partial sums only */
     for (size_t i = 0; i < sizeof same_set_only / sizeof *same_set_only; i++)
         if (!strcmp(name, same_set_only[i]))
             return 0;

@@ -600,6 +600,78 @@ static void batch_of_kinds(void)
     redist_layout_free(&rep);
 }
 
+/* scatter-allgather must apply where a destination element has several holders (a matrix
+   replicated on every rank, boxes that overlap without being identical) and nowhere else;
+   where it applies, every element of every holder is checked. */
+static void run_scatter_allgather(const char *what, redist_layout src, redist_layout dst,
+                                  int64_t ns, const int64_t *src_lo, int64_t nd,
+                                  const int64_t *dst_lo, int want, int reduce)
+{
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = "scatter-allgather";
+    if (reduce)
+        opt.reduce = MPI_SUM;
+    double a[R_ROWS * C_COLS], b[R_ROWS * C_COLS];
+    for (int64_t i = 0; i < ns; i++) /* row-major rows from src_lo on */
+        a[i] = (double)(*src_lo * C_COLS + i + 1);
+    for (int64_t i = 0; i < nd; i++)
+        b[i] = -1.0;
+    redist_plan plan = NULL;
+    int rc = redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    if (rc != want || !mtest_all_same(rc))
+        mtest_fail(&errs, me, what, "scatter-allgather: %s, want %s on every rank (%s)",
+                   redist_error_name(rc), redist_error_name(want), redist_last_error_detail());
+    if (rc == REDIST_SUCCESS)
+        rc = redist_execute(plan, ns ? a : NULL, nd ? b : NULL);
+    int64_t bad = 0;
+    for (int64_t i = 0; want == REDIST_SUCCESS && i < nd; i++)
+        bad += b[i] != (double)(*dst_lo * C_COLS + i + 1);
+    if (rc != want || bad)
+        mtest_fail(&errs, me, what, "scatter-allgather: %s, %lld wrong", redist_error_name(rc),
+                   (long long)bad);
+    redist_plan_free(&plan);
+}
+
+static void shared_destinations(void)
+{
+    int64_t extent[2] = {R_ROWS, C_COLS}, lo[2 * MAXP], hi[2 * MAXP], zero = 0;
+    int64_t whole_lo[2] = {0, 0}, whole_hi[2] = {R_ROWS, C_COLS};
+    redist_layout one = NULL, rep = NULL, slabs = NULL, tails = NULL;
+    int rc = redist_layout_create_boxes(2, extent, 1, whole_lo, whole_hi, REDIST_ROW_MAJOR, &one);
+    if (rc == REDIST_SUCCESS)
+        rc = replicated_rows(nranks, REDIST_ROW_MAJOR, &rep);
+    if (rc == REDIST_SUCCESS)
+        rc = row_slabs(nranks, lo, hi, &slabs);
+    /* Rank r holds rows r mod R_ROWS .. R_ROWS - 1: the boxes overlap, none the same. */
+    int64_t tlo[2 * MAXP], thi[2 * MAXP];
+    for (int r = 0; r < nranks; r++) {
+        tlo[2 * r] = r % R_ROWS, thi[2 * r] = R_ROWS;
+        tlo[2 * r + 1] = 0, thi[2 * r + 1] = C_COLS;
+    }
+    if (rc == REDIST_SUCCESS)
+        rc = redist_layout_create_boxes(2, extent, nranks, tlo, thi, REDIST_ROW_MAJOR, &tails);
+    if (rc != REDIST_SUCCESS) {
+        mtest_fail(&errs, me, "shared destinations", "layouts: %s", redist_error_name(rc));
+        return;
+    }
+    int64_t whole = R_ROWS * C_COLS, mine = (hi[2 * me] - lo[2 * me]) * C_COLS;
+    int64_t tail = (R_ROWS - tlo[2 * me]) * C_COLS;
+    int shared = nranks > 1 ? REDIST_SUCCESS : REDIST_ERR_NOT_APPLICABLE;
+    run_scatter_allgather("one rank -> replicated", one, rep, me == 0 ? whole : 0, &zero, whole,
+                          &zero, shared, 0);
+    run_scatter_allgather("slabs -> overlapping boxes", slabs, tails, mine, &lo[2 * me], tail,
+                          &tlo[2 * me], shared, 0);
+    run_scatter_allgather("slabs -> slabs", slabs, slabs, mine, &lo[2 * me], mine, &lo[2 * me],
+                          REDIST_ERR_NOT_APPLICABLE, 0);
+    run_scatter_allgather("partial sums", rep, rep, whole, &zero, whole, &zero,
+                          REDIST_ERR_NOT_APPLICABLE, 1);
+    redist_layout_free(&one);
+    redist_layout_free(&rep);
+    redist_layout_free(&slabs);
+    redist_layout_free(&tails);
+}
+
 /* ---- bad input ------------------------------------------------------------------------- */
 
 /* A plan over two box layouts that must fail with `want` on every rank, writing nothing. */
@@ -711,6 +783,7 @@ int main(int argc, char **argv)
     bad_cases();
     inter_boxes_to_replicated();
     batch_of_kinds();
+    shared_destinations();
     if (me == 0)
         printf("%d plans run over %d cases of boxes, replicated dimensions and grids\n", plans_run,
                cases);

@@ -41,6 +41,8 @@ static int must_apply(const char *name, int64_t n, int64_t x, int64_t y, int P, 
         return ratio;
     if (!strncmp(name, "reduce-", 7)) /* partial sums only (options.reduce) */
         return 0;
+    if (!strcmp(name, "scatter-allgather")) /* elements of several holders only */
+        return 0;
     if (!strcmp(name, "ky-to-y"))
         return x % y == 0;
     if (!strcmp(name, "x-to-kx"))

@@ -68,7 +68,8 @@ static int must_apply(const char *name, int nd, const int64_t *n, const int64_t 
     if (!strcmp(name, "x-to-kx"))
         return xk;
     return strcmp(name, "multiphase") != 0 && strcmp(name, "bmmc") != 0 &&
-           strncmp(name, "reduce-", 7) != 0; /* partial sums only (options.reduce) */
+           strncmp(name, "reduce-", 7) != 0 &&     /* partial sums only (options.reduce) */
+           strcmp(name, "scatter-allgather") != 0; /* elements of several holders only */
 }
 
 static void run(int nd, const int64_t *n, const int *grid, const int *first, int dim, int64_t x,

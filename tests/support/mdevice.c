@@ -44,9 +44,9 @@ int mtest_test_memory(void)
 int mtest_device_capable(const char *name)
 {
     static const char *names[] = {
-        "auto",     "direct-async", "direct",         "alltoallv",       "alltoall-padded",
-        "indirect", "hybrid",       "block-to-block", "block-to-cyclic", "cyclic-to-block",
-        "tk-to-k",  "k-to-tk"};
+        "auto",     "direct-async", "direct",           "alltoallv",       "alltoall-padded",
+        "indirect", "hybrid",       "block-to-block",   "block-to-cyclic", "cyclic-to-block",
+        "tk-to-k",  "k-to-tk",      "scatter-allgather"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -116,7 +116,8 @@ void mtest_device_out(void *h, const void *d, size_t bytes, int on)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         printf("[rank %d] an execute copied between the device and pageable host memory %llu "
                "times (on a GPU a slow synchronous copy: the plan's staging must be pinned)\n",
-               rank, (unsigned long long)(redist__device_emulated_pageable_copies() - pageable_mark));
+               rank,
+               (unsigned long long)(redist__device_emulated_pageable_copies() - pageable_mark));
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
