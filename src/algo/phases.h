@@ -41,6 +41,10 @@ int redist__slab_phases_steps(const redist__case *c, const redist__machine *m,
 int redist__slab_phases_setup(struct redist_plan_s *p, const char *first, const char *second);
 int redist__slab_phases_explain(const redist__case *c, const redist__machine *m,
                                 const redist_options *opt, redist__traffic_summary *out);
+/* Their entries of redist__algorithm but for name, rules, cost and setup. */
+#define REDIST__SLAB_PHASES                                                                        \
+    .steps = redist__slab_phases_steps, .transports = REDIST__T_PACK, REDIST__PHASES_RUN,          \
+    .explain = redist__slab_phases_explain, .dry_needs_buffers = 1
 
 /* The run functions of an algorithm whose state (p->algo_state) is its phases: start,
    progress, destroy and statistics delegate to them (multiphase, reduce-allgather). */

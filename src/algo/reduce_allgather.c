@@ -38,12 +38,8 @@ const redist__algorithm redist__algo_reduce_allgather = {
     .name = "reduce-allgather",
     .applicable = applicable,
     .why_not = "needs options.reduce (partial sums)",
-    .steps = redist__slab_phases_steps,
     .predict = predict,
-    .transports = REDIST__T_PACK,
     .setup = setup,
-    REDIST__PHASES_RUN,
-    .explain = redist__slab_phases_explain,
-    .dry_needs_buffers = 1,
+    REDIST__SLAB_PHASES,
     .reduces = 1,
 };

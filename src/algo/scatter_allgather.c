@@ -47,12 +47,8 @@ const redist__algorithm redist__algo_scatter_allgather = {
     .applicable = applicable,
     .why_not = "needs a destination whose elements have several holders (replicated dimensions, "
                "identical or overlapping boxes), without options.reduce",
-    .steps = redist__slab_phases_steps,
     .predict = predict,
-    .transports = REDIST__T_PACK,
     .setup = setup,
-    REDIST__PHASES_RUN,
-    .explain = redist__slab_phases_explain,
-    .dry_needs_buffers = 1,
+    REDIST__SLAB_PHASES,
     .device = 1,
 };

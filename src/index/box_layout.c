@@ -36,11 +36,7 @@ static int check_boxes(int ndims, const int64_t extent[], int nboxes, const int6
 
 static int box_empty(const struct redist_layout_s *l, int p)
 {
-    const int64_t *lo = redist__box_lower(l, p), *hi = redist__box_upper(l, p);
-    for (int k = 0; k < l->ndims; k++)
-        if (hi[k] <= lo[k])
-            return 1;
-    return 0;
+    return redist__box_extent(l, p, 0) == 0; /* 0 along every dimension when empty */
 }
 
 /* A box's hash: its corners, word by word, each mixed (MurmurHash3's finalizer). */
@@ -277,6 +273,14 @@ static struct redist_layout_s *shared_copy(const struct redist_layout_s *l)
     return c;
 }
 
+/* Corners [n][2][d] of `from` into `to`, dimension j becoming dimension perm[j]. */
+static void permute_corners(int64_t *to, const int64_t *from, size_t n, size_t d, const int *perm)
+{
+    for (size_t i = 0; i < 2 * n; i++) /* each lower and each upper corner */
+        for (size_t j = 0; j < d; j++)
+            to[i * d + (size_t)perm[j]] = from[i * d + j];
+}
+
 /* The copy takes the index as it is: shared (no permutation), or with its dimensions
    renamed. A plan copies its layouts, and rebuilding the index would cost it the sorts. */
 struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, const int *perm)
@@ -287,7 +291,7 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
     int64_t *extent = redist__malloc(d * sizeof *extent);
     struct redist_layout_s *c = NULL;
     for (size_t j = 0; extent != NULL && j < d; j++)
-        extent[perm != NULL ? (size_t)perm[j] : j] = l->extent[j];
+        extent[perm[j]] = l->extent[j];
     if (extent == NULL ||
         new_box_layout(l->ndims, extent, l->nprocs, l->ranks, l->order, &c) != 0) {
         redist__free(extent);
@@ -307,16 +311,11 @@ struct redist_layout_s *redist__boxes_copy(const struct redist_layout_s *l, cons
         redist_layout_free(&c);
         return NULL;
     }
+    permute_corners(c->box, l->box, n, d, perm);
+    if (l->box_root != NULL)
+        permute_corners(c->box_root, l->box_root, n, d, perm);
     for (size_t j = 0; j < d; j++) {
-        size_t to = perm != NULL ? (size_t)perm[j] : j;
-        for (size_t p = 0; p < n; p++) {
-            c->box[p * 2 * d + to] = redist__box_lower(l, (int)p)[j];
-            c->box[(p * 2 + 1) * d + to] = redist__box_upper(l, (int)p)[j];
-            if (l->box_root != NULL) {
-                c->box_root[p * 2 * d + to] = l->box_root[p * 2 * d + j];
-                c->box_root[(p * 2 + 1) * d + to] = l->box_root[(p * 2 + 1) * d + j];
-            }
-        }
+        size_t to = (size_t)perm[j];
         c->box_maxlen[to] = l->box_maxlen[j];
         memcpy(c->box_by_lo + to * m, l->box_by_lo + j * m, m * sizeof *c->box_by_lo);
     }
