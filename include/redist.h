@@ -403,6 +403,11 @@ typedef struct redist_stats {
     int cores;                     /* CPUs this rank may run on when the plan was made (its
                                       affinity mask, sched_getaffinity): predicted_seconds
                                       counts at most this many threads, as more take turns */
+    int nodes;                     /* nodes the plan's ranks are on (MPI_COMM_TYPE_SHARED, or
+                                      REDIST_RANKS_PER_NODE's virtual nodes) */
+    int ranks_per_node;            /* the most of the plan's ranks on one node */
+    int64_t messages_off_node;     /* of messages_sent, those to ranks of other nodes */
+    int64_t bytes_off_node;        /* of bytes_sent, those to ranks of other nodes */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */

@@ -57,6 +57,10 @@ class Stats(ctypes.Structure):
         ("buffer_bytes", c_int64),
         ("threads", c_int),
         ("cores", c_int),
+        ("nodes", c_int),
+        ("ranks_per_node", c_int),
+        ("messages_off_node", c_int64),
+        ("bytes_off_node", c_int64),
     ]
 
 

@@ -16,6 +16,7 @@
     X(reduce_direct)                                                                               \
     X(reduce_allgather)                                                                            \
     X(scatter_allgather)                                                                           \
+    X(node_aware)                                                                                  \
     X(indirect)                                                                                    \
     X(hybrid)                                                                                      \
     X(alltoall_padded)                                                                             \

@@ -63,6 +63,9 @@ enum {
     REDIST__TAG_TCR96 = 7716, /* a packet of [TCR96]'s algorithms (algo/tcr96.c) */
     REDIST__TAG_BMMC = 7717,  /* a round of the BMMC permutation (bmmc/perform.c) */
     REDIST__TAG_NOTE = 7718,  /* a batch's note to a node peer: packed, or read my arrays */
+    REDIST__TAG_GATHER = 7719,  /* node-aware: blocks to the rank that sends them off node */
+    REDIST__TAG_NETWORK = 7720, /* node-aware: one node pair's blocks between nodes */
+    REDIST__TAG_SCATTER = 7721, /* node-aware: blocks from the rank that received them */
     REDIST__TAG_COLL = 9100   /* the basic operations (coll/) */
 };
 

@@ -55,13 +55,19 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
 int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Comm comm,
                        MPI_Request reqs[])
 {
+    return redist__post_bytes_tagged(base, bytes, peer, is_send, REDIST__TAG_DATA, comm, reqs);
+}
+
+int redist__post_bytes_tagged(char *base, int64_t bytes, int peer, int is_send, int tag,
+                              MPI_Comm comm, MPI_Request reqs[])
+{
     int64_t n = redist__chunks(bytes);
     for (int64_t c = 0; c < n; c++) {
         int64_t len = bytes - c * REDIST__CHUNK_BYTES;
         int count = (int)(len < REDIST__CHUNK_BYTES ? len : REDIST__CHUNK_BYTES);
         char *at = base + c * REDIST__CHUNK_BYTES;
-        int rc = is_send ? MPI_Isend(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c])
-                         : MPI_Irecv(at, count, MPI_BYTE, peer, REDIST__TAG_DATA, comm, &reqs[c]);
+        int rc = is_send ? MPI_Isend(at, count, MPI_BYTE, peer, tag, comm, &reqs[c])
+                         : MPI_Irecv(at, count, MPI_BYTE, peer, tag, comm, &reqs[c]);
         if (rc != MPI_SUCCESS) { /* this message's chunks already posted are taken back */
             reqs[c] = MPI_REQUEST_NULL;
             if (is_send)

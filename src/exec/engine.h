@@ -14,6 +14,9 @@ int64_t redist__side_requests(const struct redist_plan_s *p, int is_send);
    (redist__chunks(bytes) requests, one for 0 bytes); returns their number, or an error. */
 int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Comm comm,
                        MPI_Request reqs[]);
+/* The same with another tag than REDIST__TAG_DATA (an algorithm's own steps). */
+int redist__post_bytes_tagged(char *base, int64_t bytes, int peer, int is_send, int tag,
+                              MPI_Comm comm, MPI_Request reqs[]);
 /* Post receive message i; returns the number of requests written, or an error (< 0). */
 int redist__post_recv(struct redist_plan_s *p, int i, MPI_Request reqs[]);
 /* Send message i as it stands in the send buffer (the algorithm packed it); returns requests

@@ -46,6 +46,8 @@ void redist__plan_destroy(struct redist_plan_s *p)
     redist__free(p->recvbuf);
     redist_layout_free(&p->src);
     redist_layout_free(&p->dst);
+    redist__node_map_free(p->nodes);
+    redist__free(p->nodes);
     redist__free(p->opt_strings);
     if (p->type != MPI_DATATYPE_NULL)
         MPI_Type_free(&p->type);

@@ -51,6 +51,8 @@ module redist
     integer(c_int) :: transport, shared_memory, bounded
     integer(c_int64_t) :: buffer_bytes
     integer(c_int) :: threads, cores
+    integer(c_int) :: nodes, ranks_per_node
+    integer(c_int64_t) :: messages_off_node, bytes_off_node
   end type
 
   public :: redist_layout_create, redist_layout_create_boxes, redist_layout_create_window, &

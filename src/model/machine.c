@@ -30,8 +30,10 @@ static const redist__machine default_machine = {
     .copy_per_byte = 1.0 / 8.0e9, /* memcpy of large arrays, one rank of four on 2 cores */
     .copy_per_run = 0.0,          /* packing charged by bytes only, until calibrated */
     .per_piece = 15e-9,           /* Open MPI datatype engine, per contiguous piece */
-    .remote_startup = 0.0,        /* 0: no second node measured */
-    .remote_per_byte = 0.0,
+    /* a 200 Gb/s network (InfiniBand HDR, Slingshot): 25 GB/s through a node's link, about
+       2 us per message, until calibrate measures them between nodes */
+    .remote_startup = 2.0e-6,
+    .remote_per_byte = 1.0 / 25.0e9,
     .window_per_byte = 1.0 / 8.0e9, /* as a local copy, until calibrated */
     .per_index = 10e-9, /* general's per element, [TCR96]'s per block (bench: 8-30 ns) */
     /* fitted on a 16-core node (docs/performance.md, "Threads": 1 rank x 1 .. 16 threads)
@@ -65,8 +67,8 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(copy_per_byte, "seconds per byte of local copy, pack or unpack (long runs)"),
     P(copy_per_run, "seconds per run packed or unpacked, beyond its bytes"),
     P(per_piece, "seconds per contiguous piece MPI's datatype engine moves"),
-    P(remote_startup, "start-up between ranks of different nodes (0: not measured)"),
-    P(remote_per_byte, "seconds per byte between nodes (0: not measured)"),
+    P(remote_startup, "seconds per message between ranks of different nodes (0: as on a node)"),
+    P(remote_per_byte, "seconds per byte through a node's network link, which its ranks share"),
     P(window_per_byte, "seconds per byte unpacked from another rank's shared-memory window"),
     P(per_index, "seconds of index work per element (general) or block ([TCR96]), each side"),
     /* a ratio, not a time: at least 1 (threads never slow a move in the model), not scaled */

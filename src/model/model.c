@@ -84,6 +84,14 @@ void redist__traffic_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_PACKED] = send->total_elems + recv->total_elems;
     vals[REDIST__S_RUNS] = side_pieces(send, 0) + side_pieces(recv, 1);
     vals[REDIST__S_SELF_RUNS] = self ? max64(msg_pieces(self, 0), msg_pieces(self, 1)) : 0;
+    /* one node: every message on it (ranks per node: the communicator's, set at the end) */
+    vals[REDIST__S_NODES] = 1;
+    vals[REDIST__S_NODE_RANKS] = 0;
+    vals[REDIST__S_REMOTE_MESSAGES] = vals[REDIST__S_REMOTE_BYTES] = vals[REDIST__S_NODE_BYTES] = 0;
+    vals[REDIST__S_LOCAL_MESSAGES] = vals[REDIST__S_MESSAGES];
+    vals[REDIST__S_PAIR_MESSAGES] = vals[REDIST__S_PAIR_BYTES] = 0;
+    vals[REDIST__S_GATHER_MESSAGES] = vals[REDIST__S_MESSAGES];
+    vals[REDIST__S_GATHER_BYTES] = vals[REDIST__S_BYTES];
 }
 
 void redist__shift_flags(const redist__side *send, int rank, int size, unsigned char flags[])
@@ -113,6 +121,17 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     s->max_self_runs = vals[REDIST__S_SELF_RUNS];
     for (int k = 1; flags != NULL && k < size; k++)
         s->shift_steps += flags[k] != 0;
+    redist__node_traffic *n = &s->n;
+    n->nodes = (int)vals[REDIST__S_NODES];
+    n->ranks_per_node = vals[REDIST__S_NODE_RANKS] > 0 ? (int)vals[REDIST__S_NODE_RANKS] : size;
+    n->max_remote_messages = vals[REDIST__S_REMOTE_MESSAGES];
+    n->max_remote_bytes = vals[REDIST__S_REMOTE_BYTES];
+    n->max_local_messages = vals[REDIST__S_LOCAL_MESSAGES];
+    n->max_node_bytes = vals[REDIST__S_NODE_BYTES];
+    n->max_pair_messages = vals[REDIST__S_PAIR_MESSAGES];
+    n->max_pair_bytes = vals[REDIST__S_PAIR_BYTES];
+    n->max_gather_messages = vals[REDIST__S_GATHER_MESSAGES];
+    n->max_gather_bytes = vals[REDIST__S_GATHER_BYTES];
 }
 
 double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport)
@@ -120,12 +139,21 @@ double redist__cost_moves(const redist__case *c, const redist__machine *m, int t
     return redist__cost_moves_via(c, m, transport, 0);
 }
 
+double redist__cost_network(const redist__case *c, const redist__machine *m)
+{
+    const redist__node_traffic *n = &c->t.n;
+    if (n->nodes <= 1)
+        return 0.0;
+    double start = m->remote_startup > m->per_message ? m->remote_startup - m->per_message : 0.0;
+    return start * (double)n->max_remote_messages + m->remote_per_byte * (double)n->max_node_bytes;
+}
+
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory)
 {
     const redist__traffic *t = &c->t;
     double copy = m->copy_per_byte * (double)t->max_copy_bytes +
-                  m->copy_per_run * (double)t->max_self_runs,
+                  m->copy_per_run * (double)t->max_self_runs + redist__cost_network(c, m),
            bytes = (double)t->max_bytes;
     if (transport == REDIST_TRANSPORT_DATATYPE)
         return copy + m->per_byte * bytes + m->per_piece * (double)t->max_pieces;

@@ -19,8 +19,9 @@ typedef struct redist__machine {
     double copy_per_byte;        /* seconds per byte of local copy, pack or unpack */
     double copy_per_run;         /* seconds per run packed or unpacked, beyond its bytes */
     double per_piece;            /* seconds per contiguous piece MPI's datatype engine handles */
-    double remote_startup;       /* between nodes (0: not measured) */
-    double remote_per_byte;      /* between nodes (0: not measured) */
+    double remote_startup;       /* seconds per message between nodes (0: as on a node) */
+    double remote_per_byte;      /* seconds per byte through a node's network link (its ranks
+                                    share it; 0: no cost beyond per_byte) */
     double window_per_byte;      /* seconds per byte unpacked from another rank's shared-memory
                                     window (what it just packed: the caches of another core) */
     double per_index;            /* seconds of index work per element (general) or per block (the
@@ -119,6 +120,24 @@ int redist__fit_line(const double *x, const double *y, int n, redist__fit *out);
 int redist__fit_thread_limit(const int *threads, const double *seconds, int n, double *limit);
 
 /* ---- traffic (model.c) ------------------------------------------------------------------- */
+/* The terms of the traffic that nodes change, maxima over the ranks (nodes.c): on one node,
+   nodes = 1 and nothing is off node. */
+typedef struct redist__node_traffic {
+    int nodes;                   /* nodes the ranks are on */
+    int ranks_per_node;          /* the most ranks on one node */
+    int64_t max_remote_messages; /* max over ranks of max(sent, received) off node */
+    int64_t max_remote_bytes;
+    int64_t max_local_messages;  /* the same between ranks of one node */
+    int64_t max_node_bytes;      /* max over nodes of max(sent, received) by all its ranks off
+                                    node: what its link carries */
+    /* What the node-aware schedule (algo/node_aware.c) makes a rank send and receive */
+    int64_t max_pair_messages;   /* the node pairs it carries over the network */
+    int64_t max_pair_bytes;      /* their bytes */
+    int64_t max_gather_messages; /* on its node: its own on-node messages, gathering and
+                                    scattering the off-node ones */
+    int64_t max_gather_bytes;
+} redist__node_traffic;
+
 /* The global quantities of a redistribution, the same on every rank. */
 typedef struct redist__traffic {
     int comm_size;
@@ -137,6 +156,7 @@ typedef struct redist__traffic {
     int64_t max_runs;          /* max over ranks of pieces packed + unpacked (messages) */
     int64_t max_self_runs;     /* max over ranks of pieces of the self part's copy */
     int shift_steps;           /* distinct nonzero shifts (peer - rank) mod size any rank uses */
+    redist__node_traffic n;    /* nodes and the network (nodes.c) */
 } redist__traffic;
 
 /* Per-rank quantities, reduced with MAX across ranks (planner/planner.c, over MPI) or over
@@ -155,8 +175,20 @@ enum {
     REDIST__S_PACKED,        /* send + receive pack-buffer elements */
     REDIST__S_RUNS,          /* contiguous pieces sent + pieces received */
     REDIST__S_SELF_RUNS,     /* contiguous pieces of the self part (the more of its sides) */
+    /* nodes (nodes.c): the same on every rank of a plan, or this rank's figure */
+    REDIST__S_NODES,           /* nodes the ranks are on */
+    REDIST__S_NODE_RANKS,      /* the most ranks on one node */
+    REDIST__S_REMOTE_MESSAGES, /* max(messages sent, received) to or from other nodes */
+    REDIST__S_REMOTE_BYTES,    /* max(bytes sent, received) to or from other nodes */
+    REDIST__S_LOCAL_MESSAGES,  /* max(messages sent, received) to or from this node's ranks */
+    REDIST__S_NODE_BYTES,      /* this rank's node: max(bytes it sends, receives) off node */
+    REDIST__S_PAIR_MESSAGES,   /* node-aware: node pairs it sends or receives for (max) */
+    REDIST__S_PAIR_BYTES,      /* node-aware: their bytes (max of sent, received) */
+    REDIST__S_GATHER_MESSAGES, /* node-aware: messages on its node, all steps (max) */
+    REDIST__S_GATHER_BYTES,    /* node-aware: bytes on its node, all steps (max) */
     REDIST__S_NVALS
 };
+/* A rank's values; its node terms as on one node (redist__node_terms replaces them). */
 void redist__traffic_local(const redist__side *send, const redist__side *recv,
                            const redist__msg *self, int64_t src_count, int64_t dst_count,
                            size_t elsize, int64_t vals[REDIST__S_NVALS]);
@@ -165,6 +197,45 @@ void redist__shift_flags(const redist__side *send, int rank, int size, unsigned 
 /* The traffic from the maxima; shift_steps counts the flags set (flags NULL: 0). */
 void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned char flags[],
                             int size, size_t elsize, redist__traffic *t);
+
+/* ---- nodes (nodes.c) ----------------------------------------------------------------------
+   Which node each of a communicator's ranks is on. Nodes are numbered in the order of their
+   first rank, and a node's ranks listed in increasing order. */
+typedef struct redist__node_map {
+    int size, nodes, max_ranks; /* ranks, nodes, the most ranks on one node */
+    int *node_of;               /* [size] */
+    int *local_of;              /* [size]: the rank's place on its node */
+    int *first;                 /* [nodes + 1]: node a's ranks are members[first[a] .. first[a+1]) */
+    int *members;               /* [size] */
+} redist__node_map;
+/* From the first (smallest) rank of each rank's node (an entry that is not a first of its
+   own starts a node of its own). REDIST_ERR_NOMEM leaves *m empty. */
+int redist__node_map_from_firsts(int size, const int *first_of, redist__node_map *m);
+/* Nodes of per_node consecutive ranks, the last one smaller if need be (simulations, and
+   REDIST_RANKS_PER_NODE). */
+int redist__node_map_uniform(int size, int per_node, redist__node_map *m);
+int redist__node_map_copy(const redist__node_map *from, redist__node_map *to);
+void redist__node_map_free(redist__node_map *m);
+static inline int redist__node_size(const redist__node_map *m, int node)
+{
+    return m->first[node + 1] - m->first[node];
+}
+/* The rank of node `from` that sends the traffic from `from` to `to` over the network, and
+   the rank of `to` that receives it: node pairs spread over a node's ranks (nodes.c). */
+int redist__pair_sender(const redist__node_map *m, int from, int to);
+int redist__pair_receiver(const redist__node_map *m, int from, int to);
+/* A node's sums, which its ranks add up (over MPI in a plan): the bytes it sends to and
+   receives from each node (2 nodes entries), and per rank of the node the other ranks that
+   send it their off-node blocks and that it hands blocks to in the node-aware schedule (2
+   node-size entries). */
+int redist__node_sums_length(const redist__node_map *m, int node);
+/* Adds rank's part (its sides, elements of elsize bytes) to its node's sums (zeroed first). */
+int redist__node_sums_add(const redist__node_map *m, int rank, const redist__side *send,
+                          const redist__side *recv, int64_t elsize, int64_t *sums);
+/* Rank's node terms (vals[REDIST__S_NODES ..]) from its sides and its node's sums. */
+void redist__node_terms(const redist__node_map *m, int rank, const redist__side *send,
+                        const redist__side *recv, int64_t elsize, const int64_t *sums,
+                        int64_t vals[REDIST__S_NVALS]);
 
 /* ---- the case an algorithm's rules read --------------------------------------------------- */
 typedef struct redist__case {
@@ -181,6 +252,12 @@ typedef struct redist__case {
    MPI's move of the packed bytes; REDIST_TRANSPORT_DATATYPE: once by MPI, plus a cost per
    contiguous piece). */
 double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport);
+/* What the network adds where the ranks span nodes (0 on one node), in every algorithm's
+   moves: each off-node message's start-up beyond an on-node one's (remote_startup over
+   per_message, a rank's most off-node messages), and the off-node bytes of the busiest node
+   through its link (remote_per_byte: the node's ranks share it). Relays and phases are
+   costed with their pattern's off-node traffic. */
+double redist__cost_network(const redist__case *c, const redist__machine *m);
 /* The same; through_memory: packed bytes move through the shared-memory window (exec/shm.c):
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,

@@ -56,6 +56,11 @@ static void measure_node(struct redist_plan_s *p, const struct redist_plan_s *pa
         p->node_ranks = parent->node_ranks;
         p->node_load = parent->node_load;
         p->not_one_node = parent->not_one_node;
+        if (parent->nodes != NULL && (p->nodes = redist__malloc(sizeof *p->nodes)) != NULL &&
+            redist__node_map_copy(parent->nodes, p->nodes) != REDIST_SUCCESS) {
+            redist__free(p->nodes); /* phase 3 makes it again */
+            p->nodes = NULL;
+        }
         return;
     }
     p->node_ranks = redist__node_ranks(p->comm);

@@ -53,14 +53,39 @@ static int nodes_of_ranks(struct redist_plan_s *p, int **out)
     return REDIST_SUCCESS;
 }
 
-/* Phase 3a: this rank's messages (pure, local, but for the nodes of a replicated source). */
+/* The map of the plan's nodes (p->nodes), from the first rank of each rank's node (*firsts,
+   which a replicated source keeps). Collective, as nodes_of_ranks. */
+static int map_nodes(struct redist_plan_s *p, int **firsts)
+{
+    int err = nodes_of_ranks(p, firsts);
+    if (err != REDIST_SUCCESS || p->nodes != NULL)
+        return err;
+    if ((p->nodes = redist__malloc(sizeof *p->nodes)) == NULL)
+        return redist__fail(REDIST_ERR_NOMEM, "the map of nodes");
+    err = redist__node_map_from_firsts(p->size, *firsts, p->nodes);
+    if (err != REDIST_SUCCESS) {
+        redist__free(p->nodes);
+        p->nodes = NULL;
+    }
+    return err;
+}
+
+/* Phase 3a: this rank's messages (pure, local, but for the nodes of the plan's ranks, where
+   it spans nodes or a replicated source chooses replicas by node). */
 static int build_messages(struct redist_plan_s *p)
 {
     int *node_of = NULL; /* decided on the user's layout, which every rank agreed on */
-    if (p->opt.reduce == MPI_OP_NULL && redist__has_replicas(p->src)) {
-        int err = nodes_of_ranks(p, &node_of);
-        if (err != REDIST_SUCCESS)
+    int replicas = p->opt.reduce == MPI_OP_NULL && redist__has_replicas(p->src);
+    if (p->not_one_node || replicas) {
+        int err = p->not_one_node ? map_nodes(p, &node_of) : nodes_of_ranks(p, &node_of);
+        if (!replicas) {
+            redist__free(node_of);
+            node_of = NULL;
+        }
+        if (err != REDIST_SUCCESS) {
+            redist__free(node_of);
             return err;
+        }
     }
     p->src = redist__layout_copy(p->src);
     if (p->src != NULL)
@@ -137,6 +162,42 @@ static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *
     m->shared_node = (int)v[REDIST__MACHINE_NPARAMS];
 }
 
+/* This rank's node terms of the traffic (nodes.c) where the plan spans nodes: its node's
+   sums, added up over the node (MPI_SUM), and its own messages. Collective over the plan's
+   communicator (every rank knows alike whether it spans nodes); a rank that failed so far
+   adds nothing and keeps its error. */
+static int node_terms(struct redist_plan_s *p, int err, int64_t vals[REDIST__S_NVALS])
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    if (redist__plan_node_comm(p->comm, &node) != REDIST_SUCCESS)
+        return err != REDIST_SUCCESS ? err : REDIST_ERR_MPI;
+    int mine = err == REDIST_SUCCESS && p->nodes != NULL;
+    int len = mine ? redist__node_sums_length(p->nodes, p->nodes->node_of[p->rank]) : 0;
+    int64_t *sums = redist__calloc((size_t)len + 1, sizeof *sums);
+    int ok = sums != NULL && (!mine || redist__node_sums_add(p->nodes, p->rank, &p->send,
+                                                             &p->recv, (int64_t)p->elsize,
+                                                             sums) == REDIST_SUCCESS);
+    int v[2] = {len, -ok}, all[2] = {0, 0}; /* MAX: the length, and whether any rank failed */
+    int rc = MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, node);
+    if (rc == MPI_SUCCESS && all[1] == -1 && len == all[0] && all[0] > 0)
+        rc = MPI_Allreduce(MPI_IN_PLACE, sums, all[0], MPI_INT64_T, MPI_SUM, node);
+    else if (rc == MPI_SUCCESS && all[1] == -1 && all[0] > 0) { /* this rank adds zeros */
+        int64_t *zeros = redist__calloc((size_t)all[0] + 1, sizeof *zeros);
+        rc = zeros != NULL ? MPI_Allreduce(MPI_IN_PLACE, zeros, all[0], MPI_INT64_T, MPI_SUM, node)
+                           : MPI_ERR_NO_MEM;
+        redist__free(zeros);
+    }
+    MPI_Comm_free(&node);
+    if (rc == MPI_SUCCESS && all[1] == -1 && mine)
+        redist__node_terms(p->nodes, p->rank, &p->send, &p->recv, (int64_t)p->elsize, sums, vals);
+    redist__free(sums);
+    if (err != REDIST_SUCCESS)
+        return err;
+    if (rc != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "the node sums of the traffic");
+    return all[1] == -1 ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "node sums");
+}
+
 /* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
    pair's shape; the same allreduce agrees on the machine's parameters (each the largest any
    rank read: ranks with different machine files or environments still choose alike), on
@@ -149,6 +210,9 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     if (err == REDIST_SUCCESS)
         redist__traffic_local(&p->send, &p->recv, p->self, p->src_count, p->dst_count, p->elsize,
                               v + 1);
+    if (p->not_one_node)
+        err = node_terms(p, err, v + 1);
+    v[0] = -(int64_t)err;
     machine_to_values(&p->machine_agreed, v + CASE_VALS);
     load_to_values(p, v + CASE_VALS + REDIST__MACHINE_NPARAMS + 1);
     if (MPI_Allreduce(MPI_IN_PLACE, v, CASE_VALS + MACHINE_VALS, MPI_INT64_T, MPI_MAX, p->comm) !=
@@ -215,6 +279,13 @@ static int fill_stats(struct redist_plan_s *p)
     s->messages_received = p->recv.nmsgs;
     s->bytes_received = p->recv.total_elems * (int64_t)p->elsize;
     s->bytes_copied = p->self ? p->self->nelems * (int64_t)p->elsize : 0;
+    s->nodes = p->pair.t.n.nodes;
+    s->ranks_per_node = p->pair.t.n.ranks_per_node;
+    for (int i = 0; p->nodes != NULL && i < p->send.nmsgs; i++)
+        if (p->nodes->node_of[p->send.msgs[i].peer] != p->nodes->node_of[p->rank]) {
+            s->messages_off_node++;
+            s->bytes_off_node += p->send.msgs[i].nelems * (int64_t)p->elsize;
+        }
     s->max_messages_per_rank = p->pair.t.max_sent_messages;
     s->max_bytes_per_rank = p->pair.t.max_sent_bytes;
     s->predicted_seconds = p->algo->predict(&p->pair, p->machine, &p->opt, p->transport);

@@ -1,3 +1,4 @@
+/* nodes: 2:1 4:2 7:3 8:4 */
 /* threads: 3 */
 /* device: 3 2 */
 /* shared: 2 3 5 8 */
