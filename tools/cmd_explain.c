@@ -46,12 +46,20 @@ const char tool_explain_help[] =
     "  --reduce OP              partial sums: every source holder holds a part, the\n"
     "                           destination their reduction by OP (sum, prod, max, min, land,\n"
     "                           lor, lxor, band, bor, bxor; redist_options.reduce)\n"
+    "  --nodes N                the ranks on N nodes (with --ranks-per-node K: --procs is\n"
+    "                           N x K); off-node messages pay the network (remote_startup,\n"
+    "                           remote_per_byte) and node-aware applies\n"
+    "  --ranks-per-node K       nodes of K consecutive ranks, the last one smaller if need be\n"
+    "                           (a plan under REDIST_RANKS_PER_NODE=K sees the same)\n"
+    "  --remote-startup S       seconds per message between nodes (the machine's otherwise)\n"
+    "  --remote-per-byte S      seconds per byte through a node's network link\n"
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
     "total_messages, total_bytes, predicted_seconds, staging_seconds, transport, bounded,\n"
     "buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
-    "array_bytes, from, to, pattern, memory, machine, threads, cores, arrays, algorithms[]\n"
+    "array_bytes, from, to, pattern, nodes, memory, machine, threads, cores, arrays,\n"
+    "algorithms[]\n"
     "(chosen: true on auto's choice), tables, tables_note, relabel {kept, moved,\n"
     "given_moved}, permutation, reduce (docs/tool.md lists them all).\n";
 
@@ -60,9 +68,40 @@ static const char *const memory_names[] = {"host", "cuda", "auto"}; /* --memory 
 typedef struct explain_args {
     tool_pair_opts pair; /* --from, --to, --algorithm, --type */
     int64_t procs;
-    int64_t cores; /* --cores N (0: this process's affinity mask) */
+    int64_t cores;           /* --cores N (0: this process's affinity mask) */
+    int64_t nodes, per_node; /* --nodes, --ranks-per-node (0: not given) */
+    const char *remote[2];   /* --remote-startup, --remote-per-byte (NULL: not given) */
     int json, tables;
 } explain_args;
+
+/* A count option (--nodes, --ranks-per-node): 1 parsed, 0 not this option, or reported. */
+static int count_option(int argc, char **argv, int *i, const char *name, int64_t *out, int rank0)
+{
+    const char *v = NULL;
+    int m = tool_opt_value(argc, argv, i, name, &v);
+    if (m > 0 && (spec_parse_count(v, out) != 0 || *out < 1 || *out > INT32_MAX)) {
+        tool_error(rank0, TOOL_USAGE, "%s: expected a positive integer, got '%s'", name, v);
+        return TOOL_OPT_REPORTED;
+    }
+    return m;
+}
+
+/* A network parameter: seconds >= 0, handed to the model as REDIST_MACHINE_<KEY>. */
+static int seconds_option(int argc, char **argv, int *i, const char *name, const char **out,
+                          int rank0)
+{
+    const char *v = NULL;
+    int m = tool_opt_value(argc, argv, i, name, &v);
+    char *end = NULL;
+    double x = m > 0 ? strtod(v, &end) : 0.0;
+    if (m > 0 && (end == v || *end != '\0' || !(x >= 0.0) || x > 1e6)) {
+        tool_error(rank0, TOOL_USAGE, "%s: expected seconds (>= 0), got '%s'", name, v);
+        return TOOL_OPT_REPORTED;
+    }
+    if (m > 0)
+        *out = v;
+    return m;
+}
 
 /* The options only explain has (a tool_option_fn). */
 static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
@@ -82,6 +121,11 @@ static int explain_option(int argc, char **argv, int *i, void *ctx, int rank0)
         return TOOL_OPT_REPORTED;
     }
     if (m != 0)
+        return m;
+    if ((m = count_option(argc, argv, i, "--nodes", &a->nodes, rank0)) != 0 ||
+        (m = count_option(argc, argv, i, "--ranks-per-node", &a->per_node, rank0)) != 0 ||
+        (m = seconds_option(argc, argv, i, "--remote-startup", &a->remote[0], rank0)) != 0 ||
+        (m = seconds_option(argc, argv, i, "--remote-per-byte", &a->remote[1], rank0)) != 0)
         return m;
     if (!strcmp(argv[*i], "--json"))
         a->json = 1;
@@ -205,6 +249,29 @@ static void print_json(const explain_state *s)
     fputs("}\n", f);
 }
 
+/* Where the ranks span nodes: what crosses between them, flat and node-aware. */
+static void print_text_nodes(const redist__node_traffic *n)
+{
+    char b[4][64];
+    if (n->nodes <= 1) /* one node: nothing crosses a network */
+        return;
+    printf("  nodes    %d nodes of up to %d ranks; per rank at most %lld message%s (%s) sent off "
+           "node, %lld (%s) sent or received, %lld on node;\n",
+           n->nodes, n->ranks_per_node, (long long)n->max_remote_sent_messages,
+           n->max_remote_sent_messages == 1 ? "" : "s",
+           tool_fmt_bytes(b[0], sizeof b[0], (double)n->max_remote_sent_bytes),
+           (long long)n->max_remote_messages,
+           tool_fmt_bytes(b[1], sizeof b[1], (double)n->max_remote_bytes),
+           (long long)n->max_local_messages);
+    printf("           the busiest node's link carries %s; node-aware: at most %lld pair "
+           "message%s (%s) per rank between nodes, %lld (%s) on its node\n",
+           tool_fmt_bytes(b[2], sizeof b[2], (double)n->max_node_bytes),
+           (long long)n->max_pair_messages, n->max_pair_messages == 1 ? "" : "s",
+           tool_fmt_bytes(b[3], sizeof b[3], (double)n->max_pair_bytes),
+           (long long)n->max_gather_messages,
+           tool_fmt_bytes(b[0], sizeof b[0], (double)n->max_gather_bytes));
+}
+
 /* The pair, and the traffic its pattern needs whatever the schedule. */
 static void print_text_pattern(const explain_state *s)
 {
@@ -247,6 +314,7 @@ static void print_text_pattern(const explain_state *s)
            (long long)pat->total_messages,
            tool_fmt_bytes(b[0], sizeof b[0], (double)pat->total_bytes),
            tool_fmt_bytes(b[1], sizeof b[1], (double)pat->bytes_copied));
+    print_text_nodes(&pat->nodes);
 }
 
 /* Where the model's parameters come from (the machine file, the environment, the defaults). */
@@ -386,15 +454,47 @@ static void print_text(const explain_state *s)
     }
 }
 
-/* The specs (tool_pair_specs, as run checks them) and the communicator size: --procs, else
-   the largest rank either spec uses + 1. */
+/* The nodes the model sees (--nodes, --ranks-per-node: REDIST_RANKS_PER_NODE, as a plan on
+   virtual nodes reads it) and the network's parameters (REDIST_MACHINE_REMOTE_*). */
+static int set_nodes(explain_state *s)
+{
+    const explain_args *a = &s->a;
+    int64_t k = a->per_node;
+    if (k == 0 && a->nodes > 0) /* --nodes alone: the ranks spread evenly */
+        k = (s->procs + a->nodes - 1) / a->nodes;
+    if (a->nodes > 0 && (s->procs + k - 1) / k != a->nodes)
+        return tool_error(s->rank0, TOOL_USAGE, "%d ranks do not make %lld nodes", s->procs,
+                          (long long)a->nodes);
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)k);
+    if (k > 0)
+        setenv("REDIST_RANKS_PER_NODE", v, 1);
+    if (a->remote[0] != NULL)
+        setenv("REDIST_MACHINE_REMOTE_STARTUP", a->remote[0], 1);
+    if (a->remote[1] != NULL)
+        setenv("REDIST_MACHINE_REMOTE_PER_BYTE", a->remote[1], 1);
+    return TOOL_OK;
+}
+
+/* The specs (tool_pair_specs, as run checks them) and the communicator size: --procs (or
+   --nodes x --ranks-per-node), else the largest rank either spec uses + 1. */
 static int check_specs(explain_state *s)
 {
-    int procs = (int)s->a.procs;
-    int status = tool_pair_specs(&s->a.pair, procs, &s->from, &s->to, s->rank0);
+    const explain_args *a = &s->a;
+    int64_t procs = a->procs;
+    if (a->nodes > 0 && a->per_node > 0) {
+        if (procs > 0 && procs != a->nodes * a->per_node)
+            return tool_error(s->rank0, TOOL_USAGE,
+                              "--procs %lld is not --nodes %lld x --ranks-per-node %lld",
+                              (long long)procs, (long long)a->nodes, (long long)a->per_node);
+        if (a->nodes * a->per_node > INT32_MAX)
+            return tool_error(s->rank0, TOOL_USAGE, "--nodes x --ranks-per-node is too large");
+        procs = a->nodes * a->per_node;
+    }
+    int status = tool_pair_specs(&s->a.pair, (int)procs, &s->from, &s->to, s->rank0);
     int need = (s->from.max_rank > s->to.max_rank ? s->from.max_rank : s->to.max_rank) + 1;
-    s->procs = procs ? procs : need;
-    return status;
+    s->procs = procs ? (int)procs : need;
+    return status == TOOL_OK ? set_nodes(s) : status;
 }
 
 enum { RELABEL_MAX = 4096 }; /* positions explain relabels (a matrix of RELABEL_MAX^2 counts) */

@@ -521,6 +521,12 @@ static void print_header(const run_state *s)
            (long long)p->total_messages, tool_fmt_bytes(b3, sizeof b3, (double)p->total_bytes),
            tool_fmt_bytes(b4, sizeof b4, (double)p->total_copied),
            tool_fmt_seconds(b1, sizeof b1, p->predicted));
+    if (p->nodes > 1)
+        printf("  nodes      %d nodes of up to %d ranks; at most %lld message%s and %s sent off "
+               "node per rank\n",
+               p->nodes, p->ranks_per_node, (long long)p->max_off_messages,
+               p->max_off_messages == 1 ? "" : "s",
+               tool_fmt_bytes(b2, sizeof b2, (double)p->max_off_bytes));
     printf("  memory     %s of buffers per rank at most, %s\n",
            tool_fmt_bytes(b1, sizeof b1, (double)p->max_buffer_bytes),
            p->bounded ? "bounded mode (chunks)" : "default mode");

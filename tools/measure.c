@@ -101,9 +101,15 @@ void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out
     memset(&st, 0, sizeof st);
     redist_plan_stats(plan, &st);
     int64_t sums[3] = {st.messages_sent, st.bytes_sent, st.bytes_copied}, tot[3];
-    int64_t maxes[3] = {st.messages_sent, st.bytes_sent, st.buffer_bytes}, mx[3];
+    int64_t maxes[5] = {st.messages_sent, st.bytes_sent, st.buffer_bytes, st.messages_off_node,
+                        st.bytes_off_node},
+            mx[5];
     MPI_Allreduce(sums, tot, 3, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(maxes, mx, 3, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(maxes, mx, 5, MPI_INT64_T, MPI_MAX, comm);
+    out->max_off_messages = mx[3];
+    out->max_off_bytes = mx[4];
+    out->nodes = st.nodes;
+    out->ranks_per_node = st.ranks_per_node;
     MPI_Allreduce(&st.bounded, &out->bounded, 1, MPI_INT, MPI_MAX, comm);
     out->max_buffer_bytes = mx[2];
     MPI_Allreduce(&st.predicted_seconds, &out->predicted, 1, MPI_DOUBLE, MPI_MAX, comm);

@@ -42,6 +42,8 @@ typedef struct tool_plan_summary {
     int cores_lo, cores_hi;   /* the fewest and most cores a rank may run on (redist_stats) */
     int model_threads;        /* the threads the model counts: the fewest of any rank's
                                  threads, each at most its cores */
+    int nodes, ranks_per_node;            /* redist_stats' */
+    int64_t max_off_messages, max_off_bytes; /* the most one rank sends to other nodes */
 } tool_plan_summary;
 /* Collective over comm. */
 void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out);

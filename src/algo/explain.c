@@ -6,8 +6,19 @@
 #include "algo/algo.h"
 #include "device/device.h"
 #include "exec/engine.h"
+#include "exec/shared.h"
 
 #include <string.h>
+
+int redist__explain_ranks_per_node(void)
+{
+    int per_node = 0;
+    if (redist__ranks_per_node(&per_node) != REDIST_SUCCESS) { /* malformed: unset, as plans */
+        redist__clear_error();
+        per_node = 0;
+    }
+    return per_node;
+}
 
 int redist__explain(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                     const char *algorithm, redist__explanation *out)
@@ -27,7 +38,7 @@ static int choose_mode(const redist__case *c, const redist__machine *m, int comm
     out->transport = redist__choose_transport(*a, c, m, opt, opt->transport);
     out->default_bytes = redist__default_buffer_bytes(c, *a, out->transport);
     int64_t bound = opt->max_buffer_bytes;
-    int node_ranks = m->shared_node ? comm_size : 1;
+    int node_ranks = c->t.n.nodes > 1 ? c->t.n.ranks_per_node : m->shared_node ? comm_size : 1;
     if (bound == 0 && (bound = redist__fallback_bound(c, *a, out->transport, node_ranks)) > 0) {
         int bounded = 0;
         *a =
@@ -95,9 +106,12 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     const redist__algorithm *a = redist__algorithm_by_name(name);
     if (a == NULL && strcmp(name, "auto") != 0)
         return redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
+    int per_node = redist__explain_ranks_per_node();
+    int on_nodes = per_node > 0 && per_node < comm_size;
     redist__case c;
     int64_t total_messages = 0, total_bytes = 0;
-    int err = redist__pair_case(src, dst, comm_size, elsize, &c, &total_messages, &total_bytes);
+    int err = redist__pair_case_on_nodes(src, dst, comm_size, on_nodes ? per_node : 0, elsize, &c,
+                                         &total_messages, &total_bytes);
     if (err != REDIST_SUCCESS)
         return err;
     redist_options opt;
@@ -112,8 +126,13 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     redist__machine machine;
     redist__machine_current(&machine, NULL, 0);
     /* as a plan scales it (planner.c, agree_on_case): by the ranks per core of its node, all
-       comm_size ranks on this machine's node where the machine is one node (shared_node) */
-    redist__machine_scale(&machine, redist__ranks_per_core(machine.shared_node ? comm_size : 1));
+       comm_size ranks on this machine's node where the machine is one node (shared_node);
+       on several nodes packed messages cross the network, not shared memory */
+    if (on_nodes)
+        machine.shared_node = machine.shared_arrays = 0;
+    redist__machine_scale(&machine, redist__ranks_per_core(on_nodes              ? per_node
+                                                           : machine.shared_node ? comm_size
+                                                                                 : 1));
     redist__machine_threads(&machine, threads);
     if (memory != REDIST_MEMORY_HOST) /* as the planner: kernels move the arrays */
         redist__machine_device(&machine);

@@ -46,10 +46,15 @@ int redist__explain_with(redist_layout src, redist_layout dst, int comm_size, in
 
 /* ---- The whole report (explain_report.c): redist_explain's JSON, the tool's text ---------- */
 
+/* The ranks per node explain assumes: REDIST_RANKS_PER_NODE's, as a plan splits nodes by it
+   (the tool's --ranks-per-node sets it); 0 (also for a malformed value): one node. */
+int redist__explain_ranks_per_node(void);
+
 /* The pattern itself, whatever the schedule: every rank's traffic. */
 typedef struct redist__pattern_summary {
     int64_t max_sent_messages, max_sent_bytes, max_received_messages, max_received_bytes;
     int64_t max_peers, total_messages, total_bytes, bytes_copied;
+    redist__node_traffic nodes; /* on REDIST_RANKS_PER_NODE's nodes (one node: nodes = 1) */
 } redist__pattern_summary;
 
 typedef struct redist__explain_row {

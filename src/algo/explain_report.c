@@ -16,10 +16,16 @@ static void keep_max(int64_t *max, int64_t value)
 }
 
 /* Every member rank's traffic (ranks in neither layout have none, however many there are). */
-static int summarise_pattern(redist_layout src, redist_layout dst, int64_t elsize,
+static int summarise_pattern(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                              redist__pattern_summary *p)
 {
     memset(p, 0, sizeof *p);
+    redist__case c; /* its node terms, on the nodes a plan would see */
+    int err = redist__pair_case_on_nodes(src, dst, comm_size, redist__explain_ranks_per_node(),
+                                         elsize, &c, NULL, NULL);
+    if (err != REDIST_SUCCESS)
+        return err;
+    p->nodes = c.t.n;
     int *members = NULL, n = 0;
     int rc = redist__member_ranks(src, dst, &members, &n);
     for (int m = 0; rc == REDIST_SUCCESS && m < n; m++) {
@@ -94,7 +100,8 @@ int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_s
     struct redist_layout_s *partial = NULL;
     err = redist__partial_source(src, opt, &partial);
     if (err == REDIST_SUCCESS)
-        err = summarise_pattern(partial != NULL ? partial : src, view, elsize, &r->pattern);
+        err = summarise_pattern(partial != NULL ? partial : src, view, comm_size, elsize,
+                                &r->pattern);
     redist_layout_free(&partial);
     if (err == REDIST_SUCCESS)
         err = explain_rows(src, view, opt, r);
@@ -177,6 +184,24 @@ static void json_pattern(redist__text *t, const redist__pattern_summary *p)
                         (long long)p->total_bytes, (long long)p->bytes_copied);
 }
 
+/* The nodes (REDIST_RANKS_PER_NODE's; one without it) and what crosses between them. */
+static void json_nodes(redist__text *t, const redist__node_traffic *n)
+{
+    redist__text_printf(t,
+                        "{\"nodes\": %d, \"ranks_per_node\": %d, \"max_messages_off_node\": %lld, "
+                        "\"max_bytes_off_node\": %lld, \"max_messages_sent_off_node\": %lld, "
+                        "\"max_bytes_sent_off_node\": %lld, \"max_messages_on_node\": %lld, "
+                        "\"max_node_bytes_off_node\": %lld, \"node_aware_pair_messages\": %lld, "
+                        "\"node_aware_pair_bytes\": %lld, \"node_aware_messages_on_node\": %lld, "
+                        "\"node_aware_bytes_on_node\": %lld}",
+                        n->nodes, n->ranks_per_node, (long long)n->max_remote_messages,
+                        (long long)n->max_remote_bytes, (long long)n->max_remote_sent_messages,
+                        (long long)n->max_remote_sent_bytes, (long long)n->max_local_messages,
+                        (long long)n->max_node_bytes, (long long)n->max_pair_messages,
+                        (long long)n->max_pair_bytes, (long long)n->max_gather_messages,
+                        (long long)n->max_gather_bytes);
+}
+
 /* The model's parameters and where they come from (machine file, environment, defaults). */
 static void json_machine(redist__text *t)
 {
@@ -214,6 +239,8 @@ void redist__explain_report_json(const redist__explain_report *r, redist__text *
     json_explanation(t, &head->e);
     redist__text_printf(t, ", \"pattern\": ");
     json_pattern(t, &r->pattern);
+    redist__text_printf(t, ", \"nodes\": ");
+    json_nodes(t, &r->pattern.nodes);
     redist__text_printf(t,
                         ", \"memory\": {\"default_bytes\": %lld, \"bounded_bytes\": %lld, "
                         "\"chunk_bytes\": %lld}",

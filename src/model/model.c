@@ -88,6 +88,7 @@ void redist__traffic_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_NODES] = 1;
     vals[REDIST__S_NODE_RANKS] = 0;
     vals[REDIST__S_REMOTE_MESSAGES] = vals[REDIST__S_REMOTE_BYTES] = vals[REDIST__S_NODE_BYTES] = 0;
+    vals[REDIST__S_REMOTE_SENT_MESSAGES] = vals[REDIST__S_REMOTE_SENT_BYTES] = 0;
     vals[REDIST__S_LOCAL_MESSAGES] = vals[REDIST__S_MESSAGES];
     vals[REDIST__S_PAIR_MESSAGES] = vals[REDIST__S_PAIR_BYTES] = 0;
     vals[REDIST__S_GATHER_MESSAGES] = vals[REDIST__S_MESSAGES];
@@ -126,6 +127,8 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     n->ranks_per_node = vals[REDIST__S_NODE_RANKS] > 0 ? (int)vals[REDIST__S_NODE_RANKS] : size;
     n->max_remote_messages = vals[REDIST__S_REMOTE_MESSAGES];
     n->max_remote_bytes = vals[REDIST__S_REMOTE_BYTES];
+    n->max_remote_sent_messages = vals[REDIST__S_REMOTE_SENT_MESSAGES];
+    n->max_remote_sent_bytes = vals[REDIST__S_REMOTE_SENT_BYTES];
     n->max_local_messages = vals[REDIST__S_LOCAL_MESSAGES];
     n->max_node_bytes = vals[REDIST__S_NODE_BYTES];
     n->max_pair_messages = vals[REDIST__S_PAIR_MESSAGES];

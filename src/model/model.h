@@ -127,6 +127,8 @@ typedef struct redist__node_traffic {
     int ranks_per_node;          /* the most ranks on one node */
     int64_t max_remote_messages; /* max over ranks of max(sent, received) off node */
     int64_t max_remote_bytes;
+    int64_t max_remote_sent_messages; /* max over ranks of those sent (the plans' stats) */
+    int64_t max_remote_sent_bytes;
     int64_t max_local_messages;  /* the same between ranks of one node */
     int64_t max_node_bytes;      /* max over nodes of max(sent, received) by all its ranks off
                                     node: what its link carries */
@@ -186,6 +188,8 @@ enum {
     REDIST__S_PAIR_BYTES,      /* node-aware: their bytes (max of sent, received) */
     REDIST__S_GATHER_MESSAGES, /* node-aware: messages on its node, all steps (max) */
     REDIST__S_GATHER_BYTES,    /* node-aware: bytes on its node, all steps (max) */
+    REDIST__S_REMOTE_SENT_MESSAGES, /* messages sent to other nodes */
+    REDIST__S_REMOTE_SENT_BYTES,    /* bytes sent to other nodes */
     REDIST__S_NVALS
 };
 /* A rank's values; its node terms as on one node (redist__node_terms replaces them). */
@@ -294,5 +298,11 @@ int redist__member_ranks(redist_layout src, redist_layout dst, int **ranks, int 
    same array, ranks < comm_size, fewer than 2^63 bytes). */
 int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
                       redist__case *out, int64_t *total_messages, int64_t *total_bytes);
+/* The same with the ranks on nodes of per_node consecutive ranks (the last one smaller where
+   per_node does not divide comm_size; 0, or comm_size or more: one node), as a plan on
+   REDIST_RANKS_PER_NODE's virtual nodes sees them: the case's node terms. */
+int redist__pair_case_on_nodes(redist_layout src, redist_layout dst, int comm_size, int per_node,
+                               int64_t elsize, redist__case *out, int64_t *total_messages,
+                               int64_t *total_bytes);
 
 #endif

@@ -132,34 +132,53 @@ int redist__node_sums_length(const redist__node_map *m, int node)
     return 2 * m->nodes + 2 * redist__node_size(m, node);
 }
 
-/* The local places of the pair senders this rank's sends go through (off-node peers whose
-   sender is another rank), each marked once in seen[] (node size, zeroed by the caller). */
-static void mark_senders(const redist__node_map *m, int rank, const redist__side *send,
-                         int64_t *sums_gather, unsigned char *seen)
+/* The pair senders this rank's sends go through (off-node peers whose pair sender is
+   another rank): each once, marked in seen[] (by place on the node, zeroed by the caller) and
+   counted in tally[] (NULL: not counted); returns how many. One gathering message each. */
+static int64_t mark_senders(const redist__node_map *m, int rank, const redist__side *send,
+                            int64_t *tally, unsigned char *seen)
 {
     int a = m->node_of[rank];
+    int64_t count = 0;
     for (int i = 0; i < send->nmsgs; i++) {
         int b = m->node_of[send->msgs[i].peer];
         int g = b == a ? rank : redist__pair_sender(m, a, b);
-        if (g != rank && !seen[m->local_of[g]]) {
-            seen[m->local_of[g]] = 1;
-            sums_gather[m->local_of[g]]++;
-        }
+        if (g == rank || seen[m->local_of[g]])
+            continue;
+        seen[m->local_of[g]] = 1;
+        count++;
+        if (tally != NULL)
+            tally[m->local_of[g]]++;
     }
+    return count;
 }
 
-static void mark_receivers(const redist__node_map *m, int rank, const redist__side *recv,
-                           int64_t *sums_slices, unsigned char *seen)
+/* The source nodes whose pair receiver is another rank of this node: each once, marked in
+   seen[] (by node, zeroed by the caller), counted at its receiver in tally[] (NULL: not);
+   returns how many. The receiver hands this rank one slice per source node. */
+static int64_t mark_receivers(const redist__node_map *m, int rank, const redist__side *recv,
+                              int64_t *tally, unsigned char *seen)
 {
     int b = m->node_of[rank];
+    int64_t count = 0;
     for (int i = 0; i < recv->nmsgs; i++) {
         int a = m->node_of[recv->msgs[i].peer];
         int r = a == b ? rank : redist__pair_receiver(m, a, b);
-        if (r != rank && !seen[m->local_of[r]]) {
-            seen[m->local_of[r]] = 1;
-            sums_slices[m->local_of[r]]++;
-        }
+        if (r == rank || seen[a])
+            continue;
+        seen[a] = 1;
+        count++;
+        if (tally != NULL)
+            tally[m->local_of[r]]++;
     }
+    return count;
+}
+
+/* Scratch for the marks: one byte per node or per rank of a node, whichever is more. */
+static unsigned char *marks(const redist__node_map *m)
+{
+    size_t n = (size_t)(m->nodes > m->max_ranks ? m->nodes : m->max_ranks);
+    return redist__calloc(n + 1, 1);
 }
 
 int redist__node_sums_add(const redist__node_map *m, int rank, const redist__side *send,
@@ -177,11 +196,11 @@ int redist__node_sums_add(const redist__node_map *m, int rank, const redist__sid
         if (b != a)
             col[b] += recv->msgs[i].nelems * elsize;
     }
-    unsigned char *seen = redist__calloc((size_t)n + 1, 1);
+    unsigned char *seen = marks(m);
     if (seen == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "node sums");
     mark_senders(m, rank, send, gather, seen);
-    memset(seen, 0, (size_t)n);
+    memset(seen, 0, (size_t)(m->nodes > m->max_ranks ? m->nodes : m->max_ranks));
     mark_receivers(m, rank, recv, slices, seen);
     redist__free(seen);
     return REDIST_SUCCESS;
@@ -222,24 +241,16 @@ static side_split split_side(const redist__node_map *m, int rank, const redist__
     return x;
 }
 
-/* Distinct other ranks of this node a side's off-node messages go through. */
+/* The gathering messages a rank sends (is_send) or the slices it receives: mark_*'s count.
+   Without memory, an upper bound. */
 static int64_t distinct_via(const redist__node_map *m, int rank, const redist__side *s, int is_send)
 {
-    int n = redist__node_size(m, m->node_of[rank]);
-    unsigned char *seen = redist__calloc((size_t)n + 1, 1);
-    int64_t *tally = redist__calloc((size_t)n + 1, sizeof *tally);
-    int64_t count = s->nmsgs < n ? s->nmsgs : n; /* an upper bound, without memory */
-    if (seen != NULL && tally != NULL) {
-        if (is_send)
-            mark_senders(m, rank, s, tally, seen);
-        else
-            mark_receivers(m, rank, s, tally, seen);
-        count = 0;
-        for (int i = 0; i < n; i++)
-            count += seen[i];
-    }
+    unsigned char *seen = marks(m);
+    int64_t count = s->nmsgs;
+    if (seen != NULL)
+        count =
+            is_send ? mark_senders(m, rank, s, NULL, seen) : mark_receivers(m, rank, s, NULL, seen);
     redist__free(seen);
-    redist__free(tally);
     return count;
 }
 
@@ -273,6 +284,8 @@ void redist__node_terms(const redist__node_map *m, int rank, const redist__side 
     vals[REDIST__S_NODE_RANKS] = m->max_ranks;
     vals[REDIST__S_REMOTE_MESSAGES] = max64(s.remote_messages, r.remote_messages);
     vals[REDIST__S_REMOTE_BYTES] = max64(s.remote_bytes, r.remote_bytes);
+    vals[REDIST__S_REMOTE_SENT_MESSAGES] = s.remote_messages;
+    vals[REDIST__S_REMOTE_SENT_BYTES] = s.remote_bytes;
     vals[REDIST__S_LOCAL_MESSAGES] = max64(s.local_messages, r.local_messages);
     vals[REDIST__S_NODE_BYTES] = max64(node_out, node_in);
     vals[REDIST__S_PAIR_MESSAGES] = max64(pairs_out, pairs_in);

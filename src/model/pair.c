@@ -236,11 +236,66 @@ typedef struct pair_summary {
 static _Thread_local pair_summary cached;
 static _Thread_local int cached_valid;
 
-static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                          pair_summary *out)
+/* The node terms of a node's member ranks ms[0 .. n) (sides s[]), from the node's sums. */
+static int add_node_terms(const redist__node_map *map, const int *ms, rank_sides *s, int n,
+                          int64_t elsize, int64_t vals[][REDIST__S_NVALS])
+{
+    int len = redist__node_sums_length(map, map->node_of[ms[0]]);
+    int64_t *sums = redist__calloc((size_t)len + 1, sizeof *sums);
+    int err = sums != NULL ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "explain: node sums");
+    for (int x = 0; err == REDIST_SUCCESS && x < n; x++)
+        err = redist__node_sums_add(map, ms[x], &s[x].send, &s[x].recv, elsize, sums);
+    for (int x = 0; err == REDIST_SUCCESS && x < n; x++)
+        redist__node_terms(map, ms[x], &s[x].send, &s[x].recv, elsize, sums, vals[x]);
+    redist__free(sums);
+    return err;
+}
+
+/* Member ranks ms[0 .. n), all of one node (or one rank where there are no nodes): their
+   values into vmax, shifts and totals. */
+static int visit_ranks(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                       const redist__node_map *map, const int *ms, int n, int64_t *vmax,
+                       shift_set *shifts, pair_summary *out)
+{
+    rank_sides *s = redist__calloc((size_t)n + 1, sizeof *s);
+    int64_t(*v)[REDIST__S_NVALS] = redist__calloc((size_t)n + 1, sizeof *v);
+    int made = 0, err = s && v ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "explain");
+    for (; err == REDIST_SUCCESS && made < n; made++) {
+        int r = ms[made];
+        err = sides_of(src, dst, r, &s[made]);
+        if (err != REDIST_SUCCESS)
+            break;
+        int64_t sc = 0, dc = 0, lo, hi, base;
+        err = redist__storage_span(src, r, &sc, &lo, &hi, &base);
+        if (err == REDIST_SUCCESS)
+            err = redist__storage_span(dst, r, &dc, &lo, &hi, &base);
+        if (err == REDIST_SUCCESS)
+            redist__traffic_local(&s[made].send, &s[made].recv,
+                                  s[made].has_self ? &s[made].self : NULL, sc, dc, (size_t)elsize,
+                                  v[made]);
+    }
+    if (err == REDIST_SUCCESS && map != NULL)
+        err = add_node_terms(map, ms, s, n, elsize, v);
+    for (int x = 0; err == REDIST_SUCCESS && x < n; x++) {
+        for (int i = 0; i < REDIST__S_NVALS; i++)
+            vmax[i] = v[x][i] > vmax[i] ? v[x][i] : vmax[i];
+        err = shift_set_add(shifts, &s[x].send, ms[x], comm_size);
+        out->total_messages += s[x].send.nmsgs;
+        out->total_bytes += s[x].send.total_elems * elsize;
+    }
+    for (int x = 0; x < made && s != NULL; x++)
+        sides_free(&s[x]);
+    redist__free(s);
+    redist__free(v);
+    return err;
+}
+
+static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, int per_node,
+                          int64_t elsize, pair_summary *out)
 {
     uint64_t key = redist__layout_hash(dst, redist__layout_hash(src, REDIST__FNV_BASIS));
     key = redist__hash_bytes(key, &comm_size, sizeof comm_size);
+    key = redist__hash_bytes(key, &per_node, sizeof per_node);
     key = redist__hash_bytes(key, &elsize, sizeof elsize);
     if (cached_valid && cached.key == key) {
         *out = cached;
@@ -249,35 +304,31 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         return REDIST_SUCCESS;
     }
     memset(out, 0, sizeof *out);
-    int64_t vmax[REDIST__S_NVALS] = {0}, v[REDIST__S_NVALS];
+    int64_t vmax[REDIST__S_NVALS] = {0};
     shift_set shifts = {NULL, 0, 0};
     int *members = NULL, nmembers = 0;
+    redist__node_map map, *nodes = NULL;
     int err = redist__member_ranks(src, dst, &members, &nmembers);
-    for (int m = 0; err == REDIST_SUCCESS && m < nmembers; m++) {
-        int r = members[m];
-        rank_sides s;
-        err = sides_of(src, dst, r, &s);
-        if (err != REDIST_SUCCESS)
-            break;
-        int64_t sc = 0, dc = 0, lo, hi, base;
-        err = redist__storage_span(src, r, &sc, &lo, &hi, &base);
-        if (err == REDIST_SUCCESS)
-            err = redist__storage_span(dst, r, &dc, &lo, &hi, &base);
-        if (err != REDIST_SUCCESS) {
-            sides_free(&s);
-            break;
-        }
-        redist__traffic_local(&s.send, &s.recv, s.has_self ? &s.self : NULL, sc, dc, (size_t)elsize,
-                              v);
-        for (int i = 0; i < REDIST__S_NVALS; i++)
-            vmax[i] = v[i] > vmax[i] ? v[i] : vmax[i];
-        err = shift_set_add(&shifts, &s.send, r, comm_size);
-        out->total_messages += s.send.nmsgs;
-        out->total_bytes += s.send.total_elems * elsize;
-        sides_free(&s);
+    if (err == REDIST_SUCCESS && per_node > 0 && per_node < comm_size &&
+        (err = redist__node_map_uniform(comm_size, per_node, &map)) == REDIST_SUCCESS)
+        nodes = &map;
+    /* node by node (members increase, and a node's ranks are consecutive), or rank by rank */
+    for (int m = 0, n; err == REDIST_SUCCESS && m < nmembers; m += n) {
+        for (n = 1; nodes != NULL && m + n < nmembers &&
+                    members[m + n] / per_node == members[m] / per_node;
+             n++)
+            ;
+        err = visit_ranks(src, dst, comm_size, elsize, nodes, members + m, n, vmax, &shifts, out);
     }
     redist__free(members);
+    redist__node_map_free(nodes);
     if (err == REDIST_SUCCESS) {
+        if (nodes == NULL)
+            vmax[REDIST__S_NODES] = 1;
+        else { /* the nodes that hold nothing count too */
+            vmax[REDIST__S_NODES] = (comm_size - 1) / per_node + 1;
+            vmax[REDIST__S_NODE_RANKS] = per_node;
+        }
         redist__traffic_finish(vmax, NULL, comm_size, (size_t)elsize, &out->c.t);
         out->c.t.shift_steps = shift_set_distinct_nonzero(&shifts);
         redist__shape_of(src, dst, &out->c.s);
@@ -293,13 +344,16 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
     return REDIST_SUCCESS;
 }
 
-int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
-                      redist__case *out, int64_t *total_messages, int64_t *total_bytes)
+int redist__pair_case_on_nodes(redist_layout src, redist_layout dst, int comm_size, int per_node,
+                               int64_t elsize, redist__case *out, int64_t *total_messages,
+                               int64_t *total_bytes)
 {
     int err = check_pair(src, dst, comm_size, elsize);
+    if (err == REDIST_SUCCESS && per_node < 0)
+        err = redist__fail(REDIST_ERR_ARG, "explain: %d ranks per node", per_node);
     pair_summary ps;
     if (err == REDIST_SUCCESS)
-        err = summarize_pair(src, dst, comm_size, elsize, &ps);
+        err = summarize_pair(src, dst, comm_size, per_node, elsize, &ps);
     if (err != REDIST_SUCCESS)
         return err;
     *out = ps.c;
@@ -308,4 +362,11 @@ int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64
     if (total_bytes != NULL)
         *total_bytes = ps.total_bytes;
     return REDIST_SUCCESS;
+}
+
+int redist__pair_case(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,
+                      redist__case *out, int64_t *total_messages, int64_t *total_bytes)
+{
+    return redist__pair_case_on_nodes(src, dst, comm_size, 0, elsize, out, total_messages,
+                                      total_bytes);
 }
