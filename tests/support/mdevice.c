@@ -43,10 +43,20 @@ int mtest_test_memory(void)
 
 int mtest_device_capable(const char *name)
 {
-    static const char *names[] = {
-        "auto",     "direct-async", "direct",           "alltoallv",       "alltoall-padded",
-        "indirect", "hybrid",       "block-to-block",   "block-to-cyclic", "cyclic-to-block",
-        "tk-to-k",  "k-to-tk",      "scatter-allgather"};
+    static const char *names[] = {"auto",
+                                  "direct-async",
+                                  "direct",
+                                  "alltoallv",
+                                  "alltoall-padded",
+                                  "indirect",
+                                  "hybrid",
+                                  "block-to-block",
+                                  "block-to-cyclic",
+                                  "cyclic-to-block",
+                                  "tk-to-k",
+                                  "k-to-tk",
+                                  "scatter-allgather",
+                                  "node-aware"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
