@@ -126,13 +126,13 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     redist__machine machine;
     redist__machine_current(&machine, NULL, 0);
     /* as a plan scales it (planner.c, agree_on_case): by the ranks per core of its node, all
-       comm_size ranks on this machine's node where the machine is one node (shared_node);
-       on several nodes packed messages cross the network, not shared memory */
+       comm_size ranks on this machine's node where the machine is one node (shared_node).
+       On several nodes packed messages cross the network, not shared memory, and each node
+       is taken to have a core per rank (a cluster's, not this machine's) */
     if (on_nodes)
         machine.shared_node = machine.shared_arrays = 0;
-    redist__machine_scale(&machine, redist__ranks_per_core(on_nodes              ? per_node
-                                                           : machine.shared_node ? comm_size
-                                                                                 : 1));
+    redist__machine_scale(&machine,
+                          redist__ranks_per_core(!on_nodes && machine.shared_node ? comm_size : 1));
     redist__machine_threads(&machine, threads);
     if (memory != REDIST_MEMORY_HOST) /* as the planner: kernels move the arrays */
         redist__machine_device(&machine);

@@ -133,7 +133,8 @@ struct redist_plan_s {
     redist__machine machine_agreed; /* this process's, then agreed at plan time (planner.c) */
     double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
     int not_one_node;   /* 1: this plan's ranks span more than one node */
-    int node_ranks;     /* the plan's ranks on this rank's node: they share its memory */
+    int node_ranks;     /* the plan's ranks on this rank's machine (MPI_COMM_TYPE_SHARED, virtual
+                           nodes or not): they share its memory and cores */
     redist__node_map *nodes; /* the node of every rank, where the plan spans nodes (else NULL) */
     redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
     struct redist__shared *held[2];    /* redist_alloc allocations holding this execute's src and

@@ -7,8 +7,8 @@
  * machine's parameters it is planned with, the load of its node, copies of the options and
  * the scaling they ask for.
  */
-#include "planner/planner.h"
 #include "exec/shared.h"
+#include "planner/planner.h"
 
 #include <string.h>
 
@@ -31,17 +31,28 @@ static int keep_options(const redist_options *opt, redist_options *kept, char **
     return REDIST_SUCCESS;
 }
 
-int redist__node_ranks(MPI_Comm comm)
+/* The ranks of comm on the caller's node: the plan's node (REDIST_RANKS_PER_NODE too), or
+   with physical set the machine's (MPI_COMM_TYPE_SHARED alone). comm's size if MPI cannot
+   tell. */
+static int ranks_on_node(MPI_Comm comm, int physical)
 {
     MPI_Comm node;
-    int node_size = 0;
-    if (redist__plan_node_comm(comm, &node) == REDIST_SUCCESS) { /* REDIST_RANKS_PER_NODE too */
+    int node_size = 0, rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    int err =
+        physical ? redist__node_comm(comm, rank, 0, &node) : redist__plan_node_comm(comm, &node);
+    if (err == REDIST_SUCCESS) {
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
     }
     if (node_size < 1) /* cannot tell: as if every rank were here (the smallest share) */
         MPI_Comm_size(comm, &node_size);
     return node_size;
+}
+
+int redist__node_ranks(MPI_Comm comm)
+{
+    return ranks_on_node(comm, 0);
 }
 
 /* How crowded this rank's node is: ranks of the plan on it (they share its memory), per
@@ -63,9 +74,11 @@ static void measure_node(struct redist_plan_s *p, const struct redist_plan_s *pa
         }
         return;
     }
-    p->node_ranks = redist__node_ranks(p->comm);
+    /* the plan's nodes decide what crosses a network; the machine's ranks share its cores
+       and memory (virtual nodes of REDIST_RANKS_PER_NODE all run on this machine) */
+    p->not_one_node = redist__node_ranks(p->comm) < p->size;
+    p->node_ranks = ranks_on_node(p->comm, 1);
     p->node_load = redist__ranks_per_core(p->node_ranks);
-    p->not_one_node = p->node_ranks < p->size;
 }
 
 /* The plan's scaling from its kept options and type; NULL scale: a copy. The options were
