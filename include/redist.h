@@ -434,11 +434,17 @@ int redist_relabel(redist_layout src, redist_layout dst, MPI_Comm comm, int rank
    cheapest under the slides' cost with the model's t_s and t_w), or one of
      bcast: tree, ring, mesh, scatter-allgather       reduce: tree, ring, reduce_scatter-gather
      allreduce: hypercube, reduce-bcast, reduce_scatter-allgather     scan: hypercube, ring
-     scatter, gather: tree, hypercube, linear         allgather: hypercube, mesh, ring
-     reduce_scatter: hypercube, mesh, ring, pairwise  alltoall: ring, mesh, hypercube, pairwise
-     shift: ring, mesh, hypercube
-   (redist_coll_algorithm_name lists them). Argument errors are agreed: every rank returns
-   the same code. A hypercube algorithm that needs a power-of-two p returns
+     scatter, gather: tree, hypercube, linear    allgather: hypercube, mesh, ring, node-aware
+     reduce_scatter: hypercube, mesh, ring, pairwise, node-aware
+     alltoall: ring, mesh, hypercube, pairwise, node-aware      shift: ring, mesh, hypercube
+   (redist_coll_algorithm_name lists them). node-aware: the traffic between two nodes crosses
+   as one message each way, the pairs of nodes spread over a node's ranks (reduce_scatter
+   reduces on the node first; a non-commutative op only where every node's ranks are
+   consecutive). The nodes (MPI_COMM_TYPE_SHARED, or REDIST_RANKS_PER_NODE's virtual nodes,
+   read once per communicator) are found at the first allgather, reduce_scatter or alltoall
+   on comm; on several nodes auto costs the messages between nodes with the network's
+   parameters, and on one node it never picks node-aware. Argument errors are agreed: every
+   rank returns the same code. A hypercube algorithm that needs a power-of-two p returns
    REDIST_ERR_NOT_APPLICABLE on every rank otherwise. Types as for redist_plan_create
    (contiguous, committed or not). Reductions: a predefined op where MPI 4.0 §6.9.2 defines
    it, on a predefined type or a derived one made of one such type (reduced as that many of

@@ -119,6 +119,20 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     return moves + on_node + network;
 }
 
+/* What all ranks send in its three steps (the case's node terms; the totals where explain
+   computed them). */
+static int explain(const redist__case *c, const redist__machine *m, const redist_options *opt,
+                   redist__traffic_summary *out)
+{
+    (void)m, (void)opt;
+    const redist__node_traffic *n = &c->t.n;
+    if (n->nodes < 2)
+        return REDIST_ERR_NOT_APPLICABLE;
+    *out = (redist__traffic_summary){n->max_aware_sent_messages, n->max_aware_sent_bytes,
+                                     n->aware_total_messages, n->aware_total_bytes};
+    return REDIST_SUCCESS;
+}
+
 /* ---- set-up ------------------------------------------------------------------------------ */
 
 typedef struct keyed {
@@ -917,6 +931,7 @@ const redist__algorithm redist__algo_node_aware = {
     .progress = progress,
     .destroy = destroy,
     .local_stats = local_stats,
+    .explain = explain,
     .packs = 1,
     .device = 1,
 };

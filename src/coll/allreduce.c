@@ -117,24 +117,30 @@ static int allreduce_rsag(const void *src, void *dst, int64_t count, size_t es, 
     return err;
 }
 
-static double cost_hc(int p, double m, double ts, double tw)
+static double cost_hc(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     int fold = (p & (p - 1)) ? 2 : 0;
     return (redist__ceil_log2(p) - (fold ? 1 : 0) + fold) * (ts + tw * m);
 }
-static double cost_rb(int p, double m, double ts, double tw)
+static double cost_rb(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return 2.0 * redist__ceil_log2(p) * (ts + tw * m);
 }
-static double cost_rsag(int p, double m, double ts, double tw)
+static double cost_rsag(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
-static const redist__coll_algo algo_rb = {"reduce-bcast", redist__coll_always, cost_rb};
+static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc, 0};
+static const redist__coll_algo algo_rb = {"reduce-bcast", redist__coll_always, cost_rb, 0};
 static const redist__coll_algo algo_rsag = {"reduce_scatter-allgather", redist__coll_always,
-                                            cost_rsag};
+                                            cost_rsag, 0};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_rb, &algo_rsag};
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_allreduce = {"allreduce", table,

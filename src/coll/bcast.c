@@ -121,25 +121,31 @@ static int bcast_tree(void *buf, int64_t count, size_t es, int root, int rank, i
     return redist__coll_bcast_tree(buf, count * (int64_t)es, root, rank, p, c);
 }
 
-static double cost_tree(int p, double m, double ts, double tw)
+static double cost_tree(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return redist__ceil_log2(p) * (ts + tw * m);
 }
-static double cost_mesh(int p, double m, double ts, double tw)
+static double cost_mesh(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     int rows, cols;
     redist__coll_mesh(p, &rows, &cols);
     return (redist__ceil_log2(rows) + redist__ceil_log2(cols)) * (ts + tw * m);
 }
-static double cost_sag(int p, double m, double ts, double tw)
+static double cost_sag(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return (redist__ceil_log2(p) + p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_tree};
-static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
-static const redist__coll_algo algo_sag = {"scatter-allgather", redist__coll_always, cost_sag};
+static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree, 0};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_tree, 0};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh, 0};
+static const redist__coll_algo algo_sag = {"scatter-allgather", redist__coll_always, cost_sag, 0};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_mesh, &algo_sag};
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_bcast = {"bcast", table,

@@ -12,7 +12,8 @@ void redist__coll_fingerprints(redist__fingerprints *fp, int64_t bytes, int root
     redist__fp_add(fp, "root", &root, sizeof root);
     redist__fp_add_string(fp, "algorithm", algorithm != NULL ? algorithm : "auto");
     /* auto's choice reads them: ranks with different machine files would choose apart. */
-    double model[2] = {redist__coll_ts(), redist__coll_tw()};
+    double model[4] = {redist__coll_ts(), redist__coll_tw(), 0, 0};
+    redist__coll_net(&model[2], &model[3]);
     redist__fp_add(fp, "cost-model parameters (machine file or REDIST_MACHINE_*)", model,
                    sizeof model);
 }
@@ -58,14 +59,14 @@ int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, s
     return err;
 }
 
-int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
-                           double m, double ts, double tw, int *err)
+int redist__coll_pick_shape(const redist__coll_algo *const table[], int n, const char *name,
+                            const redist__coll_shape *s, double m, int *err)
 {
     *err = REDIST_SUCCESS;
     if (name != NULL && strcmp(name, "auto") != 0) {
         for (int i = 0; i < n; i++)
             if (strcmp(table[i]->name, name) == 0) {
-                *err = table[i]->applicable(p);
+                *err = table[i]->applicable(s->p);
                 return *err == REDIST_SUCCESS ? i : -1;
             }
         *err = redist__fail(REDIST_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '%s'", name);
@@ -74,9 +75,10 @@ int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const 
     int best = -1;
     double best_cost = 0;
     for (int i = 0; i < n; i++) {
-        if (table[i]->applicable(p) != REDIST_SUCCESS)
+        if ((table[i]->several_nodes && s->nodes <= 1) ||
+            table[i]->applicable(s->p) != REDIST_SUCCESS)
             continue;
-        double c = table[i]->cost(p, m, ts, tw);
+        double c = table[i]->cost(s, m);
         if (best < 0 || c < best_cost) {
             best = i;
             best_cost = c;
@@ -90,7 +92,94 @@ int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const 
 int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
                       double m, int *err)
 {
-    return redist__coll_pick_with(table, n, name, p, m, redist__coll_ts(), redist__coll_tw(), err);
+    redist__coll_shape s = redist__coll_shape_one(p, redist__coll_ts(), redist__coll_tw());
+    return redist__coll_pick_shape(table, n, name, &s, m, err);
+}
+
+redist__coll_shape redist__coll_shape_one(int p, double ts, double tw)
+{
+    return (redist__coll_shape){p, 1, p, p, ts, tw, 0.0, 0.0};
+}
+
+redist__coll_shape redist__coll_shape_of(const redist__node_map *m, int p)
+{
+    redist__coll_shape s = redist__coll_shape_one(p, redist__coll_ts(), redist__coll_tw());
+    if (m == NULL || m->nodes <= 1 || m->size != p)
+        return s;
+    s.nodes = m->nodes;
+    s.most = m->max_ranks;
+    s.fewest = p;
+    for (int a = 0; a < m->nodes; a++)
+        if (redist__node_size(m, a) < s.fewest)
+            s.fewest = redist__node_size(m, a);
+    redist__coll_net(&s.rts, &s.rtw);
+    return s;
+}
+
+int redist__coll_shape_pairs(const redist__coll_shape *s)
+{
+    return s->nodes > 1 ? (s->nodes - 2 + s->fewest) / s->fewest : 0;
+}
+
+void redist__coll_net(double *rts, double *rtw)
+{
+    const redist__machine *m = redist__machine_once();
+    *rts = m->remote_startup > m->per_message ? m->remote_startup - m->per_message : 0.0;
+    *rtw = m->remote_per_byte;
+}
+
+/* The ranks of a node (s->most consecutive ranks of p) whose partner d places on (mod p)
+   is on another node: all but those whose partner stays on the node, d further on or, past
+   the end, d - p back. */
+static int cross_shift(const redist__coll_shape *s, int d)
+{
+    int p = s->p, q = s->most;
+    d = ((d % p) + p) % p;
+    if (s->nodes <= 1 || d == 0)
+        return 0;
+    int c = q - (q > d ? q - d : 0) - (d > p - q ? d - (p - q) : 0);
+    return c > 0 ? c : 0;
+}
+
+/* The same for partner rank XOR d: for nodes of a power of two ranks, none below d = q, all
+   from there; otherwise as the shift's. */
+static int cross_xor(const redist__coll_shape *s, int d)
+{
+    int q = s->most;
+    if (s->nodes <= 1)
+        return 0;
+    if ((q & (q - 1)) == 0)
+        return d >= q ? q : 0;
+    return cross_shift(s, d);
+}
+
+static double net_step(const redist__coll_shape *s, int crossing, double g)
+{
+    return crossing > 0 ? s->rts + s->rtw * crossing * g : 0.0;
+}
+
+double redist__coll_net_shift(const redist__coll_shape *s, int d, double g)
+{
+    return net_step(s, cross_shift(s, d), g);
+}
+
+double redist__coll_net_xor(const redist__coll_shape *s, int d, double g)
+{
+    return net_step(s, cross_xor(s, d), g);
+}
+
+double redist__coll_net_mesh(const redist__coll_shape *s, int row_steps, double row_g,
+                             int col_steps, double col_g)
+{
+    if (s->nodes <= 1)
+        return 0.0;
+    int rows, cols;
+    redist__coll_mesh(s->p, &rows, &cols);
+    /* A row within a node (cols divides the node's ranks) never crosses; a row that spans a
+       node's edge crosses it at its edge and at its ring's wrap. */
+    int row_cross = s->most % cols == 0 ? 0 : (s->most < 2 ? s->most : 2);
+    return row_steps * net_step(s, row_cross, row_g) +
+           col_steps * redist__coll_net_shift(s, cols, col_g);
 }
 
 double redist__coll_ts(void)
@@ -199,31 +288,48 @@ int redist__coll_power_of_two(int p)
                                              "hypercube needs p a power of two, p = %d", p);
 }
 
-static double cost_ring(int p, double m, double ts, double tw)
+static double cost_ring(const redist__coll_shape *s, double m)
 {
-    return (ts + tw * m) * (p - 1);
+    return (s->ts + s->tw * m) * (s->p - 1) + (s->p - 1) * redist__coll_net_shift(s, 1, m);
 }
 
-static double cost_mesh(int p, double m, double ts, double tw)
+static double cost_mesh(const redist__coll_shape *s, double m)
 {
     int rows, cols;
-    redist__coll_mesh(p, &rows, &cols);
-    return ts * (rows + cols - 2) + tw * m * (p - 1);
+    redist__coll_mesh(s->p, &rows, &cols);
+    return s->ts * (rows + cols - 2) + s->tw * m * (s->p - 1) +
+           redist__coll_net_mesh(s, cols - 1, m, rows - 1, cols * m);
 }
 
-static double cost_log_steps(int p, double m, double ts, double tw)
+/* One node's: scatter and gather (and allgather's hypercube on one node, allgather.c). */
+static double cost_log_steps(const redist__coll_shape *s, double m)
 {
-    return ts * redist__ceil_log2(p) + tw * m * (p - 1);
+    return s->ts * redist__ceil_log2(s->p) + s->tw * m * (s->p - 1);
 }
 
-const redist__coll_algo redist__coll_ring_all = {"ring", redist__coll_always, cost_ring};
-const redist__coll_algo redist__coll_mesh_all = {"mesh", redist__coll_always, cost_mesh};
+/* Recursive halving (reduce_scatter, p a power of two): step k sends p / 2k blocks to rank
+   XOR k. */
+static double cost_halving(const redist__coll_shape *s, double m)
+{
+    double t = cost_log_steps(s, m);
+    for (int k = 1; k < s->p; k <<= 1)
+        t += redist__coll_net_xor(s, k, m * (s->p / (2 * k)));
+    return t;
+}
+
+static double cost_linear(const redist__coll_shape *s, double m)
+{
+    return (s->ts + s->tw * m) * (s->p - 1);
+}
+
+const redist__coll_algo redist__coll_ring_all = {"ring", redist__coll_always, cost_ring, 0};
+const redist__coll_algo redist__coll_mesh_all = {"mesh", redist__coll_always, cost_mesh, 0};
 const redist__coll_algo redist__coll_hypercube_all = {"hypercube", redist__coll_power_of_two,
-                                                      cost_log_steps};
-const redist__coll_algo redist__coll_tree_sg = {"tree", redist__coll_always, cost_log_steps};
+                                                      cost_halving, 0};
+const redist__coll_algo redist__coll_tree_sg = {"tree", redist__coll_always, cost_log_steps, 0};
 const redist__coll_algo redist__coll_hypercube_sg = {"hypercube", redist__coll_always,
-                                                     cost_log_steps};
-const redist__coll_algo redist__coll_linear_sg = {"linear", redist__coll_always, cost_ring};
+                                                     cost_log_steps, 0};
+const redist__coll_algo redist__coll_linear_sg = {"linear", redist__coll_always, cost_linear, 0};
 
 char *redist__coll_workspace(int64_t bytes, int *err)
 {

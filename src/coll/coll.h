@@ -57,12 +57,55 @@ int redist__coll_self(MPI_Comm *self);
 /* Local argument checks shared by the operations (no communication). */
 int redist__coll_check_common(int64_t count, MPI_Datatype type, MPI_Comm comm, size_t *elsize);
 
+/* What a cost reads: the ranks, their nodes and the model's times. On one node (nodes = 1:
+   redist_coll_predict, and every operation but allgather, reduce_scatter and alltoall, which
+   find their nodes) the network's terms are never read. The costs take the nodes to be
+   blocks of `most` consecutive ranks (the node map's order), an estimate where they are not. */
+typedef struct redist__coll_shape {
+    int p;           /* ranks */
+    int nodes;       /* nodes they are on */
+    int most;        /* the most ranks on one node (p on one node) */
+    int fewest;      /* the fewest ranks on one node (p on one node) */
+    double ts, tw;   /* t_s and t_w: every message's start-up, every byte's time at a rank */
+    double rts, rtw; /* the network's: t_s' added to the start-up of a message between nodes,
+                        t_w' per byte through a node's link (all its ranks' off-node bytes
+                        share it); 0: as on a node */
+} redist__coll_shape;
+/* p ranks on one node, with the given t_s and t_w (redist_coll_predict). */
+redist__coll_shape redist__coll_shape_one(int p, double ts, double tw);
+/* p ranks on the nodes of m (NULL: one node) with the model's values (redist__coll_ts, tw,
+   redist__coll_net). */
+redist__coll_shape redist__coll_shape_of(const redist__node_map *m, int p);
+/* The most pairs of nodes one rank carries in the node-aware algorithms, h = ceil((nodes - 1)
+   / fewest) (0 on one node). */
+int redist__coll_shape_pairs(const redist__coll_shape *s);
+/* The network's t_s' and t_w' from the machine (as the plans' network term,
+   redist__cost_network): remote_startup beyond per_message for each message between nodes,
+   remote_per_byte for each byte through a node's link. */
+void redist__coll_net(double *rts, double *rtw);
+
+/* What the network adds to one step of an algorithm that ignores nodes, on the nodes of s
+   (0 on one node): t_s' if any message of the step crosses nodes (the step waits for its
+   slowest message), and t_w' for the bytes the node's crossing ranks put through its link.
+   Each rank sends g bytes to the rank d places on (shift), or to rank XOR d (xor). */
+double redist__coll_net_shift(const redist__coll_shape *s, int d, double g);
+double redist__coll_net_xor(const redist__coll_shape *s, int d, double g);
+/* The same for a mesh's two ring phases (redist__coll_mesh's rows x cols): row_steps steps of
+   row_g bytes in the rows (rings of cols consecutive ranks), col_steps of col_g in the columns
+   (rings of ranks cols apart). */
+double redist__coll_net_mesh(const redist__coll_shape *s, int row_steps, double row_g,
+                             int col_steps, double col_g);
+
 typedef struct redist__coll_algo {
     const char *name;
     /* REDIST_SUCCESS or REDIST_ERR_NOT_APPLICABLE for p ranks (the same on every rank). */
     int (*applicable)(int p);
-    /* Predicted seconds for p ranks and m bytes per block, from t_s and t_w ([GGKK03]). */
-    double (*cost)(int p, double m, double ts, double tw);
+    /* Predicted seconds for m bytes per block on s's ranks, from t_s and t_w ([GGKK03]), and
+       where they span nodes what the network adds (t_s', t_w'). */
+    double (*cost)(const redist__coll_shape *s, double m);
+    /* 1: auto considers it only where the ranks span several nodes (node-aware: on one node
+       it is a flat algorithm of the table); it runs wherever it is named. */
+    int several_nodes;
 } redist__coll_algo;
 
 /* An operation's algorithms, in its file's order (the first is preferred on equal cost). */
@@ -76,14 +119,71 @@ extern const redist__coll_table redist__coll_table_bcast, redist__coll_table_red
     redist__coll_table_gather, redist__coll_table_allgather, redist__coll_table_reduce_scatter,
     redist__coll_table_alltoall, redist__coll_table_shift;
 
-/* The algorithm named `name` (NULL or "auto": the cheapest applicable under the model) among
-   n entries; *err = REDIST_ERR_UNKNOWN_ALGORITHM or REDIST_ERR_NOT_APPLICABLE when none. The
-   choice depends only on arguments every rank shares, so all ranks pick the same. */
+/* The algorithm named `name` (NULL or "auto": the cheapest applicable under the model, those
+   marked several_nodes only where s spans nodes) among n entries; *err =
+   REDIST_ERR_UNKNOWN_ALGORITHM or REDIST_ERR_NOT_APPLICABLE when none. The choice depends only
+   on what every rank shares (the arguments, the agreed nodes, the model's values), so all
+   ranks pick the same. */
+int redist__coll_pick_shape(const redist__coll_algo *const table[], int n, const char *name,
+                            const redist__coll_shape *s, double m, int *err);
+/* The same for p ranks on one node with the model's t_s and t_w. */
 int redist__coll_pick(const redist__coll_algo *const table[], int n, const char *name, int p,
                       double m, int *err);
-/* The same with the start-up ts and per-byte tw given (redist_coll_predict). */
-int redist__coll_pick_with(const redist__coll_algo *const table[], int n, const char *name, int p,
-                           double m, double ts, double tw, int *err);
+
+/* The nodes of comm's ranks (MPI_COMM_TYPE_SHARED, or with REDIST_RANKS_PER_NODE=k virtual
+   nodes of k consecutive ranks within each, redist__plan_node_comm), found at the first call
+   on comm and cached with its private duplicate: REDIST_RANKS_PER_NODE is read then, once per
+   communicator. The same map on every rank (gathered over the duplicate). Collective over
+   comm; every rank of allgather, reduce_scatter and alltoall calls it, whatever its arguments,
+   so that the first call's collectives match. Errors (comm, MPI, memory) are the same on every
+   rank; *nodes is NULL then. */
+int redist__coll_nodes(MPI_Comm comm, const redist__node_map **nodes);
+/* Tests: comm's nodes from now on are those of first_of[r], the first rank of rank r's node
+   (redist__node_map_from_firsts; the same array on every rank), as nodes whose ranks
+   interleave would give, which REDIST_RANKS_PER_NODE's never do. Collective over comm. */
+int redist__coll_nodes_set(MPI_Comm comm, const int *first_of);
+
+/* The node-aware algorithms' pieces (nodes.c). The traffic between nodes a and b goes
+   between rank redist__pair_sender(m, a, b) of a and rank redist__pair_receiver(m, a, b) of
+   b, and the same two ranks carry the pair (b, a): a node's pairs are spread over its ranks.
+   A rank's pairs are listed in the order a + 1, a + 2, ... (mod nodes). */
+/* The blocks of the nodes that local rank t of node a carries the pairs of (their sizes),
+   and in *pairs (may be NULL) how many pairs. */
+int64_t redist__coll_carried(const redist__node_map *m, int a, int t, int *pairs);
+/* The same for every local rank t of node a: blocks[t], pairs[t] (size(a) entries each). */
+void redist__coll_carried_all(const redist__node_map *m, int a, int64_t *blocks, int64_t *pairs);
+/* The most pairs one rank of node a carries: ceil((nodes - 1) / size(a)). */
+int redist__coll_most_pairs(const redist__node_map *m, int a);
+/* The node after `after` (the rank's own node: the first) whose pair rank `me` carries, in
+   its list's order; -1 past the last. */
+int redist__coll_next_pair(const redist__node_map *m, int me, int after);
+/* The nodes this rank exchanges with at step k = 1 .. nodes - 1 of the exchange between
+   nodes (node a sends to a + k and receives from a - k, mod nodes: both ranks of a pair meet
+   at the same step, and a rank's sends follow its list's order, its receives the reverse):
+   *to / *from the node (-1: this rank carries neither pair) and *to_rank / *from_rank the
+   rank there (MPI_PROC_NULL). */
+void redist__coll_pair_step(const redist__node_map *m, int rank, int k, int *to, int *to_rank,
+                            int *from, int *from_rank);
+/* 1 if every node's ranks are consecutive (nodes are numbered by their first rank: the ranks
+   in node order are then 0 .. p-1, and a reduction node by node keeps rank order). */
+int redist__coll_contiguous(const redist__node_map *m);
+/* Copies the blocks of node b's ranks from rank-ordered blocks (from) to the node's order
+   (to), to_packed; or back from the node's order (from) to rank order (to). One memcpy where
+   the ranks are consecutive. */
+void redist__coll_node_blocks(const redist__node_map *m, int b, const char *from, char *to,
+                              int64_t bytes, int to_packed);
+/* What rank t of a node gathers (alltoall) or reduces (reduce_scatter) from each rank of its
+   node: of p rank-ordered blocks, t's own, then those of the ranks of each node whose pair t
+   carries (its list's order): 1 + redist__coll_carried blocks into `to`. */
+void redist__coll_pack_carried(const redist__node_map *m, int t, const char *blocks, char *to,
+                               int64_t bytes);
+/* redist__coll_sendrecv where a side of 0 bytes is no message (both ends know the sizes). */
+int redist__coll_sendrecv_pair(const char *sbuf, int64_t sbytes, int to, char *rbuf, int64_t rbytes,
+                               int from, MPI_Comm c);
+/* Ring all-gather of n pieces of any size among ranks members[0..n), this rank member `me`:
+   piece j is buf[off[j] .. off[j + 1]) (byte offsets). */
+int redist__coll_ringv(char *buf, const int64_t *off, int n, int me, const int *members,
+                       MPI_Comm c);
 
 /* applicable() for algorithms that work for every p. */
 int redist__coll_always(int p);
@@ -93,9 +193,11 @@ int redist__coll_power_of_two(int p);
 /* Entries shared by operations with the same algorithms and costs ([GGKK03]):
    all-to-all broadcast and all-to-all reduction (allgather, reduce_scatter): ring
    (t_s + t_w m)(p - 1), mesh t_s (rows + cols - 2) + t_w m (p - 1), hypercube (power-of-two
-   p: reduce_scatter's) t_s log p + t_w m (p - 1); scatter and gather: tree (= hypercube)
-   t_s ceil(log p) + t_w m (p - 1), any p (also allgather's hypercube, Bruck for any p),
-   linear (p - 1)(t_s + t_w m). */
+   p: reduce_scatter's recursive halving) t_s log p + t_w m (p - 1), plus on several nodes
+   the network's terms of their steps (ring: p - 1 steps to the next rank; mesh: its two
+   phases; hypercube: step k sends p / 2k blocks to rank XOR k); scatter and gather (one node
+   always): tree (= hypercube) t_s ceil(log p) + t_w m (p - 1), any p (on one node also
+   allgather's hypercube, Bruck for any p), linear (p - 1)(t_s + t_w m). */
 extern const redist__coll_algo redist__coll_ring_all, redist__coll_mesh_all,
     redist__coll_hypercube_all;
 extern const redist__coll_algo redist__coll_tree_sg, redist__coll_hypercube_sg,
@@ -155,6 +257,8 @@ int redist__coll_subtree(int v, int p, int *low);
    *err. run: sendbuf holds p blocks of b bytes, block j for rank j; recvbuf gets block i from
    rank i; ws holds workspace(idx, p, b) bytes. */
 int redist__coll_alltoall_pick(const char *name, int p, double m, int *err);
+/* (node-aware is not among these: a plan's exchange has no nodes; it is
+   REDIST_ERR_UNKNOWN_ALGORITHM there) */
 int64_t redist__coll_alltoall_workspace(int idx, int p, int64_t b);
 double redist__coll_alltoall_cost(int idx, int p, double m, double ts, double tw);
 /* Messages and bytes each rank sends (and receives) in algorithm idx's exchange. */

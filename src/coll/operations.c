@@ -36,10 +36,12 @@ int redist_coll_predict(const char *operation, const char *algorithm, int p, dou
     if (p < 1 || !(m >= 0) || !(ts >= 0) || !(tw >= 0) || seconds == NULL)
         return redist__fail(REDIST_ERR_ARG, "predict: p >= 1, m, ts, tw >= 0 and seconds needed");
     int err = REDIST_SUCCESS;
-    int i = redist__coll_pick_with(t->algos, t->n, algorithm, p, m, ts, tw, &err);
+    /* No nodes here: p ranks on one node, where auto never picks node-aware. */
+    redist__coll_shape s = redist__coll_shape_one(p, ts, tw);
+    int i = redist__coll_pick_shape(t->algos, t->n, algorithm, &s, m, &err);
     if (i < 0)
         return err;
-    *seconds = t->algos[i]->cost(p, m, ts, tw);
+    *seconds = t->algos[i]->cost(&s, m);
     if (chosen != NULL)
         *chosen = t->algos[i]->name;
     return REDIST_SUCCESS;

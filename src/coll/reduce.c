@@ -199,22 +199,29 @@ static int64_t rsg_ws(int64_t count, size_t es, int rel, int rank, int p)
     return len * (int64_t)es + redist__coll_reduce_scatter_ws(count, es, rank, p);
 }
 
-static double cost_tree(int p, double m, double ts, double tw)
+static double cost_tree(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return redist__ceil_log2(p) * (ts + tw * m);
 }
-static double cost_ring(int p, double m, double ts, double tw)
+static double cost_ring(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return (p - 1) * (ts + tw * m);
 }
-static double cost_rsg(int p, double m, double ts, double tw)
+static double cost_rsg(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return 2.0 * (p - 1) * ts + 2.0 * tw * m * (p - 1) / p;
 }
 
-static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree};
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
-static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", redist__coll_always, cost_rsg};
+static const redist__coll_algo algo_tree = {"tree", redist__coll_always, cost_tree, 0};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring, 0};
+static const redist__coll_algo algo_rsg = {"reduce_scatter-gather", redist__coll_always, cost_rsg,
+                                           0};
 static const redist__coll_algo *const table[] = {&algo_tree, &algo_ring, &algo_rsg};
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_reduce = {"reduce", table,

@@ -73,20 +73,24 @@ static int64_t ring_ws(int64_t count, size_t es, int rank, int p)
     return rank > 0 ? count * (int64_t)es : 0;
 }
 
-static double cost_hc(int p, double m, double ts, double tw)
+static double cost_hc(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     int k = 0;
     while ((1 << k) < p)
         k++;
     return k * (ts + tw * m);
 }
-static double cost_ring(int p, double m, double ts, double tw)
+static double cost_ring(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return (p - 1) * (ts + tw * m);
 }
 
-static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc};
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
+static const redist__coll_algo algo_hc = {"hypercube", redist__coll_always, cost_hc, 0};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring, 0};
 static const redist__coll_algo *const table[] = {&algo_hc, &algo_ring};
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_scan = {"scan", table,

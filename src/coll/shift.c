@@ -72,8 +72,10 @@ static int run_ring(sh *s)
     return ring_group(s, s->p, s->rank, 0, 1, s->q);
 }
 
-static double cost_ring(int p, double m, double ts, double tw)
+static double cost_ring(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     return (ts + tw * m) * (p / 2);
 }
 
@@ -93,8 +95,10 @@ static int run_mesh(sh *s)
     return ring_group(s, R, row, col, C, qr); /* (3) column shift */
 }
 
-static double cost_mesh(int p, double m, double ts, double tw)
+static double cost_mesh(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     int R, C;
     redist__coll_mesh(p, &R, &C);
     return (ts + tw * m) * (C / 2 + (R > 1 ? 1 : 0) + R / 2);
@@ -113,15 +117,18 @@ static int run_hypercube(sh *s)
     return REDIST_SUCCESS;
 }
 
-static double cost_hypercube(int p, double m, double ts, double tw)
+static double cost_hypercube(const redist__coll_shape *s, double m)
 {
+    int p = s->p;
+    double ts = s->ts, tw = s->tw;
     int d = redist__ceil_log2(p);
     return (ts + tw * m) * (d > 0 ? 2 * d - 1 : 0);
 }
 
-static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring};
-static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh};
-static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_hypercube};
+static const redist__coll_algo algo_ring = {"ring", redist__coll_always, cost_ring, 0};
+static const redist__coll_algo algo_mesh = {"mesh", redist__coll_always, cost_mesh, 0};
+static const redist__coll_algo algo_hypercube = {"hypercube", redist__coll_always, cost_hypercube,
+                                                 0};
 static const redist__coll_algo *const table[] = {&algo_ring, &algo_mesh, &algo_hypercube};
 /* For redist_coll_predict and redist_coll_algorithm_name. */
 const redist__coll_table redist__coll_table_shift = {"shift", table,

@@ -89,6 +89,8 @@ void redist__traffic_local(const redist__side *send, const redist__side *recv,
     vals[REDIST__S_NODE_RANKS] = 0;
     vals[REDIST__S_REMOTE_MESSAGES] = vals[REDIST__S_REMOTE_BYTES] = vals[REDIST__S_NODE_BYTES] = 0;
     vals[REDIST__S_REMOTE_SENT_MESSAGES] = vals[REDIST__S_REMOTE_SENT_BYTES] = 0;
+    vals[REDIST__S_AWARE_SENT_MESSAGES] = send->nmsgs;
+    vals[REDIST__S_AWARE_SENT_BYTES] = send->total_elems * es;
     vals[REDIST__S_LOCAL_MESSAGES] = vals[REDIST__S_MESSAGES];
     vals[REDIST__S_PAIR_MESSAGES] = vals[REDIST__S_PAIR_BYTES] = 0;
     vals[REDIST__S_GATHER_MESSAGES] = vals[REDIST__S_MESSAGES];
@@ -135,6 +137,8 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
     n->max_pair_bytes = vals[REDIST__S_PAIR_BYTES];
     n->max_gather_messages = vals[REDIST__S_GATHER_MESSAGES];
     n->max_gather_bytes = vals[REDIST__S_GATHER_BYTES];
+    n->max_aware_sent_messages = vals[REDIST__S_AWARE_SENT_MESSAGES];
+    n->max_aware_sent_bytes = vals[REDIST__S_AWARE_SENT_BYTES];
 }
 
 double redist__cost_moves(const redist__case *c, const redist__machine *m, int transport)

@@ -138,6 +138,10 @@ typedef struct redist__node_traffic {
     int64_t max_gather_messages; /* on its node: its own on-node messages, gathering and
                                     scattering the off-node ones */
     int64_t max_gather_bytes;
+    int64_t max_aware_sent_messages; /* the most messages (bytes) one rank sends in all */
+    int64_t max_aware_sent_bytes;
+    int64_t aware_total_messages; /* over all ranks: explain's (model/pair.c), 0 in plans */
+    int64_t aware_total_bytes;
 } redist__node_traffic;
 
 /* The global quantities of a redistribution, the same on every rank. */
@@ -190,6 +194,8 @@ enum {
     REDIST__S_GATHER_BYTES,    /* node-aware: bytes on its node, all steps (max) */
     REDIST__S_REMOTE_SENT_MESSAGES, /* messages sent to other nodes */
     REDIST__S_REMOTE_SENT_BYTES,    /* bytes sent to other nodes */
+    REDIST__S_AWARE_SENT_MESSAGES,  /* node-aware: messages it sends, all steps */
+    REDIST__S_AWARE_SENT_BYTES,     /* node-aware: bytes it sends, all steps */
     REDIST__S_NVALS
 };
 /* A rank's values; its node terms as on one node (redist__node_terms replaces them). */

@@ -292,4 +292,6 @@ void redist__node_terms(const redist__node_map *m, int rank, const redist__side 
     vals[REDIST__S_PAIR_BYTES] = max64(pair_out, pair_in);
     vals[REDIST__S_GATHER_MESSAGES] = max64(gather_sent, gather_received);
     vals[REDIST__S_GATHER_BYTES] = max64(gathered_bytes_sent, gathered_bytes_received);
+    vals[REDIST__S_AWARE_SENT_MESSAGES] = gather_sent + pairs_out;
+    vals[REDIST__S_AWARE_SENT_BYTES] = gathered_bytes_sent + pair_out;
 }

@@ -231,6 +231,7 @@ typedef struct pair_summary {
     uint64_t key;
     redist__case c;
     int64_t total_messages, total_bytes;
+    int64_t aware_messages, aware_bytes; /* node-aware's totals (its steps' messages) */
 } pair_summary;
 
 static _Thread_local pair_summary cached;
@@ -282,6 +283,8 @@ static int visit_ranks(redist_layout src, redist_layout dst, int comm_size, int6
         err = shift_set_add(shifts, &s[x].send, ms[x], comm_size);
         out->total_messages += s[x].send.nmsgs;
         out->total_bytes += s[x].send.total_elems * elsize;
+        out->aware_messages += v[x][REDIST__S_AWARE_SENT_MESSAGES];
+        out->aware_bytes += v[x][REDIST__S_AWARE_SENT_BYTES];
     }
     for (int x = 0; x < made && s != NULL; x++)
         sides_free(&s[x]);
@@ -331,6 +334,8 @@ static int summarize_pair(redist_layout src, redist_layout dst, int comm_size, i
         }
         redist__traffic_finish(vmax, NULL, comm_size, (size_t)elsize, &out->c.t);
         out->c.t.shift_steps = shift_set_distinct_nonzero(&shifts);
+        out->c.t.n.aware_total_messages = out->aware_messages;
+        out->c.t.n.aware_total_bytes = out->aware_bytes;
         redist__shape_of(src, dst, &out->c.s);
         out->c.src = src;
         out->c.dst = dst;

@@ -51,6 +51,10 @@ want_msgs, want_bytes = ((n["max_messages_sent_off_node"], n["max_bytes_sent_off
                          if alg == "direct-async" else
                          (n["node_aware_pair_messages"], n["node_aware_pair_bytes"]))
 assert int(m.group(3)) == want_msgs, (m.groups(), want_msgs)
+# the most messages a rank sends in all (explain's row of the algorithm, run's plan line)
+row = [a for a in ex["algorithms"] if a["name"] == alg][0]
+p = re.search(r"at most (\d+) messages? and ([\d.]+ [kMG]?B) sent per rank", out)
+assert p and int(p.group(1)) == row["max_messages_per_rank"], (p and p.groups(), row)
 # run prints 3 significant digits
 assert abs(run_bytes - want_bytes) <= 0.006 * max(want_bytes, 1) + 1, (run_bytes, want_bytes)
 PY

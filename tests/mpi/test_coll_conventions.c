@@ -79,24 +79,6 @@ enum { K_INT, K_MAT, K_T3 };
 static MPI_Datatype t3;
 static MPI_Op matop, affop;
 
-static unsigned matmul(unsigned a, unsigned b)
-{
-    unsigned a00 = a & 255, a01 = (a >> 8) & 255, a10 = (a >> 16) & 255, a11 = a >> 24;
-    unsigned b00 = b & 255, b01 = (b >> 8) & 255, b10 = (b >> 16) & 255, b11 = b >> 24;
-    unsigned c00 = (a00 * b00 + a01 * b10) & 255, c01 = (a00 * b01 + a01 * b11) & 255;
-    unsigned c10 = (a10 * b00 + a11 * b10) & 255, c11 = (a10 * b01 + a11 * b11) & 255;
-    return c00 | c01 << 8 | c10 << 16 | c11 << 24;
-}
-
-/* inout = in op inout */
-static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] = matmul(a[i], b[i]);
-}
-
 /* inout = in o inout for affine maps (a, b) (x -> a x + b, applied right to left), c summed.
    The values are small integers: exact in double. */
 static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -902,7 +884,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(W, &size);
     MPI_Type_contiguous(3, MPI_DOUBLE, &t3);
     MPI_Type_commit(&t3);
-    MPI_Op_create(matmul_fn, 0, &matop);
+    MPI_Op_create(mtest_matmul_fn, 0, &matop);
     MPI_Op_create(affine_fn, 0, &affop);
     test_before_init();
     test_in_place();

@@ -17,25 +17,6 @@
 
 static int rank, size, errs;
 
-/* a op b for packed 2x2 matrices over Z_256: bytes (m00, m01, m10, m11). */
-static unsigned matmul(unsigned a, unsigned b)
-{
-    unsigned a00 = a & 255, a01 = (a >> 8) & 255, a10 = (a >> 16) & 255, a11 = a >> 24;
-    unsigned b00 = b & 255, b01 = (b >> 8) & 255, b10 = (b >> 16) & 255, b11 = b >> 24;
-    unsigned c00 = (a00 * b00 + a01 * b10) & 255, c01 = (a00 * b01 + a01 * b11) & 255;
-    unsigned c10 = (a10 * b00 + a11 * b10) & 255, c11 = (a10 * b01 + a11 * b11) & 255;
-    return c00 | c01 << 8 | c10 << 16 | c11 << 24;
-}
-
-/* inout = in op inout */
-static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] = matmul(a[i], b[i]);
-}
-
 enum { T_INT_SUM, T_INT_MAX, T_DBL_SUM, T_DBL_MAX, T_MATMUL, NCASES };
 static MPI_Op matop;
 
@@ -271,7 +252,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Op_create(matmul_fn, 0, &matop);
+    MPI_Op_create(mtest_matmul_fn, 0, &matop);
     size_t max = 10000 * sizeof(double);
     void *s = malloc(max), *a = malloc(max), *b = malloc(max);
     test_bcast(a, b);

@@ -65,9 +65,14 @@ static int64_t walk(redist_layout l, const side *s, int rank, double *a, int che
     return bad;
 }
 
+/* The groups' ranks, merged as a plan merges them, span nodes: node-aware applies. */
+static int several_nodes;
+
 /* The algorithms that must apply to a pair on disjoint process sets (docs/algorithms.md). */
 static int must_apply(const char *name, const side *s, const side *d)
 {
+    if (!strcmp(name, "node-aware"))
+        return several_nodes;
     int sections = mtest_sections_apply(name, s->nd, s->n, s->block, s->grid, d->block, d->grid);
     if (sections >= 0)
         return sections;
@@ -114,6 +119,10 @@ static void run_pair(MPI_Comm inter, int is_source, int group_rank, int group_si
     void *da = mtest_device_alloc((size_t)ns * sizeof *a),
          *db = mtest_device_alloc((size_t)nd * sizeof *b); /* REDIST_TEST_MEMORY's twins */
     int nexec = 0;
+    MPI_Comm merged = MPI_COMM_NULL; /* source group first, as the plan merges them */
+    MPI_Intercomm_merge(inter, is_source ? 0 : 1, &merged);
+    several_nodes = mtest_several_nodes(merged);
+    MPI_Comm_free(&merged);
     for (int i = 0; i < redist_algorithm_count(); i++) {
         const char *name = redist_algorithm_name(i);
         char what[160];

@@ -31,6 +31,8 @@ static int power_of_two(int64_t v)
 /* Whether algorithm `name` must apply to cyclic(x) -> cyclic(y) of n elements on the same P
    ranks and first coordinate (docs/algorithms.md), worked out here, independently of the
    library: a forced algorithm that should apply and refuses is a failure, not a skip. */
+static int several_nodes; /* the ranks span nodes (mtest_several_nodes): node-aware applies */
+
 static int must_apply(const char *name, int64_t n, int64_t x, int64_t y, int P, int first)
 {
     int sections = mtest_sections_apply(name, 1, &n, &x, &P, &y, &P);
@@ -43,6 +45,8 @@ static int must_apply(const char *name, int64_t n, int64_t x, int64_t y, int P, 
         return 0;
     if (!strcmp(name, "scatter-allgather")) /* elements of several holders only */
         return 0;
+    if (!strcmp(name, "node-aware")) /* ranks on several nodes only */
+        return several_nodes;
     if (!strcmp(name, "ky-to-y"))
         return x % y == 0;
     if (!strcmp(name, "x-to-kx"))
@@ -150,6 +154,7 @@ int main(int argc, char **argv)
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
+    several_nodes = mtest_several_nodes(MPI_COMM_WORLD);
     for (int64_t K = 1; K <= 12; K++)
         for (int64_t x = 1; x <= 3; x += 2) {
             int64_t super = x * K * P;

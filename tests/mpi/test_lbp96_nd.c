@@ -52,6 +52,8 @@ static int64_t walk(redist_layout l, int nd, const int64_t *n, const int64_t *bl
    (ky-to-y where every source block is a multiple of the destination's, x-to-kx the converse,
    gcd and lcm always); all the others but the 1-D ones (multiphase, bmmc), which must not.
    Worked out here; a forced algorithm that should apply and refuses is a failure. */
+static int several_nodes; /* the ranks span nodes (mtest_several_nodes): node-aware applies */
+
 static int must_apply(const char *name, int nd, const int64_t *n, const int64_t *bs,
                       const int64_t *bd, const int *grid)
 {
@@ -67,6 +69,8 @@ static int must_apply(const char *name, int nd, const int64_t *n, const int64_t 
         return ky;
     if (!strcmp(name, "x-to-kx"))
         return xk;
+    if (!strcmp(name, "node-aware")) /* ranks on several nodes only */
+        return several_nodes;
     return strcmp(name, "multiphase") != 0 && strcmp(name, "bmmc") != 0 &&
            strncmp(name, "reduce-", 7) != 0 &&     /* partial sums only (options.reduce) */
            strcmp(name, "scatter-allgather") != 0; /* elements of several holders only */
@@ -125,6 +129,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    several_nodes = mtest_several_nodes(MPI_COMM_WORLD);
     /* Grids using the ranks: 2-D (p0 x p1) and 3-D with a trailing 1. */
     int p0 = size % 2 == 0 ? 2 : 1, p1 = size / p0;
     int grid2[2] = {p0, p1}, first2[2] = {0, p1 > 1 ? 1 : 0};

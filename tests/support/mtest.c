@@ -85,6 +85,23 @@ int mtest_all_same(int v)
     return mn == mx;
 }
 
+unsigned mtest_matmul(unsigned a, unsigned b)
+{
+    unsigned a00 = a & 255, a01 = (a >> 8) & 255, a10 = (a >> 16) & 255, a11 = a >> 24;
+    unsigned b00 = b & 255, b01 = (b >> 8) & 255, b10 = (b >> 16) & 255, b11 = b >> 24;
+    unsigned c00 = (a00 * b00 + a01 * b10) & 255, c01 = (a00 * b01 + a01 * b11) & 255;
+    unsigned c10 = (a10 * b00 + a11 * b10) & 255, c11 = (a10 * b01 + a11 * b11) & 255;
+    return c00 | c01 << 8 | c10 << 16 | c11 << 24;
+}
+
+void mtest_matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = mtest_matmul(a[i], b[i]);
+}
+
 mtest_memory mtest_memory_under(double limit, double mine)
 {
     MPI_Comm node;
@@ -617,4 +634,22 @@ void mtest_host_free(void *p)
         host_abort("redist_free", rc);
     free(h->plain);
     free(h);
+}
+
+int mtest_several_nodes(MPI_Comm comm)
+{
+    int size = 0, rank = 0, here = 0, mine = 0, any = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm node = MPI_COMM_NULL, virtual_node = MPI_COMM_NULL;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    const char *v = getenv("REDIST_RANKS_PER_NODE");
+    int k = v != NULL ? atoi(v) : 0;
+    MPI_Comm_split(node, k > 0 ? rank / k : 0, rank, &virtual_node);
+    MPI_Comm_size(virtual_node, &here);
+    MPI_Comm_free(&virtual_node);
+    MPI_Comm_free(&node);
+    mine = here < size;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
 }

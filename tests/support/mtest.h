@@ -40,6 +40,13 @@ void mtest_globals_close(mtest_globals *w);
 /* 1 if v is the same on every rank of MPI_COMM_WORLD (collective). */
 int mtest_all_same(int v);
 
+/* A non-commutative op for the reduction tests: a 2 x 2 matrix over Z_256 packed in an
+   unsigned (bytes m00, m01, m10, m11). mtest_matmul(a, b) is the product a b; mtest_matmul_fn
+   is it as an MPI_User_function (inout = in inout), for MPI_Op_create(mtest_matmul_fn, 0,
+   &op) on MPI_INT or MPI_UNSIGNED. */
+unsigned mtest_matmul(unsigned a, unsigned b);
+void mtest_matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type);
+
 /* What REDIST_MEMORY_LIMIT = limit bytes implies for a plan over MPI_COMM_WORLD whose
    default mode holds `mine` bytes of pack buffers on this rank (what it sends to and receives
    from other ranks), from docs/api.md "Memory" and independently of the library: the limit
@@ -61,6 +68,11 @@ mtest_memory mtest_memory_under(double limit, double mine);
    must not. Block along a dimension: one block per process (b P >= n) or one process. */
 int mtest_sections_apply(const char *name, int nd, const int64_t n[], const int64_t xb[],
                          const int xg[], const int64_t yb[], const int yg[]);
+
+/* Whether the ranks of comm are on several nodes as the library's plans see them (collective):
+   MPI_COMM_TYPE_SHARED, split further into nodes of k consecutive ranks of comm by
+   REDIST_RANKS_PER_NODE=k (docs/api.md): where node-aware applies. */
+int mtest_several_nodes(MPI_Comm comm);
 
 /* Prints "[rank R] what: <fmt ...>" and a newline on stdout (flushed) and counts one error in
  *errs. rank is the caller's MPI_COMM_WORLD rank (calls before MPI_Init pass 0). */

@@ -220,6 +220,11 @@ static void terms(const redist__node_map *m, const pattern *p, const char *what)
                   "%s: rank %d on node: %lld messages (%lld B), the schedule %lld (%lld B)", what,
                   r, (long long)v[REDIST__S_GATHER_MESSAGES], (long long)v[REDIST__S_GATHER_BYTES],
                   (long long)max2(o->gather_msgs), (long long)max2(o->gather_bytes));
+            CHECK(v[REDIST__S_AWARE_SENT_MESSAGES] == o->gather_msgs[0] + o->pair_msgs[0] &&
+                      v[REDIST__S_AWARE_SENT_BYTES] == o->gather_bytes[0] + o->pair_bytes[0],
+                  "%s: rank %d sends %lld messages in node-aware's steps, the schedule %lld", what,
+                  r, (long long)v[REDIST__S_AWARE_SENT_MESSAGES],
+                  (long long)(o->gather_msgs[0] + o->pair_msgs[0]));
             for (int i = 0; i < REDIST__S_NVALS; i++)
                 vmax[i] = v[i] > vmax[i] ? v[i] : vmax[i];
         }
