@@ -512,7 +512,7 @@ static void write_csv(FILE *f, const bench_result *res, int n)
             csv_quoted(f, r->c.to);
             fprintf(f, ",%s,%d,", row->name, row->applicable);
             csv_figures(f, row);
-            fprintf(f, ",%d,%d,%.4f,%s,%s\n", i == r->best,
+            fprintf(f, ",%d,%d,%.6g,%s,%s\n", i == r->best,
                     i != r->autorow && r->chosen && strcmp(row->name, r->chosen) == 0, r->regret,
                     r->c.kind ? r->c.kind : "grid", tool_reduce_names[r->c.reduce]);
         }
