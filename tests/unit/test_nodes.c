@@ -255,7 +255,7 @@ int main(void)
                 spread(&m);
                 pattern p;
                 random_pattern(&p, size, &seed);
-                char what[64];
+                char what[128];
                 snprintf(what, sizeof what, "%d ranks, %s nodes of %d, case %d", size,
                          t % 2 ? "interleaved" : "consecutive", k, t);
                 terms(&m, &p, what);
