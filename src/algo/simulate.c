@@ -114,3 +114,189 @@ double redist__simulate_crossover(int64_t K, int64_t P, double b, double T_d, do
     double n = (a_direct - a_indirect) / (s_indirect - s_direct);
     return isfinite(n) && n >= 0 ? n : -1;
 }
+
+/* ---- many nodes ------------------------------------------------------------------------------
+ * P = nodes k ranks on nodes of k consecutive ranks; every rank pair that talks moves m bytes.
+ * The machine is a plan's on several nodes: off-node messages pay remote_startup and the bytes
+ * of a node's link remote_per_byte (redist__cost_network, node-aware's own terms).
+ *
+ * The all-to-all is described, not enumerated (P^2 messages: 4 10^9 at 65536 ranks). Its
+ * layouts: a P x P matrix of m-byte elements, row r on rank r -> column s on rank s. A rank
+ * sends one element (one run, m bytes) to each of the P - 1 others and receives one from
+ * each, keeps its diagonal element (one run, m bytes), holds P m bytes on either side; it
+ * uses every nonzero shift. Of its messages k - 1 stay on its node and P - k leave it, and
+ * its node's link carries k (P - k) m bytes each way.
+ *
+ * The node-aware terms follow model/nodes.c's definitions (redist__node_terms), place by
+ * place on a node, the maxima over the places. Node A's j-th other node (j = 0 .. nodes - 2)
+ * falls to its place j mod k: place l carries c_l = #{j <= nodes - 2 : j mod k = l} pairs each
+ * way, each of k^2 m bytes (k ranks' blocks for k ranks), place 0 the most; the first
+ * s = min(nodes - 1, k) places carry pairs. Messages on its node, sent: its k - 1 direct
+ * ones, one gathering message to each other place that carries pairs (s, less one if it
+ * carries some itself), and from each pair it receives a slice to each of the k - 1 others;
+ * received: its k - 1 direct ones, a gathering message from each of the k - 1 others if it
+ * carries pairs, and a slice per source node whose pair another place receives
+ * (nodes - 1 - c_l). Bytes each way: its direct (k - 1) m, its blocks of the pairs others
+ * carry (nodes - 1 - c_l) k m, and what it gathers or hands out of its own pairs but its own
+ * blocks, c_l k (k - 1) m.
+ */
+int redist__simulate_nodes_ok(redist__sim_pattern pattern, int64_t nodes, int64_t k, int64_t m)
+{
+    if (nodes < 2 || k < 1 || k > REDIST__SIM_NODES_MAX_RANKS ||
+        nodes > REDIST__SIM_NODES_MAX_RANKS / k || m < 1 || m > REDIST__SIM_NODES_MAX_BYTES)
+        return 0;
+    int64_t P = nodes * k; /* <= 2^20 */
+    if (pattern == REDIST__SIM_CYCLIC)
+        return nodes <= REDIST__SIM_CYCLIC_MAX_WORK / P; /* 3 P m < 2^52 */
+    return pattern == REDIST__SIM_ALLTOALL && m <= INT64_MAX / P / P;
+}
+
+int redist__simulate_layouts(redist__sim_pattern pattern, int P, redist_layout *src,
+                             redist_layout *dst)
+{
+    *src = *dst = NULL;
+    int err = REDIST_ERR_ARG;
+    if (pattern == REDIST__SIM_ALLTOALL) {
+        int64_t extent[2] = {P, P}, rows[2] = {1, P}, columns[2] = {P, 1};
+        int by_rows[2] = {P, 1}, by_columns[2] = {1, P};
+        err = redist_layout_create(2, extent, rows, by_rows, NULL, NULL, REDIST_ROW_MAJOR, src);
+        if (err == REDIST_SUCCESS)
+            err = redist_layout_create(2, extent, columns, by_columns, NULL, NULL, REDIST_ROW_MAJOR,
+                                       dst);
+    } else if (pattern == REDIST__SIM_CYCLIC) {
+        int64_t extent[1] = {3 * (int64_t)P}, one[1] = {1}, three[1] = {3};
+        int grid[1] = {P};
+        err = redist_layout_create(1, extent, one, grid, NULL, NULL, REDIST_ROW_MAJOR, src);
+        if (err == REDIST_SUCCESS)
+            err = redist_layout_create(1, extent, three, grid, NULL, NULL, REDIST_ROW_MAJOR, dst);
+    }
+    if (err != REDIST_SUCCESS) {
+        redist_layout_free(src);
+        redist_layout_free(dst);
+    }
+    return err;
+}
+
+/* The all-to-all's traffic (the comment above derives each term). */
+static void describe_alltoall(int64_t nodes, int64_t k, int64_t m, redist__traffic *t)
+{
+    int64_t P = nodes * k, s = nodes - 1 < k ? nodes - 1 : k;
+    memset(t, 0, sizeof *t);
+    t->comm_size = (int)P;
+    t->elsize = (size_t)m;
+    t->max_messages = t->max_sent_messages = t->max_pieces = t->max_buffer = P - 1;
+    t->max_bytes = t->max_sent_bytes = (P - 1) * m;
+    t->max_copy_bytes = m;
+    t->max_local_bytes = P * m;
+    t->max_count = t->max_run_value = t->max_self_runs = 1;
+    t->max_packed = t->max_runs = 2 * (P - 1);
+    t->shift_steps = (int)(P - 1);
+    redist__node_traffic *n = &t->n;
+    n->nodes = (int)nodes;
+    n->ranks_per_node = (int)k;
+    n->max_remote_messages = n->max_remote_sent_messages = P - k;
+    n->max_remote_bytes = n->max_remote_sent_bytes = (P - k) * m;
+    n->max_local_messages = k - 1;
+    n->max_node_bytes = k * (P - k) * m;
+    for (int64_t l = 0; l < k; l++) {
+        int64_t c = l <= nodes - 2 ? (nodes - 2 - l) / k + 1 : 0, carries = c > 0;
+        int64_t sent = (k - 1) + (s - carries) + c * (k - 1),
+                received = (k - 1) + carries * (k - 1) + (nodes - 1 - c);
+        int64_t messages = sent > received ? sent : received,
+                bytes = ((k - 1) + (nodes - 1 - c) * k + c * k * (k - 1)) * m;
+        n->max_pair_messages = c > n->max_pair_messages ? c : n->max_pair_messages;
+        n->max_pair_bytes = c * k * k * m > n->max_pair_bytes ? c * k * k * m : n->max_pair_bytes;
+        n->max_gather_messages =
+            messages > n->max_gather_messages ? messages : n->max_gather_messages;
+        n->max_gather_bytes = bytes > n->max_gather_bytes ? bytes : n->max_gather_bytes;
+    }
+}
+
+/* The all-to-all's shape is that of its layouts, which depends on P only: kept per thread
+   for the rows of one P. */
+static _Thread_local redist__shape alltoall_shape;
+static _Thread_local int64_t alltoall_shape_P;
+
+static int shape_of_alltoall(int64_t P, redist__shape *s)
+{
+    if (alltoall_shape_P != P) {
+        redist_layout src, dst;
+        int err = redist__simulate_layouts(REDIST__SIM_ALLTOALL, (int)P, &src, &dst);
+        if (err != REDIST_SUCCESS)
+            return err;
+        redist__shape_of(src, dst, &alltoall_shape);
+        alltoall_shape_P = P;
+        redist_layout_free(&src);
+        redist_layout_free(&dst);
+    }
+    *s = alltoall_shape;
+    return REDIST_SUCCESS;
+}
+
+int redist__simulate_nodes_case(redist__sim_pattern pattern, int64_t nodes, int64_t k, int64_t m,
+                                redist__case *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!redist__simulate_nodes_ok(pattern, nodes, k, m))
+        return REDIST_ERR_ARG;
+    int64_t P = nodes * k;
+    if (pattern == REDIST__SIM_ALLTOALL) {
+        describe_alltoall(nodes, k, m, &c->t);
+        return shape_of_alltoall(P, &c->s);
+    }
+    redist_layout src, dst;
+    int err = redist__simulate_layouts(pattern, (int)P, &src, &dst);
+    if (err == REDIST_SUCCESS)
+        err = redist__pair_case_on_nodes(src, dst, (int)P, (int)k, m, c, NULL, NULL);
+    c->src = c->dst = NULL; /* freed below */
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+    return err;
+}
+
+void redist__simulate_nodes_machine(const redist__machine *base, redist__machine *m)
+{
+    *m = *base;
+    m->shared_node = m->shared_arrays = 0;
+    m->threads_speedup = 0;
+}
+
+/* Algorithm `name`'s prediction, or -1 where it is not usable. */
+static double predicted(const char *name, const redist__case *c, const redist__machine *m,
+                        const redist_options *opt)
+{
+    const redist__algorithm *a = redist__algorithm_by_name(name);
+    return a != NULL && redist__algo_usable(a, c, opt, NULL) == REDIST_SUCCESS
+               ? redist__predict(a, c, m, opt)
+               : -1.0;
+}
+
+int redist__simulate_nodes(redist__sim_pattern pattern, int64_t nodes, int64_t k, int64_t m,
+                           const redist__machine *machine, redist__sim_nodes_row *row)
+{
+    redist__case c;
+    int err = redist__simulate_nodes_case(pattern, nodes, k, m, &c);
+    if (err != REDIST_SUCCESS)
+        return err;
+    redist_options opt;
+    redist_options_init(&opt);
+    row->direct_async = predicted("direct-async", &c, machine, &opt);
+    row->alltoallv = predicted("alltoallv", &c, machine, &opt);
+    row->node_aware = predicted("node-aware", &c, machine, &opt);
+    const redist__algorithm *chosen = redist__choose(&c, machine, &opt);
+    row->chosen = chosen != NULL ? chosen->name : NULL;
+    row->chosen_seconds = chosen != NULL ? redist__predict(chosen, &c, machine, &opt) : -1.0;
+    /* the best by the predictions alone, apart from auto's rule */
+    const redist__algorithm *const *all;
+    int count = redist__algorithms(&all);
+    row->best = NULL;
+    row->best_seconds = -1.0;
+    for (int i = 0; i < count; i++) {
+        double t = predicted(all[i]->name, &c, machine, &opt);
+        if (t >= 0 && (row->best == NULL || t < row->best_seconds)) {
+            row->best = all[i]->name;
+            row->best_seconds = t;
+        }
+    }
+    return REDIST_SUCCESS;
+}

@@ -63,10 +63,15 @@ twice calibrate --no-write --no-write --no-write
 twice calibrate --quick --quick --quick --no-write
 twice calibrate --verbose --verbose --verbose --no-write
 twice calibrate --threads --threads 2 --threads=3 --no-write
-for opt in --procs --K --bytes --Td --tau --d --from --to; do
-    case $opt in --from | --to) v=1024 ;; --d) v=1 ;; --tau | --Td) v=1e-6 ;; *) v=8 ;; esac
+for opt in --procs --K --bytes --Td --tau --d --from --to --nodes --ranks-per-node --pattern \
+    --remote-startup --remote-per-byte --machine; do
+    case $opt in
+        --from | --to) v=1024 ;; --d) v=1 ;; --tau | --Td | --remote-*) v=1e-6 ;;
+        --pattern) v=cyclic ;; --machine) v=defaults ;; *) v=8 ;;
+    esac
     twice simulate "$opt" "$opt" "$v" "$opt=$v"
 done
+twice simulate --csv --nodes 2 --csv --csv
 
 # Distinct options are taken together: --alpha with --beta, --procs once, -q once.
 mpi run "${PAIR[@]}" --alpha 2 --beta 0.5 --repeat 1 --verify -q

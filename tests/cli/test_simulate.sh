@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # redist simulate on hostile and large values: every bad value exits 2 with one stderr line
 # naming its option, quickly and in bounded memory; valid runs print finite, non-negative
-# times (docs/tool.md, "redist simulate").
+# times (docs/tool.md, "redist simulate"). The node mode (--nodes ...): the same for its
+# options, its limits, a row per nodes x bytes, 1024 nodes x 64 ranks of the all-to-all in
+# under a second, and its predictions equal to explain's on the real layouts.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SIM=("$REDIST" simulate) # timeout runs commands, not functions
 
@@ -16,7 +18,8 @@ bad() {
 }
 
 # Every option: not a number, trailing junk, empty, NaN, infinities, out of range, overflow.
-for opt in --procs --K --bytes --Td --tau --d --from --to; do
+for opt in --procs --K --bytes --Td --tau --d --from --to --nodes --ranks-per-node --pattern \
+    --remote-startup --remote-per-byte --machine; do
     for val in abc 12x 1.2.3 '' ' 5' nan NaN -nan inf -inf infinity -1 -5e3 \
         99999999999999999999999 -99999999999999999999999 1e999 -1e999 0x; do
         bad "$opt" "$val"
@@ -126,5 +129,123 @@ run_cmd "$REDIST" simulate --procs 4 --K 2
 if [[ "$CLI_STATUS" == 0 ]] && grep -Eq '^ +\(steps\) +2 +2 +2 ' "$CLI_OUT"; then
     echo "ok: default d lowered to L"
 else fail "default d with K = 2, P = 4"; fi
+
+# ---- the node mode -------------------------------------------------------------------------
+# Zero, past the limits, malformed LISTs, and options of the other mode.
+bad --nodes 1
+bad --nodes 2097152
+bad --nodes 8..2
+bad --nodes 2..
+bad --nodes ..8
+bad --nodes 2...8
+bad --nodes 2,,4
+bad --nodes 2,
+bad --nodes "$(seq -s, 2 34)" # 33 values
+bad --ranks-per-node 0
+bad --ranks-per-node 2^20
+bad --bytes 0 --nodes 2
+bad --bytes 0.5 --nodes 2
+bad --bytes 2^31 --nodes 2
+bad --bytes 64..2^40 --ranks-per-node 4
+bad --pattern alltoall,alltoall
+bad --pattern all
+bad --pattern alltoall,
+bad --machine this
+bad --remote-startup 2
+bad --remote-per-byte -1e-9
+expect_usage "^redist simulate: --nodes: bad value '2\^20': .*at most 2\^20" \
+    "${SIM[@]}" --nodes 2^20 --ranks-per-node 2
+expect_usage "^redist simulate: --nodes: bad value '4096': .*for cyclic" "${SIM[@]}" --nodes 4096
+expect_usage "^redist simulate: --bytes: bad value '2\^30': .*below 2\^63 bytes \(P = 1048576\)" \
+    "${SIM[@]}" --nodes 2^14 --bytes 2^30 --pattern alltoall
+expect_usage "^redist simulate: --bytes: bad value '8,2\^23': .*P = 1048576" \
+    "${SIM[@]}" --nodes 2^13 --ranks-per-node 128 --pattern alltoall --bytes 8,2^23
+expect_usage "^redist simulate: --procs does not go with --nodes" "${SIM[@]}" --procs 8 --nodes 2
+expect_usage "^redist simulate: --K does not go with --csv" "${SIM[@]}" --csv --K 2
+expect_usage "^redist simulate: --csv: takes no value" "${SIM[@]}" --csv=1
+expect_usage "^redist: simulate: --csv given twice" "${SIM[@]}" --csv --csv
+
+# sane_nodes ROWS ARGS...: exit 0 within 30 s, ROWS table rows, the summary, no NaN,
+# infinity or negative time.
+sane_nodes() {
+    local rows=$1; shift
+    run_cmd 30 "$REDIST" simulate "$@"
+    local got
+    got=$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ [KM]?i?B ' "$CLI_OUT")
+    if [[ "$CLI_STATUS" != 0 ]]; then fail "exit $CLI_STATUS (want 0): simulate $*"
+    elif [[ -s "$CLI_ERR" ]]; then fail "stderr not empty: simulate $*"
+    elif grep -Eqi 'nan|inf' "$CLI_OUT"; then fail "NaN or infinity: simulate $*"
+    elif grep -Eq -- '(^|[ =(])-[0-9. ]' "$CLI_OUT"; then fail "negative time: simulate $*"
+    elif [[ "$got" != "$rows" ]]; then fail "$got table rows (want $rows): simulate $*"
+    elif ! grep -q '^auto within 15% of the best prediction in every row: yes' "$CLI_OUT"; then
+        fail "no summary, or auto more than 15% off: simulate $*"
+    else echo "ok: $rows rows: simulate $*"; fi
+}
+sane_nodes 100 --ranks-per-node 64 # the defaults: 2..1024 nodes x 5 sizes x 2 patterns
+sane_nodes 4 --nodes 2,3 --ranks-per-node 1 --bytes 1,2^30 --pattern cyclic
+sane_nodes 6 --nodes 2..8 --ranks-per-node 3 --bytes 7,1k --pattern alltoall --machine current
+sane_nodes 1 --nodes 2^19 --ranks-per-node 2 --bytes 1 --pattern alltoall --remote-startup 0 \
+    --remote-per-byte 0
+sane_nodes 1 --nodes 2^13 --ranks-per-node 128 --bytes 8388607 --pattern alltoall
+sane_nodes 1 --nodes 1024 --bytes 1M --pattern cyclic --remote-startup=1 --remote-per-byte=1
+
+# 1024 nodes x 64 ranks of the all-to-all, described: well under a second.
+start=$(date +%s%N)
+run_cmd 10 "$REDIST" simulate --nodes 1024 --pattern alltoall
+ms=$((($(date +%s%N) - start) / 1000000))
+if [[ "$CLI_STATUS" == 0 && "$ms" -lt 1000 ]] && grep -q '^ *1024 *65536 *1 MiB ' "$CLI_OUT"; then
+    echo "ok: alltoall at 65536 ranks in $ms ms"
+else fail "alltoall at 65536 ranks: exit $CLI_STATUS in $ms ms"; fi
+
+# CSV: a header and a line per row, 13 fields.
+run_cmd 30 "$REDIST" simulate --nodes 2,4 --bytes 8,64,512 --csv
+if [[ "$CLI_STATUS" == 0 && $(wc -l <"$CLI_OUT") == 13 ]] &&
+    awk -F, 'NF != 13 { bad = 1 } END { exit bad }' "$CLI_OUT" &&
+    head -n 1 "$CLI_OUT" | grep -q '^pattern,nodes,ranks_per_node,ranks,bytes,direct_async,'; then
+    echo "ok: CSV rows"
+else fail "CSV: exit $CLI_STATUS"; fi
+
+# The network's parameters reach the flat predictions (and nothing else of the machine).
+run_cmd 30 "$REDIST" simulate --nodes 8 --bytes 64 --pattern alltoall --csv
+with=$(sed -n 2p "$CLI_OUT" | cut -d, -f6)
+run_cmd 30 "$REDIST" simulate --nodes 8 --bytes 64 --pattern alltoall --csv --remote-startup 0 \
+    --remote-per-byte 0
+without=$(sed -n 2p "$CLI_OUT" | cut -d, -f6)
+if awk -v a="$with" -v b="$without" 'BEGIN { exit !(a > b && b > 0) }'; then
+    echo "ok: the network costs direct-async $with s against $without s"
+else fail "network: direct-async $with s with, $without s without"; fi
+run_cmd 30 env REDIST_MACHINE_STARTUP=7e-6 "$REDIST" simulate --nodes 8 --machine current
+if grep -q 'startup = 7e-06 s' "$CLI_OUT"; then echo "ok: --machine current reads the environment"
+else fail "--machine current: no startup = 7e-06"; fi
+
+# The predictions are the algorithms' own: explain on the real layouts (doubles, so m = 8) on
+# the same virtual nodes gives the same seconds for direct-async, alltoallv and node-aware,
+# and the same choice of auto.
+for nk in 2x1 3x4 5x2 4x3; do
+    n=${nk%x*} k=${nk#*x} p=$((${nk%x*} * ${nk#*x}))
+    for pat in alltoall cyclic; do
+        if [[ $pat == alltoall ]]; then
+            from="n=${p}x${p},block=1x${p},grid=${p}x1" to="n=${p}x${p},block=${p}x1,grid=1x${p}"
+        else from="n=$((3 * p)),block=1" to="n=$((3 * p)),block=3"; fi
+        run_cmd 30 env REDIST_MACHINE_FILE=/nonexistent "$REDIST" explain --from "$from" \
+            --to "$to" --type double --nodes "$n" --ranks-per-node "$k" --json
+        cp "$CLI_OUT" "$CLI_OUT.json"
+        run_cmd 30 "$REDIST" simulate --nodes "$n" --ranks-per-node "$k" --bytes 8 \
+            --pattern "$pat" --csv
+        if python3 - "$CLI_OUT.json" "$CLI_OUT" <<'PY'; then echo "ok: $pat on $nk: explain's predictions"
+import csv, json, sys
+ex = json.load(open(sys.argv[1]))
+row = list(csv.DictReader(open(sys.argv[2])))[0]
+want = {a["name"]: a.get("predicted_seconds") for a in ex["algorithms"]}
+for name, col in (("direct-async", "direct_async"), ("alltoallv", "alltoallv"),
+                  ("node-aware", "node_aware")):
+    assert abs(want[name] - float(row[col])) <= 1e-6 * want[name], (name, want[name], row[col])
+assert ex["algorithm"] == row["auto"], (ex["algorithm"], row["auto"])
+assert abs(ex["predicted_seconds"] - float(row["auto_seconds"])) <= 1e-6 * ex["predicted_seconds"]
+PY
+        else fail "$pat on $nk: simulate and explain differ"; fi
+        rm -f "$CLI_OUT.json"
+    done
+done
 
 finish
