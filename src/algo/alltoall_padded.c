@@ -16,6 +16,8 @@
  *   [GGKK03]'s algorithm a: its formula with t_s = T_d and t_w = tau_d
  *   (redist__coll_alltoall_cost), plus one local copy of the P padded blocks that its
  *   rotations and regroupings make.
+ * On several nodes, plus the network for P - 1 padded messages a rank (every peer):
+ * redist__cost_network_spread.
  */
 #include "coll/coll.h"
 #include "exec/engine.h"
@@ -76,6 +78,7 @@ static double predict(const redist__case *c, const redist__machine *m, const red
                     m->copy_per_run * (double)(t->max_self_runs + t->max_runs) +
                     2.0 * m->copy_per_byte * (double)t->max_bytes;
     int P = c->t.comm_size, a = exchange_algorithm(c, opt);
+    copies += redist__cost_network_spread(c, m, P - 1.0, slot * (P - 1.0)); /* every peer */
     if (a < 0)
         return copies + m->startup + m->per_message * (P - 1) +
                redist__fresh_per_byte(m) * slot * (P - 1);

@@ -26,7 +26,8 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     double P = (double)c->t.comm_size, L = (double)c->t.max_local_bytes;
     double share = P > 1 ? (P - 1.0) / P : 0.0;
     return 2.0 * (m->startup + m->per_message * (P - 1.0)) +
-           2.0 * share * L * (m->per_byte + 2.0 * m->copy_per_byte) + L * m->copy_per_byte;
+           2.0 * share * L * (m->per_byte + 2.0 * m->copy_per_byte) + L * m->copy_per_byte +
+           redist__cost_network_spread(c, m, 2.0 * (P - 1.0), 2.0 * share * L);
 }
 
 static int setup(struct redist_plan_s *p)

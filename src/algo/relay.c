@@ -483,7 +483,7 @@ double redist__relay_time(const redist__case *c, const redist__machine *m, int s
         (double)(c->t.max_bytes > c->t.max_local_bytes ? c->t.max_bytes : c->t.max_local_bytes);
     double moved = shift_steps * local / 2.0 + local;
     return steps * m->startup + moved * (redist__fresh_per_byte(m) + 2.0 * m->copy_per_byte) +
-           2.0 * local * m->copy_per_byte;
+           2.0 * local * m->copy_per_byte + redist__cost_network_spread(c, m, steps, moved);
 }
 
 int redist__relay_lcm_tables(const redist__case *c, redist__rx *first, redist__rx *second)

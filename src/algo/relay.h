@@ -50,7 +50,9 @@ int redist__relay_applicable(const redist__case *c);
    the local gather and scatter of the whole data:
      S T_d + (L D/2 + D)(tau_d + 2 c) + 2 D c,   D the most local bytes of a rank.
    Where a rank sends or receives more than it holds (a destination whose elements have
-   several holders: each is a message of its own), D is that: the relays carry every copy. */
+   several holders: each is a message of its own), D is that: the relays carry every copy.
+   On several nodes, plus the network for the S steps' messages and the L D/2 + D bytes
+   (redist__cost_network_spread). */
 double redist__relay_time(const redist__case *c, const redist__machine *m, int steps,
                           int shift_steps);
 /* cyclic(x) -> cyclic(lcm) -> cyclic(y) (the shape's lcm): the two tables, 1 if so. */

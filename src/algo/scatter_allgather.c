@@ -32,7 +32,8 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     double S = (double)c->t.max_sent_bytes, first = S < L ? S : L;
     double share = P > 1 ? (P - 1.0) / P : 0.0;
     return 2.0 * (m->startup + m->per_message * (P - 1.0)) +
-           (first + share * L) * (m->per_byte + 2.0 * m->copy_per_byte) + L * m->copy_per_byte;
+           (first + share * L) * (m->per_byte + 2.0 * m->copy_per_byte) + L * m->copy_per_byte +
+           redist__cost_network_spread(c, m, 2.0 * (P - 1.0), first + share * L);
 }
 
 /* The first phase's destination holds each element once, so auto never picks this

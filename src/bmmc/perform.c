@@ -189,7 +189,8 @@ static double predict(const redist__case *c, const redist__machine *m, const red
     const redist__traffic *t = &c->t;
     return m->copy_per_byte * (double)t->max_copy_bytes +
            3.0 * m->copy_per_byte * (double)t->max_local_bytes +
-           redist__fresh_per_byte(m) * (double)t->max_bytes + m->startup * bpc_rounds(c);
+           redist__fresh_per_byte(m) * (double)t->max_bytes + m->startup * bpc_rounds(c) +
+           redist__cost_network_spread(c, m, bpc_rounds(c), (double)t->max_bytes);
 }
 
 static int check_options(const redist_options *opt, int comm_size)

@@ -155,6 +155,18 @@ double redist__cost_network(const redist__case *c, const redist__machine *m)
     return start * (double)n->max_remote_messages + m->remote_per_byte * (double)n->max_node_bytes;
 }
 
+double redist__cost_network_spread(const redist__case *c, const redist__machine *m, double messages,
+                                   double bytes)
+{
+    const redist__node_traffic *n = &c->t.n;
+    double P = (double)c->t.comm_size, k = (double)n->ranks_per_node;
+    if (n->nodes <= 1 || P <= 1.0)
+        return 0.0;
+    double off = (P - k) / (P - 1.0); /* the share of a rank's peers on other nodes */
+    double start = m->remote_startup > m->per_message ? m->remote_startup - m->per_message : 0.0;
+    return off * (start * messages + m->remote_per_byte * k * bytes);
+}
+
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory)
 {

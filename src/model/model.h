@@ -268,6 +268,12 @@ double redist__cost_moves(const redist__case *c, const redist__machine *m, int t
    through its link (remote_per_byte: the node's ranks share it). Relays and phases are
    costed with their pattern's off-node traffic. */
 double redist__cost_network(const redist__case *c, const redist__machine *m);
+/* The same for a schedule whose own messages are not the pattern's (padded all-to-alls,
+   relays, slab phases, BMMC rounds): a rank sends `messages` messages of `bytes` in all,
+   taken as spread evenly over the other ranks, so that the share on other nodes pays the
+   remote start-up beyond per_message and, from each of a node's ranks, the node's link. */
+double redist__cost_network_spread(const redist__case *c, const redist__machine *m,
+                                   double messages, double bytes);
 /* The same; through_memory: packed bytes move through the shared-memory window (exec/shm.c):
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
