@@ -7,7 +7,10 @@
  *                       from rank - 1 at once, [LBP96]'s step) of 0 B .. 64 MiB: time = T_d +
  *                       bytes tau_d, between ranks of one node (T_d from the small messages,
  *                       tau_d from the large: sweep_steps);
- *   remote_*            the same between one rank per node, when there are several nodes;
+ *   remote_*            the same between one rank per node, when there are several nodes
+ *                       (found as plans find them, redist__plan_node_comm: MPI_COMM_TYPE_SHARED,
+ *                       split further into virtual nodes of k ranks by REDIST_RANKS_PER_NODE=k,
+ *                       whose "network" is whatever MPI uses between them on one machine);
  *   per_message         k = 1 .. 16 small messages posted at once to distinct peers: the
  *                       slope of time against k;
  *   copy_per_byte       memcpy of long buffers on every rank at once (the ranks share the
@@ -39,7 +42,9 @@
  * several trials), so the figures include what the ranks share: cores, memory bandwidth.
  * With more ranks on a node than cores the ranks take turns, so the figures are divided by
  * the ranks per core before they are stored, and a plan multiplies them by its own
- * (planner/planner.c). Run it with the ranks per node the application uses.
+ * (planner/construct.c); both count the ranks of the machine (MPI_COMM_TYPE_SHARED alone),
+ * which REDIST_RANKS_PER_NODE's virtual nodes share. Run it with the ranks per node the
+ * application uses.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -58,6 +63,7 @@
 #include "report.h"
 
 #include "device/device.h"
+#include "exec/shared.h"
 #include "index/index.h"
 #include "model/model.h"
 
@@ -72,6 +78,8 @@ const char tool_calibrate_help[] =
     "the machine file every plan reads: $REDIST_MACHINE_FILE, else\n"
     "$XDG_CACHE_HOME/redist/machine, else ~/.cache/redist/machine. Run it with as many\n"
     "ranks per node as the application uses: the ranks share cores and memory bandwidth.\n"
+    "Nodes are found as plans find them: REDIST_RANKS_PER_NODE=k makes virtual nodes of k\n"
+    "ranks, whose messages between them are timed as the network's.\n"
     "With --threads N it also times the library's local moves with 1, 2, 4, ..., N threads\n"
     "per rank and fits copy_thread_limit, the L of the speedup T / (1 + (T - 1) / L) that\n"
     "plans with options.threads = T expect (without it, the value plans read now is kept).\n"
@@ -86,9 +94,12 @@ const char tool_calibrate_help[] =
 
 typedef struct cal {
     MPI_Comm world, node, leaders; /* leaders: rank 0 of each node (MPI_COMM_NULL elsewhere) */
-    int rank, size, node_size, max_node_size, nodes, rank0, quick, verbose;
-    double target; /* seconds one timed batch should last */
-    char *a, *b;   /* message or copy buffers, max_bytes each */
+    int rank, size, node_size, nodes, rank0, quick, verbose;
+    int max_machine_ranks; /* the most ranks on one machine (MPI_COMM_TYPE_SHARED alone) */
+    int per_node;          /* REDIST_RANKS_PER_NODE's k: 0 unset, -1 not a positive whole number */
+    int one_host;          /* 1: the nodes' leaders report one processor name (virtual nodes) */
+    double target;         /* seconds one timed batch should last */
+    char *a, *b;           /* message or copy buffers, max_bytes each */
     size_t max_bytes;
 } cal;
 
@@ -764,17 +775,52 @@ static int replace_file(const char *path, const char *text, time_t now)
     return bad ? -1 : 0;
 }
 
+/* 1 if there are several nodes and their leaders all report the same processor name: nodes
+   of one machine (virtual ones: REDIST_RANKS_PER_NODE, or an MPI made to see several).
+   Collective over c->world. */
+static int leaders_on_one_host(const cal *c)
+{
+    int same = 1;
+    if (c->leaders != MPI_COMM_NULL) {
+        char mine[MPI_MAX_PROCESSOR_NAME] = "", first[MPI_MAX_PROCESSOR_NAME];
+        int len = 0;
+        MPI_Get_processor_name(mine, &len);
+        memcpy(first, mine, sizeof first);
+        MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, c->leaders);
+        same = strcmp(first, mine) == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, c->leaders);
+    }
+    MPI_Bcast(&same, 1, MPI_INT, 0, c->world); /* world's rank 0 leads its node */
+    return c->nodes > 1 && same;
+}
+
+/* What the nodes are, for the first line and the machine file: "" for real nodes. */
+static void describe_nodes(const cal *c, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (c->per_node > 0 && c->nodes > 1)
+        snprintf(out, size,
+                 " (virtual nodes: REDIST_RANKS_PER_NODE=%d splits the ranks%s; 'between nodes' "
+                 "times the MPI transport between them)",
+                 c->per_node, c->one_host ? " of one machine" : "");
+    else if (c->one_host)
+        snprintf(out, size,
+                 " (all on one machine, as MPI_COMM_TYPE_SHARED sees it: 'between nodes' times "
+                 "the MPI transport between them)");
+}
+
 static int write_machine(const cal *c, const redist__machine *m, const char *path)
 {
-    char text[4096];
+    char text[4096], nodes[200];
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+    describe_nodes(c, nodes, sizeof nodes);
     int at = snprintf(text, sizeof text,
                       "# redist machine file, written by redist calibrate on %s\n"
-                      "# %d ranks on %d node(s); seconds (copy_thread_limit: a ratio); see "
+                      "# %d ranks on %d node(s)%s; seconds (copy_thread_limit: a ratio); see "
                       "docs/api.md\n",
-                      when, c->size, c->nodes);
+                      when, c->size, c->nodes, nodes);
     if (redist__machine_format(m, text + at, sizeof text - (size_t)at) != 0)
         return -1;
     return replace_file(path, text, now);
@@ -833,17 +879,36 @@ static void setup(cal *c, int quick)
     c->quick = quick;
     c->target = quick ? 5e-4 : 4e-3;
     c->max_bytes = quick ? (size_t)4 << 20 : (size_t)64 << 20; /* beyond the caches */
-    MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c->node);
+    /* the nodes a plan sees (REDIST_RANKS_PER_NODE's virtual nodes too), a malformed value
+       ignored as plans ignore it */
+    if (redist__ranks_per_node(&c->per_node) != REDIST_SUCCESS) {
+        redist__clear_error();
+        c->per_node = -1;
+    }
+    if (redist__plan_node_comm(c->world, &c->node) != REDIST_SUCCESS) {
+        redist__clear_error();
+        MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c->node);
+    }
     int node_rank, leader;
     MPI_Comm_rank(c->node, &node_rank);
     MPI_Comm_size(c->node, &c->node_size);
     leader = node_rank == 0;
     MPI_Allreduce(&leader, &c->nodes, 1, MPI_INT, MPI_SUM, c->world);
     MPI_Comm_split(c->world, leader ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
-    /* the smallest node decides whether messages within a node can be measured, the
-       largest how crowded the cores are */
-    MPI_Allreduce(&c->node_size, &c->max_node_size, 1, MPI_INT, MPI_MAX, c->world);
+    c->one_host = leaders_on_one_host(c);
+    /* the smallest node decides whether messages within a node can be measured */
     MPI_Allreduce(MPI_IN_PLACE, &c->node_size, 1, MPI_INT, MPI_MIN, c->world);
+    /* the most crowded machine how crowded the cores are: its ranks share them whatever
+       nodes REDIST_RANKS_PER_NODE makes of them, as a plan counts its load */
+    MPI_Comm machine;
+    int machine_ranks = c->size;
+    if (redist__node_comm(c->world, c->rank, 0, &machine) == REDIST_SUCCESS) {
+        MPI_Comm_size(machine, &machine_ranks);
+        MPI_Comm_free(&machine);
+    } else {
+        redist__clear_error();
+    }
+    MPI_Allreduce(&machine_ranks, &c->max_machine_ranks, 1, MPI_INT, MPI_MAX, c->world);
 }
 
 static void measure_all(cal *c, redist__machine *m, int threads)
@@ -907,17 +972,28 @@ int tool_calibrate(int argc, char **argv)
     if (tool_agree_status(c.a == NULL || c.b == NULL ? TOOL_FAILED : TOOL_OK, c.world)) {
         status = tool_error(c.rank0, TOOL_FAILED, "calibrate: out of memory");
     } else {
+        char nodes[200];
+        describe_nodes(&c, nodes, sizeof nodes);
         if (c.rank0)
-            printf("redist calibrate: %d ranks on %d node(s)%s\n", c.size, c.nodes,
+            printf("redist calibrate: %d ranks on %d node(s)%s%s\n", c.size, c.nodes, nodes,
                    a.quick ? " (quick sweeps)" : "");
+        if (c.rank0 && c.per_node < 0)
+            printf("  %-22s REDIST_RANKS_PER_NODE is not a positive whole number: ignored, as "
+                   "plans ignore it\n",
+                   "nodes");
         redist__machine m = *redist__machine_default();
         measure_all(&c, &m, a.threads);
         /* The file holds one rank per core's costs; plans multiply by their own load. */
-        double load = redist__ranks_per_core(c.max_node_size);
+        double load = redist__ranks_per_core(c.max_machine_ranks);
         if (load > 1 && c.rank0)
             printf("  %-22s %.3g ranks per core: the file holds the figures above divided by "
                    "%.3g, plans multiply by their own ranks per core\n",
                    "load", load, load);
+        double host_load = redist__ranks_per_core(c.size);
+        if (c.one_host && host_load > load && c.rank0)
+            printf("  %-22s the %d ranks share one machine's cores (%.3g per core), plans count "
+                   "their node's (%.3g): the figures hold for runs with these ranks and nodes\n",
+                   "load", c.size, host_load, load);
         redist__machine_scale(&m, 1.0 / load);
         char lib_path[4096] = ""; /* the path plans read (redist__machine_file_path) */
         const char *path = a.output ? a.output : lib_path;

@@ -2,11 +2,13 @@
 # redist calibrate and redist bench (docs/tool.md). calibrate --quick under mpirun writes a
 # machine file with every parameter as a number, which explain then names as its source (and
 # marks auto's choice in its table);
-# --no-write leaves no file; bench --quick checks every element of every algorithm, prints a
-# line per case and the summary, and writes a CSV whose header is docs/tool.md's column list,
-# whose rows have regrets >= the chosen-best relation and, for algorithms that do not apply,
-# empty figures (once, they were predicted_s=0, measured_s=0), and which
-# bench/model_summary.py reads; bad options exit 2 naming the option.
+# --no-write leaves no file; REDIST_RANKS_PER_NODE's virtual nodes are nodes to calibrate
+# too (the network between them measured, the output saying they are virtual); bench --quick
+# checks every element of every algorithm, prints a line per case and the summary, and
+# writes a CSV whose header is docs/tool.md's column list, whose rows have regrets >= the
+# chosen-best relation and, for algorithms that do not apply, empty figures (once, they were
+# predicted_s=0, measured_s=0), and which bench/model_summary.py reads; bad options exit 2
+# naming the option.
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${MPIEXEC:?}"
@@ -41,6 +43,22 @@ else fail "explain: chosen '$chosen' marked $marked times"; fi
 run_cmd 30 "$REDIST" explain --from n=1M,block=2,procs=4 --to n=1M,block=8 --algorithm direct
 if [[ "$CLI_STATUS" == 0 ]] && ! grep -q -- '<- chosen' "$CLI_OUT"; then echo "ok: a forced algorithm marks no row"
 else fail "explain --algorithm direct: exit $CLI_STATUS or a row marked"; fi
+
+# Virtual nodes (REDIST_RANKS_PER_NODE, as plans find nodes): 2 nodes of 1 rank, the network
+# measured between them, and said to be virtual on the first line and in the file; a
+# malformed value is ignored, as plans ignore it, and said so.
+REDIST_RANKS_PER_NODE=1 mpi 2 calibrate --quick --output "$TMP/virtual"
+if [[ "$CLI_STATUS" == 0 ]] &&
+    grep -q "^redist calibrate: 2 ranks on 2 node(s) (virtual nodes: REDIST_RANKS_PER_NODE=1 splits the ranks of one machine;" "$CLI_OUT" &&
+    grep -Eq "^  between nodes +T_d = " "$CLI_OUT" && grep -q "^# 2 ranks on 2 node(s) (virtual nodes" "$TMP/virtual" &&
+    grep -Eq "^remote_startup +=  *[0-9.eE+-]+ +#" "$TMP/virtual"
+then echo "ok: calibrate measures the network between REDIST_RANKS_PER_NODE's virtual nodes and says so"
+else fail "calibrate on virtual nodes: exit $CLI_STATUS or no 'between nodes' fit or no 'virtual' line"; fi
+REDIST_RANKS_PER_NODE=two mpi 2 calibrate --quick --no-write
+if [[ "$CLI_STATUS" == 0 ]] && grep -q "^redist calibrate: 2 ranks on 1 node(s) (quick sweeps)" "$CLI_OUT" &&
+    grep -q "REDIST_RANKS_PER_NODE is not a positive whole number: ignored" "$CLI_OUT"
+then echo "ok: a malformed REDIST_RANKS_PER_NODE is ignored, saying so"
+else fail "calibrate with REDIST_RANKS_PER_NODE=two: exit $CLI_STATUS or not said"; fi
 
 mpi 2 calibrate --quick --no-write --output "$TMP/none"
 if [[ "$CLI_STATUS" == 0 && ! -e "$TMP/none" ]]; then echo "ok: --no-write writes nothing"
