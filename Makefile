@@ -12,6 +12,8 @@
 #   make deb-check        as root: build the package, apt-get install it, run the consumer
 #                         check (tests/consumer/) against /usr, then remove the package
 #   make bench            build, then run bench/run.sh
+#   make bench-nodes      build, then run bench/run_nodes.sh: node-aware against flat schedules
+#                         on virtual nodes of this machine (NP, RANKS_PER_NODE, RECIPE)
 #   make test             run make check's tests of build/ only (no rebuild of build-asan/;
 #                         CTEST_SELECT="" for all of them)
 #   make asan             build and test build-asan/ only
@@ -98,7 +100,7 @@ FORMAT_DIRS    ?= src tools tests bench examples
 C_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
 .PHONY: all build deps check check-long check-once run-check test asan asan-build tsan demo \
-        install bench format format-check clean python-check
+        install bench bench-nodes format format-check clean python-check
 
 all: build
 
@@ -250,6 +252,14 @@ bench: build
 	  BUILD_DIR="$(abspath $(BUILD_DIR))" REDIST="$(abspath $(BUILD_DIR))/redist" \
 	    bash bench/run.sh; \
 	else echo "bench: no bench/run.sh; benchmark programs are in $(BUILD_DIR)/"; fi
+
+# node-aware on virtual nodes (docs/performance.md, "Many nodes"): calibrate on them, then
+# bench_nodes with that machine file. Knobs as bench/run_nodes.sh reads them: NP (8),
+# RANKS_PER_NODE (2), RECIPE (hosts: virtual hosts, shared memory on a node and TCP between;
+# tcp: REDIST_RANKS_PER_NODE and every message through TCP), QUICK=1.
+bench-nodes: build
+	@BUILD_DIR="$(abspath $(BUILD_DIR))" NP="$(NP)" RANKS_PER_NODE="$(RANKS_PER_NODE)" \
+	  RECIPE="$(RECIPE)" QUICK="$(QUICK)" bash bench/run_nodes.sh
 
 # libFuzzer targets (tests/fuzz/): their own tree, built with clang, MPI-free. Knobs:
 # FUZZ_SECONDS per target, FUZZ_TARGETS (e.g. "spec pattern"; default all), FUZZ_ARGS
