@@ -113,7 +113,12 @@ int redist__peer_msg(const struct redist_plan_s *p, const redist__msg *m, const 
     if (src == NULL)
         return REDIST_ERR_NOMEM;
     memcpy(src->ld, q_ld, (size_t)src->ndims * sizeof *src->ld);
+    /* the sender chose its replicas by node and sends partial sums as the plan's source says:
+       a copy keeps neither (node_of borrowed, taken back before the copy is freed) */
+    src->node_of = p->src->node_of;
+    src->partial = p->src->partial;
     int err = redist__side_create(src, p->dst, REDIST__SIDE_SRC, m->peer, side);
+    src->node_of = NULL;
     redist_layout_free(&src);
     if (err != REDIST_SUCCESS)
         return err;
