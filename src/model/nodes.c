@@ -132,44 +132,30 @@ int redist__node_sums_length(const redist__node_map *m, int node)
     return 2 * m->nodes + 2 * redist__node_size(m, node);
 }
 
-/* The pair senders this rank's sends go through (off-node peers whose pair sender is
-   another rank): each once, marked in seen[] (by place on the node, zeroed by the caller) and
-   counted in tally[] (NULL: not counted); returns how many. One gathering message each. */
-static int64_t mark_senders(const redist__node_map *m, int rank, const redist__side *send,
-                            int64_t *tally, unsigned char *seen)
+/* The ranks of this node that carry a side's off-node messages, each once: sends
+   (is_send) go through their pair's sender, one gathering message per distinct sender other
+   than this rank, marked by its place on the node; receives come through their pair's
+   receiver, one slice per distinct source node whose receiver is another rank, marked by that
+   node. Marks go in seen[] (zeroed by the caller); each is counted at its carrier's place in
+   tally[] (NULL: not counted). Returns how many. */
+static int64_t mark_carriers(const redist__node_map *m, int rank, const redist__side *s,
+                             int is_send, int64_t *tally, unsigned char *seen)
 {
-    int a = m->node_of[rank];
+    int here = m->node_of[rank];
     int64_t count = 0;
-    for (int i = 0; i < send->nmsgs; i++) {
-        int b = m->node_of[send->msgs[i].peer];
-        int g = b == a ? rank : redist__pair_sender(m, a, b);
-        if (g == rank || seen[m->local_of[g]])
+    for (int i = 0; i < s->nmsgs; i++) {
+        int other = m->node_of[s->msgs[i].peer];
+        if (other == here)
             continue;
-        seen[m->local_of[g]] = 1;
+        int via =
+            is_send ? redist__pair_sender(m, here, other) : redist__pair_receiver(m, other, here);
+        int mark = is_send ? m->local_of[via] : other;
+        if (via == rank || seen[mark])
+            continue;
+        seen[mark] = 1;
         count++;
         if (tally != NULL)
-            tally[m->local_of[g]]++;
-    }
-    return count;
-}
-
-/* The source nodes whose pair receiver is another rank of this node: each once, marked in
-   seen[] (by node, zeroed by the caller), counted at its receiver in tally[] (NULL: not);
-   returns how many. The receiver hands this rank one slice per source node. */
-static int64_t mark_receivers(const redist__node_map *m, int rank, const redist__side *recv,
-                              int64_t *tally, unsigned char *seen)
-{
-    int b = m->node_of[rank];
-    int64_t count = 0;
-    for (int i = 0; i < recv->nmsgs; i++) {
-        int a = m->node_of[recv->msgs[i].peer];
-        int r = a == b ? rank : redist__pair_receiver(m, a, b);
-        if (r == rank || seen[a])
-            continue;
-        seen[a] = 1;
-        count++;
-        if (tally != NULL)
-            tally[m->local_of[r]]++;
+            tally[m->local_of[via]]++;
     }
     return count;
 }
@@ -199,9 +185,9 @@ int redist__node_sums_add(const redist__node_map *m, int rank, const redist__sid
     unsigned char *seen = marks(m);
     if (seen == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "node sums");
-    mark_senders(m, rank, send, gather, seen);
+    mark_carriers(m, rank, send, 1, gather, seen);
     memset(seen, 0, (size_t)(m->nodes > m->max_ranks ? m->nodes : m->max_ranks));
-    mark_receivers(m, rank, recv, slices, seen);
+    mark_carriers(m, rank, recv, 0, slices, seen);
     redist__free(seen);
     return REDIST_SUCCESS;
 }
@@ -241,15 +227,14 @@ static side_split split_side(const redist__node_map *m, int rank, const redist__
     return x;
 }
 
-/* The gathering messages a rank sends (is_send) or the slices it receives: mark_*'s count.
+/* The gathering messages a rank sends (is_send) or the slices it receives: mark_carriers' count.
    Without memory, an upper bound. */
 static int64_t distinct_via(const redist__node_map *m, int rank, const redist__side *s, int is_send)
 {
     unsigned char *seen = marks(m);
     int64_t count = s->nmsgs;
     if (seen != NULL)
-        count =
-            is_send ? mark_senders(m, rank, s, NULL, seen) : mark_receivers(m, rank, s, NULL, seen);
+        count = mark_carriers(m, rank, s, is_send, NULL, seen);
     redist__free(seen);
     return count;
 }
