@@ -12,7 +12,11 @@
  *   scatter  r(A, B) hands each rank of B its slice (its blocks from every rank of A, in
  *            rank order, as its receive messages lie in its pack buffer).
  * The pairs of a node are spread over its ranks (model/nodes.c: its k-th other node falls to
- * its rank k mod size), so no one rank carries the node's traffic. Messages between ranks of
+ * its rank k mod size), so no one rank carries the node's traffic; with fewer other nodes
+ * than ranks a node, a pair has several lanes, each with its own sender and receiver, and a
+ * rank's blocks for B take the lane of its place (at 2 nodes every rank sends its own
+ * blocks for the other node as one message). What a receiver gets is its channel (source
+ * node, lane); a destination's blocks from one channel lie together. Messages between ranks of
  * one node go directly. Every block is packed once from src and unpacked once into dst, as
  * in direct-async; the sender of a pair copies its blocks once, from what it gathered into
  * the pair's message (per block, no per-element work).
@@ -69,15 +73,16 @@ typedef struct state {
     span *pair_out, *pair_in;
     int npair_out, npair_in, *pending; /* gathers still due per pair sent (this execute) */
     int *pending_init;                 /* ... at the start of an execute */
-    int *pair_node;                    /* the source node of each pair received */
+    int *pair_channel;                 /* the channel (source node, lane) of each received */
     /* scatter: per pair received, its slices (peer this rank: unpacked here) */
     span *slices;
     int *slices_first; /* [npair_in + 1] */
-    /* received slices: per source node with a receiver elsewhere, the recvbuf range */
+    /* received slices: per channel with a receiver elsewhere, the recvbuf range */
     span *scatter_in;
-    int nscatter_in, *scatter_node;
-    /* the receive messages of each source node, in recvbuf order */
-    int *group_first, *group_msgs, *group_of_node; /* group_of_node[nodes]: -1 none */
+    int nscatter_in, *scatter_channel;
+    /* the receive messages of each channel (source node, lane: model/nodes.c), in recvbuf
+       order */
+    int *group_first, *group_msgs, *group_of_channel; /* [nodes * lanes]: -1 none */
     char *gatherbuf, *pairbuf, *relaybuf;
     /* requests */
     recv_item *items;
@@ -151,18 +156,16 @@ static int compare_keyed(const void *a, const void *b)
 }
 
 /* The rank of this node that carries message msg of a side off node (send: its pair's sender;
-   receive: its pair's receiver), or -1 for a message on the node. */
+   receive: its pair's receiver, in the lanes of model/nodes.c), or -1 for a message on the
+   node. */
 static int via_of(const struct redist_plan_s *p, int is_send, const redist__msg *msg)
 {
-    const redist__node_map *m = p->nodes;
-    int here = m->node_of[p->rank], there = m->node_of[msg->peer];
-    if (here == there)
-        return -1;
-    return is_send ? redist__pair_sender(m, here, there) : redist__pair_receiver(m, there, here);
+    return redist__node_carrier(p->nodes, p->rank, msg->peer, is_send);
 }
 
 /* The side's messages in a new pack-buffer order: those on the node first, then by (place
-   of the rank that carries them, node, peer); their offsets re-laid in that order. The
+   of the rank that carries them (sends) or channel (receives), node, peer); their offsets
+   re-laid in that order. The
    order is returned (n entries), NULL without memory. */
 static int *relayout(struct redist_plan_s *p, redist__side *side, int is_send)
 {
@@ -177,10 +180,10 @@ static int *relayout(struct redist_plan_s *p, redist__side *side, int is_send)
     for (int i = 0; i < side->nmsgs; i++) {
         int via = via_of(p, is_send, &side->msgs[i]);
         int node = m->node_of[side->msgs[i].peer];
-        /* sends: grouped by the rank that gathers them; receives: by source node */
+        /* sends: grouped by the rank that gathers them; receives: by channel */
         k[i] = (keyed){via < 0   ? -1
                        : is_send ? m->local_of[via]
-                                 : node,
+                                 : redist__node_channel(m, side->msgs[i].peer, m->node_of[p->rank]),
                        (int64_t)node * m->size + side->msgs[i].peer, i};
     }
     qsort(k, (size_t)side->nmsgs, sizeof *k, compare_keyed);
@@ -229,8 +232,8 @@ static int node_exchange(MPI_Comm node, int n, const int *counts_out, const int6
 }
 
 /* What this rank tells the node's other ranks: (destination, elements) per block it gives a
-   pair sender (gather lists), and (source node, elements) per pair receiver that hands it
-   blocks (slice lists). Lists for the node's rank j are entries [first[j], first[j + 1]) of
+   pair sender (gather lists), and (channel, elements) per pair receiver that hands it blocks
+   (slice lists). Lists for the node's rank j are entries [first[j], first[j + 1]) of
    data, two int64 each. */
 typedef struct lists {
     int *count; /* [n]: int64 entries for rank j */
@@ -263,22 +266,28 @@ static int gather_lists(const struct redist_plan_s *p, const int *order, int n, 
     return REDIST_SUCCESS;
 }
 
-/* The slice lists: per source node whose receiver is another rank, the elements it sends
-   here; grouped by receiver (counted first, then placed). */
+/* The channel's receiver on this node. */
+static int receiver_of(const redist__node_map *m, int here, int channel)
+{
+    return redist__lane_receiver(m, channel / m->lanes, here, channel % m->lanes);
+}
+
+/* The slice lists: per channel whose receiver is another rank, the elements it sends here;
+   grouped by receiver (counted first, then placed). */
 static int slice_lists(const struct redist_plan_s *p, state *s, int n, lists *l)
 {
     const redist__node_map *m = p->nodes;
-    int here = m->node_of[p->rank], ngroups = 0;
-    for (int a = 0; a < m->nodes; a++)
-        ngroups += s->group_of_node[a] >= 0;
+    int here = m->node_of[p->rank], ngroups = 0, nchannels = m->nodes * m->lanes;
+    for (int c = 0; c < nchannels; c++)
+        ngroups += s->group_of_channel[c] >= 0;
     l->count = redist__calloc((size_t)n + 1, sizeof *l->count);
     l->data = redist__malloc(2 * ((size_t)ngroups + 1) * sizeof *l->data);
     int *at = redist__calloc((size_t)n + 1, sizeof *at);
     int err = l->count && l->data && at ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     for (int pass = 0; err == REDIST_SUCCESS && pass < 2; pass++) {
-        for (int a = 0; a < m->nodes; a++) {
-            int g = s->group_of_node[a];
-            int r = g >= 0 && a != here ? redist__pair_receiver(m, a, here) : p->rank;
+        for (int c = 0; c < nchannels; c++) {
+            int g = s->group_of_channel[c];
+            int r = g >= 0 ? receiver_of(m, here, c) : p->rank;
             if (r == p->rank)
                 continue;
             int j = m->local_of[r];
@@ -289,7 +298,7 @@ static int slice_lists(const struct redist_plan_s *p, state *s, int n, lists *l)
             int64_t elems = 0;
             for (int x = s->group_first[g]; x < s->group_first[g + 1]; x++)
                 elems += p->recv.msgs[s->group_msgs[x]].nelems;
-            l->data[at[j]++] = a;
+            l->data[at[j]++] = c;
             l->data[at[j]++] = elems;
         }
         for (int j = 0; pass == 0 && j < n; j++)
@@ -299,26 +308,27 @@ static int slice_lists(const struct redist_plan_s *p, state *s, int n, lists *l)
     return err;
 }
 
-/* The receive messages grouped by source node, in recvbuf order (order: relayout's); the
+/* The receive messages grouped by channel, in recvbuf order (order: relayout's); the
    messages on this node are not grouped (direct). */
 static int make_groups(const struct redist_plan_s *p, state *s, const int *order)
 {
     const redist__node_map *m = p->nodes;
-    int here = m->node_of[p->rank], n = p->recv.nmsgs;
-    s->group_of_node = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->group_of_node);
+    int here = m->node_of[p->rank], n = p->recv.nmsgs, nchannels = m->nodes * m->lanes;
+    s->group_of_channel = redist__malloc(((size_t)nchannels + 1) * sizeof *s->group_of_channel);
     s->group_first = redist__malloc(((size_t)n + 2) * sizeof *s->group_first);
     s->group_msgs = redist__malloc(((size_t)n + 1) * sizeof *s->group_msgs);
-    if (!s->group_of_node || !s->group_first || !s->group_msgs)
+    if (!s->group_of_channel || !s->group_first || !s->group_msgs)
         return REDIST_ERR_NOMEM;
-    for (int a = 0; a < m->nodes; a++)
-        s->group_of_node[a] = -1;
+    for (int c = 0; c < nchannels; c++)
+        s->group_of_channel[c] = -1;
     int groups = 0, k = 0;
     for (int x = 0; x < n; x++) {
-        int i = order[x], a = m->node_of[p->recv.msgs[i].peer];
-        if (a == here)
+        int i = order[x], peer = p->recv.msgs[i].peer;
+        if (m->node_of[peer] == here)
             continue;
-        if (s->group_of_node[a] < 0) {
-            s->group_of_node[a] = groups;
+        int c = redist__node_channel(m, peer, here);
+        if (s->group_of_channel[c] < 0) {
+            s->group_of_channel[c] = groups;
             s->group_first[groups++] = k;
         }
         s->group_msgs[k++] = i;
@@ -417,10 +427,10 @@ static int make_pairs_out(const struct redist_plan_s *p, state *s, const int *co
     int64_t off = 0;
     for (int64_t x = 0; err == REDIST_SUCCESS && x < k; x++) {
         entry *b = &e[by_pair[x]];
-        int node = m->node_of[b->to_rank];
-        if (s->npair_out == 0 ||
-            s->pair_out[s->npair_out - 1].peer != redist__pair_receiver(m, here, node))
-            s->pair_out[s->npair_out++] = (span){redist__pair_receiver(m, here, node), off, 0};
+        int node = m->node_of[b->to_rank]; /* every block of it is in the lane this rank sends */
+        int to = redist__lane_receiver(m, here, node, redist__lane_of(m, b->from_rank, node));
+        if (s->npair_out == 0 || s->pair_out[s->npair_out - 1].peer != to)
+            s->pair_out[s->npair_out++] = (span){to, off, 0};
         b->pair = s->npair_out - 1;
         b->place = off;
         s->pair_out[b->pair].bytes += b->elems * es;
@@ -449,53 +459,56 @@ static int make_pairs_out(const struct redist_plan_s *p, state *s, const int *co
     return err;
 }
 
-/* As a pair receiver: the pairs it receives (by source node) and their slices (by
-   destination rank), from the slice lists it received (counts_in[j] int64 from node rank j)
-   and its own groups. */
+/* As a pair receiver: the pairs it receives (by channel: at most one lane of each source
+   node) and their slices (by destination rank), from the slice lists it received
+   (counts_in[j] int64 from node rank j) and its own groups. */
 static int make_pairs_in(const struct redist_plan_s *p, state *s, const int *counts_in,
                          const int64_t *in)
 {
     const redist__node_map *m = p->nodes;
     int here = m->node_of[p->rank], n = redist__node_size(m, here);
     int64_t es = (int64_t)p->elsize, total = 0, k = 0;
+    int nchannels = m->nodes * m->lanes;
     for (int j = 0; j < n; j++)
         total += counts_in[j] / 2;
-    for (int a = 0; a < m->nodes; a++)
-        total += s->group_of_node[a] >= 0 && redist__pair_receiver(m, a, here) == p->rank;
+    for (int c = 0; c < nchannels; c++)
+        total += s->group_of_channel[c] >= 0 && receiver_of(m, here, c) == p->rank;
     entry *e = redist__malloc(((size_t)total + 1) * sizeof *e);
     keyed *key = redist__malloc(((size_t)total + 1) * sizeof *key);
     s->slices = redist__malloc(((size_t)total + 1) * sizeof *s->slices);
     s->pair_in = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->pair_in);
-    s->pair_node = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->pair_node);
+    s->pair_channel = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->pair_channel);
     s->slices_first = redist__malloc(((size_t)m->nodes + 2) * sizeof *s->slices_first);
     s->pair_arrived = redist__calloc((size_t)m->nodes + 1, sizeof *s->pair_arrived);
     int err =
-        e && key && s->slices && s->pair_in && s->pair_node && s->slices_first && s->pair_arrived
+        e && key && s->slices && s->pair_in && s->pair_channel && s->slices_first && s->pair_arrived
             ? REDIST_SUCCESS
             : REDIST_ERR_NOMEM;
-    for (int a = 0; err == REDIST_SUCCESS && a < m->nodes; a++) { /* own slices: (node, me) */
-        int g = s->group_of_node[a];
-        if (g < 0 || a == here || redist__pair_receiver(m, a, here) != p->rank)
+    for (int c = 0; err == REDIST_SUCCESS && c < nchannels; c++) { /* own slices: (channel, me) */
+        int g = s->group_of_channel[c];
+        if (g < 0 || receiver_of(m, here, c) != p->rank)
             continue;
         int64_t elems = 0;
         for (int x = s->group_first[g]; x < s->group_first[g + 1]; x++)
             elems += p->recv.msgs[s->group_msgs[x]].nelems;
-        e[k++] = (entry){a, p->rank, 1, -1, elems, 0, 0};
+        e[k++] = (entry){c, p->rank, 1, -1, elems, 0, 0};
     }
     for (int j = 0, x = 0; err == REDIST_SUCCESS && j < n; j++)
         for (int c = 0; c < counts_in[j]; c += 2, x += 2)
             e[k++] = (entry){(int)in[x], m->members[m->first[here] + j], 0, -1, in[x + 1], 0, 0};
-    for (int64_t x = 0; err == REDIST_SUCCESS && x < k; x++) /* by source node, destination */
+    for (int64_t x = 0; err == REDIST_SUCCESS && x < k; x++) /* by channel, destination */
         key[x] = (keyed){e[x].from_rank, e[x].to_rank, (int)x};
     if (err == REDIST_SUCCESS)
         qsort(key, (size_t)k, sizeof *key, compare_keyed);
     int64_t off = 0;
     for (int64_t x = 0; err == REDIST_SUCCESS && x < k; x++) {
         const entry *b = &e[key[x].idx];
-        if (s->npair_in == 0 || s->pair_node[s->npair_in - 1] != b->from_rank) {
+        int c = b->from_rank; /* the channel, in the entries of this side */
+        if (s->npair_in == 0 || s->pair_channel[s->npair_in - 1] != c) {
             s->slices_first[s->npair_in] = (int)x;
-            s->pair_node[s->npair_in] = b->from_rank;
-            s->pair_in[s->npair_in++] = (span){redist__pair_sender(m, b->from_rank, here), off, 0};
+            s->pair_channel[s->npair_in] = c;
+            s->pair_in[s->npair_in++] =
+                (span){redist__lane_sender(m, c / m->lanes, here, c % m->lanes), off, 0};
         }
         s->slices[x] = (span){b->to_rank, off, b->elems * es};
         s->pair_in[s->npair_in - 1].bytes += b->elems * es;
@@ -517,11 +530,13 @@ static int make_local(const struct redist_plan_s *p, state *s, const int *send_o
     int here = m->node_of[p->rank], n = redist__node_size(m, here);
     int64_t es = (int64_t)p->elsize;
     s->gather_out = redist__malloc(((size_t)n + 1) * sizeof *s->gather_out);
-    s->scatter_in = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->scatter_in);
-    s->scatter_node = redist__malloc(((size_t)m->nodes + 1) * sizeof *s->scatter_node);
+    int nchannels = m->nodes * m->lanes;
+    s->scatter_in = redist__malloc(((size_t)nchannels + 1) * sizeof *s->scatter_in);
+    s->scatter_channel = redist__malloc(((size_t)nchannels + 1) * sizeof *s->scatter_channel);
     s->direct_send = redist__malloc(((size_t)p->send.nmsgs + 1) * sizeof *s->direct_send);
     s->direct_recv = redist__malloc(((size_t)p->recv.nmsgs + 1) * sizeof *s->direct_recv);
-    if (!s->gather_out || !s->scatter_in || !s->scatter_node || !s->direct_send || !s->direct_recv)
+    if (!s->gather_out || !s->scatter_in || !s->scatter_channel || !s->direct_send ||
+        !s->direct_recv)
         return REDIST_ERR_NOMEM;
     for (int x = 0; x < p->send.nmsgs; x++) {
         const redist__msg *msg = &p->send.msgs[send_order[x]];
@@ -540,17 +555,17 @@ static int make_local(const struct redist_plan_s *p, state *s, const int *send_o
     for (int i = 0; i < p->recv.nmsgs; i++)
         if (m->node_of[p->recv.msgs[i].peer] == here)
             s->direct_recv[s->ndirect_recv++] = i;
-    for (int a = 0; a < m->nodes; a++) {
-        int g = s->group_of_node[a];
-        if (g < 0 || redist__pair_receiver(m, a, here) == p->rank)
+    for (int c = 0; c < nchannels; c++) {
+        int g = s->group_of_channel[c];
+        if (g < 0 || receiver_of(m, here, c) == p->rank)
             continue;
         const redist__msg *first = &p->recv.msgs[s->group_msgs[s->group_first[g]]];
         int64_t bytes = 0;
         for (int x = s->group_first[g]; x < s->group_first[g + 1]; x++)
             bytes += p->recv.msgs[s->group_msgs[x]].nelems * es;
-        s->scatter_node[s->nscatter_in] = a;
+        s->scatter_channel[s->nscatter_in] = c;
         s->scatter_in[s->nscatter_in++] =
-            (span){redist__pair_receiver(m, a, here), first->offset * es, bytes};
+            (span){receiver_of(m, here, c), first->offset * es, bytes};
     }
     return REDIST_SUCCESS;
 }
@@ -626,13 +641,13 @@ static void destroy(struct redist_plan_s *p)
     state *s = p->algo_state;
     if (s == NULL)
         return;
-    void *owned[] = {s->direct_send,  s->direct_recv,   s->gather_out,   s->gather_in,
-                     s->copies,       s->copies_first,  s->pair_out,     s->pair_in,
-                     s->pending,      s->pending_init,  s->pair_node,    s->slices,
-                     s->slices_first, s->scatter_in,    s->scatter_node, s->group_first,
-                     s->group_msgs,   s->group_of_node, s->gatherbuf,    s->pairbuf,
-                     s->relaybuf,     s->items,         s->item_of_req,  s->indices,
-                     s->recv_reqs,    s->send_reqs,     s->pair_arrived, s->chunks_left};
+    void *owned[] = {
+        s->direct_send,  s->direct_recv,  s->gather_out,       s->gather_in,  s->copies,
+        s->copies_first, s->pair_out,     s->pair_in,          s->pending,    s->pending_init,
+        s->pair_channel, s->slices,       s->slices_first,     s->scatter_in, s->scatter_channel,
+        s->group_first,  s->group_msgs,   s->group_of_channel, s->gatherbuf,  s->pairbuf,
+        s->relaybuf,     s->items,        s->item_of_req,      s->indices,    s->recv_reqs,
+        s->send_reqs,    s->pair_arrived, s->chunks_left};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
         redist__free(owned[i]);
     redist__free(s);
@@ -709,10 +724,10 @@ static int post_send(struct redist_plan_s *p, state *s, char *base, const span *
     return n < 0 ? n : REDIST_SUCCESS;
 }
 
-/* Unpacks source node a's receive messages, which lie together from `data` on. */
-static void unpack_group(struct redist_plan_s *p, const state *s, int a, const char *data)
+/* Unpacks channel c's receive messages, which lie together from `data` on. */
+static void unpack_group(struct redist_plan_s *p, const state *s, int c, const char *data)
 {
-    int g = s->group_of_node[a];
+    int g = s->group_of_channel[c];
     if (p->dry || g < 0)
         return;
     int64_t es = (int64_t)p->elsize, base = p->recv.msgs[s->group_msgs[s->group_first[g]]].offset;
@@ -746,7 +761,7 @@ static int copy_blocks(struct redist_plan_s *p, state *s, int from, int to, cons
     return REDIST_SUCCESS;
 }
 
-/* The pairs received so far, forwarded in the order of their source nodes (the order the
+/* The pairs received so far, forwarded in the order of their channels (the order the
    destinations post their receives from this rank in). */
 static int forward_pairs(struct redist_plan_s *p, state *s)
 {
@@ -755,7 +770,7 @@ static int forward_pairs(struct redist_plan_s *p, state *s)
         for (int x = s->slices_first[k]; x < s->slices_first[k + 1]; x++) {
             const span *sl = &s->slices[x];
             if (sl->peer == p->rank) {
-                unpack_group(p, s, s->pair_node[k], s->relaybuf + sl->off);
+                unpack_group(p, s, s->pair_channel[k], s->relaybuf + sl->off);
                 continue;
             }
             int err = post_send(p, s, s->relaybuf, sl, REDIST__TAG_SCATTER);
@@ -852,7 +867,8 @@ static int arrived(struct redist_plan_s *p, state *s, const recv_item *it)
         s->pair_arrived[it->index] = 1;
         return forward_pairs(p, s);
     default:
-        unpack_group(p, s, s->scatter_node[it->index], p->recvbuf + s->scatter_in[it->index].off);
+        unpack_group(p, s, s->scatter_channel[it->index],
+                     p->recvbuf + s->scatter_in[it->index].off);
         return REDIST_SUCCESS;
     }
 }

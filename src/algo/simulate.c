@@ -128,17 +128,29 @@ double redist__simulate_crossover(int64_t K, int64_t P, double b, double T_d, do
  * its node's link carries k (P - k) m bytes each way.
  *
  * The node-aware terms follow model/nodes.c's definitions (redist__node_terms), place by
- * place on a node, the maxima over the places. Node A's j-th other node (j = 0 .. nodes - 2)
- * falls to its place j mod k: place l carries c_l = #{j <= nodes - 2 : j mod k = l} pairs each
- * way, each of k^2 m bytes (k ranks' blocks for k ranks), place 0 the most; the first
- * s = min(nodes - 1, k) places carry pairs. Messages on its node, sent: its k - 1 direct
- * ones, one gathering message to each other place that carries pairs (s, less one if it
- * carries some itself), and from each pair it receives a slice to each of the k - 1 others;
- * received: its k - 1 direct ones, a gathering message from each of the k - 1 others if it
- * carries pairs, and a slice per source node whose pair another place receives
- * (nodes - 1 - c_l). Bytes each way: its direct (k - 1) m, its blocks of the pairs others
- * carry (nodes - 1 - c_l) k m, and what it gathers or hands out of its own pairs but its own
- * blocks, c_l k (k - 1) m.
+ * place on a node, the maxima over the places. A pair of nodes has L = k / (nodes - 1) lanes
+ * (at least 1).
+ *
+ * One lane (nodes - 1 >= k / 2 + 1): node A's j-th other node (j = 0 .. nodes - 2) falls to
+ * its place j mod k: place l carries c_l = #{j <= nodes - 2 : j mod k = l} pairs each way,
+ * each of n k m bytes with n = k (k ranks' blocks for k ranks), place 0 the most; the first
+ * s = min(nodes - 1, k) places carry pairs, and a place that carries pairs has its own blocks
+ * in each (own = c_l).
+ *
+ * L >= 2 lanes: place l < L (nodes - 1) carries one lane each way (c_l = 1), lane
+ * i = l / (nodes - 1) of its pair, which holds the blocks of the n = ceil((k - i) / L) places
+ * congruent to i mod L; a rank's blocks for the nodes - 1 other nodes go through nodes - 1
+ * distinct places (s = nodes - 1), its own among them when l mod L = i (own = c_l then).
+ *
+ * Messages on its node, sent: its k - 1 direct ones, one gathering message to each of the s
+ * places that carry its blocks but itself (s - [it carries its own]), and from each lane it
+ * receives a slice to each of the k - 1 others; received: its k - 1 direct ones, a gathering
+ * message from each other place whose blocks it carries ([c_l > 0] (n - [own lane])), and a slice
+ * per channel (source node, lane) whose receiver is another place ((nodes - 1) L - c_l).
+ * Bytes sent: its direct (k - 1) m, its blocks that others carry (nodes - 1 - own) k m, and
+ * what it hands out of the lanes it receives but its own, c_l n (k - 1) m; received: its
+ * direct (k - 1) m, its off-node blocks that others hand it ((nodes - 1) k - c_l n) m, and
+ * what it gathers for the lanes it sends but its own blocks (c_l n k - own k) m.
  */
 int redist__simulate_nodes_ok(redist__sim_pattern pattern, int64_t nodes, int64_t k, int64_t m)
 {
@@ -180,7 +192,7 @@ int redist__simulate_layouts(redist__sim_pattern pattern, int P, redist_layout *
 /* The all-to-all's traffic (the comment above derives each term). */
 static void describe_alltoall(int64_t nodes, int64_t k, int64_t m, redist__traffic *t)
 {
-    int64_t P = nodes * k, s = nodes - 1 < k ? nodes - 1 : k;
+    int64_t P = nodes * k;
     memset(t, 0, sizeof *t);
     t->comm_size = (int)P;
     t->elsize = (size_t)m;
@@ -198,14 +210,31 @@ static void describe_alltoall(int64_t nodes, int64_t k, int64_t m, redist__traff
     n->max_remote_bytes = n->max_remote_sent_bytes = (P - k) * m;
     n->max_local_messages = k - 1;
     n->max_node_bytes = k * (P - k) * m;
+    /* lanes, and the places a rank's blocks for other nodes go through */
+    int64_t L = k / (nodes - 1) > 1 ? k / (nodes - 1) : 1, s = nodes - 1 < k ? nodes - 1 : k;
     for (int64_t l = 0; l < k; l++) {
-        int64_t c = l <= nodes - 2 ? (nodes - 2 - l) / k + 1 : 0, carries = c > 0;
-        int64_t sent = (k - 1) + (s - carries) + c * (k - 1),
-                received = (k - 1) + carries * (k - 1) + (nodes - 1 - c);
+        int64_t c, held, own; /* held: the places whose blocks a lane holds */
+        if (L == 1) {
+            c = l <= nodes - 2 ? (nodes - 2 - l) / k + 1 : 0;
+            held = k;
+            own = c;
+        } else {
+            int64_t i = l / (nodes - 1);
+            c = l < L * (nodes - 1);
+            held = (k - i + L - 1) / L;
+            own = c && l % L == i;
+        }
+        int64_t carries_own = own > 0;
+        int64_t sent = (k - 1) + (s - carries_own) + c * (k - 1),
+                received = (k - 1) + (c > 0) * (held - carries_own) + ((nodes - 1) * L - c);
+        int64_t sent_bytes = ((k - 1) + (nodes - 1 - own) * k + c * held * (k - 1)) * m,
+                received_bytes =
+                    ((k - 1) + ((nodes - 1) * k - c * held) + (c * held * k - own * k)) * m;
         int64_t messages = sent > received ? sent : received,
-                bytes = ((k - 1) + (nodes - 1 - c) * k + c * k * (k - 1)) * m;
+                bytes = sent_bytes > received_bytes ? sent_bytes : received_bytes;
         n->max_pair_messages = c > n->max_pair_messages ? c : n->max_pair_messages;
-        n->max_pair_bytes = c * k * k * m > n->max_pair_bytes ? c * k * k * m : n->max_pair_bytes;
+        n->max_pair_bytes =
+            c * held * k * m > n->max_pair_bytes ? c * held * k * m : n->max_pair_bytes;
         n->max_gather_messages =
             messages > n->max_gather_messages ? messages : n->max_gather_messages;
         n->max_gather_bytes = bytes > n->max_gather_bytes ? bytes : n->max_gather_bytes;

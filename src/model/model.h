@@ -213,6 +213,7 @@ void redist__traffic_finish(const int64_t vals[REDIST__S_NVALS], const unsigned 
    first rank, and a node's ranks listed in increasing order. */
 typedef struct redist__node_map {
     int size, nodes, max_ranks; /* ranks, nodes, the most ranks on one node */
+    int lanes;                  /* the most lanes of a pair of nodes (nodes.c) */
     int *node_of;               /* [size] */
     int *local_of;              /* [size]: the rank's place on its node */
     int *first;                 /* [nodes + 1]: node a's ranks are members[first[a] .. first[a+1]) */
@@ -231,13 +232,25 @@ static inline int redist__node_size(const redist__node_map *m, int node)
     return m->first[node + 1] - m->first[node];
 }
 /* The rank of node `from` that sends the traffic from `from` to `to` over the network, and
-   the rank of `to` that receives it: node pairs spread over a node's ranks (nodes.c). */
+   the rank of `to` that receives it: node pairs spread over a node's ranks (nodes.c). With
+   few nodes a pair has several lanes, each its own sender and receiver, and a rank's traffic
+   to `to` takes lane redist__lane_of; pair_sender and pair_receiver are lane 0's. */
 int redist__pair_sender(const redist__node_map *m, int from, int to);
 int redist__pair_receiver(const redist__node_map *m, int from, int to);
+int redist__pair_lanes(const redist__node_map *m, int a, int b);
+int redist__lane_sender(const redist__node_map *m, int from, int to, int lane);
+int redist__lane_receiver(const redist__node_map *m, int from, int to, int lane);
+int redist__lane_of(const redist__node_map *m, int rank, int to);
+/* The rank of rank's node that carries its message to (is_send) or from peer over the
+   network: its lane's sender, or receiver; -1 for a peer on rank's node. */
+int redist__node_carrier(const redist__node_map *m, int rank, int peer, int is_send);
+/* What reaches node `to` from rank `source` on another node travels in channel
+   node_of[source] * lanes + its lane (< nodes * lanes). */
+int redist__node_channel(const redist__node_map *m, int source, int to);
 /* A node's sums, which its ranks add up (over MPI in a plan): the bytes it sends to and
-   receives from each node (2 nodes entries), and per rank of the node the other ranks that
-   send it their off-node blocks and that it hands blocks to in the node-aware schedule (2
-   node-size entries). */
+   receives from each channel (2 nodes * lanes entries), and per rank of the node the other
+   ranks that send it their off-node blocks and that it hands blocks to in the node-aware
+   schedule (2 node-size entries). */
 int redist__node_sums_length(const redist__node_map *m, int node);
 /* Adds rank's part (its sides, elements of elsize bytes) to its node's sums (zeroed first). */
 int redist__node_sums_add(const redist__node_map *m, int rank, const redist__side *send,
@@ -278,6 +291,11 @@ double redist__cost_network_spread(const redist__case *c, const redist__machine 
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory);
+/* What an execute's argument agreement adds (options.check_arguments: an MPI_Iallreduce of
+   one int over the plan's ranks, which every algorithm pays alike): on several nodes its
+   ceil(log2 P) rounds each cross the network (remote_startup); on one node each round is about
+   an on-node message, inside the model's start-up, and it is not counted (0). */
+double redist__cost_agreement(const redist__case *c, const redist__machine *m, int check_arguments);
 
 /* Device plans (options.memory): what staging adds to an execute. Each byte a rank
    sends is packed by a kernel and copied off its device, each byte it receives copied on and

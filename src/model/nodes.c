@@ -9,9 +9,19 @@
  * which sends them to the pair's receiver (on node B) as one message, which hands each of
  * B's ranks its blocks. The pairs are spread over the ranks of a node, so that no one rank
  * carries a node's traffic: node A's k-th other node (k = (B - A - 1) mod nodes) falls to
- * its rank k mod size(A), and B receives from its k'-th other node (k' = (A - B - 1) mod
- * nodes) on its rank k' mod size(B). No MPI here: the planner gathers a node's sums over
- * MPI, the simulator (pair.c) adds them up rank by rank; both call the same functions.
+ * its place k mod size(A), and B receives from its k'-th other node (k' = (A - B - 1) mod
+ * nodes) on its place k' mod size(B).
+ *
+ * With fewer other nodes than ranks a node, that would leave most ranks idle and put a whole
+ * node's traffic to B on one rank (at 2 nodes, one rank of each carries everything). So a pair
+ * has L = min(size(A), size(B)) / (nodes - 1) lanes (at least 1): lane i's sender is A's place
+ * k + i (nodes - 1), its receiver B's place k' + i (nodes - 1), all distinct, and A's rank at
+ * place l sends its traffic to B in lane l mod L. At 2 nodes of n ranks every rank is its own
+ * lane's sender: it sends one message to the other node, whose receiver hands it out. What
+ * reaches B from A's lane i is its channel A L_max + i.
+ *
+ * No MPI here: the planner gathers a node's sums over MPI, the simulator (pair.c) adds them
+ * up rank by rank; both call the same functions.
  */
 #include "model/model.h"
 
@@ -66,6 +76,8 @@ static int map_finish(redist__node_map *m)
         m->members[m->first[a] + fill[a]++] = r;
     }
     redist__free(fill);
+    m->lanes =
+        m->nodes >= 2 && m->max_ranks / (m->nodes - 1) > 1 ? m->max_ranks / (m->nodes - 1) : 1;
     return REDIST_SUCCESS;
 }
 
@@ -107,50 +119,90 @@ int redist__node_map_copy(const redist__node_map *from, redist__node_map *to)
     memcpy(to->members, from->members, n);
     memcpy(to->first, from->first, ((size_t)from->nodes + 1) * sizeof(int));
     to->max_ranks = from->max_ranks;
+    to->lanes = from->lanes;
     return REDIST_SUCCESS;
 }
 
-/* The place among a node's n ranks that its k-th other node falls to. */
-static int spread(const redist__node_map *m, int node, int other)
+int redist__pair_lanes(const redist__node_map *m, int a, int b)
+{
+    int sa = redist__node_size(m, a), sb = redist__node_size(m, b);
+    int lanes = m->nodes >= 2 ? (sa < sb ? sa : sb) / (m->nodes - 1) : 1;
+    return lanes > 1 ? lanes : 1;
+}
+
+/* The rank of `node` that carries lane `lane` of its pair with `other`. */
+static int place(const redist__node_map *m, int node, int other, int lane)
 {
     int k = ((other - node - 1) % m->nodes + m->nodes) % m->nodes;
-    return m->members[m->first[node] + k % redist__node_size(m, node)];
+    int l = (int)(((int64_t)k + (int64_t)lane * (m->nodes - 1)) % redist__node_size(m, node));
+    return m->members[m->first[node] + l];
+}
+
+int redist__lane_sender(const redist__node_map *m, int from, int to, int lane)
+{
+    return place(m, from, to, lane);
+}
+
+int redist__lane_receiver(const redist__node_map *m, int from, int to, int lane)
+{
+    return place(m, to, from, lane);
 }
 
 int redist__pair_sender(const redist__node_map *m, int from, int to)
 {
-    return spread(m, from, to);
+    return place(m, from, to, 0);
 }
 
 int redist__pair_receiver(const redist__node_map *m, int from, int to)
 {
-    return spread(m, to, from);
+    return place(m, to, from, 0);
+}
+
+int redist__lane_of(const redist__node_map *m, int rank, int to)
+{
+    return m->local_of[rank] % redist__pair_lanes(m, m->node_of[rank], to);
+}
+
+int redist__node_carrier(const redist__node_map *m, int rank, int peer, int is_send)
+{
+    int here = m->node_of[rank], there = m->node_of[peer];
+    if (here == there)
+        return -1;
+    return is_send ? redist__lane_sender(m, here, there, redist__lane_of(m, rank, there))
+                   : redist__lane_receiver(m, there, here, redist__lane_of(m, peer, here));
+}
+
+int redist__node_channel(const redist__node_map *m, int source, int to)
+{
+    return m->node_of[source] * m->lanes + redist__lane_of(m, source, to);
+}
+
+static int channels(const redist__node_map *m)
+{
+    return m->nodes * m->lanes;
 }
 
 int redist__node_sums_length(const redist__node_map *m, int node)
 {
-    return 2 * m->nodes + 2 * redist__node_size(m, node);
+    return 2 * channels(m) + 2 * redist__node_size(m, node);
 }
 
 /* The ranks of this node that carry a side's off-node messages, each once: sends
-   (is_send) go through their pair's sender, one gathering message per distinct sender other
-   than this rank, marked by its place on the node; receives come through their pair's
-   receiver, one slice per distinct source node whose receiver is another rank, marked by that
-   node. Marks go in seen[] (zeroed by the caller); each is counted at its carrier's place in
-   tally[] (NULL: not counted). Returns how many. */
+   (is_send) go through their lane's sender, one gathering message per distinct sender other
+   than this rank, marked by its place on the node; receives come through their lane's
+   receiver, one slice per distinct channel whose receiver is another rank, marked by that
+   channel. Marks go in seen[] (zeroed by the caller); each is counted at its carrier's place
+   in tally[] (NULL: not counted). Returns how many. */
 static int64_t mark_carriers(const redist__node_map *m, int rank, const redist__side *s,
                              int is_send, int64_t *tally, unsigned char *seen)
 {
-    int here = m->node_of[rank];
     int64_t count = 0;
     for (int i = 0; i < s->nmsgs; i++) {
-        int other = m->node_of[s->msgs[i].peer];
-        if (other == here)
+        int peer = s->msgs[i].peer, via = redist__node_carrier(m, rank, peer, is_send);
+        if (via < 0 || via == rank)
             continue;
-        int via =
-            is_send ? redist__pair_sender(m, here, other) : redist__pair_receiver(m, other, here);
-        int mark = is_send ? m->local_of[via] : other;
-        if (via == rank || seen[mark])
+        int mark = is_send ? m->local_of[via] : redist__node_channel(m, peer, m->node_of[rank]);
+        if (seen[mark])
             continue;
         seen[mark] = 1;
         count++;
@@ -160,33 +212,38 @@ static int64_t mark_carriers(const redist__node_map *m, int rank, const redist__
     return count;
 }
 
-/* Scratch for the marks: one byte per node or per rank of a node, whichever is more. */
+static size_t marks_length(const redist__node_map *m)
+{
+    return (size_t)(channels(m) > m->max_ranks ? channels(m) : m->max_ranks);
+}
+
+/* Scratch for the marks: one byte per channel or per rank of a node, whichever is more. */
 static unsigned char *marks(const redist__node_map *m)
 {
-    size_t n = (size_t)(m->nodes > m->max_ranks ? m->nodes : m->max_ranks);
-    return redist__calloc(n + 1, 1);
+    return redist__calloc(marks_length(m) + 1, 1);
 }
 
 int redist__node_sums_add(const redist__node_map *m, int rank, const redist__side *send,
                           const redist__side *recv, int64_t elsize, int64_t *sums)
 {
     int a = m->node_of[rank], n = redist__node_size(m, a);
-    int64_t *row = sums, *col = sums + m->nodes, *gather = col + m->nodes, *slices = gather + n;
+    int64_t *row = sums, *col = sums + channels(m), *gather = col + channels(m),
+            *slices = gather + n;
     for (int i = 0; i < send->nmsgs; i++) {
-        int b = m->node_of[send->msgs[i].peer];
+        int peer = send->msgs[i].peer, b = m->node_of[peer];
         if (b != a)
-            row[b] += send->msgs[i].nelems * elsize;
+            row[b * m->lanes + redist__lane_of(m, rank, b)] += send->msgs[i].nelems * elsize;
     }
     for (int i = 0; i < recv->nmsgs; i++) {
-        int b = m->node_of[recv->msgs[i].peer];
-        if (b != a)
-            col[b] += recv->msgs[i].nelems * elsize;
+        int peer = recv->msgs[i].peer;
+        if (m->node_of[peer] != a)
+            col[redist__node_channel(m, peer, a)] += recv->msgs[i].nelems * elsize;
     }
     unsigned char *seen = marks(m);
     if (seen == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "node sums");
     mark_carriers(m, rank, send, 1, gather, seen);
-    memset(seen, 0, (size_t)(m->nodes > m->max_ranks ? m->nodes : m->max_ranks));
+    memset(seen, 0, marks_length(m));
     mark_carriers(m, rank, recv, 0, slices, seen);
     redist__free(seen);
     return REDIST_SUCCESS;
@@ -219,9 +276,7 @@ static side_split split_side(const redist__node_map *m, int rank, const redist__
         }
         x.remote_messages++;
         x.remote_bytes += bytes;
-        int via =
-            is_send ? redist__pair_sender(m, here, other) : redist__pair_receiver(m, other, here);
-        if (via != rank)
+        if (redist__node_carrier(m, rank, s->msgs[i].peer, is_send) != rank)
             x.forwarded_bytes += bytes;
     }
     return x;
@@ -244,19 +299,22 @@ void redist__node_terms(const redist__node_map *m, int rank, const redist__side 
                         int64_t vals[REDIST__S_NVALS])
 {
     int a = m->node_of[rank], n = redist__node_size(m, a), l = m->local_of[rank];
-    const int64_t *row = sums, *col = sums + m->nodes, *gather = col + m->nodes,
+    const int64_t *row = sums, *col = sums + channels(m), *gather = col + channels(m),
                   *slices = gather + n;
     side_split s = split_side(m, rank, send, elsize, 1), r = split_side(m, rank, recv, elsize, 0);
     int64_t node_out = 0, node_in = 0, pairs_out = 0, pairs_in = 0, pair_out = 0, pair_in = 0;
     for (int b = 0; b < m->nodes; b++) {
-        node_out += row[b];
-        node_in += col[b];
-        if (b == a)
-            continue;
-        if (row[b] > 0 && redist__pair_sender(m, a, b) == rank)
-            pairs_out++, pair_out += row[b];
-        if (col[b] > 0 && redist__pair_receiver(m, b, a) == rank)
-            pairs_in++, pair_in += col[b];
+        for (int i = 0; i < m->lanes; i++) {
+            node_out += row[b * m->lanes + i];
+            node_in += col[b * m->lanes + i];
+        }
+        for (int i = 0; b != a && i < redist__pair_lanes(m, a, b); i++) {
+            int64_t out = row[b * m->lanes + i], in = col[b * m->lanes + i];
+            if (out > 0 && redist__lane_sender(m, a, b, i) == rank)
+                pairs_out++, pair_out += out;
+            if (in > 0 && redist__lane_receiver(m, b, a, i) == rank)
+                pairs_in++, pair_in += in;
+        }
     }
     /* what the pair senders and receivers of this node take from and give to this rank */
     int64_t own_out = s.remote_bytes - s.forwarded_bytes,

@@ -174,9 +174,9 @@ static int node_terms(struct redist_plan_s *p, int err, int64_t vals[REDIST__S_N
     int mine = err == REDIST_SUCCESS && p->nodes != NULL;
     int len = mine ? redist__node_sums_length(p->nodes, p->nodes->node_of[p->rank]) : 0;
     int64_t *sums = redist__calloc((size_t)len + 1, sizeof *sums);
-    int ok = sums != NULL && (!mine || redist__node_sums_add(p->nodes, p->rank, &p->send,
-                                                             &p->recv, (int64_t)p->elsize,
-                                                             sums) == REDIST_SUCCESS);
+    int ok = sums != NULL &&
+             (!mine || redist__node_sums_add(p->nodes, p->rank, &p->send, &p->recv,
+                                             (int64_t)p->elsize, sums) == REDIST_SUCCESS);
     int v[2] = {len, -ok}, all[2] = {0, 0}; /* MAX: the length, and whether any rank failed */
     int rc = MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, node);
     if (rc == MPI_SUCCESS && all[1] == -1 && len == all[0] && all[0] > 0)
@@ -288,7 +288,8 @@ static int fill_stats(struct redist_plan_s *p)
         }
     s->max_messages_per_rank = p->pair.t.max_sent_messages;
     s->max_bytes_per_rank = p->pair.t.max_sent_bytes;
-    s->predicted_seconds = p->algo->predict(&p->pair, p->machine, &p->opt, p->transport);
+    s->predicted_seconds = p->algo->predict(&p->pair, p->machine, &p->opt, p->transport) +
+                           redist__cost_agreement(&p->pair, p->machine, p->opt.check_arguments);
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;

@@ -44,7 +44,8 @@ int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt)
 {
-    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO));
+    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO)) +
+           redist__cost_agreement(c, m, opt->check_arguments);
 }
 
 int redist__algo_usable(const redist__algorithm *a, const redist__case *c,

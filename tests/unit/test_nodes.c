@@ -3,13 +3,14 @@
  * - Maps: nodes of k consecutive ranks (the last one smaller), and nodes given by each
  *   rank's first rank, interleaved (ranks 0 2 4 on one node, 1 3 6 on another, 5 alone):
  *   nodes numbered by their first rank, members in increasing order, places on the node.
- * - The pairs of nodes spread over a node's ranks: each pair's sender is on the source node,
- *   its receiver on the destination node, and over all pairs no rank carries more than one
- *   pair above another of its node (sending or receiving).
+ * - The pairs of nodes spread over a node's ranks: each lane's sender is on the source node,
+ *   its receiver on the destination node, the lanes of a pair are min(sizes) / (nodes - 1)
+ *   (at least 1), each rank's traffic to a node takes the lane of its place, and over all
+ *   lanes no rank carries more than one above another of its node (sending or receiving).
  * - The node terms of random patterns (random rank pairs with random sizes, on uniform and
  *   interleaved maps of 1 to 12 ranks, nodes of 1 to 4) against an oracle that lists the
- *   node-aware schedule's messages step by step as sets (gathering: (sender, pair sender);
- *   network: node pairs; handing out: (pair receiver, destination, source node); direct:
+ *   node-aware schedule's messages step by step as sets (gathering: (sender, lane sender);
+ *   network: lanes of node pairs; handing out: (lane receiver, destination, channel); direct:
  *   pairs on one node) and counts what each rank sends and receives, and the plain off-node
  *   and on-node traffic; the terms are the maxima over ranks the case keeps (traffic_finish).
  */
@@ -66,10 +67,25 @@ static void spread(const redist__node_map *m)
         for (int b = 0; b < m->nodes; b++) {
             if (a == b)
                 continue;
-            int g = redist__pair_sender(m, a, b), r = redist__pair_receiver(m, a, b);
-            CHECK(m->node_of[g] == a && m->node_of[r] == b, "pair %d->%d: %d, %d", a, b, g, r);
-            sends[g]++;
-            receives[r]++;
+            int sa = redist__node_size(m, a), sb = redist__node_size(m, b);
+            int want = (sa < sb ? sa : sb) / (m->nodes - 1), lanes = redist__pair_lanes(m, a, b);
+            CHECK(lanes == (want > 1 ? want : 1) && lanes <= m->lanes &&
+                      lanes == redist__pair_lanes(m, b, a),
+                  "pair %d->%d: %d lanes", a, b, lanes);
+            CHECK(redist__pair_sender(m, a, b) == redist__lane_sender(m, a, b, 0) &&
+                      redist__pair_receiver(m, a, b) == redist__lane_receiver(m, a, b, 0),
+                  "pair %d->%d: lane 0", a, b);
+            for (int i = 0; i < lanes; i++) {
+                int g = redist__lane_sender(m, a, b, i), r = redist__lane_receiver(m, a, b, i);
+                CHECK(m->node_of[g] == a && m->node_of[r] == b, "pair %d->%d lane %d: %d, %d", a, b,
+                      i, g, r);
+                sends[g]++;
+                receives[r]++;
+            }
+            for (int j = m->first[a]; j < m->first[a + 1]; j++) {
+                int x = m->members[j];
+                CHECK(redist__lane_of(m, x, b) == m->local_of[x] % lanes, "rank %d's lane", x);
+            }
         }
     for (int a = 0; a < m->nodes; a++)
         for (int i = m->first[a]; i < m->first[a + 1]; i++)
@@ -122,7 +138,7 @@ static void oracle(const redist__node_map *m, const pattern *p, int64_t es, rank
     int P = p->size, N = m->nodes;
     memset(c, 0, sizeof *c * (size_t)P);
     static char gather_set[MAXP][MAXP], hand_set[MAXP][MAXP][MAXP];
-    static int64_t pair[MAXP][MAXP];
+    static int64_t pair[MAXP][MAXP][MAXP]; /* [A][B][lane] */
     memset(gather_set, 0, sizeof gather_set);
     memset(hand_set, 0, sizeof hand_set);
     memset(pair, 0, sizeof pair);
@@ -142,30 +158,33 @@ static void oracle(const redist__node_map *m, const pattern *p, int64_t es, rank
             c[s].remote_msgs[0]++, c[d].remote_msgs[1]++;
             c[s].remote_bytes[0] += b, c[d].remote_bytes[1] += b;
             out[A] += b, in[B] += b;
-            pair[A][B] += b;
-            int g = redist__pair_sender(m, A, B), r = redist__pair_receiver(m, A, B);
+            int lane = m->local_of[s] % redist__pair_lanes(m, A, B), channel = A * m->lanes + lane;
+            CHECK(channel < MAXP, "channel %d", channel);
+            pair[A][B][lane] += b;
+            int g = redist__lane_sender(m, A, B, lane), r = redist__lane_receiver(m, A, B, lane);
             if (g != s) {
                 gather_set[s][g] = 1;
                 c[s].gather_bytes[0] += b, c[g].gather_bytes[1] += b;
             }
             if (r != d) {
-                hand_set[r][d][A] = 1;
+                hand_set[r][d][channel] = 1;
                 c[r].gather_bytes[0] += b, c[d].gather_bytes[1] += b;
             }
         }
     for (int x = 0; x < P; x++)
         for (int y = 0; y < P; y++) {
             c[x].gather_msgs[0] += gather_set[x][y], c[y].gather_msgs[1] += gather_set[x][y];
-            for (int a = 0; a < N; a++)
-                c[x].gather_msgs[0] += hand_set[x][y][a], c[y].gather_msgs[1] += hand_set[x][y][a];
+            for (int h = 0; h < MAXP; h++)
+                c[x].gather_msgs[0] += hand_set[x][y][h], c[y].gather_msgs[1] += hand_set[x][y][h];
         }
     for (int A = 0; A < N; A++)
         for (int B = 0; B < N; B++)
-            if (pair[A][B] > 0) {
-                int g = redist__pair_sender(m, A, B), r = redist__pair_receiver(m, A, B);
-                c[g].pair_msgs[0]++, c[r].pair_msgs[1]++;
-                c[g].pair_bytes[0] += pair[A][B], c[r].pair_bytes[1] += pair[A][B];
-            }
+            for (int i = 0; i < MAXP; i++)
+                if (pair[A][B][i] > 0) {
+                    int g = redist__lane_sender(m, A, B, i), r = redist__lane_receiver(m, A, B, i);
+                    c[g].pair_msgs[0]++, c[r].pair_msgs[1]++;
+                    c[g].pair_bytes[0] += pair[A][B][i], c[r].pair_bytes[1] += pair[A][B][i];
+                }
     *node_bytes = 0;
     for (int A = 0; A < N; A++) {
         *node_bytes = out[A] > *node_bytes ? out[A] : *node_bytes;

@@ -4,16 +4,18 @@
  * - The all-to-all's closed forms: the described case (every traffic term, the node terms,
  *   the shape) equals redist__pair_case_on_nodes on real layouts built here, a P x P matrix of
  *   m-byte elements by rows -> by columns, on nodes of k ranks for nodes = 2, 3, 5, 7 and
- *   k = 1 .. 4 (nodes - 1 below, equal to and above k); with b x b blocks of smaller elements
- *   (the same m per rank pair, more runs) the node terms and the messages and bytes still do.
- *   A few terms by hand from the node-aware schedule (model/nodes.c: node A's j-th other node
- *   falls to its place j mod k).
+ *   k = 1 .. 7 (nodes - 1 below, equal to and above k; 1 to 7 lanes a pair, some of unequal
+ *   width); with b x b blocks of smaller elements (the same m per rank pair, more runs) the
+ *   node terms and the messages and bytes still do. A few terms by hand from the node-aware
+ *   schedule (model/nodes.c: node A's j-th other node falls to its place j mod k, and with
+ *   few nodes a pair has k / (nodes - 1) lanes).
  * - cyclic: the case is the real layouts' (built here), at most 3 peers per rank.
  * - Predictions, by the algorithms' own models on the default machine: what the network adds
  *   (remote_startup, remote_per_byte against none) is, for direct-async and node-aware, the
- *   start-ups and link bytes counted here by hand; node-aware at least 2x faster than the
- *   faster flat algorithm at 32 nodes x 64 ranks with 64-byte messages, the flat ones faster at
- *   2 nodes with 1 MiB; auto within 15% of the best prediction on every row of a grid.
+ *   start-ups and link bytes counted here by hand, and the argument agreement's rounds; node-aware
+ * at least 2x faster than the faster flat algorithm at 32 nodes x 64 ranks with 64-byte messages,
+ * the flat ones faster at 2 nodes with 1 MiB; auto within 15% of the best prediction on every row
+ * of a grid.
  */
 #include "algo/algo.h"
 #include "algo/simulate.h"
@@ -104,8 +106,8 @@ static void alltoall_closed_forms(void)
 {
     static const int node_counts[] = {2, 3, 5, 7};
     static const int64_t pair_bytes[] = {8, 24, 1000};
-    for (int i = 0; i < 4; i++)
-        for (int k = 1; k <= 4; k++)
+    for (int i = 0; i < 4; i++) /* k = 5 on 3 nodes: 2 lanes of 3 and 2 places */
+        for (int k = 1; k <= 7; k++)
             for (int j = 0; j < 3; j++) {
                 int nodes = node_counts[i], P = nodes * k;
                 int64_t m = pair_bytes[j];
@@ -147,7 +149,10 @@ static void alltoall_closed_forms(void)
    own blocks, 2 x (9 - 3) x 8: 16 + 48 + 96 = 160. The node's link: 3 ranks x 12 off-node peers
    x 8 = 288. 1024 nodes of 64 ranks: place l carries the other nodes j = l, l + 64, ...: 16
    pairs at place 0, which sends 63 direct messages, 63 gathering ones and 16 x 63 slices:
-   1134 (place 63 receives as many: 63 direct, 63 gathered, and 1023 - 15 slices). */
+   1134 (place 63 receives as many: 63 direct, 63 gathered, and 1023 - 15 slices). 2 nodes of
+   64 ranks, 64 bytes: 64 lanes, each rank the sender of its own (64 x 64 bytes, nothing
+   gathered) and the receiver of one, whose 63 slices it hands out: 63 direct + 63 slices
+   each way, 2 x 63 x 64 bytes. */
 static void alltoall_by_hand(void)
 {
     redist__case c;
@@ -168,6 +173,13 @@ static void alltoall_by_hand(void)
           "1024 x 64: %d ranks, %lld messages, %lld pairs, %lld on the node", c.t.comm_size,
           (long long)c.t.max_messages, (long long)c.t.n.max_pair_messages,
           (long long)c.t.n.max_gather_messages);
+    redist__case two;
+    CHECK(redist__simulate_nodes_case(REDIST__SIM_ALLTOALL, 2, 64, 64, &two) == REDIST_SUCCESS &&
+              two.t.n.max_pair_messages == 1 && two.t.n.max_pair_bytes == 64 * 64 &&
+              two.t.n.max_gather_messages == 126 && two.t.n.max_gather_bytes == 2 * 63 * 64,
+          "2 x 64: %lld lanes of %lld bytes, %lld messages (%lld bytes) on the node",
+          (long long)two.t.n.max_pair_messages, (long long)two.t.n.max_pair_bytes,
+          (long long)two.t.n.max_gather_messages, (long long)two.t.n.max_gather_bytes);
     CHECK(c.t.n.max_node_bytes == INT64_C(64) * 65472 * 64, "1024 x 64: link %lld",
           (long long)c.t.n.max_node_bytes);
     /* outside the limits */
@@ -240,20 +252,29 @@ static void predictions(void)
                   REDIST_SUCCESS,
           "32 x 64");
     double link = d->remote_per_byte * 64.0 * 1984.0 * 64.0;
-    double flat_net = (d->remote_startup - d->per_message) * 1984.0 + link;
+    /* and every execute's argument agreement: log2 2048 = 11 rounds across the network */
+    double agree = d->remote_startup * 11.0;
+    double flat_net = (d->remote_startup - d->per_message) * 1984.0 + link + agree;
     CHECK(near(r.direct_async - r0.direct_async, flat_net), "direct-async's network %g, want %g",
           r.direct_async - r0.direct_async, flat_net);
     CHECK(near(r.alltoallv - r0.alltoallv, flat_net), "alltoallv's network %g, want %g",
           r.alltoallv - r0.alltoallv, flat_net);
-    CHECK(near(r.node_aware - r0.node_aware, d->remote_startup + link),
+    CHECK(near(r.node_aware - r0.node_aware, d->remote_startup + link + agree),
           "node-aware's network %g, want %g", r.node_aware - r0.node_aware,
-          d->remote_startup + link);
+          d->remote_startup + link + agree);
+    redist__case c32;
+    CHECK(redist__simulate_nodes_case(REDIST__SIM_ALLTOALL, 32, 64, 64, &c32) == REDIST_SUCCESS &&
+              near(redist__cost_agreement(&c32, &m, 1), agree) &&
+              redist__cost_agreement(&c32, &m, 0) == 0.0,
+          "the agreement: %g with check_arguments, none without",
+          redist__cost_agreement(&c32, &m, 1));
+    c32.t.n.nodes = 1;
+    CHECK(redist__cost_agreement(&c32, &m, 1) == 0.0, "the agreement on one node: not counted");
     /* the target where messages are small and many */
     CHECK(r.node_aware > 0 && flat(&r) >= 2.0 * r.node_aware,
           "32 x 64, 64 B: flat %g, node-aware %g (want 2x)", flat(&r), r.node_aware);
-    /* 2 nodes, 1 MiB: node-aware's one pair a direction gathers a node's whole off-node
-       traffic on one rank (63 ranks x 64 blocks + its own), which costs more than the
-       start-ups it saves */
+    /* 2 nodes, 1 MiB: each rank sends its own blocks in its lane, but its lane's receiver
+       hands 63 MiB out on the node, which costs more than the start-ups it saves */
     CHECK(redist__simulate_nodes(REDIST__SIM_ALLTOALL, 2, 64, 1 << 20, &m, &r) == REDIST_SUCCESS,
           "2 x 64");
     CHECK(flat(&r) < r.node_aware, "2 x 64, 1 MiB: flat %g, node-aware %g", flat(&r), r.node_aware);
