@@ -92,14 +92,15 @@ every_program() {
 }
 # shellcheck disable=SC2086
 every_program $wide
-# The programs with a `/* nodes: */` line at the wide count on virtual nodes of 4 ranks
-# (REDIST_RANKS_PER_NODE: node-aware and the model's network), 8 cases each.
+# The programs with a `/* nodes: */` line at the wide count on virtual nodes of 6 ranks
+# (REDIST_RANKS_PER_NODE: node-aware and the model's network), 8 cases each: 16 ranks as nodes
+# of 6, 6 and 4, whose pairs have 3 or 2 lanes.
 if [[ -n $wide ]]; then
     for path in "$sources"/test_*.c; do
         grep -qE '^[[:space:]]*/\*[[:space:]]*nodes:[ 0-9:]*\*/' "$path" || continue
         prog=$(basename "$path" .c)
         allowed "$wide" "$prog" || continue
-        REDIST_RANKS_PER_NODE=4 run "$wide" "$prog" --seed "$seed" --cases 8
+        REDIST_RANKS_PER_NODE=6 run "$wide" "$prog" --seed "$seed" --cases 8
     done
 fi
 # Threaded plans: more threads than cores here, so the OpenMP threads must not spin.
