@@ -172,30 +172,27 @@ static int node_terms(struct redist_plan_s *p, int err, int64_t vals[REDIST__S_N
     if (redist__plan_node_comm(p->comm, &node) != REDIST_SUCCESS)
         return err != REDIST_SUCCESS ? err : REDIST_ERR_MPI;
     int mine = err == REDIST_SUCCESS && p->nodes != NULL;
-    int len = mine ? redist__node_sums_length(p->nodes, p->nodes->node_of[p->rank]) : 0;
+    int len = p->nodes != NULL ? redist__node_sums_length(p->nodes, p->nodes->node_of[p->rank]) : 0;
     int64_t *sums = redist__calloc((size_t)len + 1, sizeof *sums);
     int ok = sums != NULL &&
              (!mine || redist__node_sums_add(p->nodes, p->rank, &p->send, &p->recv,
                                              (int64_t)p->elsize, sums) == REDIST_SUCCESS);
-    int v[2] = {len, -ok}, all[2] = {0, 0}; /* MAX: the length, and whether any rank failed */
-    int rc = MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, node);
-    if (rc == MPI_SUCCESS && all[1] == -1 && len == all[0] && all[0] > 0)
+    /* MAX: the length, minus the length (its MIN), and whether any rank failed; the sums are
+       added up only where every rank of the node has them, all of one length */
+    int v[3] = {len, -len, -ok}, all[3] = {0, 0, 0};
+    int rc = MPI_Allreduce(v, all, 3, MPI_INT, MPI_MAX, node);
+    int agreed = rc == MPI_SUCCESS && all[2] == -1 && all[0] == -all[1] && all[0] > 0;
+    if (agreed)
         rc = MPI_Allreduce(MPI_IN_PLACE, sums, all[0], MPI_INT64_T, MPI_SUM, node);
-    else if (rc == MPI_SUCCESS && all[1] == -1 && all[0] > 0) { /* this rank adds zeros */
-        int64_t *zeros = redist__calloc((size_t)all[0] + 1, sizeof *zeros);
-        rc = zeros != NULL ? MPI_Allreduce(MPI_IN_PLACE, zeros, all[0], MPI_INT64_T, MPI_SUM, node)
-                           : MPI_ERR_NO_MEM;
-        redist__free(zeros);
-    }
     MPI_Comm_free(&node);
-    if (rc == MPI_SUCCESS && all[1] == -1 && mine)
+    if (rc == MPI_SUCCESS && agreed && mine)
         redist__node_terms(p->nodes, p->rank, &p->send, &p->recv, (int64_t)p->elsize, sums, vals);
     redist__free(sums);
     if (err != REDIST_SUCCESS)
         return err;
     if (rc != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "the node sums of the traffic");
-    return all[1] == -1 ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "node sums");
+    return agreed ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "node sums");
 }
 
 /* Phase 3b: the case, from the traffic (MAX over ranks, carrying the status of 3a) and the
