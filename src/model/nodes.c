@@ -303,12 +303,18 @@ void redist__node_terms(const redist__node_map *m, int rank, const redist__side 
                   *slices = gather + n;
     side_split s = split_side(m, rank, send, elsize, 1), r = split_side(m, rank, recv, elsize, 0);
     int64_t node_out = 0, node_in = 0, pairs_out = 0, pairs_in = 0, pair_out = 0, pair_in = 0;
-    for (int b = 0; b < m->nodes; b++) {
-        for (int i = 0; i < m->lanes; i++) {
-            node_out += row[b * m->lanes + i];
-            node_in += col[b * m->lanes + i];
-        }
-        for (int i = 0; b != a && i < redist__pair_lanes(m, a, b); i++) {
+    for (int c = 0; c < channels(m); c++) {
+        node_out += row[c];
+        node_in += col[c];
+    }
+    /* The lanes this rank may carry, each way (the same places: sender of (a, b, i) and
+       receiver of (b, a, i) are both place(a, b, i)): with more other nodes than ranks here
+       every pair has one lane and the k-th other node falls to place k mod n, so only
+       k = l, l + n, ... (N / n of them, not N); else every lane of every pair (at most n). */
+    int few = m->nodes - 1 <= n;
+    for (int k = few ? 0 : l; k < m->nodes - 1; k += few ? 1 : n) {
+        int b = (a + 1 + k) % m->nodes;
+        for (int i = 0; i < redist__pair_lanes(m, a, b); i++) {
             int64_t out = row[b * m->lanes + i], in = col[b * m->lanes + i];
             if (out > 0 && redist__lane_sender(m, a, b, i) == rank)
                 pairs_out++, pair_out += out;
