@@ -33,6 +33,17 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 enum { CUDA_SUCCESS = 0, CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, CU_MEMORYTYPE_DEVICE = 2 };
+/* Inter-process memory (cuda.h: CUipcMemHandle, 64 bytes passed by value) */
+typedef struct {
+    unsigned char data[64];
+} CUipcMemHandle;
+enum {
+    CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE = 10,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
+};
+_Static_assert(sizeof(CUipcMemHandle) == REDIST__IPC_HANDLE_BYTES, "CUDA's handle size");
 
 #if defined(REDIST_HAVE_KERNELS)
 /* kernels_image.c, generated from kernels.cu: nvcc's fat binary */
@@ -62,6 +73,9 @@ static struct {
     CUresult (*EventRecord)(CUevent, CUstream);
     CUresult (*EventSynchronize)(CUevent);
     CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
+    CUresult (*IpcGetMemHandle)(CUipcMemHandle *, CUdeviceptr);
+    CUresult (*IpcOpenMemHandle)(CUdeviceptr *, CUipcMemHandle, unsigned);
+    CUresult (*IpcCloseMemHandle)(CUdeviceptr);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -69,7 +83,7 @@ static struct {
     CUresult (*GetErrorString)(CUresult, const char **);
 } cu;
 static CUcontext ctx;
-static CUfunction move_kernel, scale_kernel;
+static CUfunction move_kernel, scale_kernel, pull_kernel, scale_pull_kernel;
 
 static int cu_fail(CUresult rc, const char *what)
 {
@@ -269,6 +283,93 @@ static int c_move(const redist__device_msg *dm, int kind, const char *a, char *b
     return REDIST_SUCCESS;
 }
 
+/* A pull: as c_move's COPY, with the source offsets from the sender's lists. */
+static int c_pull(const redist__device_msg *from, const redist__device_msg *to, const char *a,
+                  char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+                  void *stream)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    int sn = from->nlevels, dn = to->nlevels, es = (int)elsize, skind = 0, conj = 0, bz = 0, az = 0;
+    long long l0 = lo, h0 = hi;
+    double ar = 0, ai = 0, br = 0, bi = 0;
+    CUdeviceptr sl = from->lists, sr = from->runs, dl = to->lists, dr = to->runs;
+    const char *pa = a;
+    char *pb = b;
+    void *args[] = {&sl, &sn, &sr, &dl, &dn, &dr, &pa, &pb, &l0, &h0, &es};
+    void *sargs[] = {&sl, &sn,    &sr,   &dl, &dn, &dr, &pa, &pb, &l0,
+                     &h0, &skind, &conj, &bz, &az, &ar, &ai, &br, &bi};
+    if (sc != NULL) {
+        skind = sc->kind, conj = sc->conjugate, bz = sc->beta_zero, az = sc->alpha_zero;
+        ar = sc->alpha[0], ai = sc->alpha[1], br = sc->beta[0], bi = sc->beta[1];
+    }
+    int64_t n = hi - lo, threads = 256, blocks = (n + threads - 1) / threads;
+    if (blocks > 65535)
+        blocks = 65535;
+    CU(cu.LaunchKernel(sc != NULL ? scale_pull_kernel : pull_kernel, (unsigned)blocks, 1, 1,
+                       (unsigned)threads, 1, 1, 0, (CUstream)stream, sc != NULL ? sargs : args,
+                       NULL),
+       "cuLaunchKernel (a pull)");
+    return REDIST_SUCCESS;
+}
+
+/* The driver's handle of the allocation holding ptr (its range's start: a handle names a
+   whole cuMemAlloc), if the driver can share it the legacy way (not a pool's or a VMM
+   allocation without a shareable handle). */
+static int c_ipc_get(const void *ptr, size_t bytes, redist__ipc_handle *h, size_t *offset,
+                     size_t *length)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)ptr, start = 0;
+    size_t size = 0;
+    int capable = 0;
+    CU(cu.PointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p),
+       "cuPointerGetAttribute (the allocation's start)");
+    CU(cu.PointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p),
+       "cuPointerGetAttribute (the allocation's size)");
+    if (cu.PointerGetAttribute(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p) !=
+            CUDA_SUCCESS ||
+        !capable)
+        return redist__fail(REDIST_ERR_UNSUPPORTED,
+                            "CUDA: the allocation holding %p cannot be shared with another "
+                            "process (cuIpcGetMemHandle: a pool's or virtual memory)",
+                            ptr);
+    if (p + bytes > start + size)
+        return redist__fail(REDIST_ERR_ARG,
+                            "CUDA: %zu bytes at %p pass the end of their "
+                            "allocation",
+                            bytes, ptr);
+    CUipcMemHandle handle;
+    CU(cu.IpcGetMemHandle(&handle, start), "cuIpcGetMemHandle");
+    memcpy(h->bytes, handle.data, sizeof handle.data);
+    *offset = (size_t)(p - start);
+    *length = size;
+    return REDIST_SUCCESS;
+}
+
+static int c_ipc_open(const redist__ipc_handle *h, void **base)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CUipcMemHandle handle;
+    memcpy(handle.data, h->bytes, sizeof handle.data);
+    CUdeviceptr d = 0;
+    CU(cu.IpcOpenMemHandle(&d, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+       "cuIpcOpenMemHandle (another process's device array)");
+    *base = (void *)(uintptr_t)d;
+    return REDIST_SUCCESS;
+}
+
+static void c_ipc_close(void *base)
+{
+    if (current() == REDIST_SUCCESS)
+        cu.IpcCloseMemHandle((CUdeviceptr)(uintptr_t)base);
+}
+
 static int c_owns(const void *ptr)
 {
     unsigned kind = 0;
@@ -307,6 +408,10 @@ static const redist__device_ops cuda_ops = {
     .forget = c_forget,
     .move = c_move,
     .owns = c_owns,
+    .ipc_get = c_ipc_get,
+    .ipc_open = c_ipc_open,
+    .ipc_close = c_ipc_close,
+    .pull = c_pull,
     .event_create = c_event_create,
     .event_destroy = c_event_destroy,
     .event_record = c_event_record,
@@ -343,6 +448,9 @@ static int resolve(void *lib)
         ENTRY(EventRecord, "cuEventRecord"),
         ENTRY(EventSynchronize, "cuEventSynchronize"),
         ENTRY(PointerGetAttribute, "cuPointerGetAttribute"),
+        ENTRY(IpcGetMemHandle, "cuIpcGetMemHandle"),
+        ENTRY(IpcOpenMemHandle, "cuIpcOpenMemHandle_v2"),
+        ENTRY(IpcCloseMemHandle, "cuIpcCloseMemHandle"),
         ENTRY(ModuleLoadData, "cuModuleLoadData"),
         ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
         ENTRY(LaunchKernel, "cuLaunchKernel"),
@@ -395,6 +503,8 @@ int redist__device_cuda_load(const redist__device_ops **ops)
     CU(cu.ModuleLoadData(&mod, redist__kernels_image), "loading the kernels (cuModuleLoadData)");
     CU(cu.ModuleGetFunction(&move_kernel, mod, "redist_move"), "cuModuleGetFunction");
     CU(cu.ModuleGetFunction(&scale_kernel, mod, "redist_scale_move"), "cuModuleGetFunction");
+    CU(cu.ModuleGetFunction(&pull_kernel, mod, "redist_pull"), "cuModuleGetFunction");
+    CU(cu.ModuleGetFunction(&scale_pull_kernel, mod, "redist_scale_pull"), "cuModuleGetFunction");
     *ops = &cuda_ops;
     return REDIST_SUCCESS;
 #endif

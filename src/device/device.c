@@ -166,3 +166,43 @@ int redist__device_owns(redist__device *dev, const void *ptr)
 {
     return ptr != NULL && dev->ops->owns(ptr);
 }
+
+static int no_ipc(const redist__device *dev)
+{
+    return redist__fail(REDIST_ERR_UNSUPPORTED, "the %s device has no inter-process memory",
+                        dev->ops->name);
+}
+
+int redist__device_ipc_get(redist__device *dev, const void *ptr, size_t bytes,
+                           redist__ipc_handle *h, size_t *offset, size_t *length)
+{
+    memset(h, 0, sizeof *h);
+    *offset = *length = 0;
+    if (dev->ops->ipc_get == NULL)
+        return no_ipc(dev);
+    if (ptr == NULL)
+        return redist__fail(REDIST_ERR_ARG, "a handle of a NULL array");
+    return dev->ops->ipc_get(ptr, bytes, h, offset, length);
+}
+
+int redist__device_ipc_open(redist__device *dev, const redist__ipc_handle *h, void **base)
+{
+    *base = NULL;
+    return dev->ops->ipc_open != NULL ? dev->ops->ipc_open(h, base) : no_ipc(dev);
+}
+
+void redist__device_ipc_close(redist__device *dev, void *base)
+{
+    if (base != NULL && dev->ops->ipc_close != NULL)
+        dev->ops->ipc_close(base);
+}
+
+int redist__device_pull(redist__device *dev, const redist__device_msg *from,
+                        const redist__device_msg *to, const char *a, char *b, size_t elsize,
+                        const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
+{
+    if (hi <= lo)
+        return REDIST_SUCCESS;
+    return dev->ops->pull != NULL ? dev->ops->pull(from, to, a, b, elsize, sc, lo, hi, stream)
+                                  : no_ipc(dev);
+}

@@ -83,6 +83,37 @@ int redist__device_move(redist__device *dev, const redist__device_msg *dm, int k
                         char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
                         void *stream);
 
+/* Inter-process memory (one copy between device arrays of a node's ranks): a handle names
+   the device allocation that holds an array, so that another process of the node can map it
+   and a kernel there can read it. CUDA: the driver's cuIpcGetMemHandle of the allocation's
+   start (cuPointerGetAttribute's range), cuIpcOpenMemHandle; the emulated device: its memory
+   file, opened through /proc by the other process. Opaque bytes, the same size everywhere. */
+enum { REDIST__IPC_HANDLE_BYTES = 64 };
+typedef struct redist__ipc_handle {
+    unsigned char bytes[REDIST__IPC_HANDLE_BYTES];
+} redist__ipc_handle;
+/* The handle of the allocation holding [ptr, ptr + bytes) (bytes 0: ptr), its start's
+   distance to ptr in *offset, and its length in *length. REDIST_ERR_UNSUPPORTED with the
+   reason where the backend cannot (not its device memory, an allocation the driver cannot
+   share: a pool's, a managed one). */
+int redist__device_ipc_get(redist__device *dev, const void *ptr, size_t bytes,
+                           redist__ipc_handle *h, size_t *offset, size_t *length);
+/* Maps the allocation of another process of the node: *base, this process's address of its
+   start. REDIST_ERR_ARG where the handle names nothing any more (its owner freed it, or
+   exited), REDIST_ERR_UNSUPPORTED where the driver refuses (no peer access, another GPU
+   without it); close unmaps it (the allocation itself stays its owner's). */
+int redist__device_ipc_open(redist__device *dev, const redist__ipc_handle *h, void **base);
+void redist__device_ipc_close(redist__device *dev, void *base);
+
+/* Kernel: elements [lo, hi) (buffer order) of a message between two ranks, read from the
+   sender's array a where the sender's own message `from` puts them (its source side, its
+   storage) and written into array b where the receiver's `to` puts them (its destination
+   side, scaling with sc): both list the same elements in the same order, so element e of
+   one is element e of the other. a may be another process's array (ipc_open). */
+int redist__device_pull(redist__device *dev, const redist__device_msg *from,
+                        const redist__device_msg *to, const char *a, char *b, size_t elsize,
+                        const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
+
 /* Tests: 1 if nothing posted to the device is still outstanding, 0 if something is, -1 if
    the backend cannot tell (the execute's contract: dst complete when it returns). */
 int redist__device_idle(redist__device *dev);
@@ -118,6 +149,13 @@ typedef struct redist__device_ops {
     int (*move)(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
                 const redist__scale *sc, int64_t lo, int64_t hi, void *stream);
     int (*owns)(const void *ptr);
+    int (*ipc_get)(const void *ptr, size_t bytes, redist__ipc_handle *h, size_t *offset,
+                   size_t *length); /* NULL: no inter-process memory */
+    int (*ipc_open)(const redist__ipc_handle *h, void **base);
+    void (*ipc_close)(void *base);
+    int (*pull)(const redist__device_msg *from, const redist__device_msg *to, const char *a,
+                char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+                void *stream);
     int (*idle)(void);          /* NULL: cannot tell */
     int (*check_current)(void); /* NULL: one device only */
 } redist__device_ops;

@@ -18,23 +18,33 @@
  * orders more than CUDA's streams do, never less) and before device memory is freed. So a
  * library path that reads a copy's host destination, or rewrites its host source, before
  * it waits for the stream sees stale data and fails the test, as it would on a GPU. One
- * lock guards the lists and the queue (threads of a rank may call at once). */
+ * lock guards the lists and the queue (threads of a rank may call at once).
+ *
+ * Inter-process memory: an allocation keeps its memory file open, and its handle names it as
+ * the owner's /proc/<pid>/fd/<fd> with the file's device, inode and length; another process
+ * of the machine opens that path and maps the file twice as its owner did (so its kernels
+ * read the owner's pages through a host view), after checking that the file is still the
+ * same (a freed allocation's descriptor number may name a newer file by then). */
 #define _GNU_SOURCE /* memfd_create */
 #include "device/device.h"
 
 #include "device/decode.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct mapping {
     char *base; /* device memory: the device view; pinned host memory: the range itself */
     size_t len;
     char *view; /* device memory: the host view of the same pages; pinned ranges: NULL */
+    int fd;     /* device memory allocated here: its memory file (handles name it); else -1 */
 } mapping;
 
 /* A list of ranges (unordered). */
@@ -63,7 +73,9 @@ typedef struct posted {
                       copies its arguments) */
     redist__scale sc;
     int64_t lo, hi;
+    const redist__device_msg *from; /* a pull (kind PULL): the sender's message; dm: ours */
 } posted;
+enum { PULL = REDIST__COPY + 1 }; /* a kernel's kind beside index.h's three */
 static posted *queue;
 static size_t nqueued, capqueue;
 static uint64_t total_posted, total_run; /* events: marks in this sequence */
@@ -81,7 +93,7 @@ static const mapping *holding(const ranges *r, const void *p, size_t bytes)
 
 /* Appends [base, base + len) (with its host view, or NULL) to r; 0, or -1 when out of
    memory. */
-static int add_range(ranges *r, char *base, size_t len, char *view)
+static int add_range(ranges *r, char *base, size_t len, char *view, int fd)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
@@ -91,7 +103,7 @@ static int add_range(ranges *r, char *base, size_t len, char *view)
         r->at = m;
         r->cap = cap;
     }
-    r->at[r->n++] = (mapping){base, len, view};
+    r->at[r->n++] = (mapping){base, len, view, fd};
     return 0;
 }
 
@@ -120,19 +132,12 @@ static char *host_view(const mapping *m, const void *p)
     return m->view + ((const char *)p - m->base);
 }
 
-/* The two views of `len` bytes of new shared memory (an anonymous file): the device one
-   inaccessible, the host one read-write. */
-static int map_twice(size_t len, char **device, char **view)
+/* The two views of the `len` bytes of memory file fd: the device one inaccessible, the host
+   one read-write. */
+static int map_twice(int fd, size_t len, char **device, char **view)
 {
-    int fd = memfd_create("redist-emulated-device", MFD_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    void *d = MAP_FAILED, *v = MAP_FAILED;
-    if (ftruncate(fd, (off_t)len) == 0) {
-        d = mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, 0);
-        v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    }
-    close(fd); /* the mappings keep the memory */
+    void *d = mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, 0);
+    void *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (d == MAP_FAILED || v == MAP_FAILED) {
         if (d != MAP_FAILED)
             munmap(d, len);
@@ -153,14 +158,19 @@ static int e_alloc(size_t bytes, void **ptr)
                             "emulated device: %zu bytes is more than any memory holds", bytes);
     size_t len = bytes == 0 ? page : (bytes + page - 1) / page * page;
     char *device = NULL, *view = NULL;
-    if (map_twice(len, &device, &view) != 0)
+    int fd = memfd_create("redist-emulated-device", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)len) != 0 || map_twice(fd, len, &device, &view) != 0) {
+        if (fd >= 0)
+            close(fd);
         return redist__fail(REDIST_ERR_NOMEM, "emulated device: %zu bytes of memory failed", len);
+    }
     pthread_mutex_lock(&lock);
-    int full = add_range(&maps, device, len, view);
+    int full = add_range(&maps, device, len, view, fd);
     pthread_mutex_unlock(&lock);
     if (full) {
         munmap(device, len);
         munmap(view, len);
+        close(fd);
         return redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of mappings");
     }
     *ptr = device;
@@ -171,10 +181,13 @@ static void e_free(void *ptr)
 {
     pthread_mutex_lock(&lock);
     run_queue(); /* as cuMemFree, after the work posted on it */
+    const mapping *held = find(ptr, 1);
     mapping m;
-    if (drop_range(&maps, ptr, &m)) {
+    /* another process's memory (ipc_open) is not freed here: ipc_close unmaps it */
+    if (held != NULL && held->base == ptr && held->fd >= 0 && drop_range(&maps, ptr, &m)) {
         munmap(m.base, m.len);
         munmap(m.view, m.len);
+        close(m.fd);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -184,7 +197,7 @@ static void e_free(void *ptr)
 static int e_host_register(void *ptr, size_t bytes)
 {
     pthread_mutex_lock(&lock);
-    int full = add_range(&pins, ptr, bytes, NULL);
+    int full = add_range(&pins, ptr, bytes, NULL, -1);
     pthread_mutex_unlock(&lock);
     return full ? redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of pinned ranges")
                 : REDIST_SUCCESS;
@@ -264,7 +277,7 @@ static int e_copy(void *to, const void *from, size_t bytes, int direction, void 
     if (err == REDIST_SUCCESS && host != NULL && bytes > 0 && holding(&pins, host, bytes) == NULL)
         pageable_copies++;
     if (err == REDIST_SUCCESS) {
-        posted w = {NULL, direction, from, to, bytes, 0, {0}, 0, 0};
+        posted w = {NULL, direction, from, to, bytes, 0, {0}, 0, 0, NULL};
         err = post(&w);
     }
     pthread_mutex_unlock(&lock);
@@ -404,28 +417,37 @@ static char *element_view(const char *p, size_t bytes, const mapping **last)
    element reached through the host view of whichever mapping holds it, not only the two
    arrays': an array's pointer may lie before its first element (a window's local index 0),
    and a GPU kernel may read anything its context maps. */
-static int e_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
-                  const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
+/* Queues kernel w, with a copy of its scaling (NULL: none), as CUDA's launch copies its
+   arguments. */
+static int post_kernel(posted *w, const redist__scale *sc)
 {
-    (void)stream;
-    posted w = {dm, kind, a, b, elsize, sc != NULL, {0}, lo, hi};
+    w->scaled = sc != NULL;
     if (sc != NULL)
-        w.sc = *sc;
+        w->sc = *sc;
     pthread_mutex_lock(&lock);
-    int err = post(&w);
+    int err = post(w);
     pthread_mutex_unlock(&lock);
     return err;
 }
 
+static int e_move(const redist__device_msg *dm, int kind, const char *a, char *b, size_t elsize,
+                  const redist__scale *sc, int64_t lo, int64_t hi, void *stream)
+{
+    (void)stream;
+    posted w = {dm, kind, a, b, elsize, 0, {0}, lo, hi, NULL};
+    return post_kernel(&w, sc);
+}
+
 static int run_kernel(const posted *w)
 {
-    const redist__device_msg *dm = w->dm;
+    const redist__device_msg *dm = w->dm, *src = w->kind == PULL ? w->from : w->dm;
     int64_t es = (int64_t)w->elsize;
     const redist__scale *sc = w->kind == REDIST__PACK || !w->scaled ? NULL : &w->sc;
     const mapping *read_map = NULL, *write_map = NULL;
     for (int64_t e = w->lo; e < w->hi; e++) {
-        int64_t from =
-            w->kind == REDIST__UNPACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 0);
+        int64_t from = w->kind == REDIST__UNPACK
+                           ? e - w->lo
+                           : rd_offset(src->lv, src->nlevels, src->runs, e, 0);
         int64_t to =
             w->kind == REDIST__PACK ? e - w->lo : rd_offset(dm->lv, dm->nlevels, dm->runs, e, 1);
         const char *a = element_view(w->a + from * es, w->elsize, &read_map);
@@ -436,6 +458,102 @@ static int run_kernel(const posted *w)
         redist__put(sc, b, es, a, es, 1, w->elsize);
     }
     return REDIST_SUCCESS;
+}
+
+static int e_pull(const redist__device_msg *from, const redist__device_msg *to, const char *a,
+                  char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
+                  void *stream)
+{
+    (void)stream;
+    posted w = {to, PULL, a, b, elsize, 0, {0}, lo, hi, from};
+    return post_kernel(&w, sc);
+}
+
+/* ---- inter-process memory ---------------------------------------------------------------- */
+
+typedef struct emulated_handle {
+    char magic[8]; /* "rdemu1" */
+    int32_t pid, fd;
+    uint64_t dev, ino, len;
+} emulated_handle;
+_Static_assert(sizeof(emulated_handle) <= REDIST__IPC_HANDLE_BYTES, "handle size");
+
+static int e_ipc_get(const void *ptr, size_t bytes, redist__ipc_handle *h, size_t *offset,
+                     size_t *length)
+{
+    pthread_mutex_lock(&lock);
+    const mapping *m = find(ptr, bytes ? bytes : 1);
+    mapping held = m != NULL ? *m : (mapping){NULL, 0, NULL, -1};
+    pthread_mutex_unlock(&lock);
+    struct stat st;
+    if (held.base == NULL)
+        return not_device(ptr, bytes, "a handle's memory");
+    if (held.fd < 0)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: a handle of memory another "
+                                                    "process shares with this one (its owner's "
+                                                    "handle names it)");
+    if (fstat(held.fd, &st) != 0)
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "emulated device: its memory file");
+    emulated_handle e = {
+        "rdemu1",          (int32_t)getpid(), held.fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+        (uint64_t)held.len};
+    memcpy(h->bytes, &e, sizeof e);
+    *offset = (size_t)((const char *)ptr - held.base);
+    *length = held.len;
+    return REDIST_SUCCESS;
+}
+
+static int e_ipc_open(const redist__ipc_handle *h, void **base)
+{
+    emulated_handle e;
+    memcpy(&e, h->bytes, sizeof e);
+    if (memcmp(e.magic, "rdemu1", 7) != 0 || e.len == 0)
+        return redist__fail(REDIST_ERR_ARG, "emulated device: not a handle of its memory");
+    if (e.pid == (int32_t)getpid())
+        return redist__fail(REDIST_ERR_ARG, "emulated device: a handle of this process's own "
+                                            "memory (its pointer serves)");
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/fd/%ld", (long)e.pid, (long)e.fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    int same = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == e.dev &&
+               (uint64_t)st.st_ino == e.ino && (uint64_t)st.st_size == e.len;
+    if (!same) {
+        if (fd >= 0)
+            close(fd);
+        return redist__fail(REDIST_ERR_ARG,
+                            "emulated device: process %ld's allocation of %llu bytes is gone "
+                            "(freed, or its process ended)",
+                            (long)e.pid, (unsigned long long)e.len);
+    }
+    char *device = NULL, *view = NULL;
+    int mapped = map_twice(fd, (size_t)e.len, &device, &view) == 0;
+    close(fd); /* the mappings keep it */
+    if (!mapped)
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: mapping another process's memory");
+    pthread_mutex_lock(&lock);
+    int full = add_range(&maps, device, (size_t)e.len, view, -1);
+    pthread_mutex_unlock(&lock);
+    if (full) {
+        munmap(device, (size_t)e.len);
+        munmap(view, (size_t)e.len);
+        return redist__fail(REDIST_ERR_NOMEM, "emulated device: its list of mappings");
+    }
+    *base = device;
+    return REDIST_SUCCESS;
+}
+
+static void e_ipc_close(void *base)
+{
+    pthread_mutex_lock(&lock);
+    run_queue(); /* the kernels posted on it first */
+    const mapping *held = find(base, 1);
+    mapping m;
+    if (held != NULL && held->base == base && held->fd < 0 && drop_range(&maps, base, &m)) {
+        munmap(m.base, m.len);
+        munmap(m.view, m.len);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 static int e_idle(void)
@@ -468,6 +586,10 @@ static const redist__device_ops emulated_ops = {
     .forget = e_forget,
     .move = e_move,
     .owns = e_owns,
+    .ipc_get = e_ipc_get,
+    .ipc_open = e_ipc_open,
+    .ipc_close = e_ipc_close,
+    .pull = e_pull,
     .idle = e_idle,
     .event_create = e_event_create,
     .event_destroy = e_event_destroy,
