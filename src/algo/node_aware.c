@@ -73,7 +73,7 @@ typedef struct state {
     span *pair_out, *pair_in;
     int npair_out, npair_in, *pending; /* gathers still due per pair sent (this execute) */
     int *pending_init;                 /* ... at the start of an execute */
-    int *pair_channel;                 /* the channel (source node, lane) of each received */
+    int *pair_channel;                 /* the channel (source node, lane) of each pair in */
     /* scatter: per pair received, its slices (peer this rank: unpacked here) */
     span *slices;
     int *slices_first; /* [npair_in + 1] */
@@ -165,8 +165,7 @@ static int via_of(const struct redist_plan_s *p, int is_send, const redist__msg 
 
 /* The side's messages in a new pack-buffer order: those on the node first, then by (place
    of the rank that carries them (sends) or channel (receives), node, peer); their offsets
-   re-laid in that order. The
-   order is returned (n entries), NULL without memory. */
+   re-laid in that order. The order is returned (n entries), NULL without memory. */
 static int *relayout(struct redist_plan_s *p, redist__side *side, int is_send)
 {
     const redist__node_map *m = p->nodes;
