@@ -206,3 +206,9 @@ int redist__device_pull(redist__device *dev, const redist__device_msg *from,
     return dev->ops->pull != NULL ? dev->ops->pull(from, to, a, b, elsize, sc, lo, hi, stream)
                                   : no_ipc(dev);
 }
+
+int redist__device_has_ipc(const redist__device *dev)
+{
+    return dev != NULL && dev->ops->ipc_get != NULL && dev->ops->ipc_open != NULL &&
+           dev->ops->pull != NULL;
+}

@@ -103,6 +103,8 @@ int redist__device_ipc_get(redist__device *dev, const void *ptr, size_t bytes,
    exited), REDIST_ERR_UNSUPPORTED where the driver refuses (no peer access, another GPU
    without it); close unmaps it (the allocation itself stays its owner's). */
 int redist__device_ipc_open(redist__device *dev, const redist__ipc_handle *h, void **base);
+/* 1 if the backend has inter-process memory at all. */
+int redist__device_has_ipc(const redist__device *dev);
 void redist__device_ipc_close(redist__device *dev, void *base);
 
 /* Kernel: elements [lo, hi) (buffer order) of a message between two ranks, read from the

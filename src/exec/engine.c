@@ -41,10 +41,10 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
         return post_datatype(p, is_send, i, reqs);
     if (redist__shm_local(p, is_send, i)) { /* the data is in shared memory: notify only,
                                                saying where (onecopy.c) */
-        int rc = is_send ? MPI_Isend(p->shm->note_out[i], 3, MPI_INT64_T, m->peer,
-                                     REDIST__TAG_DATA, p->comm, reqs)
-                         : MPI_Irecv(p->shm->note_in[i], 3, MPI_INT64_T, m->peer,
-                                     REDIST__TAG_DATA, p->comm, reqs);
+        int rc = is_send ? MPI_Isend(p->shm->note_out[i], 3, MPI_INT64_T, m->peer, REDIST__TAG_DATA,
+                                     p->comm, reqs)
+                         : MPI_Irecv(p->shm->note_in[i], 3, MPI_INT64_T, m->peer, REDIST__TAG_DATA,
+                                     p->comm, reqs);
         return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
     }
     char *base = (is_send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
@@ -112,8 +112,10 @@ int redist__pack_ahead(struct redist_plan_s *p, int first)
     for (int j = 0; j < p->send.nmsgs; j++) {
         int i = (first + j) % p->send.nmsgs;
         const redist__msg *m = &p->send.msgs[i];
-        redist__par_move(p, REDIST__PACK, m, p->cur_src,
-                         p->sendbuf + m->offset * (int64_t)p->elsize);
+        /* a node peer that maps this rank's device src pulls it itself: no pack */
+        if (!(redist__shm_local(p, 1, i) && redist__onecopy_offer(p, i)))
+            redist__par_move(p, REDIST__PACK, m, p->cur_src,
+                             p->sendbuf + m->offset * (int64_t)p->elsize);
         redist__staging_mark_sent(p, i);
     }
     redist__staging_defer(p, 0);

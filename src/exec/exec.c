@@ -192,6 +192,7 @@ static int begin_holding(redist_plan p, int local_err)
         return redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce failed");
     p->active = 1;
     p->algo_done = 0;
+    p->executes++;
     int err = p->algo->start(p);
     if (err != REDIST_SUCCESS) { /* an MPI failure: its messages are not all posted, so
                                     waiting for them could wait forever */

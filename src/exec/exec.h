@@ -152,6 +152,7 @@ struct redist_plan_s {
     int check_arguments;
 
     /* One execution in flight. */
+    uint64_t executes; /* started so far (this one included) */
     int active;
     int algo_done; /* the algorithm's progress reported done; only the agreement remains */
     int broken;    /* an MPI call failed in an execution: messages may be left in flight, so
@@ -296,6 +297,24 @@ void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w
                          int64_t lo, int64_t hi);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
+/* ---- one copy between device arrays on a node (onecopy_device.c) ------------------------
+   A device plan's receiver pulls a node peer's message straight from the peer's device src
+   (the driver's inter-process memory) into its dst: no pack, no staging, one copy on the
+   GPUs. Made by onecopy_setup for device plans whose backend can (collective over the node:
+   a board of handles, and a probe of which peers can map whose memory); onecopy_offer,
+   _copy and _copy_together use it. from[i]: the sender's message of local receive i (its
+   storage), NULL for the others. Every rank of the node calls it; one that is not `ready`
+   (failed before) takes part in its collectives, keeps nothing and fails it on all. */
+struct redist__onecopy_device;
+int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *const *from,
+                                 int ready, int nrecv, struct redist__onecopy_device **out);
+void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy_device *d);
+/* Sender: 1 if send message i's peer pulls it (note set: {-1, node rank, src offset}). */
+int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy_device *d, int i,
+                                 int64_t note[3]);
+/* Receiver: queues the pull of offered receive message i on the plan's stream (the caller
+   waits for it before acknowledging). */
+int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i);
 
 /* Whether send (is_send) or receive message i travels through the window: its peer shares
    this rank's node. */
@@ -347,6 +366,18 @@ void redist__staging_wait_sent(const struct redist_plan_s *p, int i);
 /* At the end of an execute: waits for the moves still in flight, then returns the first
    device failure of this execute (REDIST_SUCCESS if none), and forgets it. */
 int redist__staging_error(struct redist_plan_s *p);
+/* For the device one copy (onecopy_device.c): the backend, this execute's src is device
+   memory, the uploaded lists of one of the plan's messages (NULL: not uploaded), a pull of
+   elements [lo, hi) of receive message m from a node peer's src (its lists `from`) into
+   dst on the plan's stream, and a wait for the stream (a failure is kept for the execute's
+   end, as the staged moves' are). */
+struct redist__device *redist__staging_dev(const struct redist_plan_s *p);
+int redist__staging_src_on_device(const struct redist_plan_s *p);
+const struct redist__device_msg *redist__staging_lists(const struct redist_plan_s *p,
+                                                       const redist__msg *m);
+void redist__staging_pull(const struct redist_plan_s *p, const struct redist__device_msg *from,
+                          const redist__msg *m, const char *src);
+void redist__staging_wait(const struct redist_plan_s *p);
 
 /* ---- threads (threads.c) -------------------------------------------------------------- */
 /* Whether the library was built with OpenMP (threads > 1 possible). */

@@ -33,8 +33,11 @@
  * follows its notification. So any mix (src in an allocation or not, peers inside or outside
  * the allocation's node, dry executes) is consistent on both sides.
  */
+#include "exec/engine.h"
 #include "exec/exec.h"
 #include "exec/shared.h"
+
+#include "device/device.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -62,11 +65,12 @@ struct redist__onecopy {
     /* Plan ranks' ranks in the node of the allocation that last held src (-1: not there) */
     const struct redist__shared *alloc;
     uint64_t alloc_id;
-    int *node_rank_of, *plan_ranks; /* [size] */
-    const redist__msg **msg_of;     /* [nrecv + 1] scratch of a copy together: the moves, */
-    const char **src_of;            /* and each one's source (a sender's src, or ours) */
-    int64_t part_bytes;             /* of dst per part of a copy together */
-    redist__pullbuf pull; /* the copy together's rows in dst's order */
+    int *node_rank_of, *plan_ranks;     /* [size] */
+    const redist__msg **msg_of;         /* [nrecv + 1] scratch of a copy together: the moves, */
+    const char **src_of;                /* and each one's source (a sender's src, or ours) */
+    int64_t part_bytes;                 /* of dst per part of a copy together */
+    redist__pullbuf pull;               /* the copy together's rows in dst's order */
+    struct redist__onecopy_device *dev; /* device plans: the pulls from peers' device src */
 };
 
 static atomic_ullong copied; /* messages copied once by this process (tests) */
@@ -92,17 +96,24 @@ void redist__onecopy_free(struct redist_plan_s *p)
     redist__free(o->src_of);
     redist__free(o->msg_of);
     redist__pullbuf_free(&o->pull);
+    redist__onecopy_device_free(p, o->dev);
     redist__free(o);
     p->shm->one = NULL;
 }
 
-/* Whether this rank can take part: a host plan, packed messages through the window
-   (bounded mode's too: strip.c sends a chunk's place in src instead of packing it). A child plan (a
-   phase, a batch's part) takes part but never offers: its executes hold no allocation (exec.c). */
+/* Whether this rank can take part: packed messages through the window (bounded mode's too:
+   strip.c sends a chunk's place in src instead of packing it), a host plan (1) or a device
+   plan whose backend maps other processes' memory (2: not in bounded mode). A child plan (a
+   phase, a batch's part) takes part but never offers host arrays: its executes hold no
+   allocation (exec.c). */
+enum { HOST_PLAN = 1, DEVICE_PLAN = 2 };
 static int eligible(const struct redist_plan_s *p)
 {
-    return p->shm != NULL && p->device == NULL && p->opt.shared_memory &&
-           p->transport == REDIST_TRANSPORT_PACK;
+    if (p->shm == NULL || !p->opt.shared_memory || p->transport != REDIST_TRANSPORT_PACK)
+        return 0;
+    if (p->device == NULL)
+        return HOST_PLAN;
+    return !p->bounded && redist__device_has_ipc(redist__staging_dev(p)) ? DEVICE_PLAN : 0;
 }
 
 int redist__peer_msg(const struct redist_plan_s *p, const redist__msg *m, const int64_t *q_ld,
@@ -164,8 +175,9 @@ int redist__ld_dense(const int64_t *ld, int d)
     return 1;
 }
 
-/* Every node rank's plan rank, eligibility and src ld, gathered; the node's verdict. The
-   node's ranks all make the same calls whatever failed (a rank out of memory says so first). */
+/* Every node rank's plan rank, eligibility and src ld, gathered; the node's verdict (every
+   rank eligible, and all of one kind: *every is that kind, else 0). The node's ranks all make
+   the same calls whatever failed (a rank out of memory says so first). */
 static int gather_node(struct redist_plan_s *p, int64_t **all, int *nnode, int *every)
 {
     int d = p->src->ndims, n = 0;
@@ -188,10 +200,32 @@ static int gather_node(struct redist_plan_s *p, int64_t **all, int *nnode, int *
         return redist__fail(REDIST_ERR_MPI, "one copy: gathering the node's storage failed");
     if (!all_ok)
         return REDIST_ERR_NOMEM;
-    *every = 1;
+    *every = (int)(*all)[1];
     for (int r = 0; r < n; r++)
-        *every &= (*all)[(size_t)r * (size_t)(2 + d) + 1] != 0;
+        if ((*all)[(size_t)r * (size_t)(2 + d) + 1] != *every)
+            *every = 0;
     return REDIST_SUCCESS;
+}
+
+/* Device plans: the pulls' state (onecopy_device.c), with each local receive's sender
+   message (its own, built with the sender's storage, or the receive message where both sides
+   are dense). Collective over the node: every rank calls it, `ready` or not (then it takes
+   part and keeps nothing). */
+static int device_setup(struct redist_plan_s *p, struct redist__onecopy *o, int ready)
+{
+    ready = ready && o != NULL;
+    const redist__msg **from = redist__calloc((size_t)p->recv.nmsgs + 1, sizeof *from);
+    for (int i = 0; from != NULL && ready && i < p->recv.nmsgs; i++)
+        if (redist__shm_local(p, 0, i))
+            from[i] = o->direct[i] ? &p->recv.msgs[i] : o->peer_msg[i];
+    struct redist__onecopy_device *d = NULL;
+    int err = redist__onecopy_device_setup(p, from, ready && from != NULL, p->recv.nmsgs, &d);
+    redist__free(from);
+    if (o != NULL)
+        o->dev = d;
+    else
+        redist__onecopy_device_free(p, d);
+    return err;
 }
 
 int redist__onecopy_setup(struct redist_plan_s *p)
@@ -208,6 +242,8 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     struct redist__onecopy *o = redist__calloc(1, sizeof *o);
     if (o == NULL) {
         redist__free(all);
+        if (every == DEVICE_PLAN) /* its node's ranks are in it: take part */
+            device_setup(p, NULL, 0);
         return REDIST_ERR_NOMEM;
     }
     p->shm->one = o;
@@ -237,8 +273,7 @@ int redist__onecopy_setup(struct redist_plan_s *p)
         }
         /* both sides dense: the receive message copies by itself; else the sender's own
            message to this rank, built with its storage, walks its side */
-        o->direct[i] =
-            redist__ld_dense(q, d) && redist__ld_dense(p->dst->ld, p->dst->ndims);
+        o->direct[i] = redist__ld_dense(q, d) && redist__ld_dense(p->dst->ld, p->dst->ndims);
         if (!o->direct[i])
             err = redist__peer_msg(p, &p->recv.msgs[i], q, &o->peer_side[i], &o->peer_msg[i],
                                    &max_levels);
@@ -254,6 +289,10 @@ int redist__onecopy_setup(struct redist_plan_s *p)
     for (int r = 0; err == REDIST_SUCCESS && r < p->size; r++)
         o->plan_ranks[r] = r;
     redist__free(all);
+    if (every == DEVICE_PLAN) { /* collective over the node, whatever failed here */
+        int made = device_setup(p, o, err == REDIST_SUCCESS);
+        err = err != REDIST_SUCCESS ? err : made;
+    }
     return err; /* the caller frees the plan (and o) on an error */
 }
 
@@ -307,6 +346,8 @@ int redist__onecopy_offer(struct redist_plan_s *p, int i)
     int64_t *note = p->shm->note_out[i];
     note[0] = note[1] = note[2] = 0;
     struct redist__onecopy *o = p->shm->one;
+    if (o != NULL && o->dev != NULL)
+        return redist__onecopy_device_offer(p, o->dev, i, note);
     const struct redist__shared *a = p->held[0];
     if (o == NULL || a == NULL || p->dry || !know_node(p, a) ||
         o->node_rank_of[p->send.msgs[i].peer] < 0)
@@ -404,8 +445,8 @@ static void range_part(void *arg, int part, int nparts)
 }
 
 void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w,
-                         const redist__msg *from, const redist__msg *to, const char *src,
-                         char *dst, int64_t lo, int64_t hi)
+                         const redist__msg *from, const redist__msg *to, const char *src, char *dst,
+                         int64_t lo, int64_t hi)
 {
     copy_job job = {p, w, from, to, src, dst, lo, hi};
     if (hi > lo)
@@ -429,9 +470,27 @@ static int unmappable(const struct redist_plan_s *p, int i)
                         p->recv.msgs[i].peer);
 }
 
+/* Device plans: receive messages msgs[0 .. n) pulled from the senders' device src (and the
+   self part), then waited for: the acknowledgements that follow free the senders' src. */
+static int device_copies(struct redist_plan_s *p, const int *msgs, int n, int with_self)
+{
+    struct redist__onecopy *o = p->shm->one;
+    int err = REDIST_SUCCESS;
+    for (int x = 0; x < n && err == REDIST_SUCCESS; x++)
+        err = redist__onecopy_device_copy(p, o->dev, msgs[x]);
+    if (err == REDIST_SUCCESS && with_self)
+        redist__copy_self(p);
+    redist__staging_wait(p);
+    if (err == REDIST_SUCCESS)
+        atomic_fetch_add(&copied, (unsigned long long)n);
+    return err;
+}
+
 int redist__onecopy_copy(struct redist_plan_s *p, int i)
 {
     struct redist__onecopy *o = p->shm->one;
+    if (o != NULL && o->dev != NULL)
+        return device_copies(p, &i, 1, 0);
     const char *src = sender_src(p, i);
     if (src == NULL)
         return unmappable(p, i);
@@ -448,9 +507,9 @@ int redist__onecopy_copy_range(struct redist_plan_s *p, int i, const int64_t not
                                int64_t hi)
 {
     const struct redist__onecopy *o = p->shm->one;
-    const char *src = redist__onecopy_source(note);
+    const char *src = o != NULL && o->dev == NULL ? redist__onecopy_source(note) : NULL;
     if (o == NULL || src == NULL || (!o->direct[i] && o->peer_msg[i] == NULL))
-        return unmappable(p, i);
+        return unmappable(p, i); /* device plans offer nothing in bounded mode */
     redist__copy_walked(p, &o->walk, o->direct[i] ? NULL : o->peer_msg[i], &p->recv.msgs[i], src,
                         p->cur_dst, lo, hi);
     if (hi == p->recv.msgs[i].nelems)
@@ -592,8 +651,13 @@ int redist__pull_together(const struct redist_plan_s *p, redist__pullbuf *b,
         int g = gather_group(b, msgs, srcs, n, x, p->elsize, &bytes);
         int64_t nruns = redist__pull_merge(b->members, g, b->runs, b->cap);
         if (nruns >= 0) { /* else too many runs for the scratch: the group goes in parts */
-            pull_job job = {p,  b,     dst, g, b->streaming && bytes >= STREAM_MIN_BYTES,
-                            nruns, redist__pull_rows_of(msgs[x])};
+            pull_job job = {p,
+                            b,
+                            dst,
+                            g,
+                            b->streaming && bytes >= STREAM_MIN_BYTES,
+                            nruns,
+                            redist__pull_rows_of(msgs[x])};
             redist__par_run(p, bytes, pull_part, &job);
         }
         for (int y = x; y < n; y++)
@@ -619,6 +683,8 @@ static int joins(const struct redist_plan_s *p, int i)
 int redist__onecopy_copy_together(struct redist_plan_s *p, int *msgs, int n, int with_self)
 {
     struct redist__onecopy *o = p->shm->one;
+    if (o != NULL && o->dev != NULL)
+        return device_copies(p, msgs, n, with_self);
     int joined = 0;
     for (int x = 0; x < n; x++) { /* the ones that cannot join, alone; the rest together */
         int i = msgs[x];

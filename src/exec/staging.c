@@ -368,3 +368,39 @@ void redist__staging_wait_sent(const struct redist_plan_s *p, int i)
     if (s != NULL && i < s->nevents && s->error == REDIST_SUCCESS)
         keep(s, redist__device_event_wait(s->dev, s->sent_ev[i]));
 }
+
+struct redist__device *redist__staging_dev(const struct redist_plan_s *p)
+{
+    return p->device != NULL ? p->device->dev : NULL;
+}
+
+int redist__staging_src_on_device(const struct redist_plan_s *p)
+{
+    return p->device != NULL && p->device->src_dev;
+}
+
+const struct redist__device_msg *redist__staging_lists(const struct redist_plan_s *p,
+                                                       const redist__msg *m)
+{
+    return p->device != NULL ? lists_of(p, m) : NULL;
+}
+
+void redist__staging_pull(const struct redist_plan_s *p, const struct redist__device_msg *from,
+                          const redist__msg *m, const char *src)
+{
+    struct redist__staging *s = p->device;
+    const redist__device_msg *to = lists_of(p, m);
+    if (to == NULL || from == NULL) {
+        keep(s, redist__fail(REDIST_ERR_UNSUPPORTED, "device one copy: a message's lists"));
+        return;
+    }
+    keep(s, redist__device_pull(s->dev, from, to, src, p->cur_dst, p->elsize, p->scale, 0,
+                                m->nelems, s->stream));
+}
+
+void redist__staging_wait(const struct redist_plan_s *p)
+{
+    struct redist__staging *s = p->device;
+    if (s != NULL)
+        keep(s, redist__device_sync(s->dev, s->stream));
+}

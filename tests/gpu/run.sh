@@ -16,7 +16,8 @@
 #
 # In order of importance, each run with its own time limit, on the real CUDA backend (no
 # emulation): test_device (the rules, a CUDA plan's every element, AUTO's mixes) at 1, 2 and
-# 4 ranks sharing the GPU; test_random_layouts with its arrays in device memory (memory =
+# 4 ranks sharing the GPU; test_device_onecopy (device arrays pulled through CUDA IPC) at 2
+# and 4; test_random_layouts with its arrays in device memory (memory =
 # CUDA and AUTO); `redist run --memory cuda --verify` on a 2-D, a 1-D bounded, a transposing
 # and a scaled pair; the benchmark bench_device (device plans against the naive
 # copy-off/host-plan/copy-on path and the staging floor; the device path's targets:
@@ -100,6 +101,9 @@ part() { [[ -z ${PARTS:-} || ,$PARTS, == *,$1,* ]]; }
 if part tests; then
 for np in 1 2 4; do
     run 90 "$np" -- "$T/test_device"
+done
+for np in 2 4; do # one copy between the ranks' device arrays (CUDA IPC)
+    run 90 "$np" REDIST_DEVICE_BACKEND=cuda -- "$T/test_device_onecopy"
 done
 for np in 4 2 1; do
     for mem in cuda auto; do

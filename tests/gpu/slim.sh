@@ -17,7 +17,7 @@ mkdir -p "$dest/tests/mpi"
 cp -a "$src"/libredist.so* "$src/redist" "$src/bench_device" "$src/bench_threads" "$src/bench_2d" "$src/bench_runs" "$dest/"
 # the GPU node's image has no OpenMP runtime; the rest comes with .node/mpi-runtime.tgz
 cp -L "$(gcc -print-file-name=libgomp.so.1)" "$dest/"
-for t in test_device test_random_layouts test_batch test_inter test_onecopy test_shared_alloc; do
+for t in test_device test_device_onecopy test_random_layouts test_batch test_inter test_onecopy test_shared_alloc; do
     cp -a "$src/tests/mpi/$t" "$dest/tests/mpi/"
 done
 if [[ $python -eq 1 ]]; then

@@ -29,8 +29,8 @@
  * three arrays of different layouts, all allocated (every pair copied once, no data
  * message), one array's src malloc'd (exactly the pairs carrying that array go packed, the
  * others are copied once), and through redist_start_batch / redist_test; each also with
- * padded storage (an ld on one end or the other of each array). A batch's notes (tag 7718, REDIST__TAG_NOTE) are not
- * counted as data.
+ * padded storage (an ld on one end or the other of each array). A batch's notes (tag 7718,
+ * REDIST__TAG_NOTE) are not counted as data.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "redist.h"
+#include "support/mreblock.h"
 #include "support/mtest.h"
 
 uint64_t redist__onecopy_messages(void); /* exec.h: the library's count (internal) */
@@ -78,67 +79,28 @@ static void same_everywhere(const char *what, int rc)
         fail(what, "returned %s (%s)", redist_error_name(rc), redist_last_error_detail());
 }
 
-/* A case: an n0 x n1 array, blocks b and b2 on a 1 x P and a P x 1 grid (or 1-D cyclic). */
-typedef struct {
-    const char *what;
-    int nd;
-    int64_t n[2], b1[2], b2[2];
-    int perm; /* the destination is the transpose */
-    int scaled;
-    const char *algorithm;
-} spec;
-
-typedef struct {
-    redist_layout src, dst;
-    int64_t ns, nd; /* local elements */
-    int64_t sshape[2], dshape[2];
-    int sgrid[2], dgrid[2], scoords[2], dcoords[2];
-} pair;
+/* The cases (support/mreblock.h): an n0 x n1 array, blocks b1 and b2 on a 1 x P and a P x 1
+   grid (or 1-D cyclic). */
+typedef mreblock_spec spec;
+typedef mreblock_pair pair;
 
 static void make_pair(const spec *c, pair *p)
 {
-    int one = c->nd == 1;
-    p->sgrid[0] = one ? size : 1, p->sgrid[1] = size;
-    p->dgrid[0] = size, p->dgrid[1] = 1;
-    p->scoords[0] = one ? rank : 0, p->scoords[1] = rank;
-    p->dcoords[0] = rank, p->dcoords[1] = 0;
-    int64_t dn[2] = {c->perm ? c->n[1] : c->n[0], c->perm ? c->n[0] : c->n[1]};
-    redist_layout_create(c->nd, c->n, c->b1, p->sgrid, NULL, NULL, REDIST_ROW_MAJOR, &p->src);
-    redist_layout_create(c->nd, dn, c->b2, p->dgrid, NULL, NULL, REDIST_ROW_MAJOR, &p->dst);
-    redist_layout_local_shape(p->src, rank, p->sshape);
-    redist_layout_local_shape(p->dst, rank, p->dshape);
-    p->ns = p->sshape[0] * (c->nd == 2 ? p->sshape[1] : 1);
-    p->nd = p->dshape[0] * (c->nd == 2 ? p->dshape[1] : 1);
-}
-
-/* The value of global element g (row-major linear index) of the source. */
-static double value(int64_t g)
-{
-    return (double)(g % 100003) + 0.25;
+    mreblock_make(c, rank, size, p);
 }
 
 static void fill_src(const spec *c, const pair *p, double *a)
 {
-    for (int64_t i = 0; i < p->ns; i++)
-        a[i] = value(mtest_global_linear(c->nd, c->n, c->b1, p->sgrid, NULL, REDIST_ROW_MAJOR,
-                                         p->sshape, p->scoords, i));
+    mreblock_fill(c, p, a, 0);
 }
 
 /* Every destination element: src's element there (transposed), scaled as asked. */
-static long long check_dst(const spec *c, const pair *p, const double *b, double before)
+static void check_dst(const spec *c, const pair *p, const double *b, double before)
 {
-    int64_t dn[2] = {c->perm ? c->n[1] : c->n[0], c->perm ? c->n[0] : c->n[1]};
-    long long bad = 0;
-    for (int64_t i = 0; i < p->nd; i++) {
-        int64_t g = mtest_global_linear(c->nd, dn, c->b2, p->dgrid, NULL, REDIST_ROW_MAJOR,
-                                        p->dshape, p->dcoords, i);
-        if (c->perm) /* dst (j, i) is src (i, j) */
-            g = (g % dn[1]) * dn[0] + g / dn[1];
-        double want = c->scaled ? 2 * value(g) - 0.5 * before : value(g);
-        if (b[i] != want && bad++ == 0)
-            fail(c->what, "dst[%lld] = %g, want %g", (long long)i, b[i], want);
-    }
-    return bad;
+    double got = 0, want = 0;
+    int64_t i = mreblock_check(c, p, b, before, 0, &got, &want);
+    if (i >= 0)
+        fail(c->what, "dst[%lld] = %g, want %g", (long long)i, got, want);
 }
 
 /* The 1-D case's messages of this rank, from the cyclic blocks: whether the other rank of
@@ -161,8 +123,11 @@ static void pair_traffic(const spec *c, int *from_partner, int *off_pair)
 
 /* How the arrays are allocated */
 enum { BOTH_SHARED, SRC_SHARED, DST_SHARED, NO_WINDOW, PAIRS, REVERSED, OFFSET, SPLIT, BOUNDED };
-static const char *const how_names[] = {"both allocated", "src allocated", "dst allocated",
-                                        "shared_memory = 0", "nodes of 2 ranks",
+static const char *const how_names[] = {"both allocated",
+                                        "src allocated",
+                                        "dst allocated",
+                                        "shared_memory = 0",
+                                        "nodes of 2 ranks",
                                         "allocated over a reversed communicator",
                                         "src 17 doubles into a larger allocation",
                                         "plan and allocations on nodes of 2 ranks",
@@ -250,11 +215,11 @@ static void run(const spec *c, int how, int nonblocking)
         if (how == SPLIT)
             want = -3; /* checked below */
         if (want >= 0 && copied != want)
-            fail(what, "%lld messages copied once, want %lld (received per execute)", copied,
-                 want);
+            fail(what, "%lld messages copied once, want %lld (received per execute)", copied, want);
         if (want == -1 && copied != 0)
             fail(what, "%lld messages copied once, want none", copied);
-        if (want == -2 && (copied > st.messages_received || (size == 2 && copied != st.messages_received)))
+        if (want == -2 &&
+            (copied > st.messages_received || (size == 2 && copied != st.messages_received)))
             fail(what, "%lld messages copied once of %lld received", copied,
                  (long long)st.messages_received);
         /* nodes of 2 (the 1-D case, whose messages are counted here from the blocks): the
@@ -263,8 +228,9 @@ static void run(const spec *c, int how, int nonblocking)
             int from_partner = 0, off_pair = 0;
             pair_traffic(c, &from_partner, &off_pair);
             if (copied != from_partner || data < off_pair)
-                fail(what, "%lld messages copied once (want %d), %lld data messages (want %d or "
-                           "more)",
+                fail(what,
+                     "%lld messages copied once (want %d), %lld data messages (want %d or "
+                     "more)",
                      copied, from_partner, data, off_pair);
         }
         if (how != NO_WINDOW && how != SPLIT && data != 0)
@@ -393,8 +359,8 @@ static void run_batch(const spec *cases, int malloc_one, int nonblocking, int pa
             redist_options o1; /* the batch's children are direct-async's plans */
             redist_options_init(&o1);
             o1.algorithm = "direct-async";
-            same_everywhere(what, redist_plan_create(ls[1], ld[1], MPI_DOUBLE, MPI_COMM_WORLD,
-                                                     &o1, &one));
+            same_everywhere(
+                what, redist_plan_create(ls[1], ld[1], MPI_DOUBLE, MPI_COMM_WORLD, &o1, &one));
             redist_plan_stats(one, &s1);
             want -= s1.messages_received;
             sent1 = s1.messages_sent;

@@ -1,0 +1,299 @@
+/* One copy between device arrays on a node (exec.h, "one copy between device arrays").
+ *
+ * A device plan stages each message between two ranks of a node through host memory: the
+ * sender's kernel packs, the GPU copies the message off into the shared window, the receiver
+ * copies it onto its GPU and unpacks: four copies and two trips over PCIe. Where the
+ * driver lets processes map each other's device memory (device.h's inter-process memory),
+ * the receiver's kernel reads the sender's src where it lies and writes its own dst: one copy,
+ * on the GPUs, with the protocol of the host one copy (onecopy.c): the sender does not pack,
+ * its notification says where its src is, the receiver pulls and acknowledges once its
+ * kernel is done (the sender's src is then free for the caller).
+ *
+ * Where its src is: the sender's allocation travels as a handle, which does not fit a
+ * notification (64 bytes, notes are 3 int64), so each rank has one slot of a small
+ * node-shared board (an MPI shared window made with the plan): the sender writes its src's
+ * handle there before its first offer of an execute, and the note says {-1 (device), its rank
+ * on the node, its src's byte offset from the start of its allocation}. The receiver opens
+ * the handle once and keeps it open (one per peer, replaced when the peer's src moves to
+ * another allocation, closed with the plan).
+ *
+ * Who can read whom is probed with the plan (collective over the node): each rank shares a
+ * page of device memory, each tries to open every other's, and the verdicts are gathered, so
+ * that a sender offers only to a peer that can map its memory (another GPU without peer
+ * access, an MPS limit: that pair stays staged). The sender waits for its stream once per
+ * execute before its first offer, so that what the plan's stream wrote to src is there when a
+ * peer's kernel reads it.
+ */
+#include "exec/exec.h"
+
+#include "device/device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct redist__onecopy_device {
+    redist__device *dev;
+    MPI_Win board;                /* a handle per node rank */
+    redist__ipc_handle *mine;     /* this rank's slot */
+    int n, me;                    /* node ranks; this rank's */
+    int *node_rank_of;            /* [size]: plan rank -> node rank (-1: another node) */
+    char *readable;               /* [n]: node rank j can map this rank's device memory */
+    redist__ipc_handle *open_h;   /* [n]: the peer allocation open here, per node rank */
+    void **open_base;             /* [n]: NULL: none */
+    redist__device_msg **from_dm; /* [nrecv]: the sender's lists of each local receive */
+    int nrecv;
+    uint64_t offered_at; /* the execute whose offers are set up (1-based; 0: none) */
+    int offer_ok;
+    int64_t src_offset; /* that execute's src, from the start of its allocation */
+};
+
+void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    (void)p;
+    if (d == NULL)
+        return;
+    for (int j = 0; d->open_base != NULL && j < d->n; j++)
+        redist__device_ipc_close(d->dev, d->open_base[j]);
+    for (int i = 0; d->from_dm != NULL && i < d->nrecv; i++)
+        redist__device_forget(d->dev, d->from_dm[i]);
+    if (d->board != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(d->board);
+        MPI_Win_free(&d->board);
+    }
+    redist__free(d->node_rank_of);
+    redist__free(d->readable);
+    redist__free(d->open_h);
+    redist__free(d->open_base);
+    redist__free(d->from_dm);
+    redist__free(d);
+}
+
+/* Node rank j's slot of the board, in this process. */
+static const redist__ipc_handle *slot(const struct redist__onecopy_device *d, int j)
+{
+    MPI_Aint size = 0;
+    int disp = 0;
+    redist__ipc_handle *at = NULL;
+    if (MPI_Win_shared_query(d->board, j, &size, &disp, &at) != MPI_SUCCESS ||
+        size < (MPI_Aint)sizeof *at)
+        return NULL;
+    return at;
+}
+
+/* 1 if h holds no handle (all zeros: its rank could not share its memory). */
+static int blank(const redist__ipc_handle *h)
+{
+    for (size_t b = 0; b < sizeof h->bytes; b++)
+        if (h->bytes[b] != 0)
+            return 0;
+    return 1;
+}
+
+/* Collective over the node: which peers can map this rank's device memory (readable). Every
+   rank makes every call whatever failed; a rank that cannot share its page offers nothing. */
+static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    MPI_Comm node = p->shm->node;
+    void *page = NULL;
+    size_t offset = 0, length = 0;
+    int shares =
+        redist__device_alloc(d->dev, 64, &page) == REDIST_SUCCESS &&
+        redist__device_ipc_get(d->dev, page, 64, d->mine, &offset, &length) == REDIST_SUCCESS;
+    if (!shares)
+        memset(d->mine, 0, sizeof *d->mine);
+    char *can = redist__calloc((size_t)d->n + 1, 1), *all = NULL;
+    int err = can != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+    MPI_Win_sync(d->board);
+    int rc = MPI_Barrier(node); /* every slot written */
+    MPI_Win_sync(d->board);
+    int every = 0;
+    char kept[REDIST__DETAIL_LEN]; /* a refused open is an answer, not an error */
+    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    for (int j = 0; rc == MPI_SUCCESS && err == REDIST_SUCCESS && j < d->n; j++) {
+        const redist__ipc_handle *h = slot(d, j);
+        void *base = NULL;
+        if (j != d->me && h != NULL && !blank(h) &&
+            redist__device_ipc_open(d->dev, h, &base) == REDIST_SUCCESS) {
+            can[j] = 1;
+            redist__device_ipc_close(d->dev, base);
+        }
+    }
+    redist__fail(REDIST_SUCCESS, "%s", kept);
+    /* the verdicts: row i says whom rank i can read; this rank keeps its column */
+    int ok = err == REDIST_SUCCESS, ok_all = 0;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&ok, &ok_all, 1, MPI_INT, MPI_MIN, node);
+    if (rc == MPI_SUCCESS && ok_all) {
+        all = redist__malloc((size_t)d->n * (size_t)d->n + 1);
+        every = all != NULL;
+        rc = MPI_Allreduce(MPI_IN_PLACE, &every, 1, MPI_INT, MPI_MIN, node);
+    }
+    if (rc == MPI_SUCCESS && every)
+        rc = MPI_Allgather(can, d->n, MPI_CHAR, all, d->n, MPI_CHAR, node);
+    for (int i = 0; rc == MPI_SUCCESS && every && i < d->n; i++)
+        d->readable[i] = shares && all[(size_t)i * (size_t)d->n + (size_t)d->me];
+    /* every peer has closed the page (the gathers above follow the opens) */
+    redist__device_free(d->dev, page);
+    redist__free(can);
+    redist__free(all);
+    if (rc != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "device one copy: probing the node");
+    return ok_all && every ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
+}
+
+/* Plan rank -> node rank, through the groups. */
+static int map_node_ranks(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    int *plan_ranks = redist__malloc((size_t)p->size * sizeof *plan_ranks);
+    MPI_Group g_plan = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
+    int ok = plan_ranks != NULL && MPI_Comm_group(p->comm, &g_plan) == MPI_SUCCESS &&
+             MPI_Comm_group(p->shm->node, &g_node) == MPI_SUCCESS;
+    for (int r = 0; ok && r < p->size; r++)
+        plan_ranks[r] = r;
+    ok = ok && MPI_Group_translate_ranks(g_plan, p->size, plan_ranks, g_node, d->node_rank_of) ==
+                   MPI_SUCCESS;
+    for (int r = 0; ok && r < p->size; r++)
+        if (d->node_rank_of[r] == MPI_UNDEFINED)
+            d->node_rank_of[r] = -1;
+    if (g_plan != MPI_GROUP_NULL)
+        MPI_Group_free(&g_plan);
+    if (g_node != MPI_GROUP_NULL)
+        MPI_Group_free(&g_node);
+    redist__free(plan_ranks);
+    return ok ? REDIST_SUCCESS : REDIST_ERR_MPI;
+}
+
+/* The state's arrays; NULL without memory. */
+static struct redist__onecopy_device *state_alloc(struct redist_plan_s *p, int nrecv)
+{
+    struct redist__onecopy_device *d = redist__calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    d->board = MPI_WIN_NULL;
+    d->dev = redist__staging_dev(p);
+    MPI_Comm_size(p->shm->node, &d->n);
+    MPI_Comm_rank(p->shm->node, &d->me);
+    d->nrecv = nrecv;
+    d->node_rank_of = redist__malloc(((size_t)p->size + 1) * sizeof *d->node_rank_of);
+    d->readable = redist__calloc((size_t)d->n + 1, 1);
+    d->open_h = redist__calloc((size_t)d->n + 1, sizeof *d->open_h);
+    d->open_base = redist__calloc((size_t)d->n + 1, sizeof *d->open_base);
+    d->from_dm = redist__calloc((size_t)nrecv + 1, sizeof *d->from_dm);
+    if (d->node_rank_of && d->readable && d->open_h && d->open_base && d->from_dm)
+        return d;
+    redist__onecopy_device_free(p, d);
+    return NULL;
+}
+
+int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *const *from, int ready,
+                                 int nrecv, struct redist__onecopy_device **out)
+{
+    *out = NULL;
+    struct redist__onecopy_device *d = ready ? state_alloc(p, nrecv) : NULL;
+    int ok = d != NULL, all_ok = 0; /* every rank of the node, or none, goes on */
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, p->shm->node) != MPI_SUCCESS || !all_ok) {
+        redist__onecopy_device_free(p, d);
+        return ready ? REDIST_ERR_NOMEM : REDIST_SUCCESS; /* not ready: the caller's error */
+    }
+    int rc = MPI_Win_allocate_shared((MPI_Aint)sizeof(redist__ipc_handle), 1, MPI_INFO_NULL,
+                                     p->shm->node, &d->mine, &d->board);
+    if (rc != MPI_SUCCESS) {
+        d->board = MPI_WIN_NULL;
+        redist__onecopy_device_free(p, d);
+        return redist__fail(REDIST_ERR_MPI, "device one copy: the node's board of handles");
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, d->board);
+    int err = probe(p, d);
+    if (err == REDIST_SUCCESS)
+        err = map_node_ranks(p, d);
+    for (int i = 0; err == REDIST_SUCCESS && i < nrecv; i++)
+        if (from[i] != NULL)
+            err = redist__device_upload(d->dev, from[i], &d->from_dm[i]);
+    if (err != REDIST_SUCCESS) {
+        redist__onecopy_device_free(p, d);
+        return err;
+    }
+    *out = d;
+    return REDIST_SUCCESS;
+}
+
+/* Once per execute, before the first offer: this execute's src on the board, and the plan's
+   stream done with it. 0 if src cannot be shared (host memory under AUTO, an allocation the
+   driver will not share). */
+static int set_up_offers(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    if (d->offered_at == p->executes)
+        return d->offer_ok;
+    d->offered_at = p->executes;
+    d->offer_ok = 0;
+    if (!redist__staging_src_on_device(p))
+        return 0;
+    int64_t es = (int64_t)p->elsize;
+    const char *lo = p->cur_src + (p->src_lo - p->src_base) * es;
+    size_t offset = 0, length = 0;
+    char kept[REDIST__DETAIL_LEN]; /* a refusal is an answer (the message is staged) */
+    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    int shared = redist__device_ipc_get(d->dev, lo, (size_t)((p->src_hi - p->src_lo) * es), d->mine,
+                                        &offset, &length) == REDIST_SUCCESS;
+    redist__fail(REDIST_SUCCESS, "%s", kept);
+    if (!shared)
+        return 0;
+    MPI_Win_sync(d->board); /* the slot before the notifications */
+    redist__staging_wait(p);
+    d->src_offset = (int64_t)offset - (lo - p->cur_src);
+    d->offer_ok = 1;
+    return 1;
+}
+
+int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy_device *d, int i,
+                                 int64_t note[3])
+{
+    note[0] = note[1] = note[2] = 0;
+    int peer = d->node_rank_of[p->send.msgs[i].peer];
+    if (p->dry || p->bounded || peer < 0 || !d->readable[peer] || !set_up_offers(p, d))
+        return 0;
+    note[0] = -1;
+    note[1] = d->me;
+    note[2] = d->src_offset;
+    return 1;
+}
+
+/* The sender's src (its local index 0) of an offered receive, in this process: its
+   allocation opened here once. NULL where it cannot be (the allocation is gone). */
+static const char *peer_src(struct redist__onecopy_device *d, const int64_t note[3])
+{
+    int j = (int)note[1];
+    if (j < 0 || j >= d->n || j == d->me)
+        return NULL;
+    MPI_Win_sync(d->board);
+    const redist__ipc_handle *h = slot(d, j);
+    if (h == NULL)
+        return NULL;
+    if (d->open_base[j] == NULL || memcmp(&d->open_h[j], h, sizeof *h) != 0) {
+        redist__device_ipc_close(d->dev, d->open_base[j]); /* its pulls were waited for */
+        d->open_base[j] = NULL;
+        redist__ipc_handle copy = *h;
+        if (redist__device_ipc_open(d->dev, &copy, &d->open_base[j]) != REDIST_SUCCESS)
+            return NULL;
+        d->open_h[j] = copy;
+    }
+    return (const char *)d->open_base[j] + note[2];
+}
+
+int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i)
+{
+    const char *src = peer_src(d, p->shm->note_in[i]);
+    if (src == NULL)
+        return redist__fail(REDIST_ERR_STATE,
+                            "device one copy: rank %d offered its src, which this rank cannot "
+                            "map (%s)",
+                            p->recv.msgs[i].peer, redist_last_error_detail());
+    redist__staging_pull(p, d->from_dm[i], &p->recv.msgs[i], src);
+    return REDIST_SUCCESS;
+}
+
+int redist__onecopy_device_offered(const int64_t note[3])
+{
+    return note[0] == -1;
+}

@@ -1,0 +1,186 @@
+/* One copy between device arrays on a node (src/exec/onecopy_device.c), on the emulated
+ * device (REDIST_DEVICE_BACKEND=cuda on a GPU: tests/gpu/run.sh): a device plan's on-node messages are pulled by the receiver's kernel straight from
+ * the sender's device src (inter-process memory), not packed, staged and sent.
+ *
+ * A PMPI wrapper counts every MPI_Isend and MPI_Send of more than 32 bytes the library makes
+ * during an execute: with every rank on one node there is no data message (only the
+ * notifications, 24 bytes, and the empty acknowledgements), and the library's count of
+ * messages copied once grows by the plan's messages_received on every rank. Every element is
+ * checked after each execute (copied back to the host). Cases, at every rank count:
+ *   - 2-D re-blocking with direct-async and direct, scaled (alpha 2, beta -0.5: dst read and
+ *     written), transposed (axis permutation), 1-D cyclic(1) -> cyclic(3), and through
+ *     redist_start / redist_test;
+ *   - src 17 doubles past the start of a larger device allocation (the offset travels);
+ *   - the same plan executed twice on different src allocations (the receivers' cached
+ *     mappings are replaced);
+ *   - options.shared_memory = 0: the data goes through MPI, nothing copied once;
+ *   - REDIST_RANKS_PER_NODE=2: only the messages within a pair of ranks are copied once (the
+ *     1-D case: exactly the message from the other rank of the pair, where it sends one), the
+ *     others are staged through MPI.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redist.h"
+#include "support/mreblock.h"
+#include "support/mtest.h"
+
+uint64_t redist__onecopy_messages(void); /* exec.h: the library's count (internal) */
+
+static int rank, size, errs;
+static long long data_messages; /* sends with more than 32 bytes since the last reset */
+
+#define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
+
+static void count(int n, MPI_Datatype type)
+{
+    int bytes = 0;
+    PMPI_Type_size(type, &bytes);
+    if ((long long)n * bytes > 32)
+        data_messages++;
+}
+
+int MPI_Isend(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    count(n, type);
+    return PMPI_Isend(buf, n, type, dest, tag, comm, request);
+}
+
+int MPI_Send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    count(n, type);
+    return PMPI_Send(buf, n, type, dest, tag, comm);
+}
+
+static void same_everywhere(const char *what, int rc)
+{
+    if (!mtest_all_same(rc) || rc != REDIST_SUCCESS)
+        fail(what, "returned %s (%s)", redist_error_name(rc), redist_last_error_detail());
+}
+
+/* The cases (support/mreblock.h): an n0 x n1 array, blocks b1 and b2 on a 1 x P and a P x 1
+   grid (or 1-D cyclic). */
+typedef mreblock_spec spec;
+typedef mreblock_pair pair;
+
+/* The 1-D case on nodes of 2: 1 if the other rank of this rank's pair sends it elements
+   (element g: on src rank g mod P, dst rank (g / b2) mod P), else 0. */
+static int from_partner(const spec *c)
+{
+    int partner = rank ^ 1;
+    for (int64_t g = 0; partner < size && g < c->n[0]; g++)
+        if (g % size == partner && (g / c->b2[0]) % size == rank)
+            return 1;
+    return 0;
+}
+
+enum { PLAIN, OFFSET, TWICE, NO_WINDOW, PAIRS, NHOW };
+static const char *how_names[NHOW] = {"device arrays", "src at an offset", "two src allocations",
+                                      "shared_memory = 0", "nodes of 2"};
+enum { LEAD = 17 }; /* doubles before src in its allocation (OFFSET) */
+
+static void run_case(const spec *c, int how, int nonblocking)
+{
+    pair p;
+    mreblock_make(c, rank, size, &p);
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s%s", c->what, how_names[how],
+             nonblocking ? ", start/test" : "");
+    if (how == PAIRS)
+        setenv("REDIST_RANKS_PER_NODE", "2", 1);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = c->algorithm;
+    opt.memory = REDIST_MEMORY_CUDA;
+    opt.shared_memory = how != NO_WINDOW;
+    opt.transport = REDIST_TRANSPORT_PACK;
+    int perm[2] = {1, 0};
+    if (c->perm)
+        opt.permutation = perm;
+    if (c->scaled)
+        opt.alpha[0] = 2, opt.beta[0] = -0.5;
+    redist_plan plan = NULL;
+    int rc = redist_plan_create(p.src, p.dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan);
+    unsetenv("REDIST_RANKS_PER_NODE");
+    same_everywhere(what, rc);
+    size_t lead = how == OFFSET ? LEAD : 0;
+    size_t sbytes = ((size_t)p.ns + lead + 1) * sizeof(double),
+           dbytes = ((size_t)p.nd + 1) * sizeof(double);
+    double *a = malloc(sbytes), *b = malloc(dbytes);
+    char *da[2] = {NULL, NULL};
+    double *db = NULL;
+    int ok = a && b && redist_device_alloc(sbytes, (void **)&da[0]) == REDIST_SUCCESS &&
+             redist_device_alloc(sbytes, (void **)&da[1]) == REDIST_SUCCESS &&
+             redist_device_alloc(dbytes, (void **)&db) == REDIST_SUCCESS;
+    if (!mtest_all_same(ok) || !ok)
+        fail(what, "device arrays");
+    for (int round = 0; ok && rc == REDIST_SUCCESS && round < (how == TWICE ? 2 : 1); round++) {
+        redist_stats st;
+        redist_plan_stats(plan, &st);
+        mreblock_fill(c, &p, a, round);
+        for (int64_t i = 0; i < p.nd; i++)
+            b[i] = 3.0;
+        double *src = (double *)(void *)da[round] + lead;
+        redist_device_copy(src, a, (size_t)p.ns * sizeof(double));
+        redist_device_copy(db, b, (size_t)p.nd * sizeof(double));
+        uint64_t before = redist__onecopy_messages();
+        data_messages = 0;
+        if (nonblocking) {
+            int done = 0;
+            rc = redist_start(plan, p.ns ? src : NULL, p.nd ? db : NULL);
+            while (rc == REDIST_SUCCESS && !done)
+                rc = redist_test(plan, &done);
+        } else
+            rc = redist_execute(plan, p.ns ? src : NULL, p.nd ? db : NULL);
+        long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages;
+        same_everywhere(what, rc);
+        redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
+        double got = 0, want_v = 0;
+        int64_t bad = mreblock_check(c, &p, b, 3.0, round, &got, &want_v);
+        if (bad >= 0)
+            fail(what, "dst[%lld] = %g, want %g", (long long)bad, got, want_v);
+        long long want = how == NO_WINDOW ? 0 : st.messages_received;
+        if (how != PAIRS && copied != want)
+            fail(what, "%lld messages copied once, want %lld", copied, want);
+        if (how == PAIRS &&
+            (copied > st.messages_received || (c->nd == 1 && copied != from_partner(c))))
+            fail(what, "%lld messages copied once of %lld received", copied,
+                 (long long)st.messages_received);
+        if (how != NO_WINDOW && how != PAIRS && data != 0)
+            fail(what, "%lld data messages on one node, want none", data);
+    }
+    redist_device_free(da[0]);
+    redist_device_free(da[1]);
+    redist_device_free(db);
+    free(a);
+    free(b);
+    redist_plan_free(&plan);
+    mreblock_free(&p);
+}
+
+int main(int argc, char **argv)
+{
+    setenv("REDIST_DEVICE_BACKEND", "emulated", 0); /* tests/gpu/run.sh: cuda */
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mtest_watchdog(600, rank, "test_device_onecopy");
+    const spec cases[] = {
+        {"2-D re-block, direct-async", 2, {37, 45}, {5, 3}, {4, 7}, 0, 0, "direct-async"},
+        {"2-D re-block, direct", 2, {37, 45}, {5, 3}, {4, 7}, 0, 0, "direct"},
+        {"2-D scaled", 2, {23, 31}, {3, 5}, {6, 2}, 0, 1, "direct-async"},
+        {"2-D transposed", 2, {29, 17}, {4, 3}, {5, 2}, 1, 0, "direct-async"},
+        {"1-D cyclic(1) -> cyclic(3)", 1, {301, 1}, {1, 1}, {3, 1}, 0, 0, "direct-async"},
+    };
+    int ncases = (int)(sizeof cases / sizeof cases[0]);
+    for (int k = 0; k < ncases; k++)
+        for (int how = 0; how < NHOW; how++)
+            run_case(&cases[k], how, 0);
+    run_case(&cases[0], PLAIN, 1);
+    run_case(&cases[4], OFFSET, 1);
+    return mtest_finalize(errs);
+}
