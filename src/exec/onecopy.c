@@ -103,7 +103,9 @@ void redist__onecopy_free(struct redist_plan_s *p)
 
 /* Whether this rank can take part: packed messages through the window (bounded mode's too:
    strip.c sends a chunk's place in src instead of packing it), a host plan (1) or a device
-   plan whose backend maps other processes' memory (2: not in bounded mode). A child plan (a
+   plan whose backend maps other processes' memory (2: not in bounded mode; both arrays device
+   memory on every rank, options.memory = CUDA: under AUTO a receiver's dst may be host
+   memory, which a pull cannot write, and the sender cannot tell). A child plan (a
    phase, a batch's part) takes part but never offers host arrays: its executes hold no
    allocation (exec.c). */
 enum { HOST_PLAN = 1, DEVICE_PLAN = 2 };
@@ -113,7 +115,10 @@ static int eligible(const struct redist_plan_s *p)
         return 0;
     if (p->device == NULL)
         return HOST_PLAN;
-    return !p->bounded && redist__device_has_ipc(redist__staging_dev(p)) ? DEVICE_PLAN : 0;
+    return !p->bounded && p->opt.memory == REDIST_MEMORY_CUDA &&
+                   redist__device_has_ipc(redist__staging_dev(p))
+               ? DEVICE_PLAN
+               : 0;
 }
 
 int redist__peer_msg(const struct redist_plan_s *p, const redist__msg *m, const int64_t *q_ld,
