@@ -313,7 +313,9 @@ void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy
 int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy_device *d, int i,
                                  int64_t note[3]);
 /* Receiver: queues the pull of offered receive message i on the plan's stream (the caller
-   waits for it before acknowledging). */
+   waits for it before acknowledging). A sender's allocation that cannot be mapped is the
+   execute's error (kept for its end, REDIST_ERR_STATE), not a return: the message is still
+   acknowledged, so that its sender completes. */
 int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i);
 
 /* Whether send (is_send) or receive message i travels through the window: its peer shares
@@ -378,6 +380,8 @@ const struct redist__device_msg *redist__staging_lists(const struct redist_plan_
 void redist__staging_pull(const struct redist_plan_s *p, const struct redist__device_msg *from,
                           const redist__msg *m, const char *src);
 void redist__staging_wait(const struct redist_plan_s *p);
+/* Keeps a failure of this execute's device work (the first one) for the execute's end. */
+void redist__staging_failed(const struct redist_plan_s *p, int err);
 
 /* ---- threads (threads.c) -------------------------------------------------------------- */
 /* Whether the library was built with OpenMP (threads > 1 possible). */

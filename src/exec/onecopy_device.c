@@ -284,12 +284,14 @@ static const char *peer_src(struct redist__onecopy_device *d, const int64_t note
 int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i)
 {
     const char *src = peer_src(d, p->shm->note_in[i]);
-    if (src == NULL)
-        return redist__fail(REDIST_ERR_STATE,
-                            "device one copy: rank %d offered its src, which this rank cannot "
-                            "map (%s)",
-                            p->recv.msgs[i].peer, redist_last_error_detail());
-    redist__staging_pull(p, d->from_dm[i], &p->recv.msgs[i], src);
+    if (src != NULL)
+        redist__staging_pull(p, d->from_dm[i], &p->recv.msgs[i], src);
+    else /* kept for the execute's end: the message is still acknowledged, so that its
+            sender completes */
+        redist__staging_failed(p, redist__fail(REDIST_ERR_STATE,
+                                               "device one copy: rank %d offered its src, which "
+                                               "this rank cannot map (%s)",
+                                               p->recv.msgs[i].peer, redist_last_error_detail()));
     return REDIST_SUCCESS;
 }
 

@@ -404,3 +404,9 @@ void redist__staging_wait(const struct redist_plan_s *p)
     if (s != NULL)
         keep(s, redist__device_sync(s->dev, s->stream));
 }
+
+void redist__staging_failed(const struct redist_plan_s *p, int err)
+{
+    if (p->device != NULL)
+        keep(p->device, err);
+}
