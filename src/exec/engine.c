@@ -151,9 +151,8 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
         redist__shm_sync(p);
     if (local && redist__onecopy_offered(p, i)) { /* the sender's src, read in place */
         int err = p->dry ? REDIST_SUCCESS : redist__onecopy_copy(p, i);
-        if (err != REDIST_SUCCESS)
-            return err;
-        return redist__send_ack(p, i, ack);
+        int n = redist__send_ack(p, i, ack); /* even after a failure: the sender completes */
+        return err != REDIST_SUCCESS ? err : n;
     }
     /* device plans: the copy onto the device and the kernel left in flight while the next
        messages arrive (the execute's end waits), unless an acknowledgement frees the
