@@ -33,7 +33,6 @@
  * follows its notification. So any mix (src in an allocation or not, peers inside or outside
  * the allocation's node, dry executes) is consistent on both sides.
  */
-#include "exec/engine.h"
 #include "exec/exec.h"
 #include "exec/shared.h"
 
@@ -483,8 +482,8 @@ static int device_copies(struct redist_plan_s *p, const int *msgs, int n, int wi
     int err = REDIST_SUCCESS;
     for (int x = 0; x < n && err == REDIST_SUCCESS; x++)
         err = redist__onecopy_device_copy(p, o->dev, msgs[x]);
-    if (err == REDIST_SUCCESS && with_self)
-        redist__copy_self(p);
+    if (err == REDIST_SUCCESS && with_self && p->self != NULL) /* one kernel, no tiles */
+        redist__par_move(p, REDIST__COPY, p->self, p->cur_src, p->cur_dst);
     redist__staging_wait(p);
     if (err == REDIST_SUCCESS)
         atomic_fetch_add(&copied, (unsigned long long)n);
