@@ -25,6 +25,7 @@
  * peer's kernel reads it.
  */
 #include "exec/exec.h"
+#include "exec/shared.h"
 
 #include "device/device.h"
 
@@ -142,28 +143,6 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
     return ok_all && every ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
 }
 
-/* Plan rank -> node rank, through the groups. */
-static int map_node_ranks(struct redist_plan_s *p, struct redist__onecopy_device *d)
-{
-    int *plan_ranks = redist__malloc((size_t)p->size * sizeof *plan_ranks);
-    MPI_Group g_plan = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
-    int ok = plan_ranks != NULL && MPI_Comm_group(p->comm, &g_plan) == MPI_SUCCESS &&
-             MPI_Comm_group(p->shm->node, &g_node) == MPI_SUCCESS;
-    for (int r = 0; ok && r < p->size; r++)
-        plan_ranks[r] = r;
-    ok = ok && MPI_Group_translate_ranks(g_plan, p->size, plan_ranks, g_node, d->node_rank_of) ==
-                   MPI_SUCCESS;
-    for (int r = 0; ok && r < p->size; r++)
-        if (d->node_rank_of[r] == MPI_UNDEFINED)
-            d->node_rank_of[r] = -1;
-    if (g_plan != MPI_GROUP_NULL)
-        MPI_Group_free(&g_plan);
-    if (g_node != MPI_GROUP_NULL)
-        MPI_Group_free(&g_node);
-    redist__free(plan_ranks);
-    return ok ? REDIST_SUCCESS : REDIST_ERR_MPI;
-}
-
 /* The state's arrays; NULL without memory. */
 static struct redist__onecopy_device *state_alloc(struct redist_plan_s *p, int nrecv)
 {
@@ -175,7 +154,7 @@ static struct redist__onecopy_device *state_alloc(struct redist_plan_s *p, int n
     MPI_Comm_size(p->shm->node, &d->n);
     MPI_Comm_rank(p->shm->node, &d->me);
     d->nrecv = nrecv;
-    d->node_rank_of = redist__malloc(((size_t)p->size + 1) * sizeof *d->node_rank_of);
+    d->node_rank_of = redist__node_ranks_of(p->comm, p->shm->node, p->size);
     d->readable = redist__calloc((size_t)d->n + 1, 1);
     d->open_h = redist__calloc((size_t)d->n + 1, sizeof *d->open_h);
     d->open_base = redist__calloc((size_t)d->n + 1, sizeof *d->open_base);
@@ -205,8 +184,6 @@ int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *con
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, d->board);
     int err = probe(p, d);
-    if (err == REDIST_SUCCESS)
-        err = map_node_ranks(p, d);
     for (int i = 0; err == REDIST_SUCCESS && i < nrecv; i++)
         if (from[i] != NULL)
             err = redist__device_upload(d->dev, from[i], &d->from_dm[i]);

@@ -120,8 +120,9 @@ redist__shared *redist__shared_holding(const void *p, int64_t bytes)
     pthread_mutex_lock(&lock);
     redist__shared *s = head;
     /* compared as addresses within one allocation only: c - base is taken once c >= base */
-    while (s != NULL && !(c >= s->base && c - s->base <= s->bytes &&
-                          bytes <= s->bytes - (c - s->base) && (bytes > 0 || c < s->base + s->bytes)))
+    while (s != NULL &&
+           !(c >= s->base && c - s->base <= s->bytes && bytes <= s->bytes - (c - s->base) &&
+             (bytes > 0 || c < s->base + s->bytes)))
         s = s->next;
     pthread_mutex_unlock(&lock);
     return s;
@@ -201,8 +202,7 @@ int redist__node_comm(MPI_Comm comm, int rank, int k, MPI_Comm *node)
 {
     MPI_Comm real = MPI_COMM_NULL;
     *node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real) !=
-        MPI_SUCCESS)
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &real) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Comm_split_type (MPI_COMM_TYPE_SHARED) failed");
     if (k == 0) {
         *node = real;
@@ -223,4 +223,31 @@ int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node)
     }
     MPI_Comm_rank(comm, &rank);
     return redist__node_comm(comm, rank, k, node);
+}
+
+int *redist__node_ranks_of(MPI_Comm comm, MPI_Comm node, int size)
+{
+    int *all = redist__malloc((size_t)size * sizeof *all),
+        *out = redist__malloc((size_t)size * sizeof *out);
+    MPI_Group g_comm, g_node;
+    int ok = all && out && MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS;
+    if (ok && MPI_Comm_group(node, &g_node) == MPI_SUCCESS) {
+        for (int r = 0; r < size; r++)
+            all[r] = r;
+        ok = MPI_Group_translate_ranks(g_comm, size, all, g_node, out) == MPI_SUCCESS;
+        for (int r = 0; ok && r < size; r++)
+            if (out[r] == MPI_UNDEFINED)
+                out[r] = -1;
+        MPI_Group_free(&g_node);
+        MPI_Group_free(&g_comm);
+    } else if (ok) {
+        MPI_Group_free(&g_comm);
+        ok = 0;
+    }
+    redist__free(all);
+    if (!ok) {
+        redist__free(out);
+        return NULL;
+    }
+    return out;
 }

@@ -79,6 +79,10 @@ int redist__node_comm(MPI_Comm comm, int rank, int k, MPI_Comm *node);
    allocations report it). Plans find their node with it. */
 int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node);
 
+/* The node-communicator rank of each of comm's size ranks (-1: another node), allocated;
+   NULL on failure. */
+int *redist__node_ranks_of(MPI_Comm comm, MPI_Comm node, int size);
+
 /* The ranks per node that tests split one machine into (REDIST_RANKS_PER_NODE=k: ranks
    0..k-1 of a communicator form one "node", k..2k-1 the next, within each real node); 0 when
    unset. REDIST_ERR_ARG for a value that is not a positive whole number. */

@@ -42,34 +42,6 @@ void redist__shm_free(struct redist_plan_s *p)
     p->sendbuf = NULL;
 }
 
-/* Node-communicator rank of each comm rank (-1: another node). */
-static int *node_ranks(MPI_Comm comm, MPI_Comm node, int size)
-{
-    int *all = redist__malloc((size_t)size * sizeof *all),
-        *out = redist__malloc((size_t)size * sizeof *out);
-    MPI_Group g_comm, g_node;
-    int ok = all && out && MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS;
-    if (ok && MPI_Comm_group(node, &g_node) == MPI_SUCCESS) {
-        for (int r = 0; r < size; r++)
-            all[r] = r;
-        ok = MPI_Group_translate_ranks(g_comm, size, all, g_node, out) == MPI_SUCCESS;
-        for (int r = 0; ok && r < size; r++)
-            if (out[r] == MPI_UNDEFINED)
-                out[r] = -1;
-        MPI_Group_free(&g_node);
-        MPI_Group_free(&g_comm);
-    } else if (ok) {
-        MPI_Group_free(&g_comm);
-        ok = 0;
-    }
-    redist__free(all);
-    if (!ok) {
-        redist__free(out);
-        return NULL;
-    }
-    return out;
-}
-
 /* Each sender tells each receiver where its message sits in the sender's window (bounded
    mode: 0, the chunks' offsets travel with each chunk). */
 static int exchange_offsets(struct redist_plan_s *p, int64_t *theirs)
@@ -212,7 +184,8 @@ int redist__shm_setup(struct redist_plan_s *p, int64_t window_bytes)
         s->bytes = (int64_t)bytes;
         redist__staging_pin(p, base, (size_t)bytes); /* device plans copy off the GPU into it */
         err = exchange_offsets(p, offs);
-        if (err == REDIST_SUCCESS && (node_rank = node_ranks(p->comm, node, p->size)) == NULL)
+        if (err == REDIST_SUCCESS &&
+            (node_rank = redist__node_ranks_of(p->comm, node, p->size)) == NULL)
             err = REDIST_ERR_NOMEM;
         if (err == REDIST_SUCCESS)
             err = locate_messages(p, node_rank, offs);
