@@ -408,6 +408,11 @@ typedef struct redist_stats {
     int ranks_per_node;            /* the most of the plan's ranks on one node */
     int64_t messages_off_node;     /* of messages_sent, those to ranks of other nodes */
     int64_t bytes_off_node;        /* of bytes_sent, those to ranks of other nodes */
+    int64_t messages_device_ipc;   /* device plans: of messages_received, those this rank's
+                                      kernel pulls straight from node peers' device arrays
+                                      (inter-process memory; where the sender's src is device
+                                      memory the driver shares), not staged through the host */
+    int64_t bytes_device_ipc;      /* their bytes */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */

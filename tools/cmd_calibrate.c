@@ -36,8 +36,10 @@
  *                       8 B .. 64 MiB from pinned memory, every rank at once (device_launch
  *                       from the small ones: two copies and a wait; device_per_byte from the
  *                       large), and a device plan re-blocking 36^2 -> 128^2 over
- *                       MPI_COMM_SELF (device_copy_per_byte: its kernel). Elsewhere the
- *                       values plans read now are kept.
+ *                       MPI_COMM_SELF (device_copy_per_byte: its kernel), and on one node
+ *                       of two ranks or more a device plan shifting each rank's share to
+ *                       the next (device_ipc_per_byte: pulled from the sender's device
+ *                       memory). Elsewhere the values plans read now are kept.
  * Every rank takes part in every measurement (times are the slowest rank's, medians of
  * several trials), so the figures include what the ranks share: cores, memory bandwidth.
  * With more ranks on a node than cores the ranks take turns, so the figures are divided by
@@ -699,6 +701,61 @@ static void measure_device_kernel(cal *c, device_arg *a, redist__machine *m)
                tool_fmt_bytes(s2, sizeof s2, bytes));
 }
 
+/* device_ipc_per_byte: a device plan over the node's ranks (memory = CUDA, one node) that
+   shifts each rank's share of its device buffer to the next rank (no self part): every
+   byte is pulled by the receiver's kernel from the sender's device memory (inter-process
+   memory), every rank at once; less the launches, per byte received. Where the plan does
+   not pull (one rank, several nodes, a driver that refuses), the value plans read now is
+   kept. */
+static void measure_device_ipc(cal *c, device_arg *a, redist__machine *m)
+{
+    int64_t count = (int64_t)(c->max_bytes / 2 / sizeof(double)), ext[1] = {count * c->size},
+            blk[1] = {count};
+    int grid[1] = {c->size}, first[1] = {1};
+    redist_layout src = NULL, dst = NULL;
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_CUDA;
+    thread_run r = {NULL, (const double *)(void *)a->d, (double *)(void *)(a->d + c->max_bytes / 2),
+                    0};
+    if (c->nodes == 1 && c->size > 1 &&
+        (redist_layout_create(1, ext, blk, grid, NULL, NULL, REDIST_ROW_MAJOR, &src) != 0 ||
+         redist_layout_create(1, ext, blk, grid, first, NULL, REDIST_ROW_MAJOR, &dst) != 0 ||
+         redist_plan_create(src, dst, MPI_DOUBLE, c->world, &opt, &r.plan) != 0))
+        r.plan = NULL;
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+    redist_stats st;
+    int pulls = r.plan != NULL && redist_plan_stats(r.plan, &st) == 0 &&
+                st.messages_device_ipc == st.messages_received,
+        all = 0;
+    MPI_Allreduce(&pulls, &all, 1, MPI_INT, MPI_MIN, c->world);
+    double t = all ? time_op(c, c->world, execute_plan, &r) : -1;
+    int ok = all && !r.failed;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    redist_plan_free(&r.plan);
+    double bytes = (double)count * 8.0, pull = t - 3.0 * m->device_launch;
+    char s1[32], s2[32];
+    if (!all || pull <= 0) {
+        redist__machine now;
+        redist__machine_current(&now, NULL, 0);
+        m->device_ipc_per_byte = now.device_ipc_per_byte;
+        if (c->rank0)
+            printf("  %-22s not measured (%s): device_ipc_per_byte kept\n", "device pulls",
+                   c->size < 2 || c->nodes > 1 ? "needs two ranks or more on one node"
+                   : all                       ? "no time beyond the launches"
+                         : "the plan's ranks do not map each other's device memory");
+        return;
+    }
+    m->device_ipc_per_byte = pull / bytes;
+    if (c->rank0)
+        printf("  %-22s %.3g ns/B (%s/s): a device plan shifting %s per rank to the next, "
+               "pulled from its device memory, on every rank at once\n",
+               "device pulls", m->device_ipc_per_byte * 1e9,
+               tool_fmt_bytes(s1, sizeof s1, 1.0 / m->device_ipc_per_byte),
+               tool_fmt_bytes(s2, sizeof s2, bytes));
+}
+
 /* The device terms where every rank has a device (the CUDA driver, or
    REDIST_DEVICE_BACKEND's), else the values plans read now. */
 static void measure_device(cal *c, redist__machine *m)
@@ -716,6 +773,7 @@ static void measure_device(cal *c, redist__machine *m)
         memset(a.h, 1, c->max_bytes); /* first touch, outside the timing */
         sweep_device_copies(c, &a, m);
         measure_device_kernel(c, &a, m);
+        measure_device_ipc(c, &a, m);
     } else {
         redist__machine now;
         char source[256];
@@ -723,6 +781,7 @@ static void measure_device(cal *c, redist__machine *m)
         m->device_per_byte = now.device_per_byte;
         m->device_copy_per_byte = now.device_copy_per_byte;
         m->device_launch = now.device_launch;
+        m->device_ipc_per_byte = now.device_ipc_per_byte;
         if (c->rank0)
             printf("  %-22s not measured (%s): device_* kept, from %s\n", "device",
                    ok ? "another rank has no device" : why, source);

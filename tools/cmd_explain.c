@@ -56,8 +56,8 @@ const char tool_explain_help[] =
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
-    "total_messages, total_bytes, predicted_seconds, staging_seconds, transport, bounded,\n"
-    "buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
+    "total_messages, total_bytes, predicted_seconds, staging_seconds, device_ipc,\n"
+    "transport, bounded, buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
     "array_bytes, from, to, pattern, nodes, memory, machine, threads, cores, arrays,\n"
     "algorithms[]\n"
     "(chosen: true on auto's choice), tables, tables_note, relabel {kept, moved,\n"
@@ -331,7 +331,15 @@ static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
     const redist__explanation *e = &s->report.head->e;
-    if (s->report.memory != REDIST_MEMORY_HOST)
+    if (s->report.memory != REDIST_MEMORY_HOST && e->device_ipc)
+        printf("  arrays   in device memory (--memory %s): each receiver's kernel pulls its "
+               "messages\n"
+               "           from the senders' device arrays (inter-process memory: one copy, "
+               "nothing\n"
+               "           staged; rows marked ipc), launches %s of the predicted time\n",
+               memory_names[s->a.pair.memory],
+               tool_fmt_seconds(b[0], sizeof b[0], e->staging_seconds));
+    else if (s->report.memory != REDIST_MEMORY_HOST)
         printf("  arrays   in device memory (--memory %s): kernels pack and unpack, messages are\n"
                "           staged through the host; staging %s of the predicted time\n",
                memory_names[s->a.pair.memory],
@@ -410,13 +418,13 @@ static void print_text_row(const redist__explain_row *r, const char *chosen, int
         printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
         return;
     }
-    printf("  %-27s %6d %10lld %12s %11lld %12s %10s%s\n", name, r->e.steps,
-           (long long)r->e.max_messages_per_rank,
-           tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
-           (long long)r->e.total_messages,
-           tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
-           tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds),
-           !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
+    printf(
+        "  %-27s %6d %10lld %12s %11lld %12s %10s%s%s\n", name, r->e.steps,
+        (long long)r->e.max_messages_per_rank,
+        tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
+        (long long)r->e.total_messages, tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
+        tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds), r->e.device_ipc ? " ipc" : "",
+        !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
 }
 
 /* The threads a plan would use, and the cores the rank described may run on. */

@@ -61,6 +61,8 @@ class Stats(ctypes.Structure):
         ("ranks_per_node", c_int),
         ("messages_off_node", c_int64),
         ("bytes_off_node", c_int64),
+        ("messages_device_ipc", c_int64),
+        ("bytes_device_ipc", c_int64),
     ]
 
 

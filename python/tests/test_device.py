@@ -108,3 +108,23 @@ def test_one_shot_device_array_and_none(comm):
     host = b.to_host() if rank == 0 else b
     assert (rank == 0) == hasattr(b, "__cuda_array_interface__")
     assert np.array_equal(host, global_values(dst, rank, np.complex64))
+
+
+def test_device_arrays_pulled_on_the_node(comm):
+    """On one node a device plan whose algorithm moves messages through the node's shared
+    memory pulls each of them from the sender's device array (inter-process memory): its
+    stats count every message received, and the data is right."""
+    rng = np.random.default_rng(11)
+    rank = comm.Get_rank()
+    for case in range(4):
+        shape = (int(rng.integers(1, 30)), int(rng.integers(1, 25)))
+        src = random_layout(rng, shape, comm.Get_size())
+        dst = random_layout(rng, shape, comm.Get_size())
+        with redist.Plan(src, dst, np.float64, comm, memory="cuda",
+                         algorithm="direct-async") as plan:
+            st = plan.stats()
+            assert st["messages_device_ipc"] == st["messages_received"]
+            assert st["bytes_device_ipc"] == st["bytes_received"]
+            a = redist.DeviceArray.from_host(global_values(src, rank, np.float64))
+            b = plan(a)
+            assert np.array_equal(b.to_host(), global_values(dst, rank, np.float64))

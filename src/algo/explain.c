@@ -134,7 +134,12 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     redist__machine_scale(&machine,
                           redist__ranks_per_core(!on_nodes && machine.shared_node ? comm_size : 1));
     redist__machine_threads(&machine, threads);
-    if (memory != REDIST_MEMORY_HOST) /* as the planner: kernels move the arrays */
+    /* as the planner: kernels move the arrays, and on one node with options.memory = CUDA
+       they pull the node's messages over inter-process memory (where the driver lets them:
+       the plan's probe finds out; REDIST_DEVICE_IPC=0 turns it off) */
+    machine.device_ipc = memory == REDIST_MEMORY_CUDA && opt.shared_memory &&
+                         redist__device_ipc_policy() != REDIST__IPC_OFF;
+    if (memory != REDIST_MEMORY_HOST)
         redist__machine_device(&machine);
     const redist__machine *m = &machine;
     int auto_chosen = a == NULL;
@@ -154,7 +159,8 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     out->predicted_seconds += redist__cost_agreement(&c, m, opt.check_arguments);
     if (memory != REDIST_MEMORY_HOST) {
         out->staging_seconds =
-            redist__cost_staging(&c.t, m, redist__device_stage_bytes(opt.max_buffer_bytes));
+            redist__predict_staging(a, &c, m, &opt, out->transport, !out->bounded);
+        out->device_ipc = redist__staging_pulled(a, m, &opt, out->transport, !out->bounded);
         out->predicted_seconds += out->staging_seconds;
     }
     out->total_messages = total_messages;

@@ -22,6 +22,9 @@ typedef struct redist__explanation {
     double predicted_seconds; /* staging_seconds included */
     double staging_seconds;   /* device memory: the copies off and onto the GPUs and the
                                  launches (redist__cost_staging); 0 for host memory */
+    int device_ipc;           /* device memory: its messages on the node are pulled by the
+                                 receivers' kernels from the senders' device arrays
+                                 (inter-process memory), not staged */
     int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE */
     int bounded;           /* bounded mode: asked for, or taken because the buffers would not fit */
     int64_t buffer_bytes;  /* the most pack-buffer bytes a rank holds in this mode */

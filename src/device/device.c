@@ -210,5 +210,15 @@ int redist__device_pull(redist__device *dev, const redist__device_msg *from,
 int redist__device_has_ipc(const redist__device *dev)
 {
     return dev != NULL && dev->ops->ipc_get != NULL && dev->ops->ipc_open != NULL &&
-           dev->ops->pull != NULL;
+           dev->ops->pull != NULL && redist__device_ipc_policy() != REDIST__IPC_OFF;
+}
+
+int redist__device_ipc_policy(void)
+{
+    const char *v = getenv("REDIST_DEVICE_IPC");
+    if (v != NULL && strcmp(v, "0") == 0)
+        return REDIST__IPC_OFF;
+    if (v != NULL && strcmp(v, "per-execute") == 0)
+        return REDIST__IPC_PER_EXECUTE;
+    return REDIST__IPC_KEEP;
 }

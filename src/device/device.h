@@ -103,8 +103,16 @@ int redist__device_ipc_get(redist__device *dev, const void *ptr, size_t bytes,
    exited), REDIST_ERR_UNSUPPORTED where the driver refuses (no peer access, another GPU
    without it); close unmaps it (the allocation itself stays its owner's). */
 int redist__device_ipc_open(redist__device *dev, const redist__ipc_handle *h, void **base);
-/* 1 if the backend has inter-process memory at all. */
+/* 1 if the backend has inter-process memory at all, and the policy does not turn it off. */
 int redist__device_has_ipc(const redist__device *dev);
+/* REDIST_DEVICE_IPC: whether device plans pull their node peers' messages over inter-process
+   memory, and how long a rank keeps a peer's allocation mapped: KEEP (unset, or "1": from one
+   execute to the next, closed with the plan), PER_EXECUTE ("per-execute": closed at the end
+   of each execute, so that an owner may free its array between executes, which the driver
+   requires of a mapped allocation), OFF ("0": every message staged). Anything else reads as
+   unset. */
+enum { REDIST__IPC_OFF, REDIST__IPC_KEEP, REDIST__IPC_PER_EXECUTE };
+int redist__device_ipc_policy(void);
 void redist__device_ipc_close(redist__device *dev, void *base);
 
 /* Kernel: elements [lo, hi) (buffer order) of a message between two ranks, read from the
@@ -170,5 +178,16 @@ int redist__device_emulated_load(const redist__device_ops **ops);
    check that a plan's executes make none. 0 while the emulated backend is not in use. */
 uint64_t redist__device_emulated_pageable_copies(void);
 int redist__device_cuda_load(const redist__device_ops **ops);
+
+/* Given allocations: those redist_device_alloc made and redist_device_free has not freed
+   (given.c), each with a count of the executes in flight on arrays inside it. add records
+   one; remove takes it off: REDIST_ERR_ARG if base is not one (a pointer inside one, a
+   second free), REDIST_ERR_BUSY while an execute holds it (nothing removed). hold marks the
+   allocation holding p in flight and returns its base (NULL: p is in none); release unmarks
+   it (NULL: nothing). */
+int redist__given_add(void *base, size_t bytes);
+int redist__given_remove(const void *base);
+void *redist__given_hold(const void *p);
+void redist__given_release(const void *base);
 
 #endif

@@ -8,6 +8,8 @@
 #include "exec/exec.h"
 #include "exec/shared.h"
 
+#include "device/device.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +150,10 @@ static int begin(redist_plan p, const void *src, void *dst, int force_dry, int i
            (onecopy.c) */
         p->held[0] = redist__shared_hold(src);
         p->held[1] = redist__shared_hold(dst);
+        if (p->device != NULL) { /* and redist_device_alloc's */
+            p->held_dev[0] = redist__given_hold(src);
+            p->held_dev[1] = redist__given_hold(dst);
+        }
     }
     return redist__begin_checked(p, p->local_error);
 }
@@ -157,7 +163,9 @@ static void release_held(redist_plan p)
 {
     for (int i = 0; i < 2; i++) {
         redist__shared_release(p->held[i]);
+        redist__given_release(p->held_dev[i]);
         p->held[i] = NULL;
+        p->held_dev[i] = NULL;
     }
     for (int i = 0; i < p->nheld_more; i++) {
         redist__shared_release(p->held_more[i]);
@@ -213,11 +221,56 @@ int redist__start_inner(redist_plan inner, const void *src, void *dst, int dry)
     return begin(inner, src, dst, dry, 1);
 }
 
-/* Completes the argument agreement and closes the execution. */
+/* Whether the execute's device failures are agreed: device plans whose executes agree on
+   their arguments (options.memory is the same on every rank once the plan exists). */
+static int agrees_on_device(const struct redist_plan_s *p)
+{
+    return p->check_arguments && p->opt.memory != REDIST_MEMORY_HOST && p->size > 1;
+}
+
+/* Device plans: a failed kernel or copy, or a peer's src that this rank could not map, is
+   known to one rank only; once the algorithm is done, the ranks agree on it (nonblocking, as
+   on the arguments), so that every rank returns the same. *done: the agreement completed. */
+static int agree_on_device(redist_plan p, int blocking, int *done)
+{
+    *done = 1;
+    if (!agrees_on_device(p))
+        return REDIST_SUCCESS;
+    if (!p->device_agreeing && p->broken) { /* an MPI failure: no collective is safe now */
+        p->device_error = redist__staging_error(p);
+        p->device_agreed = REDIST_SUCCESS;
+        return REDIST_SUCCESS;
+    }
+    if (!p->device_agreeing) {
+        p->device_error = redist__staging_error(p); /* the stream waited for, in any case */
+        if (p->local_error != REDIST_SUCCESS)       /* bad arguments: that is the error agreed */
+            p->device_error = REDIST_SUCCESS;
+        p->device_agreed = REDIST_SUCCESS;
+        p->device_agreeing = 1;
+        if (MPI_Iallreduce(&p->device_error, &p->device_agreed, 1, MPI_INT, MPI_MIN, p->comm,
+                           &p->device_req) != MPI_SUCCESS) {
+            p->device_req = MPI_REQUEST_NULL;
+            p->broken = 1;
+            return redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce (device failures) failed");
+        }
+    }
+    int flag = 1, rc = blocking ? MPI_Wait(&p->device_req, MPI_STATUS_IGNORE)
+                                : MPI_Test(&p->device_req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        p->broken = 1;
+        p->device_agreed = redist__fail(REDIST_ERR_MPI, "MPI_Iallreduce (device failures) failed");
+        flag = 1;
+    }
+    *done = flag;
+    return REDIST_SUCCESS;
+}
+
+/* Completes the argument agreement and closes the execution. Bad arguments anywhere come
+   first, then a device failure anywhere (agree_on_device). */
 static int finish(redist_plan p)
 {
     int err = p->local_error;
-    if (err == REDIST_SUCCESS) /* a kernel or a copy of device memory that failed */
+    if (!agrees_on_device(p) && err == REDIST_SUCCESS) /* a kernel or a copy that failed */
         err = redist__staging_error(p);
     if (p->check_arguments) {
         if (MPI_Wait(&p->check_req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -225,6 +278,16 @@ static int finish(redist_plan p)
         else if (p->global_error != REDIST_SUCCESS && err == REDIST_SUCCESS)
             err = redist__fail(p->global_error, "another rank passed bad arguments to execute");
     }
+    if (agrees_on_device(p) && err == REDIST_SUCCESS) {
+        err = p->device_error;
+        if (err == REDIST_SUCCESS && p->device_agreed != REDIST_SUCCESS)
+            err = p->device_agreed == REDIST_ERR_MPI
+                      ? REDIST_ERR_MPI
+                      : redist__fail(p->device_agreed,
+                                     "another rank's device kernel or copy failed in this "
+                                     "execute (its own error says which)");
+    }
+    p->device_agreeing = 0;
     p->active = 0;
     p->dry = 0;
     release_held(p);
@@ -248,6 +311,13 @@ static int drive(redist_plan p, int blocking, int *done)
     p->algo_done = *done;
     if (!*done)
         return REDIST_SUCCESS;
+    err = agree_on_device(p, blocking, done);
+    if (!*done)
+        return REDIST_SUCCESS;
+    if (err != REDIST_SUCCESS) {
+        p->local_error = err;
+        return finish(p);
+    }
     if (!blocking && p->check_arguments) {
         int flag = 0;
         if (MPI_Test(&p->check_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)

@@ -131,17 +131,19 @@ struct redist_plan_s {
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
     redist__machine machine_agreed; /* this process's, then agreed at plan time (planner.c) */
-    double node_load;   /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
-    int not_one_node;   /* 1: this plan's ranks span more than one node */
-    int node_ranks;     /* the plan's ranks on this rank's machine (MPI_COMM_TYPE_SHARED, virtual
-                           nodes or not): they share its memory and cores */
+    double node_load; /* ranks per core of this rank's node (>= 1; 0: not yet measured) */
+    int not_one_node; /* 1: this plan's ranks span more than one node */
+    int node_ranks;   /* the plan's ranks on this rank's machine (MPI_COMM_TYPE_SHARED, virtual
+                         nodes or not): they share its memory and cores */
     redist__node_map *nodes; /* the node of every rank, where the plan spans nodes (else NULL) */
-    redist_options opt; /* the options (alltoall_algorithm: opt_strings) */
+    redist_options opt;      /* the options (alltoall_algorithm: opt_strings) */
     struct redist__shared *held[2];    /* redist_alloc allocations holding this execute's src and
                                           dst (exec/shared.h): in flight until it completes */
     struct redist__shared **held_more; /* a batch's: its arrays' allocations, nheld_more of them
                                           (allocated with the batch), released alike */
     int nheld_more;
+    void *held_dev[2]; /* redist_device_alloc allocations (their bases) holding this execute's
+                          src and dst (device.h's given allocations), alike */
     struct redist__staging *device; /* device memory (options.memory; staging.c): NULL for
                                        host arrays */
     int threads;              /* threads for local moves (options.threads resolved; threads.c) */
@@ -162,6 +164,10 @@ struct redist_plan_s {
     char *cur_dst;
     int local_error, global_error;
     MPI_Request check_req;
+    /* Device plans: the execute's device failure (a kernel, a copy, a peer's src this rank
+       could not map: known to one rank) agreed at its end, as the arguments at its start */
+    int device_error, device_agreed, device_agreeing;
+    MPI_Request device_req;
     char *dry_src, *dry_dst; /* scratch arrays for a dry execution that hands MPI buffers */
     void *algo_state;        /* the algorithm's private state */
 
@@ -306,8 +312,8 @@ uint64_t redist__onecopy_messages(void);
    storage), NULL for the others. Every rank of the node calls it; one that is not `ready`
    (failed before) takes part in its collectives, keeps nothing and fails it on all. */
 struct redist__onecopy_device;
-int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *const *from,
-                                 int ready, int nrecv, struct redist__onecopy_device **out);
+int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *const *from, int ready,
+                                 int nrecv, struct redist__onecopy_device **out);
 void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy_device *d);
 /* Sender: 1 if send message i's peer pulls it (note set: {-1, node rank, src offset}). */
 int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy_device *d, int i,
@@ -317,6 +323,17 @@ int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy
    execute's error (kept for its end, REDIST_ERR_STATE), not a return: the message is still
    acknowledged, so that its sender completes. */
 int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i);
+/* Receiver, after its pulls were waited for: with REDIST_DEVICE_IPC=per-execute the peers'
+   allocations are unmapped (else they stay mapped for the next execute). */
+void redist__onecopy_device_done(struct redist_plan_s *p, struct redist__onecopy_device *d);
+/* The receive messages (and their bytes) pulled from peers whose memory this rank can map
+   (the probe's verdict; each is pulled where its sender's src is device memory it can
+   share): redist_stats' messages_device_ipc. 0 without d. */
+void redist__onecopy_device_count(const struct redist_plan_s *p,
+                                  const struct redist__onecopy_device *d, int64_t *messages,
+                                  int64_t *bytes);
+/* Device plans: the one copy's count for p (redist__onecopy_device_count), 0 for others. */
+void redist__onecopy_device_stats(const struct redist_plan_s *p, int64_t *messages, int64_t *bytes);
 
 /* Whether send (is_send) or receive message i travels through the window: its peer shares
    this rank's node. */

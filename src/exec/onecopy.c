@@ -485,9 +485,16 @@ static int device_copies(struct redist_plan_s *p, const int *msgs, int n, int wi
     if (err == REDIST_SUCCESS && with_self && p->self != NULL) /* one kernel, no tiles */
         redist__par_move(p, REDIST__COPY, p->self, p->cur_src, p->cur_dst);
     redist__staging_wait(p);
+    redist__onecopy_device_done(p, o->dev);
     if (err == REDIST_SUCCESS)
         atomic_fetch_add(&copied, (unsigned long long)n);
     return err;
+}
+
+void redist__onecopy_device_stats(const struct redist_plan_s *p, int64_t *messages, int64_t *bytes)
+{
+    const struct redist__onecopy *o = p->shm != NULL ? p->shm->one : NULL;
+    redist__onecopy_device_count(p, o != NULL ? o->dev : NULL, messages, bytes);
 }
 
 int redist__onecopy_copy(struct redist_plan_s *p, int i)

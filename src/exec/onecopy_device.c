@@ -40,6 +40,8 @@ struct redist__onecopy_device {
     int n, me;                    /* node ranks; this rank's */
     int *node_rank_of;            /* [size]: plan rank -> node rank (-1: another node) */
     char *readable;               /* [n]: node rank j can map this rank's device memory */
+    char *can_read;               /* [n]: this rank can map node rank j's */
+    int policy;                   /* REDIST__IPC_KEEP or _PER_EXECUTE (device.h) */
     redist__ipc_handle *open_h;   /* [n]: the peer allocation open here, per node rank */
     void **open_base;             /* [n]: NULL: none */
     redist__device_msg **from_dm; /* [nrecv]: the sender's lists of each local receive */
@@ -64,6 +66,7 @@ void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy
     }
     redist__free(d->node_rank_of);
     redist__free(d->readable);
+    redist__free(d->can_read);
     redist__free(d->open_h);
     redist__free(d->open_base);
     redist__free(d->from_dm);
@@ -132,8 +135,10 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
     }
     if (rc == MPI_SUCCESS && every)
         rc = MPI_Allgather(can, d->n, MPI_CHAR, all, d->n, MPI_CHAR, node);
-    for (int i = 0; rc == MPI_SUCCESS && every && i < d->n; i++)
+    for (int i = 0; rc == MPI_SUCCESS && every && i < d->n; i++) {
         d->readable[i] = shares && all[(size_t)i * (size_t)d->n + (size_t)d->me];
+        d->can_read[i] = can[i];
+    }
     /* every peer has closed the page (the gathers above follow the opens) */
     redist__device_free(d->dev, page);
     redist__free(can);
@@ -156,10 +161,12 @@ static struct redist__onecopy_device *state_alloc(struct redist_plan_s *p, int n
     d->nrecv = nrecv;
     d->node_rank_of = redist__node_ranks_of(p->comm, p->shm->node, p->size);
     d->readable = redist__calloc((size_t)d->n + 1, 1);
+    d->can_read = redist__calloc((size_t)d->n + 1, 1);
+    d->policy = redist__device_ipc_policy();
     d->open_h = redist__calloc((size_t)d->n + 1, sizeof *d->open_h);
     d->open_base = redist__calloc((size_t)d->n + 1, sizeof *d->open_base);
     d->from_dm = redist__calloc((size_t)nrecv + 1, sizeof *d->from_dm);
-    if (d->node_rank_of && d->readable && d->open_h && d->open_base && d->from_dm)
+    if (d->node_rank_of && d->readable && d->can_read && d->open_h && d->open_base && d->from_dm)
         return d;
     redist__onecopy_device_free(p, d);
     return NULL;
@@ -265,14 +272,39 @@ int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_
         redist__staging_pull(p, d->from_dm[i], &p->recv.msgs[i], src);
     else /* kept for the execute's end: the message is still acknowledged, so that its
             sender completes */
-        redist__staging_failed(p, redist__fail(REDIST_ERR_STATE,
-                                               "device one copy: rank %d offered its src, which "
-                                               "this rank cannot map (%s)",
-                                               p->recv.msgs[i].peer, redist_last_error_detail()));
+        redist__staging_failed(p, redist__fail_context(REDIST_ERR_STATE,
+                                                       "device one copy: rank %d offered its "
+                                                       "src, which this rank cannot map",
+                                                       p->recv.msgs[i].peer));
     return REDIST_SUCCESS;
 }
 
 int redist__onecopy_device_offered(const int64_t note[3])
 {
     return note[0] == -1;
+}
+
+void redist__onecopy_device_done(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    (void)p;
+    if (d->policy != REDIST__IPC_PER_EXECUTE)
+        return;
+    for (int j = 0; j < d->n; j++) { /* the pulls were waited for */
+        redist__device_ipc_close(d->dev, d->open_base[j]);
+        d->open_base[j] = NULL;
+    }
+}
+
+void redist__onecopy_device_count(const struct redist_plan_s *p,
+                                  const struct redist__onecopy_device *d, int64_t *messages,
+                                  int64_t *bytes)
+{
+    *messages = *bytes = 0;
+    for (int i = 0; d != NULL && i < p->recv.nmsgs; i++) {
+        int j = d->node_rank_of[p->recv.msgs[i].peer];
+        if (j >= 0 && j != d->me && d->can_read[j] && d->from_dm[i] != NULL) {
+            ++*messages;
+            *bytes += p->recv.msgs[i].nelems * (int64_t)p->elsize;
+        }
+    }
 }

@@ -45,6 +45,9 @@ static const redist__machine default_machine = {
     .device_per_byte = 1.0 / 12.0e9,
     .device_copy_per_byte = 1.0 / 250.0e9,
     .device_launch = 5.0e-6,
+    /* a kernel reading a node peer's device memory: an H100's NVLink 4 (~450 GB/s each way)
+       or its own HBM, shared by the ranks that pull at once */
+    .device_ipc_per_byte = 1.0 / 150.0e9,
     /* ordinary stores until calibrate measures streaming stores faster (they were on one
        2-core machine, 1.3x, and slower on runs this short on a 16-core node) */
     .stream_gain = 1.0,
@@ -79,6 +82,8 @@ static const redist__machine_param params[REDIST__MACHINE_NPARAMS] = {
     P(device_per_byte, "device plans: seconds per byte between a GPU and its host, each way"),
     P(device_copy_per_byte, "device plans: seconds per byte a kernel packs or unpacks"),
     P(device_launch, "device plans: seconds per kernel or copy posted, or stream wait"),
+    P(device_ipc_per_byte,
+      "device plans: seconds per byte a kernel pulls from a node peer's device array"),
     /* a ratio, not a time */
     {"stream_gain", offsetof(redist__machine, stream_gain),
      "a copy of short runs in dst's order, ordinary stores over non-temporal ones: above 1, "
@@ -325,6 +330,11 @@ void redist__machine_device(redist__machine *m)
 {
     m->copy_per_byte = m->device_copy_per_byte;
     m->window_per_byte = m->device_copy_per_byte; /* the receiver's kernel unpacks */
+    /* over inter-process memory the receiver's kernel pulls from the sender's src: the model's
+       one copy (redist_alloc's node-shared host arrays do not matter to device arrays) */
+    m->shared_arrays = m->device_ipc && m->shared_node;
+    if (m->shared_arrays)
+        m->window_per_byte = m->device_ipc_per_byte;
     m->copy_per_run = 0.0;
     m->threads_speedup = 1.0; /* the kernels do not use the rank's threads */
 }

@@ -194,8 +194,11 @@ double redist__cost_moves_via(const redist__case *c, const redist__machine *m, i
     return copy + (2.0 * m->copy_per_byte + redist__fresh_per_byte(m)) * bytes + runs;
 }
 
-double redist__cost_staging(const redist__traffic *t, const redist__machine *m, int64_t stage_bytes)
+double redist__cost_staging(const redist__traffic *t, const redist__machine *m, int64_t stage_bytes,
+                            int pulled)
 {
+    if (pulled) /* the one-copy term is the moves' (redist__cost_moves_via) */
+        return m->device_launch * ((double)t->max_messages + 2.0);
     int64_t stage = stage_bytes > 0 ? stage_bytes : 1;
     double pieces = (double)(t->max_bytes / stage + (t->max_bytes % stage != 0));
     double posted = 6.0 * (double)t->max_messages + 4.0 * pieces + 2.0;

@@ -33,6 +33,9 @@ typedef struct redist__machine {
                                     or NVLink-C2C, shared by the node's ranks as they share it) */
     double device_copy_per_byte; /* seconds per byte a device kernel packs or unpacks */
     double device_launch;        /* seconds per kernel or copy posted to the device, or wait */
+    double device_ipc_per_byte;  /* seconds per byte a kernel pulls from a node peer's device
+                                    array (inter-process memory: the same GPU's memory, or a
+                                    peer GPU's over NVLink or PCIe) into its own */
     double stream_gain;          /* a copy of short runs in dst's order with ordinary stores over
                                     the same with non-temporal ones (a ratio): above 1, one copy
                                     on a node streams the rows it pulls (index/pull.c) */
@@ -44,6 +47,11 @@ typedef struct redist__machine {
                                     be node-shared: a packed byte is copied once, read from the
                                     sender's src by the receiver (exec/onecopy.c), at
                                     window_per_byte */
+    int device_ipc;              /* 1 (device plans, with shared_node): every rank's backend maps
+                                    its node peers' device memory, so a packed message on the
+                                    node is pulled by the receiver's kernel from the sender's
+                                    src (exec/onecopy_device.c), at device_ipc_per_byte, and
+                                    not staged */
     double threads_speedup;      /* what redist__machine_threads divided the moves by (0 or 1:
                                     one thread); general's walk divides its per_index work by it */
 } redist__machine;
@@ -51,7 +59,7 @@ typedef struct redist__machine {
 const redist__machine *redist__machine_default(void);
 
 /* The double parameters by name, for the machine file and the environment. */
-enum { REDIST__MACHINE_NPARAMS = 15 };
+enum { REDIST__MACHINE_NPARAMS = 16 };
 typedef struct redist__machine_param {
     const char *key;  /* "startup", ...: the file's key; REDIST_MACHINE_STARTUP, ... */
     size_t offset;    /* of the double in redist__machine */
@@ -129,9 +137,9 @@ typedef struct redist__node_traffic {
     int64_t max_remote_bytes;
     int64_t max_remote_sent_messages; /* max over ranks of those sent (the plans' stats) */
     int64_t max_remote_sent_bytes;
-    int64_t max_local_messages;  /* the same between ranks of one node */
-    int64_t max_node_bytes;      /* max over nodes of max(sent, received) by all its ranks off
-                                    node: what its link carries */
+    int64_t max_local_messages; /* the same between ranks of one node */
+    int64_t max_node_bytes;     /* max over nodes of max(sent, received) by all its ranks off
+                                   node: what its link carries */
     /* What the node-aware schedule (algo/node_aware.c) makes a rank send and receive */
     int64_t max_pair_messages;   /* the node pairs it carries over the network */
     int64_t max_pair_bytes;      /* their bytes */
@@ -182,16 +190,16 @@ enum {
     REDIST__S_RUNS,          /* contiguous pieces sent + pieces received */
     REDIST__S_SELF_RUNS,     /* contiguous pieces of the self part (the more of its sides) */
     /* nodes (nodes.c): the same on every rank of a plan, or this rank's figure */
-    REDIST__S_NODES,           /* nodes the ranks are on */
-    REDIST__S_NODE_RANKS,      /* the most ranks on one node */
-    REDIST__S_REMOTE_MESSAGES, /* max(messages sent, received) to or from other nodes */
-    REDIST__S_REMOTE_BYTES,    /* max(bytes sent, received) to or from other nodes */
-    REDIST__S_LOCAL_MESSAGES,  /* max(messages sent, received) to or from this node's ranks */
-    REDIST__S_NODE_BYTES,      /* this rank's node: max(bytes it sends, receives) off node */
-    REDIST__S_PAIR_MESSAGES,   /* node-aware: node pairs it sends or receives for (max) */
-    REDIST__S_PAIR_BYTES,      /* node-aware: their bytes (max of sent, received) */
-    REDIST__S_GATHER_MESSAGES, /* node-aware: messages on its node, all steps (max) */
-    REDIST__S_GATHER_BYTES,    /* node-aware: bytes on its node, all steps (max) */
+    REDIST__S_NODES,                /* nodes the ranks are on */
+    REDIST__S_NODE_RANKS,           /* the most ranks on one node */
+    REDIST__S_REMOTE_MESSAGES,      /* max(messages sent, received) to or from other nodes */
+    REDIST__S_REMOTE_BYTES,         /* max(bytes sent, received) to or from other nodes */
+    REDIST__S_LOCAL_MESSAGES,       /* max(messages sent, received) to or from this node's ranks */
+    REDIST__S_NODE_BYTES,           /* this rank's node: max(bytes it sends, receives) off node */
+    REDIST__S_PAIR_MESSAGES,        /* node-aware: node pairs it sends or receives for (max) */
+    REDIST__S_PAIR_BYTES,           /* node-aware: their bytes (max of sent, received) */
+    REDIST__S_GATHER_MESSAGES,      /* node-aware: messages on its node, all steps (max) */
+    REDIST__S_GATHER_BYTES,         /* node-aware: bytes on its node, all steps (max) */
     REDIST__S_REMOTE_SENT_MESSAGES, /* messages sent to other nodes */
     REDIST__S_REMOTE_SENT_BYTES,    /* bytes sent to other nodes */
     REDIST__S_AWARE_SENT_MESSAGES,  /* node-aware: messages it sends, all steps */
@@ -216,8 +224,8 @@ typedef struct redist__node_map {
     int lanes;                  /* the most lanes of a pair of nodes (nodes.c) */
     int *node_of;               /* [size] */
     int *local_of;              /* [size]: the rank's place on its node */
-    int *first;                 /* [nodes + 1]: node a's ranks are members[first[a] .. first[a+1]) */
-    int *members;               /* [size] */
+    int *first;   /* [nodes + 1]: node a's ranks are members[first[a] .. first[a+1]) */
+    int *members; /* [size] */
 } redist__node_map;
 /* From the first (smallest) rank of each rank's node (an entry that is not a first of its
    own starts a node of its own). REDIST_ERR_NOMEM leaves *m empty. */
@@ -285,8 +293,8 @@ double redist__cost_network(const redist__case *c, const redist__machine *m);
    relays, slab phases, BMMC rounds): a rank sends `messages` messages of `bytes` in all,
    taken as spread evenly over the other ranks, so that the share on other nodes pays the
    remote start-up beyond per_message and, from each of a node's ranks, the node's link. */
-double redist__cost_network_spread(const redist__case *c, const redist__machine *m,
-                                   double messages, double bytes);
+double redist__cost_network_spread(const redist__case *c, const redist__machine *m, double messages,
+                                   double bytes);
 /* The same; through_memory: packed bytes move through the shared-memory window (exec/shm.c):
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
@@ -302,9 +310,11 @@ double redist__cost_agreement(const redist__case *c, const redist__machine *m, i
    unpacked, the self part copied by a kernel (device_per_byte, device_copy_per_byte); about
    three posted operations or waits per message and per piece of stage_bytes
    (device_launch). Taken as not overlapping the messages: an upper bound where the pieces
-   pipeline. */
-double redist__cost_staging(const redist__traffic *t, const redist__machine *m,
-                            int64_t stage_bytes);
+   pipeline. pulled: the algorithm's messages are pulled over inter-process memory (all on one
+   node, m->device_ipc: planner's redist__staging_pulled): nothing is staged, a kernel is
+   posted per message and the execute waits once. */
+double redist__cost_staging(const redist__traffic *t, const redist__machine *m, int64_t stage_bytes,
+                            int pulled);
 
 /* ---- a pair's case without MPI (pair.c) ----------------------------------------------------- */
 /* One rank's traffic for one execute of src -> dst (self part excluded from messages). */

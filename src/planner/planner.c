@@ -131,7 +131,7 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 5 };
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 6 };
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
    each (a double >= 0 orders as its bit pattern does), and back. */
@@ -144,15 +144,27 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
     v[REDIST__MACHINE_NPARAMS] = m->shared_node;
 }
 
+/* Whether this rank's device plan can pull its node peers' messages over inter-process
+   memory (onecopy.c's device plans: options.memory = CUDA, the shared-memory window, a
+   backend that maps other processes' memory); the probe at plan creation then finds which
+   pairs of ranks can. */
+static int device_ipc_here(const struct redist_plan_s *p)
+{
+    return p->opt.memory == REDIST_MEMORY_CUDA && p->device != NULL && p->opt.shared_memory &&
+           redist__device_has_ipc(redist__staging_dev(p));
+}
+
 /* The node's load, whether the plan spans nodes, and its threads (at most its cores) as
    REDIST_MAX_THREADS minus them (the maximum over ranks: the fewest, the slowest rank's local
-   moves). */
-static void load_to_values(const struct redist_plan_s *p, int64_t v[4])
+   moves), whether it holds no node-shared allocation, and whether it cannot pull over
+   inter-process memory. */
+static void load_to_values(const struct redist_plan_s *p, int64_t v[5])
 {
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
     v[2] = REDIST_MAX_THREADS - redist__model_threads(p->threads, p->cores);
     v[3] = !redist__shared_any(); /* MAX: some rank holds no node-shared allocation */
+    v[4] = !device_ipc_here(p);   /* MAX: some rank cannot pull over inter-process memory */
 }
 
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
@@ -227,6 +239,7 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     redist__machine_scale(&p->machine_agreed, p->node_load);
     redist__machine_threads(&p->machine_agreed,
                             REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);
+    p->machine_agreed.device_ipc = !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 5];
     if (p->opt.memory != REDIST_MEMORY_HOST) /* agreed: kernels move the arrays */
         redist__machine_device(&p->machine_agreed);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
@@ -297,8 +310,9 @@ static int fill_stats(struct redist_plan_s *p)
         s->predicted_seconds = redist__strip_predict(&p->pair, p->machine, p->bound);
     }
     if (p->opt.memory != REDIST_MEMORY_HOST) /* device plans: the copies off and on the GPU */
-        s->predicted_seconds += redist__cost_staging(
-            &p->pair.t, p->machine, redist__device_stage_bytes(p->opt.max_buffer_bytes));
+        s->predicted_seconds += redist__predict_staging(
+            p->algo, &p->pair, p->machine, &p->opt, p->transport, p->shm != NULL && !p->bounded);
+    redist__onecopy_device_stats(p, &s->messages_device_ipc, &s->bytes_device_ipc);
     if (p->algo->local_stats == NULL)
         return REDIST_SUCCESS;
     /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks

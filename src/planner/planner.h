@@ -81,6 +81,16 @@ int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
 /* a's prediction with the transport it would choose for REDIST_TRANSPORT_AUTO. */
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt);
+/* Device plans (options.memory): what staging adds to an execute of a with that transport
+   (redist__cost_staging; 0 for host plans). Its messages on a node are pulled over
+   inter-process memory, not staged, where a moves them through the shared-memory window
+   (uses_shm, packed) and every rank can (m->device_ipc); window: the plan has its window. */
+double redist__predict_staging(const redist__algorithm *a, const redist__case *c,
+                               const redist__machine *m, const redist_options *opt, int transport,
+                               int window);
+/* 1 where that is so: a device plan of a pulls its messages on the node (one node). */
+int redist__staging_pulled(const redist__algorithm *a, const redist__machine *m,
+                           const redist_options *opt, int transport, int window);
 /* The "auto" rule over the table t: the usable algorithm (redist__algo_usable) with the
    smallest prediction (ties: the earlier entry), or NULL. */
 const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,

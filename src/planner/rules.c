@@ -3,6 +3,7 @@
  * usable ones), the transport, and the bounds of bounded mode. Pure: every rule reads the
  * case, which is the same on every rank, so every rank chooses alike; explain
  * (algo/explain.c) asks the same functions, so that it refuses and chooses as a plan does. */
+#include "device/device.h"
 #include "planner/planner.h"
 
 #include <string.h>
@@ -44,8 +45,27 @@ int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt)
 {
-    return a->predict(c, m, opt, redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO)) +
-           redist__cost_agreement(c, m, opt->check_arguments);
+    int transport = redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO);
+    return a->predict(c, m, opt, transport) + redist__cost_agreement(c, m, opt->check_arguments) +
+           redist__predict_staging(a, c, m, opt, transport, 1);
+}
+
+double redist__predict_staging(const redist__algorithm *a, const redist__case *c,
+                               const redist__machine *m, const redist_options *opt, int transport,
+                               int window)
+{
+    if (opt->memory == REDIST_MEMORY_HOST)
+        return 0.0;
+    return redist__cost_staging(&c->t, m, redist__device_stage_bytes(opt->max_buffer_bytes),
+                                redist__staging_pulled(a, m, opt, transport, window));
+}
+
+int redist__staging_pulled(const redist__algorithm *a, const redist__machine *m,
+                           const redist_options *opt, int transport, int window)
+{
+    return opt->memory != REDIST_MEMORY_HOST && m->device_ipc && m->shared_node && window &&
+           a->uses_shm && opt->shared_memory && opt->max_buffer_bytes <= 0 &&
+           transport == REDIST_TRANSPORT_PACK;
 }
 
 int redist__algo_usable(const redist__algorithm *a, const redist__case *c,

@@ -1,22 +1,30 @@
 /* One copy between device arrays on a node (src/exec/onecopy_device.c), on the emulated
- * device (REDIST_DEVICE_BACKEND=cuda on a GPU: tests/gpu/run.sh): a device plan's on-node messages are pulled by the receiver's kernel straight from
- * the sender's device src (inter-process memory), not packed, staged and sent.
+ * device (REDIST_DEVICE_BACKEND=cuda on a GPU: tests/gpu/run.sh): a device plan's on-node
+ * messages are pulled by the receiver's kernel straight from the sender's device src
+ * (inter-process memory), not packed, staged and sent.
  *
  * A PMPI wrapper counts every MPI_Isend and MPI_Send of more than 32 bytes the library makes
  * during an execute: with every rank on one node there is no data message (only the
  * notifications, 24 bytes, and the empty acknowledgements), and the library's count of
- * messages copied once grows by the plan's messages_received on every rank. Every element is
- * checked after each execute (copied back to the host). Cases, at every rank count:
+ * messages copied once grows by the plan's messages_received on every rank, which
+ * redist_stats' messages_device_ipc predicts. Every element is checked after each execute
+ * (copied back to the host). Cases, at every rank count:
  *   - 2-D re-blocking with direct-async and direct, scaled (alpha 2, beta -0.5: dst read and
  *     written), transposed (axis permutation), 1-D cyclic(1) -> cyclic(3), and through
  *     redist_start / redist_test;
  *   - src 17 doubles past the start of a larger device allocation (the offset travels);
- *   - the same plan executed twice on different src allocations (the receivers' cached
- *     mappings are replaced);
+ *   - the same plan executed twice on different src allocations, the first freed by its
+ *     owner in between (the receivers' cached mappings are replaced);
  *   - options.shared_memory = 0: the data goes through MPI, nothing copied once;
  *   - REDIST_RANKS_PER_NODE=2: only the messages within a pair of ranks are copied once (the
  *     1-D case: exactly the message from the other rank of the pair, where it sends one), the
- *     others are staged through MPI.
+ *     others are staged through MPI;
+ *   - in flight: a second start is BUSY on every rank, redist_device_free of src or dst BUSY
+ *     until the execute completes;
+ *   - a sender's src freed (by an allocator no registry guards) before its receiver maps it:
+ *     REDIST_ERR_STATE on every rank (the receiver's failure agreed), no hang, no fault;
+ *   - REDIST_DEVICE_IPC=per-execute (mappings closed after each execute) and =0 (nothing
+ *     pulled: every message staged, still right).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -29,8 +37,15 @@
 #include "support/mtest.h"
 
 uint64_t redist__onecopy_messages(void); /* exec.h: the library's count (internal) */
+/* device.h: the backend's own allocation, which no registry of redist_device_alloc guards
+   (an application's allocator, cudaMalloc) */
+typedef struct redist__device redist__device;
+int redist__device_get(redist__device **dev);
+int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
+void redist__device_free(redist__device *dev, void *ptr);
 
 static int rank, size, errs;
+static int ipc_off;             /* REDIST_DEVICE_IPC=0: every message staged */
 static long long data_messages; /* sends with more than 32 bytes since the last reset */
 
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
@@ -139,18 +154,25 @@ static void run_case(const spec *c, int how, int nonblocking)
         long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages;
         same_everywhere(what, rc);
         redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
+        if (how == TWICE && round == 0) { /* its receivers keep it mapped: the owner frees it */
+            redist_device_free(da[0]);
+            da[0] = NULL;
+        }
         double got = 0, want_v = 0;
         int64_t bad = mreblock_check(c, &p, b, 3.0, round, &got, &want_v);
         if (bad >= 0)
             fail(what, "dst[%lld] = %g, want %g", (long long)bad, got, want_v);
-        long long want = how == NO_WINDOW ? 0 : st.messages_received;
+        long long want = how == NO_WINDOW || ipc_off ? 0 : st.messages_received;
         if (how != PAIRS && copied != want)
             fail(what, "%lld messages copied once, want %lld", copied, want);
-        if (how == PAIRS &&
-            (copied > st.messages_received || (c->nd == 1 && copied != from_partner(c))))
+        if (copied != st.messages_device_ipc)
+            fail(what, "%lld messages copied once, redist_stats says %lld (messages_device_ipc)",
+                 copied, (long long)st.messages_device_ipc);
+        if (how == PAIRS && (copied > st.messages_received ||
+                             (c->nd == 1 && copied != (ipc_off ? 0 : from_partner(c)))))
             fail(what, "%lld messages copied once of %lld received", copied,
                  (long long)st.messages_received);
-        if (how != NO_WINDOW && how != PAIRS && data != 0)
+        if (how != NO_WINDOW && how != PAIRS && !ipc_off && data != 0)
             fail(what, "%lld data messages on one node, want none", data);
     }
     redist_device_free(da[0]);
@@ -160,6 +182,116 @@ static void run_case(const spec *c, int how, int nonblocking)
     free(b);
     redist_plan_free(&plan);
     mreblock_free(&p);
+}
+
+/* An execute in flight holds its arrays: a second start is BUSY on every rank, and
+   redist_device_free of an allocation holding src or dst is BUSY on the rank that holds it
+   (nothing freed) until the execute completes; then both succeed. */
+static void in_flight_case(const spec *c)
+{
+    pair p;
+    mreblock_make(c, rank, size, &p);
+    const char *what = "in flight";
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.algorithm = c->algorithm;
+    opt.memory = REDIST_MEMORY_CUDA;
+    redist_plan plan = NULL;
+    same_everywhere(what,
+                    redist_plan_create(p.src, p.dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan));
+    size_t sbytes = ((size_t)p.ns + 1) * sizeof(double),
+           dbytes = ((size_t)p.nd + 1) * sizeof(double);
+    double *a = malloc(sbytes), *b = malloc(dbytes), *da = NULL, *db = NULL;
+    int ok = a && b && redist_device_alloc(sbytes, (void **)&da) == REDIST_SUCCESS &&
+             redist_device_alloc(dbytes, (void **)&db) == REDIST_SUCCESS;
+    if (!mtest_all_same(ok) || !ok || plan == NULL) {
+        fail(what, "device arrays");
+        return;
+    }
+    mreblock_fill(c, &p, a, 0);
+    for (int64_t i = 0; i < p.nd; i++)
+        b[i] = 3.0;
+    redist_device_copy(da, a, (size_t)p.ns * sizeof(double));
+    redist_device_copy(db, b, (size_t)p.nd * sizeof(double));
+    same_everywhere(what, redist_start(plan, da, db));
+    int again = redist_start(plan, da, db);
+    if (!mtest_all_same(again) || again != REDIST_ERR_BUSY)
+        fail(what, "a second start returned %s, want REDIST_ERR_BUSY", redist_error_name(again));
+    int fs = redist_device_free(da), fd = redist_device_free(db);
+    if (fs != REDIST_ERR_BUSY || fd != REDIST_ERR_BUSY)
+        fail(what,
+             "redist_device_free of src and dst in flight returned %s and %s, want "
+             "REDIST_ERR_BUSY",
+             redist_error_name(fs), redist_error_name(fd));
+    same_everywhere(what, redist_wait(plan));
+    redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
+    double got = 0, want_v = 0;
+    int64_t bad = mreblock_check(c, &p, b, 3.0, 0, &got, &want_v);
+    if (bad >= 0)
+        fail(what, "dst[%lld] = %g, want %g", (long long)bad, got, want_v);
+    fs = redist_device_free(da);
+    fd = redist_device_free(db);
+    if (fs != REDIST_SUCCESS || fd != REDIST_SUCCESS)
+        fail(what, "redist_device_free once the execute completed returned %s and %s",
+             redist_error_name(fs), redist_error_name(fd));
+    free(a);
+    free(b);
+    redist_plan_free(&plan);
+    mreblock_free(&p);
+}
+
+/* A sender whose allocation is gone before its receiver maps it (an application's own
+   allocator, freed while the execute is in flight: nothing guards it): the receiver cannot
+   pull, and every rank returns REDIST_ERR_STATE (agreed at the end of the execute), none
+   hangs or faults. Each rank's m doubles go to the next rank (a shift: no self part), rank 0
+   frees its src after its start, and the others pull only in their wait, after a barrier. */
+static void freed_in_flight_case(void)
+{
+    const char *what = "src freed in flight";
+    int64_t m = 1000, ext[1] = {m * size}, blk[1] = {m};
+    int grid[1] = {size}, first[1] = {1};
+    redist_layout src = NULL, dst = NULL;
+    redist_layout_create(1, ext, blk, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
+    redist_layout_create(1, ext, blk, grid, first, NULL, REDIST_ROW_MAJOR, &dst);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_CUDA;
+    redist_plan plan = NULL;
+    same_everywhere(what, redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan));
+    redist_stats st;
+    redist_plan_stats(plan, &st);
+    long long pulled = st.messages_device_ipc, any = 0;
+    MPI_Allreduce(&pulled, &any, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    redist__device *dev = NULL;
+    void *ds = NULL, *dd = NULL;
+    int ok = redist__device_get(&dev) == REDIST_SUCCESS &&
+             redist__device_alloc(dev, (size_t)m * sizeof(double), &ds) == REDIST_SUCCESS &&
+             redist__device_alloc(dev, (size_t)m * sizeof(double), &dd) == REDIST_SUCCESS;
+    if (!mtest_all_same(ok) || !ok || plan == NULL) {
+        fail(what, "device arrays");
+        return;
+    }
+    int rc = redist_start(plan, ds, dd);
+    same_everywhere(what, rc);
+    if (rank == 0) {
+        redist__device_free(dev, ds);
+        ds = NULL;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = redist_wait(plan);
+    int want = any > 0 ? REDIST_ERR_STATE : REDIST_SUCCESS;
+    if (!mtest_all_same(rc) || rc != want)
+        fail(what, "returned %s (%s), want %s on every rank", redist_error_name(rc),
+             redist_last_error_detail(), redist_error_name(want));
+    if (rc == REDIST_SUCCESS || rank != 1)
+        ; /* the rank that could not map says why */
+    else if (strstr(redist_last_error_detail(), "cannot map") == NULL)
+        fail(what, "rank 1's detail does not say why: %s", redist_last_error_detail());
+    redist__device_free(dev, ds);
+    redist__device_free(dev, dd);
+    redist_plan_free(&plan);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
 }
 
 int main(int argc, char **argv)
@@ -182,5 +314,19 @@ int main(int argc, char **argv)
             run_case(&cases[k], how, 0);
     run_case(&cases[0], PLAIN, 1);
     run_case(&cases[4], OFFSET, 1);
+    in_flight_case(&cases[0]);
+    if (size > 1)
+        freed_in_flight_case();
+    /* mappings closed at the end of each execute, and none at all (everything staged) */
+    setenv("REDIST_DEVICE_IPC", "per-execute", 1);
+    for (int k = 0; k < ncases; k++)
+        run_case(&cases[k], TWICE, 0);
+    run_case(&cases[4], PAIRS, 1);
+    setenv("REDIST_DEVICE_IPC", "0", 1);
+    ipc_off = 1;
+    run_case(&cases[0], PLAIN, 0);
+    run_case(&cases[4], PAIRS, 0);
+    unsetenv("REDIST_DEVICE_IPC");
+    ipc_off = 0;
     return mtest_finalize(errs);
 }
