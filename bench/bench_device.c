@@ -13,7 +13,7 @@
  *   local    36x36 -> 128x128 on 1x1 (rank 0 alone: the self copy, nothing staged)
  * A case needing more ranks than the run has is skipped with a note.
  *
- * Methods, each case measuring all four in the same run:
+ * Methods, each case measuring all of them in the same run:
  *   host    a redist plan on host arrays (options.memory = HOST): the reference.
  *   device  a plan with options.memory = REDIST_MEMORY_CUDA on device arrays: kernels pack
  *           and unpack, messages staged through the plan's pinned host buffers, pipelined;
@@ -32,6 +32,10 @@
  *           pipelining, and device ~ floor + wire where nothing overlaps. Where the device
  *           plan's messages go through the shared-memory window (the report says which) MPI
  *           carries only notifications, and the wire is what the window saves.
+ *   staged  the device plan again, made with REDIST_DEVICE_IPC=0: every message on the node
+ *           staged through the host (what "device" did before its messages were pulled).
+ *   d2d     the floor of pulled messages: each rank copies the bytes it receives from one
+ *           device buffer to another (cuMemcpyDtoD), then a sync.
  *
  * Timing as bench_2d's: each method runs once as a warm-up (host, device and naive results
  * verified element by element on the host, device arrays copied back), then R repetitions,
@@ -39,13 +43,15 @@
  * touches every method alike. A run is MPI_Barrier, MPI_Wtime, the method, MPI_Wtime and an
  * MPI_Allreduce(MAX): a repetition's time is the slowest rank's. Reported per method: Tmin,
  * Tmed, Tavg, Tmax, GB/s (bytes of the whole array / Tmed); per case the Tmed ratios
- * naive/device, device/floor, device/host, wire/floor and device/(floor + wire). --reps R (default 10); --budget SEC: fewer
- * repetitions (never below min(R, 5)) if the warm-ups say R rounds of the four methods
- * would take longer than SEC seconds.
+ * naive/device, device/floor, device/host, wire/floor and device/(floor + wire). --reps R (default
+ * 10); --budget SEC: fewer repetitions (never below min(R, 5)) if the warm-ups say R rounds of the
+ * four methods would take longer than SEC seconds.
  *
  * Targets, on a GPU node with 4 ranks sharing one GPU, n = 8000: device at least
  * 2x faster than naive (naive/device >= 2) and within 1.5x of the floor
- * (device/floor <= 1.5).
+ * (device/floor <= 1.5); where the device plan's messages are pulled over inter-process
+ * memory (redist_stats.messages_device_ipc: the "pulled" line), within 1.3x of d2d
+ * (device/d2d <= 1.3) and at least 5x faster than staged (staged/device >= 5).
  *
  * The device: CUDA's driver (loaded at run time), or the emulated one with
  * REDIST_DEVICE_BACKEND=emulated (the host cannot touch its memory: every path runs, but
@@ -224,8 +230,9 @@ static void poison(double *a, size_t bytes)
 
 static int use_window = 1; /* --window: options.shared_memory of both plans */
 
-enum { M_HOST, M_DEVICE, M_NAIVE, M_FLOOR, M_WIRE, NMETHODS };
-static const char *const method_names[NMETHODS] = {"host", "device", "naive", "floor", "wire"};
+enum { M_HOST, M_DEVICE, M_NAIVE, M_FLOOR, M_WIRE, M_STAGED, M_D2D, NMETHODS };
+static const char *const method_names[NMETHODS] = {"host", "device", "naive", "floor",
+                                                   "wire", "staged", "d2d"};
 
 /* The wire method's messages on one side: peers, element counts, offsets in the buffer. */
 typedef struct {
@@ -238,20 +245,21 @@ typedef struct {
    ones at least 8 bytes, so that none is NULL; src pointers are passed as NULL where the rank
    holds no source piece. */
 typedef struct {
-    redist_plan hplan, dplan;
-    int src_in;                  /* this rank holds a source piece */
-    size_t src_bytes, dst_bytes; /* its local arrays */
-    double *hsrc, *hdst;         /* host: the host plan's arrays */
-    double *dsrc, *ddst;         /* device: device arrays (naive reads dsrc too) */
-    double *nsrc, *ndst;         /* naive: pageable host copies of the whole arrays */
-    double *ndev;                /* naive: its own device destination */
-    double *chk;                 /* host copy of a device destination, for checking */
-    size_t sent, received;       /* floor: the device plan's bytes_sent, bytes_received */
-    void *pin_out, *pin_in;      /* floor and wire: pinned host buffers */
+    redist_plan hplan, dplan, splan; /* splan: the device plan, every message staged */
+    int src_in;                      /* this rank holds a source piece */
+    size_t src_bytes, dst_bytes;     /* its local arrays */
+    double *hsrc, *hdst;             /* host: the host plan's arrays */
+    double *dsrc, *ddst;             /* device: device arrays (naive reads dsrc too) */
+    double *nsrc, *ndst;             /* naive: pageable host copies of the whole arrays */
+    double *ndev;                    /* naive: its own device destination */
+    double *chk;                     /* host copy of a device destination, for checking */
+    size_t sent, received;           /* floor: the device plan's bytes_sent, bytes_received */
+    void *pin_out, *pin_in;          /* floor and wire: pinned host buffers */
     size_t pin_out_bytes, pin_in_bytes;
-    void *fdev;                  /* floor: device memory the bytes come from and go to */
-    wire_side wsend, wrecv;      /* wire: the plan's messages to and from other ranks */
-    MPI_Request *wreq;           /* wire: wsend.n + wrecv.n */
+    void *fdev;             /* floor: device memory the bytes come from and go to */
+    void *fdev2;            /* d2d: device memory the received bytes are copied into */
+    wire_side wsend, wrecv; /* wire: the plan's messages to and from other ranks */
+    MPI_Request *wreq;      /* wire: wsend.n + wrecv.n */
 } bench;
 
 static int run_host(const bench *b)
@@ -262,6 +270,19 @@ static int run_host(const bench *b)
 static int run_device(const bench *b)
 {
     return redist_execute(b->dplan, b->src_in ? b->dsrc : NULL, b->ddst);
+}
+
+static int run_staged(const bench *b)
+{
+    return redist_execute(b->splan, b->src_in ? b->dsrc : NULL, b->ddst);
+}
+
+/* The floor of messages pulled on the GPU: the bytes this rank receives copied from one
+   device buffer to another (cuMemcpyDtoD), then a sync. */
+static int run_d2d(const bench *b)
+{
+    int rc = redist__device_to_device(dev, b->fdev2, b->fdev, b->received, NULL);
+    return rc == REDIST_SUCCESS ? redist__device_sync(dev, NULL) : rc;
 }
 
 static int run_naive(const bench *b)
@@ -294,8 +315,8 @@ static int run_wire(const bench *b)
 {
     int rc = MPI_SUCCESS, k = 0;
     for (int i = 0; i < b->wrecv.n && rc == MPI_SUCCESS; i++)
-        rc = MPI_Irecv((double *)b->pin_in + b->wrecv.offset[i], (int)b->wrecv.count[i],
-                       MPI_DOUBLE, b->wrecv.peer[i], 7, MPI_COMM_WORLD, &b->wreq[k++]);
+        rc = MPI_Irecv((double *)b->pin_in + b->wrecv.offset[i], (int)b->wrecv.count[i], MPI_DOUBLE,
+                       b->wrecv.peer[i], 7, MPI_COMM_WORLD, &b->wreq[k++]);
     for (int i = 0; i < b->wsend.n && rc == MPI_SUCCESS; i++)
         rc = MPI_Isend((double *)b->pin_out + b->wsend.offset[i], (int)b->wsend.count[i],
                        MPI_DOUBLE, b->wsend.peer[i], 7, MPI_COMM_WORLD, &b->wreq[k++]);
@@ -315,6 +336,10 @@ static int run_method(const bench *b, int m)
         return run_naive(b);
     case M_WIRE:
         return run_wire(b);
+    case M_STAGED:
+        return run_staged(b);
+    case M_D2D:
+        return run_d2d(b);
     default:
         return run_floor(b);
     }
@@ -375,12 +400,12 @@ static int poison_dst(const bench *b, int m)
         poison(b->hdst, b->dst_bytes);
         return REDIST_SUCCESS;
     }
-    if (m == M_FLOOR || m == M_WIRE)
+    if (m == M_FLOOR || m == M_WIRE || m == M_D2D)
         return REDIST_SUCCESS;
     poison(b->chk, b->dst_bytes);
     poison(b->ndst, b->dst_bytes);
-    int rc = redist__device_from_host(dev, m == M_DEVICE ? b->ddst : b->ndev, b->chk, b->dst_bytes,
-                                      NULL);
+    int rc =
+        redist__device_from_host(dev, m == M_NAIVE ? b->ndev : b->ddst, b->chk, b->dst_bytes, NULL);
     return rc == REDIST_SUCCESS ? redist__device_sync(dev, NULL) : rc;
 }
 
@@ -391,9 +416,9 @@ static long long verify(const bench *b, int m, const grid_spec *g, const piece *
     long long bad = 0, total = 0;
     if (m == M_HOST)
         bad = check(g, pd, b->hdst, rank, method_names[m]);
-    else if (m == M_FLOOR || m == M_WIRE)
+    else if (m == M_FLOOR || m == M_WIRE || m == M_D2D)
         bad = 0;
-    else if (device_to_chk(b, m == M_DEVICE ? b->ddst : b->ndev) != 0)
+    else if (device_to_chk(b, m == M_NAIVE ? b->ndev : b->ddst) != 0)
         bad = -1;
     else
         bad = check(g, pd, b->chk, rank, method_names[m]);
@@ -638,6 +663,21 @@ static void print_ratio(const char *what, double r, const char *target, int met,
         printf(" (target %s)", target);
 }
 
+/* Where the device plan pulls its messages over inter-process memory (pulled: messages, the
+   rank maximum): against a device-to-device copy of the bytes received, and against the same
+   plan with every message staged. */
+static void print_pulled_ratios(const result *res, int64_t pulled, int real)
+{
+    if (pulled <= 0)
+        return;
+    const result *d = &res[M_DEVICE];
+    double dd = ratio(d, &res[M_D2D]), sd = ratio(&res[M_STAGED], d);
+    printf("pulled (Tmed):");
+    print_ratio("device/d2d", dd, "<= 1.3", dd >= 0 && dd <= 1.3, real);
+    print_ratio("staged/device", sd, ">= 5", sd >= 5, real);
+    printf("\n");
+}
+
 static void print_ratios(const result *res, int64_t staged, int real)
 {
     const result *h = &res[M_HOST], *d = &res[M_DEVICE];
@@ -665,6 +705,7 @@ typedef struct {
     const char *algorithm[2]; /* the host plan's and the device plan's */
     int64_t off, on;          /* the device plan's bytes_sent, bytes_received: rank max */
     int window;               /* the device plan's messages go through the shared window */
+    int64_t pulled;           /* its messages pulled over inter-process memory: rank max */
 } case_info;
 
 static void report(const case_info *ci, const result *res, int real)
@@ -689,6 +730,7 @@ static void report(const case_info *ci, const result *res, int real)
         printf("  %s\n", x->note);
     }
     print_ratios(res, ci->off + ci->on, real);
+    print_pulled_ratios(res, ci->pulled, real);
     fflush(stdout);
 }
 
@@ -785,9 +827,23 @@ static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, ca
     opt.memory = REDIST_MEMORY_CUDA;
     if (rc == REDIST_SUCCESS)
         rc = redist_plan_create(ls, ld, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &b->dplan);
+    if (rc == REDIST_SUCCESS) { /* the same, its messages on the node staged */
+        char *was = getenv("REDIST_DEVICE_IPC");
+        char *kept = was != NULL ? strdup(was) : NULL;
+        setenv("REDIST_DEVICE_IPC", "0", 1);
+        rc = redist_plan_create(ls, ld, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &b->splan);
+        if (kept != NULL)
+            setenv("REDIST_DEVICE_IPC", kept, 1);
+        else
+            unsetenv("REDIST_DEVICE_IPC");
+        free(kept);
+    }
     if (rc != REDIST_SUCCESS) {
         if (rank == 0)
-            printf("FAIL: %s: %s plan: %s (%s)\n", ci->cs->name, b->hplan ? "device" : "host",
+            printf("FAIL: %s: %s plan: %s (%s)\n", ci->cs->name,
+                   b->dplan   ? "staged device"
+                   : b->hplan ? "device"
+                              : "host",
                    redist_error_name(rc), redist_last_error_detail());
         return 1;
     }
@@ -797,10 +853,11 @@ static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, ca
     ci->window = st.shared_memory;
     b->sent = (size_t)st.bytes_sent;
     b->received = (size_t)st.bytes_received;
-    int64_t mine[2] = {st.bytes_sent, st.bytes_received}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    int64_t mine[3] = {st.bytes_sent, st.bytes_received, st.messages_device_ipc}, most[3];
+    MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     ci->off = most[0];
     ci->on = most[1];
+    ci->pulled = most[2];
     ci->algorithm[0] = redist_plan_algorithm(b->hplan);
     ci->algorithm[1] = redist_plan_algorithm(b->dplan);
     int rc2 = wire_side_of(ls, ld, REDIST__SIDE_SRC, rank, &b->wsend);
@@ -850,6 +907,8 @@ static int device_arrays(bench *b)
     if (rc == REDIST_SUCCESS)
         rc = redist__device_alloc(dev, at_least_8(fbytes), &b->fdev);
     if (rc == REDIST_SUCCESS)
+        rc = redist__device_alloc(dev, at_least_8(b->received), &b->fdev2);
+    if (rc == REDIST_SUCCESS)
         rc = redist__device_host_alloc(dev, at_least_8(b->pin_out_bytes), &b->pin_out);
     if (rc == REDIST_SUCCESS)
         rc = redist__device_host_alloc(dev, at_least_8(b->pin_in_bytes), &b->pin_in);
@@ -864,6 +923,7 @@ static void free_bench(bench *b)
 {
     redist_plan_free(&b->hplan);
     redist_plan_free(&b->dplan);
+    redist_plan_free(&b->splan);
     free(b->hsrc);
     free(b->hdst);
     free(b->nsrc);
@@ -873,6 +933,7 @@ static void free_bench(bench *b)
     redist__device_free(dev, b->ddst);
     redist__device_free(dev, b->ndev);
     redist__device_free(dev, b->fdev);
+    redist__device_free(dev, b->fdev2);
     wire_side *ws[2] = {&b->wsend, &b->wrecv};
     for (int i = 0; i < 2; i++) {
         free(ws[i]->peer);
@@ -922,6 +983,10 @@ static void notes(result *res, const case_info *ci)
     snprintf(res[M_WIRE].note, sizeof res[M_WIRE].note, "%s",
              ci->off + ci->on > 0 ? "the messages between pinned host buffers (MPI only)"
                                   : "no messages");
+    snprintf(res[M_STAGED].note, sizeof res[M_STAGED].note, "%s",
+             "the device plan, REDIST_DEVICE_IPC=0 (staged)");
+    snprintf(res[M_D2D].note, sizeof res[M_D2D].note, "%s",
+             ci->pulled > 0 ? "received bytes device -> device" : "(nothing pulled)");
 }
 
 /* Runs one case on every rank; returns 1 if anything failed. */

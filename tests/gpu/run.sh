@@ -120,8 +120,13 @@ run 90 4 -- "$B/redist" run --from n=3000x3000,block=50x50 --to n=3000x3000,bloc
     --memory cuda --alpha 2 --beta 0.5 --verify
 fi
 if part bench; then
-echo "== bench_device (the targets at 4 ranks: naive/device >= 2, device/floor <= 1.5)"
+echo "== bench_device (the targets at 4 ranks: naive/device >= 2, device/floor <= 1.5;"
+echo "   pulled over CUDA IPC: device/d2d <= 1.3, staged/device >= 5)"
 bench 150 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 20
+echo "== bench_device at 2 and 8 ranks sharing the GPU (pulled: device/d2d, staged/device)"
+for np in 2 8; do
+    bench 150 "$np" -- "$B/bench_device" --size 8000 --reps 5 --budget 15
+done
 echo "== bench_device without the shared-memory window (the messages through MPI)"
 bench 120 4 -- "$B/bench_device" --size 8000 --reps 10 --budget 15 --case 36to128,grid,2to4 --window 0
 fi
@@ -166,7 +171,7 @@ if part bench; then
 for np in 1 2; do
     bench 120 "$np" -- "$B/bench_device" --size 4000 --budget 10
 done
-echo "== redist calibrate (4 ranks sharing the GPU: the device terms)"
+echo "== redist calibrate (4 ranks sharing the GPU: the device terms, device pulls included)"
 bench 150 4 -- "$B/redist" calibrate ${out_dir:+--output "$out_dir/machine-gpu"}
 fi
 echo "gpu: $nrun runs, $failed failed, $skipped not run (deadline)"
