@@ -413,6 +413,9 @@ typedef struct redist_stats {
                                       (inter-process memory; where the sender's src is device
                                       memory the driver shares), not staged through the host */
     int64_t bytes_device_ipc;      /* their bytes */
+    int64_t messages_device_mpi;   /* device plans: of messages_sent, those handed to a
+                                      GPU-aware MPI from a device buffer (packed there by a
+                                      kernel, nothing staged through the host) */
 } redist_stats;
 int redist_plan_stats(redist_plan plan, redist_stats *stats); /* local */
 const char *redist_plan_algorithm(redist_plan plan);          /* the name chosen */

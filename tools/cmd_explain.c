@@ -56,7 +56,7 @@ const char tool_explain_help[] =
     "  --json                   one JSON object instead of text\n"
     "\n"
     "JSON keys: algorithm, requested, steps, max_messages_per_rank, max_bytes_per_rank,\n"
-    "total_messages, total_bytes, predicted_seconds, staging_seconds, device_ipc,\n"
+    "total_messages, total_bytes, predicted_seconds, staging_seconds, device_ipc, device_mpi,\n"
     "transport, bounded, buffer_bytes (for the headline algorithm), procs, type, element_bytes, elements,\n"
     "array_bytes, from, to, pattern, nodes, memory, machine, threads, cores, arrays,\n"
     "algorithms[]\n"
@@ -326,20 +326,32 @@ static void print_text_machine(void)
     printf("  model    parameters from %s\n", source);
 }
 
+static void print_wrapped_at(const char *text, int col, int indent);
+
 /* The memory of an execute beyond src and dst, in each mode; where the arrays are. */
 static void print_text_memory(const explain_state *s)
 {
     char b[3][64];
     const redist__explanation *e = &s->report.head->e;
-    if (s->report.memory != REDIST_MEMORY_HOST && e->device_ipc)
-        printf("  arrays   in device memory (--memory %s): each receiver's kernel pulls its "
-               "messages\n"
-               "           from the senders' device arrays (inter-process memory: one copy, "
-               "nothing\n"
-               "           staged; rows marked ipc), launches %s of the predicted time\n",
-               memory_names[s->a.pair.memory],
-               tool_fmt_seconds(b[0], sizeof b[0], e->staging_seconds));
-    else if (s->report.memory != REDIST_MEMORY_HOST)
+    if (s->report.memory != REDIST_MEMORY_HOST && (e->device_ipc || e->device_mpi)) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "in device memory (--memory %s): %s%s%s; staging %s of the predicted time "
+                 "(rows marked %s)",
+                 memory_names[s->a.pair.memory],
+                 e->device_ipc ? "messages on the node pulled by the receivers' kernels from the "
+                                 "senders' device arrays (inter-process memory)"
+                               : "",
+                 e->device_ipc && e->device_mpi ? "; " : "",
+                 e->device_mpi ? "messages through MPI sent from and received into device "
+                                 "buffers (a GPU-aware MPI)"
+                               : "",
+                 tool_fmt_seconds(b[0], sizeof b[0], e->staging_seconds),
+                 e->device_ipc && e->device_mpi ? "ipc, mpi"
+                 : e->device_ipc                ? "ipc"
+                                                : "mpi");
+        print_wrapped_at(text, printf("  arrays   "), 11);
+    } else if (s->report.memory != REDIST_MEMORY_HOST)
         printf("  arrays   in device memory (--memory %s): kernels pack and unpack, messages are\n"
                "           staged through the host; staging %s of the predicted time\n",
                memory_names[s->a.pair.memory],
@@ -379,13 +391,13 @@ enum { ROW_WIDTH = 96, ROW_NAME_END = 30 }; /* the table's width; where a row's 
 
 /* text from column col (where the row's name ended) on, broken at spaces so that no line
    passes ROW_WIDTH (a word longer than that stands alone), continued from ROW_NAME_END. */
-static void print_wrapped(const char *text, int col)
+static void print_wrapped_at(const char *text, int col, int indent)
 {
     for (int line_start = 1; *text != '\0'; line_start = 0) {
         int len = (int)strcspn(text, " ");
         if (!line_start && col + 1 + len > ROW_WIDTH) {
-            printf("\n%*s", ROW_NAME_END, "");
-            col = ROW_NAME_END;
+            printf("\n%*s", indent, "");
+            col = indent;
         } else if (!line_start) {
             putchar(' ');
             col++;
@@ -396,6 +408,11 @@ static void print_wrapped(const char *text, int col)
         text += strspn(text, " ");
     }
     putchar('\n');
+}
+
+static void print_wrapped(const char *text, int col)
+{
+    print_wrapped_at(text, col, ROW_NAME_END);
 }
 
 /* chosen: the algorithm the head row (auto or the forced one) runs, marked in its own row. */
@@ -418,13 +435,17 @@ static void print_text_row(const redist__explain_row *r, const char *chosen, int
         printf("  %-27s (%s)\n", name, redist_strerror(r->rc));
         return;
     }
-    printf(
-        "  %-27s %6d %10lld %12s %11lld %12s %10s%s%s\n", name, r->e.steps,
-        (long long)r->e.max_messages_per_rank,
-        tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
-        (long long)r->e.total_messages, tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
-        tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds), r->e.device_ipc ? " ipc" : "",
-        !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
+    printf("  %-27s %6d %10lld %12s %11lld %12s %10s%s%s\n", name, r->e.steps,
+           (long long)r->e.max_messages_per_rank,
+           tool_fmt_bytes(b[0], sizeof b[0], (double)r->e.max_bytes_per_rank),
+           (long long)r->e.total_messages,
+           tool_fmt_bytes(b[1], sizeof b[1], (double)r->e.total_bytes),
+           tool_fmt_seconds(b[2], sizeof b[2], r->e.predicted_seconds),
+           r->e.device_ipc && r->e.device_mpi ? " ipc mpi"
+           : r->e.device_ipc                  ? " ipc"
+           : r->e.device_mpi                  ? " mpi"
+                                              : "",
+           !is_head && chosen && !strcmp(r->name, chosen) ? "  <- chosen" : "");
 }
 
 /* The threads a plan would use, and the cores the rank described may run on. */

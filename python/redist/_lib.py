@@ -63,6 +63,7 @@ class Stats(ctypes.Structure):
         ("bytes_off_node", c_int64),
         ("messages_device_ipc", c_int64),
         ("bytes_device_ipc", c_int64),
+        ("messages_device_mpi", c_int64),
     ]
 
 

@@ -256,4 +256,5 @@ const redist__algorithm redist__algo_direct = {
     .uses_shm = 1,
     .packs = 1,
     .device = 1,
+    .gpu_mpi = 1,
 };

@@ -84,8 +84,7 @@ int redist__direct_async_setup(struct redist_plan_s *p)
     s->indices = redist__malloc((size_t)(nr + 1) * sizeof *s->indices);
     s->arrived = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->arrived);
     s->ready = redist__malloc((size_t)(p->recv.nmsgs + 1) * sizeof *s->ready);
-    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices || !s->arrived ||
-        !s->ready)
+    if (!s->reqs || !s->msg_of_req || !s->chunks_left || !s->indices || !s->arrived || !s->ready)
         return REDIST_ERR_NOMEM;
     return redist__overlap_create(p, &s->overlap);
 }
@@ -142,8 +141,8 @@ int redist__direct_async_start_from(struct redist_plan_s *p, int first)
         k += n;
     }
     s->self_pending = self_with_copies(p, s) ? SELF_WITH_COPIES
-                      : s->overlap != NULL     ? SELF_OVERLAP
-                                               : SELF_DONE;
+                      : s->overlap != NULL   ? SELF_OVERLAP
+                                             : SELF_DONE;
     if (s->self_pending == SELF_DONE)
         redist__copy_self(p);
     return REDIST_SUCCESS;
@@ -290,5 +289,6 @@ const redist__algorithm redist__algo_direct_async = {
     .uses_shm = 1,
     .packs = 1,
     .device = 1,
+    .gpu_mpi = 1,
     .bounded = 1,
 };

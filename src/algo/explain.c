@@ -139,6 +139,7 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
        the plan's probe finds out; REDIST_DEVICE_IPC=0 turns it off) */
     machine.device_ipc = memory == REDIST_MEMORY_CUDA && opt.shared_memory &&
                          redist__device_ipc_policy() != REDIST__IPC_OFF;
+    machine.gpu_mpi = memory == REDIST_MEMORY_CUDA && redist__mpi_gpu_aware(NULL, 0);
     if (memory != REDIST_MEMORY_HOST)
         redist__machine_device(&machine);
     const redist__machine *m = &machine;
@@ -161,6 +162,7 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
         out->staging_seconds =
             redist__predict_staging(a, &c, m, &opt, out->transport, !out->bounded);
         out->device_ipc = redist__staging_pulled(a, m, &opt, out->transport, !out->bounded);
+        out->device_mpi = !out->bounded && redist__staging_gpu_mpi(a, m, &opt, out->transport);
         out->predicted_seconds += out->staging_seconds;
     }
     out->total_messages = total_messages;

@@ -25,6 +25,8 @@ typedef struct redist__explanation {
     int device_ipc;           /* device memory: its messages on the node are pulled by the
                                  receivers' kernels from the senders' device arrays
                                  (inter-process memory), not staged */
+    int device_mpi;           /* device memory: its messages through MPI go from and to
+                                 device buffers (a GPU-aware MPI), not staged */
     int transport;            /* REDIST_TRANSPORT_PACK or _DATATYPE */
     int bounded;           /* bounded mode: asked for, or taken because the buffers would not fit */
     int64_t buffer_bytes;  /* the most pack-buffer bytes a rank holds in this mode */

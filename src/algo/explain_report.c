@@ -134,7 +134,8 @@ static void json_explanation(redist__text *t, const redist__explanation *e)
     redist__text_json_double(t, e->predicted_seconds);
     redist__text_printf(t, ", \"staging_seconds\": ");
     redist__text_json_double(t, e->staging_seconds);
-    redist__text_printf(t, ", \"device_ipc\": %s", e->device_ipc ? "true" : "false");
+    redist__text_printf(t, ", \"device_ipc\": %s, \"device_mpi\": %s",
+                        e->device_ipc ? "true" : "false", e->device_mpi ? "true" : "false");
 }
 
 /* The algorithm auto chooses for the pair: what its row explains (NULL if none applies). */

@@ -178,6 +178,10 @@ int redist__device_emulated_load(const redist__device_ops **ops);
    check that a plan's executes make none. 0 while the emulated backend is not in use. */
 uint64_t redist__device_emulated_pageable_copies(void);
 int redist__device_cuda_load(const redist__device_ops **ops);
+/* The host address of the emulated device's [p, p + bytes), or NULL where it is not its
+   memory: what a GPU-aware MPI reaches through a device pointer (tests' PMPI wrappers hand it
+   to MPI in the pointer's place, tests/mpi/test_device_onecopy.c). */
+void *redist__device_emulated_view(const void *p, size_t bytes);
 
 /* Given allocations: those redist_device_alloc made and redist_device_free has not freed
    (given.c), each with a count of the executes in flight on arrays inside it. add records

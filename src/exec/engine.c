@@ -47,9 +47,9 @@ static int post(struct redist_plan_s *p, int is_send, int i, MPI_Request reqs[])
                                      p->comm, reqs);
         return rc == MPI_SUCCESS ? 1 : redist__fail(REDIST_ERR_MPI, "notification failed");
     }
-    char *base = (is_send ? p->sendbuf : p->recvbuf) + m->offset * (int64_t)p->elsize;
-    return redist__post_bytes(base, m->nelems * (int64_t)p->elsize, m->peer, is_send, p->comm,
-                              reqs);
+    /* a GPU-aware MPI reads and writes the device buffers (gpu_mpi.c) */
+    return redist__post_bytes(redist__msg_buffer(p, is_send, i), m->nelems * (int64_t)p->elsize,
+                              m->peer, is_send, p->comm, reqs);
 }
 
 int redist__post_bytes(char *base, int64_t bytes, int peer, int is_send, MPI_Comm comm,
@@ -97,8 +97,7 @@ int redist__pack_and_send(struct redist_plan_s *p, int i, MPI_Request reqs[])
     /* a peer on the node that can read this rank's src copies it itself: no pack */
     int one_copy = redist__shm_local(p, 1, i) && redist__onecopy_offer(p, i);
     if (!p->dry && p->transport == REDIST_TRANSPORT_PACK && !one_copy)
-        redist__par_move(p, REDIST__PACK, m, p->cur_src,
-                         p->sendbuf + m->offset * (int64_t)p->elsize);
+        redist__par_move(p, REDIST__PACK, m, p->cur_src, redist__msg_buffer(p, 1, i));
     if (redist__shm_local(p, 1, i))
         redist__shm_sync(p); /* the packed data (or src) is visible before the notification */
     return post(p, 1, i, reqs);
@@ -114,8 +113,7 @@ int redist__pack_ahead(struct redist_plan_s *p, int first)
         const redist__msg *m = &p->send.msgs[i];
         /* a node peer that maps this rank's device src pulls it itself: no pack */
         if (!(redist__shm_local(p, 1, i) && redist__onecopy_offer(p, i)))
-            redist__par_move(p, REDIST__PACK, m, p->cur_src,
-                             p->sendbuf + m->offset * (int64_t)p->elsize);
+            redist__par_move(p, REDIST__PACK, m, p->cur_src, redist__msg_buffer(p, 1, i));
         redist__staging_mark_sent(p, i);
     }
     redist__staging_defer(p, 0);
@@ -146,7 +144,7 @@ int redist__finish_recv(struct redist_plan_s *p, int i, MPI_Request *ack)
     if (p->transport == REDIST_TRANSPORT_DATATYPE)
         return 0; /* MPI has written the destination */
     int local = redist__shm_local(p, 0, i);
-    const char *data = local ? p->shm->recv_at[i] : p->recvbuf + m->offset * (int64_t)p->elsize;
+    const char *data = local ? p->shm->recv_at[i] : redist__msg_buffer(p, 0, i);
     if (local)
         redist__shm_sync(p);
     if (local && redist__onecopy_offered(p, i)) { /* the sender's src, read in place */

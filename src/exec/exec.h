@@ -80,6 +80,9 @@ typedef struct redist__algorithm {
     int device;            /* every move of the arrays goes through redist__par_move or
                               redist__par_cursor_move, so device memory works (kernels and
                               staging, staging.c); else NOT_APPLICABLE for device plans */
+    int gpu_mpi;           /* its messages through MPI go by engine.c's pack_and_send,
+                              send_packed and finish_recv, which hand a GPU-aware MPI device
+                              buffers (plan.gpu_mpi) */
 } redist__algorithm;
 
 /* The words for a plain pair, which the papers' special cases need (layout.c's `plain`): the
@@ -125,8 +128,11 @@ struct redist_plan_s {
     redist__msg *self;       /* the part this rank sends to itself, or NULL */
     int send_msg_of_self;    /* index of the self message in send.msgs, or -1 */
     char *sendbuf, *recvbuf; /* pack / unpack buffers, allocated at plan time */
-    double buffer_bytes;     /* data buffers allocated so far (redist__plan_buffer) */
-    int bounded;             /* bounded mode: chunks through at most `bound` bytes */
+    int gpu_mpi; /* device plans with a GPU-aware MPI: messages through MPI are packed into and
+                    unpacked from device buffers that MPI reads and writes (no host staging) */
+    char *dsendbuf, *drecvbuf; /* those buffers (device memory, at the messages' offsets) */
+    double buffer_bytes;       /* data buffers allocated so far (redist__plan_buffer) */
+    int bounded;               /* bounded mode: chunks through at most `bound` bytes */
     int64_t bound;
     redist__case pair;              /* traffic and shape, the same on every rank */
     const redist__machine *machine; /* the model's parameters the plan was chosen with */
@@ -303,6 +309,21 @@ void redist__copy_walked(const struct redist_plan_s *p, const redist__walkbuf *w
                          int64_t lo, int64_t hi);
 /* Messages this process has copied once so far (tests: tests/mpi/test_onecopy.c). */
 uint64_t redist__onecopy_messages(void);
+/* ---- GPU-aware MPI (gpu_mpi.c) ------------------------------------------------------------
+   1 if the MPI library takes CUDA device pointers: REDIST_GPU_AWARE_MPI=0 or 1 if set, else
+   Open MPI's MPIX_Query_cuda_support or MPICH's MPIX_GPU_query_support, looked up at run
+   time (absent: 0). why (may be NULL): what decided, for explain. Local; after MPI_Init. */
+int redist__mpi_gpu_aware(char *why, size_t len);
+/* Device plans: sets p->gpu_mpi and the device buffers where the algorithm can (gpu_mpi),
+   the arrays are device memory on every rank (memory = CUDA), not bounded, packed, some
+   message goes through MPI and the MPI library is GPU-aware; else leaves it 0 (a device
+   buffer that cannot be allocated too: staged as before). Local: MPI moves bytes between any
+   buffers, so ranks may differ. */
+void redist__gpu_mpi_setup(struct redist_plan_s *p);
+/* Where send (is_send) or receive message i is packed or unpacked for MPI: the device
+   buffer (gpu_mpi) or the host one. */
+char *redist__msg_buffer(const struct redist_plan_s *p, int is_send, int i);
+
 /* ---- one copy between device arrays on a node (onecopy_device.c) ------------------------
    A device plan's receiver pulls a node peer's message straight from the peer's device src
    (the driver's inter-process memory) into its dst: no pack, no staging, one copy on the

@@ -281,6 +281,16 @@ int redist__staging_error(struct redist_plan_s *p)
    pieces are queued on the stream, which runs them in order (so the one scratch serves them
    all), and staged_move waits once at the end of the move; only AUTO's mixed pieces, which
    pass through the host staging buffer, wait for each. */
+/* 1 if the packed side of a PACK (b) or UNPACK (a) is one of the plan's device buffers for
+   a GPU-aware MPI (gpu_mpi.c): the kernel packs into it or unpacks from it, nothing staged. */
+static int on_device_buffer(const struct redist_plan_s *p, const char *buf)
+{
+    size_t es = p->elsize;
+    return p->gpu_mpi &&
+           ((buf >= p->dsendbuf && buf <= p->dsendbuf + (size_t)p->send.total_elems * es) ||
+            (buf >= p->drecvbuf && buf <= p->drecvbuf + (size_t)p->recv.total_elems * es));
+}
+
 static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, const char *a,
                  char *b, int64_t lo, int64_t hi)
 {
@@ -302,6 +312,9 @@ static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, 
     }
     if (kind == REDIST__COPY && a_dev && b_dev)
         return redist__device_move(dev, dm, REDIST__COPY, a, b, es, sc, lo, hi, s->stream);
+    if ((kind == REDIST__PACK && a_dev && on_device_buffer(p, b)) ||
+        (kind == REDIST__UNPACK && b_dev && on_device_buffer(p, a)))
+        return redist__device_move(dev, dm, kind, a, b, es, sc, lo, hi, s->stream);
     if (a_dev) { /* PACK, or COPY to a host array: packed on the device, then off it */
         err =
             redist__device_move(dev, dm, REDIST__PACK, a, s->scratch, es, NULL, lo, hi, s->stream);
@@ -335,8 +348,9 @@ void redist__staged_move(const struct redist_plan_s *p, int kind, const redist__
 {
     struct redist__staging *s = p->device;
     int64_t step = s->scratch_bytes / (int64_t)p->elsize, es = (int64_t)p->elsize;
-    if (kind == REDIST__COPY && s->src_dev && s->dst_dev)
-        step = hi - lo > 0 ? hi - lo : 1; /* array to array on the device: one kernel, no scratch */
+    if ((kind == REDIST__COPY && s->src_dev && s->dst_dev) ||
+        on_device_buffer(p, kind == REDIST__PACK ? b : a))
+        step = hi - lo > 0 ? hi - lo : 1; /* within the device: one kernel, no scratch */
     for (int64_t x = lo; x < hi && s->error == REDIST_SUCCESS; x += step) {
         int64_t y = hi - x < step ? hi : x + step;
         const char *pa = kind == REDIST__UNPACK ? a + (x - lo) * es : a;

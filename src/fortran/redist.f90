@@ -53,7 +53,7 @@ module redist
     integer(c_int) :: threads, cores
     integer(c_int) :: nodes, ranks_per_node
     integer(c_int64_t) :: messages_off_node, bytes_off_node
-    integer(c_int64_t) :: messages_device_ipc, bytes_device_ipc
+    integer(c_int64_t) :: messages_device_ipc, bytes_device_ipc, messages_device_mpi
   end type
 
   public :: redist_layout_create, redist_layout_create_boxes, redist_layout_create_window, &

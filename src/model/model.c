@@ -195,12 +195,14 @@ double redist__cost_moves_via(const redist__case *c, const redist__machine *m, i
 }
 
 double redist__cost_staging(const redist__traffic *t, const redist__machine *m, int64_t stage_bytes,
-                            int pulled)
+                            double staged)
 {
-    if (pulled) /* the one-copy term is the moves' (redist__cost_moves_via) */
-        return m->device_launch * ((double)t->max_messages + 2.0);
+    /* the unstaged messages: a kernel each (their copy is the moves' one-copy term, or the
+       network's) */
+    double direct = m->device_launch * (1.0 - staged) * (double)t->max_messages;
     int64_t stage = stage_bytes > 0 ? stage_bytes : 1;
-    double pieces = (double)(t->max_bytes / stage + (t->max_bytes % stage != 0));
-    double posted = 6.0 * (double)t->max_messages + 4.0 * pieces + 2.0;
-    return 2.0 * m->device_per_byte * (double)t->max_bytes + m->device_launch * posted;
+    double pieces = staged > 0 ? (double)(t->max_bytes / stage + (t->max_bytes % stage != 0)) : 0;
+    double posted = 6.0 * staged * (double)t->max_messages + 4.0 * pieces + 2.0;
+    return 2.0 * m->device_per_byte * staged * (double)t->max_bytes + m->device_launch * posted +
+           direct;
 }

@@ -52,6 +52,9 @@ typedef struct redist__machine {
                                     node is pulled by the receiver's kernel from the sender's
                                     src (exec/onecopy_device.c), at device_ipc_per_byte, and
                                     not staged */
+    int gpu_mpi;                 /* 1 (device plans): every rank's MPI takes device buffers, so
+                                    an algorithm that hands them to it (gpu_mpi) stages none of
+                                    its messages through MPI */
     double threads_speedup;      /* what redist__machine_threads divided the moves by (0 or 1:
                                     one thread); general's walk divides its per_index work by it */
 } redist__machine;
@@ -310,11 +313,11 @@ double redist__cost_agreement(const redist__case *c, const redist__machine *m, i
    unpacked, the self part copied by a kernel (device_per_byte, device_copy_per_byte); about
    three posted operations or waits per message and per piece of stage_bytes
    (device_launch). Taken as not overlapping the messages: an upper bound where the pieces
-   pipeline. pulled: the algorithm's messages are pulled over inter-process memory (all on one
-   node, m->device_ipc: planner's redist__staging_pulled): nothing is staged, a kernel is
-   posted per message and the execute waits once. */
+   pipeline. staged: the share of the messages (and their bytes) that is staged, from 0 to 1
+   (planner's redist__staged_share): the others are pulled over inter-process memory or
+   handed to a GPU-aware MPI from device buffers, a kernel posted for each. */
 double redist__cost_staging(const redist__traffic *t, const redist__machine *m, int64_t stage_bytes,
-                            int pulled);
+                            double staged);
 
 /* ---- a pair's case without MPI (pair.c) ----------------------------------------------------- */
 /* One rank's traffic for one execute of src -> dst (self part excluded from messages). */

@@ -131,7 +131,7 @@ static int allocate_buffers(struct redist_plan_s *p, int shm)
     return (!shm && p->sendbuf == NULL) || p->recvbuf == NULL ? REDIST_ERR_NOMEM : REDIST_SUCCESS;
 }
 
-enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 6 };
+enum { CASE_VALS = 1 + REDIST__S_NVALS, MACHINE_VALS = REDIST__MACHINE_NPARAMS + 7 };
 
 /* The machine's parameters as int64 values whose maximum over ranks is the largest value of
    each (a double >= 0 orders as its bit pattern does), and back. */
@@ -156,15 +156,17 @@ static int device_ipc_here(const struct redist_plan_s *p)
 
 /* The node's load, whether the plan spans nodes, and its threads (at most its cores) as
    REDIST_MAX_THREADS minus them (the maximum over ranks: the fewest, the slowest rank's local
-   moves), whether it holds no node-shared allocation, and whether it cannot pull over
-   inter-process memory. */
-static void load_to_values(const struct redist_plan_s *p, int64_t v[5])
+   moves), whether it holds no node-shared allocation, whether it cannot pull over
+   inter-process memory, and whether its MPI takes no device buffers. */
+static void load_to_values(const struct redist_plan_s *p, int64_t v[6])
 {
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
     v[2] = REDIST_MAX_THREADS - redist__model_threads(p->threads, p->cores);
     v[3] = !redist__shared_any(); /* MAX: some rank holds no node-shared allocation */
     v[4] = !device_ipc_here(p);   /* MAX: some rank cannot pull over inter-process memory */
+    v[5] = !(p->opt.memory == REDIST_MEMORY_CUDA && p->device != NULL &&
+             redist__mpi_gpu_aware(NULL, 0)); /* MAX: some rank's MPI takes no device buffers */
 }
 
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)
@@ -240,6 +242,7 @@ static int agree_on_case(struct redist_plan_s *p, int err)
     redist__machine_threads(&p->machine_agreed,
                             REDIST_MAX_THREADS - (int)v[CASE_VALS + REDIST__MACHINE_NPARAMS + 3]);
     p->machine_agreed.device_ipc = !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 5];
+    p->machine_agreed.gpu_mpi = !v[CASE_VALS + REDIST__MACHINE_NPARAMS + 6];
     if (p->opt.memory != REDIST_MEMORY_HOST) /* agreed: kernels move the arrays */
         redist__machine_device(&p->machine_agreed);
     if (v[0] != 0) { /* the agreed (most negative) code, the same everywhere */
@@ -313,6 +316,8 @@ static int fill_stats(struct redist_plan_s *p)
         s->predicted_seconds += redist__predict_staging(
             p->algo, &p->pair, p->machine, &p->opt, p->transport, p->shm != NULL && !p->bounded);
     redist__onecopy_device_stats(p, &s->messages_device_ipc, &s->bytes_device_ipc);
+    for (int i = 0; p->gpu_mpi && i < p->send.nmsgs; i++)
+        s->messages_device_mpi += !redist__shm_local(p, 1, i);
     if (p->algo->local_stats == NULL)
         return REDIST_SUCCESS;
     /* Relays, phases, padding: this rank's own figures, and their maxima over the ranks
@@ -389,6 +394,8 @@ static int setup(struct redist_plan_s *p, const char *name)
         err = redist__agree(p->comm, p->rank, redist__onecopy_setup(p), NULL);
     if (err == REDIST_SUCCESS)
         err = allocate_buffers(p, p->shm != NULL);
+    if (err == REDIST_SUCCESS) /* device plans: device buffers for a GPU-aware MPI */
+        redist__gpu_mpi_setup(p);
     if (err == REDIST_SUCCESS)
         err = p->algo->setup(p);
     if (err == REDIST_SUCCESS) /* device plans: the kernels' index lists */

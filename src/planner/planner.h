@@ -88,9 +88,20 @@ double redist__predict(const redist__algorithm *a, const redist__case *c, const 
 double redist__predict_staging(const redist__algorithm *a, const redist__case *c,
                                const redist__machine *m, const redist_options *opt, int transport,
                                int window);
-/* 1 where that is so: a device plan of a pulls its messages on the node (one node). */
+/* 1 where a device plan of a pulls its messages on the node (m->device_ipc). */
 int redist__staging_pulled(const redist__algorithm *a, const redist__machine *m,
                            const redist_options *opt, int transport, int window);
+/* 1 where it hands its messages through MPI to a GPU-aware MPI from device buffers
+   (m->gpu_mpi, a->gpu_mpi). */
+int redist__staging_gpu_mpi(const redist__algorithm *a, const redist__machine *m,
+                            const redist_options *opt, int transport);
+/* The share of its messages that are staged through the host: on the node (all of them on
+   one node; (k - 1) / (P - 1) of a rank's peers with k ranks per node) unless pulled, or
+   through MPI from device buffers where the window is not used; off the node unless handed
+   to a GPU-aware MPI. */
+double redist__staged_share(const redist__algorithm *a, const redist__case *c,
+                            const redist__machine *m, const redist_options *opt, int transport,
+                            int window);
 /* The "auto" rule over the table t: the usable algorithm (redist__algo_usable) with the
    smallest prediction (ties: the earlier entry), or NULL. */
 const redist__algorithm *redist__choose_from(const redist__algorithm_table *t,

@@ -57,15 +57,43 @@ double redist__predict_staging(const redist__algorithm *a, const redist__case *c
     if (opt->memory == REDIST_MEMORY_HOST)
         return 0.0;
     return redist__cost_staging(&c->t, m, redist__device_stage_bytes(opt->max_buffer_bytes),
-                                redist__staging_pulled(a, m, opt, transport, window));
+                                redist__staged_share(a, c, m, opt, transport, window));
+}
+
+/* Its messages on the node go through the shared-memory window (packed, not bounded). */
+static int through_window(const redist__algorithm *a, const redist_options *opt, int transport,
+                          int window)
+{
+    return window && a->uses_shm && opt->shared_memory && opt->max_buffer_bytes <= 0 &&
+           transport == REDIST_TRANSPORT_PACK;
 }
 
 int redist__staging_pulled(const redist__algorithm *a, const redist__machine *m,
                            const redist_options *opt, int transport, int window)
 {
-    return opt->memory != REDIST_MEMORY_HOST && m->device_ipc && m->shared_node && window &&
-           a->uses_shm && opt->shared_memory && opt->max_buffer_bytes <= 0 &&
-           transport == REDIST_TRANSPORT_PACK;
+    return opt->memory != REDIST_MEMORY_HOST && m->device_ipc &&
+           through_window(a, opt, transport, window);
+}
+
+int redist__staging_gpu_mpi(const redist__algorithm *a, const redist__machine *m,
+                            const redist_options *opt, int transport)
+{
+    return opt->memory != REDIST_MEMORY_HOST && m->gpu_mpi && a->gpu_mpi &&
+           opt->max_buffer_bytes <= 0 && transport == REDIST_TRANSPORT_PACK;
+}
+
+double redist__staged_share(const redist__algorithm *a, const redist__case *c,
+                            const redist__machine *m, const redist_options *opt, int transport,
+                            int window)
+{
+    const redist__node_traffic *n = &c->t.n;
+    double P = (double)c->t.comm_size, k = (double)n->ranks_per_node;
+    double on = n->nodes <= 1 || P <= 1.0 ? 1.0 : (k - 1.0) / (P - 1.0);
+    int gpu_mpi = redist__staging_gpu_mpi(a, m, opt, transport);
+    int on_direct = through_window(a, opt, transport, window)
+                        ? redist__staging_pulled(a, m, opt, transport, window)
+                        : gpu_mpi;
+    return on * !on_direct + (1.0 - on) * !gpu_mpi;
 }
 
 int redist__algo_usable(const redist__algorithm *a, const redist__case *c,

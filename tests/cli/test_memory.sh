@@ -80,6 +80,35 @@ assert not rows["alltoallw"]["applicable"] and rows["direct-async"]["applicable"
 ' "$CLI_OUT"; then
     fail "explain --memory cuda: exit $CLI_STATUS, or no staging time / refusals"
 else echo "ok: explain --memory cuda: staging in the prediction, general and alltoallw refused"; fi
+
+# two nodes of 2: on each node the messages are pulled over inter-process memory (ipc); with a
+# GPU-aware MPI (REDIST_GPU_AWARE_MPI=1) those between nodes leave from device buffers too
+# (mpi): direct and direct-async stage nothing, the others still do, and auto takes the former
+gpu_mpi_json() {
+    run_cmd 60 env REDIST_GPU_AWARE_MPI="$1" "$REDIST" explain "${PAIR[@]}" --procs 4 --ranks-per-node 2 \
+        --memory cuda --json
+}
+gpu_mpi_json 0
+cp "$CLI_OUT" "$CLI_OUT.staged"
+gpu_mpi_json 1
+if [[ "$CLI_STATUS" != 0 ]] || ! python3 -c '
+import json, sys
+staged, aware = (json.load(open(f)) for f in sys.argv[1:])
+rows0 = {r["name"]: r for r in staged["algorithms"] if r["applicable"]}
+rows1 = {r["name"]: r for r in aware["algorithms"] if r["applicable"]}
+for name in ("direct", "direct-async"):
+    a, b = rows0[name], rows1[name]
+    assert a["device_ipc"] and not a["device_mpi"] and b["device_ipc"] and b["device_mpi"], name
+    assert b["staging_seconds"] < a["staging_seconds"] / 2, (name, a["staging_seconds"], b["staging_seconds"])
+    assert b["predicted_seconds"] < a["predicted_seconds"], name
+for name in ("alltoallv", "hybrid"):
+    assert not rows1[name]["device_mpi"] and not rows1[name]["device_ipc"], name
+    assert rows1[name]["staging_seconds"] == rows0[name]["staging_seconds"], name
+assert aware["algorithm"] in ("direct", "direct-async"), aware["algorithm"]
+' "$CLI_OUT.staged" "$CLI_OUT"; then
+    fail "explain --memory cuda on two nodes: GPU-aware MPI not in the rows (exit $CLI_STATUS)"
+else echo "ok: explain --memory cuda on two nodes: ipc on the node, mpi between nodes with a GPU-aware MPI, staging only for the others"; fi
+rm -f "$CLI_OUT.staged"
 run_cmd 60 "$REDIST" explain "${PAIR[@]}" --procs 4 --json
 if [[ "$CLI_STATUS" != 0 ]] || ! python3 -c '
 import json, sys

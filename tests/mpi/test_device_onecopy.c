@@ -43,32 +43,59 @@ typedef struct redist__device redist__device;
 int redist__device_get(redist__device **dev);
 int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
 void redist__device_free(redist__device *dev, void *ptr);
+void *redist__device_emulated_view(const void *p, size_t bytes);
 
 static int rank, size, errs;
 static int ipc_off;             /* REDIST_DEVICE_IPC=0: every message staged */
+static int gpu_aware;           /* REDIST_GPU_AWARE_MPI=1: MPI's messages from device buffers */
 static long long data_messages; /* sends with more than 32 bytes since the last reset */
+static long long device_sends;  /* of them, those from device memory (a GPU-aware MPI's) */
 
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
-static void count(int n, MPI_Datatype type)
+/* A GPU-aware MPI's view of buf: the emulated device's memory reached through its host
+   view (the library's host code still cannot touch it), anything else as it is. */
+static void *as_mpi_sees(const void *buf, int n, MPI_Datatype type, int *on_device)
 {
     int bytes = 0;
     PMPI_Type_size(type, &bytes);
-    if ((long long)n * bytes > 32)
+    void *view = n > 0 ? redist__device_emulated_view(buf, (size_t)n * (size_t)bytes) : NULL;
+    *on_device = view != NULL;
+    return view != NULL ? view : (void *)buf;
+}
+
+static void count(int n, MPI_Datatype type, int on_device)
+{
+    int bytes = 0;
+    PMPI_Type_size(type, &bytes);
+    if ((long long)n * bytes > 32) {
         data_messages++;
+        device_sends += on_device;
+    }
 }
 
 int MPI_Isend(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    count(n, type);
-    return PMPI_Isend(buf, n, type, dest, tag, comm, request);
+    int dev = 0;
+    void *at = as_mpi_sees(buf, n, type, &dev);
+    count(n, type, dev);
+    return PMPI_Isend(at, n, type, dest, tag, comm, request);
 }
 
 int MPI_Send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    count(n, type);
-    return PMPI_Send(buf, n, type, dest, tag, comm);
+    int dev = 0;
+    void *at = as_mpi_sees(buf, n, type, &dev);
+    count(n, type, dev);
+    return PMPI_Send(at, n, type, dest, tag, comm);
+}
+
+int MPI_Irecv(void *buf, int n, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    int dev = 0;
+    return PMPI_Irecv(as_mpi_sees(buf, n, type, &dev), n, type, src, tag, comm, request);
 }
 
 static void same_everywhere(const char *what, int rc)
@@ -143,7 +170,7 @@ static void run_case(const spec *c, int how, int nonblocking)
         redist_device_copy(src, a, (size_t)p.ns * sizeof(double));
         redist_device_copy(db, b, (size_t)p.nd * sizeof(double));
         uint64_t before = redist__onecopy_messages();
-        data_messages = 0;
+        data_messages = device_sends = 0;
         if (nonblocking) {
             int done = 0;
             rc = redist_start(plan, p.ns ? src : NULL, p.nd ? db : NULL);
@@ -151,7 +178,8 @@ static void run_case(const spec *c, int how, int nonblocking)
                 rc = redist_test(plan, &done);
         } else
             rc = redist_execute(plan, p.ns ? src : NULL, p.nd ? db : NULL);
-        long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages;
+        long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages,
+                  from_device = device_sends;
         same_everywhere(what, rc);
         redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
         if (how == TWICE && round == 0) { /* its receivers keep it mapped: the owner frees it */
@@ -172,6 +200,13 @@ static void run_case(const spec *c, int how, int nonblocking)
                              (c->nd == 1 && copied != (ipc_off ? 0 : from_partner(c)))))
             fail(what, "%lld messages copied once of %lld received", copied,
                  (long long)st.messages_received);
+        /* through MPI: every data message from a device buffer with a GPU-aware MPI, none
+           otherwise, as the plan's stats say */
+        long long want_dev = gpu_aware ? data : 0;
+        if (from_device != want_dev || st.messages_device_mpi != want_dev)
+            fail(what,
+                 "%lld of %lld data messages sent from device memory (stats: %lld), want %lld",
+                 from_device, data, (long long)st.messages_device_mpi, want_dev);
         if (how != NO_WINDOW && how != PAIRS && !ipc_off && data != 0)
             fail(what, "%lld data messages on one node, want none", data);
     }
@@ -328,5 +363,15 @@ int main(int argc, char **argv)
     run_case(&cases[4], PAIRS, 0);
     unsetenv("REDIST_DEVICE_IPC");
     ipc_off = 0;
+    /* a GPU-aware MPI: what goes through MPI is packed into and unpacked from device buffers
+       (all of it without the window; between the pairs of nodes of 2 with it) */
+    setenv("REDIST_GPU_AWARE_MPI", "1", 1);
+    gpu_aware = 1;
+    for (int k = 0; k < ncases; k++) {
+        run_case(&cases[k], NO_WINDOW, 0);
+        run_case(&cases[k], PAIRS, k == 0);
+    }
+    unsetenv("REDIST_GPU_AWARE_MPI");
+    gpu_aware = 0;
     return mtest_finalize(errs);
 }
