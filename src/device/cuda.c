@@ -44,6 +44,10 @@ enum {
     CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 };
 _Static_assert(sizeof(CUipcMemHandle) == REDIST__IPC_HANDLE_BYTES, "CUDA's handle size");
+typedef struct { /* cuda.h: CUipcEventHandle, 64 bytes passed by value */
+    unsigned char data[64];
+} CUipcEventHandle;
+_Static_assert(sizeof(CUipcEventHandle) == REDIST__IPC_HANDLE_BYTES, "CUDA's event handle size");
 
 #if defined(REDIST_HAVE_KERNELS)
 /* kernels_image.c, generated from kernels.cu: nvcc's fat binary */
@@ -72,6 +76,9 @@ static struct {
     CUresult (*EventDestroy)(CUevent);
     CUresult (*EventRecord)(CUevent, CUstream);
     CUresult (*EventSynchronize)(CUevent);
+    CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
+    CUresult (*IpcGetEventHandle)(CUipcEventHandle *, CUevent);
+    CUresult (*IpcOpenEventHandle)(CUevent *, CUipcEventHandle);
     CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
     CUresult (*IpcGetMemHandle)(CUipcMemHandle *, CUdeviceptr);
     CUresult (*IpcOpenMemHandle)(CUdeviceptr *, CUipcMemHandle, unsigned);
@@ -212,6 +219,49 @@ static int c_event_wait(redist__device_event *ev)
     if (err != REDIST_SUCCESS)
         return err;
     CU(cu.EventSynchronize((CUevent)ev), "cuEventSynchronize");
+    return REDIST_SUCCESS;
+}
+
+/* An event other processes may open: interprocess events must not time (cuda.h). */
+enum { CU_EVENT_INTERPROCESS = 4 };
+static int c_ipc_event_create(redist__device_event **ev, redist__ipc_handle *h)
+{
+    CUevent e = NULL;
+    CUipcEventHandle handle;
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS),
+       "cuEventCreate (interprocess)");
+    CUresult rc = cu.IpcGetEventHandle(&handle, e);
+    if (rc != CUDA_SUCCESS) {
+        cu.EventDestroy(e);
+        return cu_fail(rc, "cuIpcGetEventHandle");
+    }
+    memcpy(h->bytes, handle.data, sizeof h->bytes);
+    *ev = (redist__device_event *)e;
+    return REDIST_SUCCESS;
+}
+
+static int c_ipc_event_open(const redist__ipc_handle *h, redist__device_event **ev)
+{
+    CUevent e = NULL;
+    CUipcEventHandle handle;
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    memcpy(handle.data, h->bytes, sizeof handle.data);
+    CU(cu.IpcOpenEventHandle(&e, handle), "cuIpcOpenEventHandle");
+    *ev = (redist__device_event *)e;
+    return REDIST_SUCCESS;
+}
+
+static int c_stream_wait(void *stream, redist__device_event *ev)
+{
+    int err = current();
+    if (err != REDIST_SUCCESS)
+        return err;
+    CU(cu.StreamWaitEvent((CUstream)stream, (CUevent)ev, 0), "cuStreamWaitEvent");
     return REDIST_SUCCESS;
 }
 
@@ -409,6 +459,9 @@ static const redist__device_ops cuda_ops = {
     .move = c_move,
     .owns = c_owns,
     .ipc_get = c_ipc_get,
+    .ipc_event_create = c_ipc_event_create,
+    .ipc_event_open = c_ipc_event_open,
+    .stream_wait = c_stream_wait,
     .ipc_open = c_ipc_open,
     .ipc_close = c_ipc_close,
     .pull = c_pull,
@@ -447,6 +500,9 @@ static int resolve(void *lib)
         ENTRY(EventDestroy, "cuEventDestroy_v2"),
         ENTRY(EventRecord, "cuEventRecord"),
         ENTRY(EventSynchronize, "cuEventSynchronize"),
+        ENTRY(StreamWaitEvent, "cuStreamWaitEvent"),
+        ENTRY(IpcGetEventHandle, "cuIpcGetEventHandle"),
+        ENTRY(IpcOpenEventHandle, "cuIpcOpenEventHandle"),
         ENTRY(PointerGetAttribute, "cuPointerGetAttribute"),
         ENTRY(IpcGetMemHandle, "cuIpcGetMemHandle"),
         ENTRY(IpcOpenMemHandle, "cuIpcOpenMemHandle_v2"),

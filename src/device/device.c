@@ -213,6 +213,35 @@ int redist__device_has_ipc(const redist__device *dev)
            dev->ops->pull != NULL && redist__device_ipc_policy() != REDIST__IPC_OFF;
 }
 
+int redist__device_has_ipc_events(const redist__device *dev)
+{
+    return dev != NULL && dev->ops->ipc_event_create != NULL && dev->ops->ipc_event_open != NULL &&
+           dev->ops->stream_wait != NULL;
+}
+
+int redist__device_ipc_event_create(redist__device *dev, redist__device_event **ev,
+                                    redist__ipc_handle *h)
+{
+    *ev = NULL;
+    if (!redist__device_has_ipc_events(dev))
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "device: no events between processes");
+    return dev->ops->ipc_event_create(ev, h);
+}
+
+int redist__device_ipc_event_open(redist__device *dev, const redist__ipc_handle *h,
+                                  redist__device_event **ev)
+{
+    *ev = NULL;
+    if (!redist__device_has_ipc_events(dev))
+        return redist__fail(REDIST_ERR_UNSUPPORTED, "device: no events between processes");
+    return dev->ops->ipc_event_open(h, ev);
+}
+
+int redist__device_stream_wait(redist__device *dev, void *stream, redist__device_event *ev)
+{
+    return dev->ops->stream_wait(stream, ev);
+}
+
 int redist__device_ipc_policy(void)
 {
     const char *v = getenv("REDIST_DEVICE_IPC");

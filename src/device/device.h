@@ -115,6 +115,20 @@ enum { REDIST__IPC_OFF, REDIST__IPC_KEEP, REDIST__IPC_PER_EXECUTE };
 int redist__device_ipc_policy(void);
 void redist__device_ipc_close(redist__device *dev, void *base);
 
+/* Events between processes (CUDA's cuIpcGetEventHandle / cuIpcOpenEventHandle): ipc_create
+   makes an event other processes of the node may open by its handle (*h); ipc_open opens a
+   peer's (destroyed with event_destroy: the peer's event stays its own). stream_wait makes
+   the work posted on the stream after it wait until the event's most recent record (as of
+   this call, in whichever process recorded it) is done, without the host waiting. A device
+   plan's one copy on a node orders its pulls with them (onecopy_device.c). has_ipc_events:
+   1 if the backend has them. */
+int redist__device_ipc_event_create(redist__device *dev, redist__device_event **ev,
+                                    redist__ipc_handle *h);
+int redist__device_ipc_event_open(redist__device *dev, const redist__ipc_handle *h,
+                                  redist__device_event **ev);
+int redist__device_stream_wait(redist__device *dev, void *stream, redist__device_event *ev);
+int redist__device_has_ipc_events(const redist__device *dev);
+
 /* Kernel: elements [lo, hi) (buffer order) of a message between two ranks, read from the
    sender's array a where the sender's own message `from` puts them (its source side, its
    storage) and written into array b where the receiver's `to` puts them (its destination
@@ -166,6 +180,9 @@ typedef struct redist__device_ops {
     int (*pull)(const redist__device_msg *from, const redist__device_msg *to, const char *a,
                 char *b, size_t elsize, const redist__scale *sc, int64_t lo, int64_t hi,
                 void *stream);
+    int (*ipc_event_create)(redist__device_event **ev, redist__ipc_handle *h); /* NULL: none */
+    int (*ipc_event_open)(const redist__ipc_handle *h, redist__device_event **ev);
+    int (*stream_wait)(void *stream, redist__device_event *ev);
     int (*idle)(void);          /* NULL: cannot tell */
     int (*check_current)(void); /* NULL: one device only */
 } redist__device_ops;
@@ -182,6 +199,9 @@ int redist__device_cuda_load(const redist__device_ops **ops);
    memory: what a GPU-aware MPI reaches through a device pointer (tests' PMPI wrappers hand it
    to MPI in the pointer's place, tests/mpi/test_device_onecopy.c). */
 void *redist__device_emulated_view(const void *p, size_t bytes);
+/* The emulated device's host waits so far: syncs, and event waits that had work to run
+   (tests check that a stream-ordered execute makes none). */
+uint64_t redist__device_emulated_host_waits(void);
 
 /* Given allocations: those redist_device_alloc made and redist_device_free has not freed
    (given.c), each with a count of the executes in flight on arrays inside it. add records

@@ -61,6 +61,7 @@ static ranges maps; /* the device memory */
    that tests can check that a plan's staging never makes one. */
 static ranges pins;
 static uint64_t pageable_copies;
+static uint64_t host_waits; /* syncs, and event waits that ran work (tests) */
 
 /* Posted work, run at the next sync: a copy (dm == NULL) or a kernel. */
 typedef struct posted {
@@ -335,16 +336,31 @@ static int e_sync(void *stream)
 {
     (void)stream;
     pthread_mutex_lock(&lock);
+    host_waits++;
     int err = run_queue();
     pthread_mutex_unlock(&lock);
     return err;
 }
 
 /* An event is the count of work posted when it was recorded; waiting runs the queue if that
-   work has not run yet (all of it: later work may run early on a GPU too). */
+   work has not run yet (all of it: later work may run early on a GPU too). An event between
+   processes (ipc_event_create) also lives in a small allocation of device memory, shared by
+   its handle: {records so far, records done}. Recording it runs the queue first (a GPU may
+   run work early), so a record is done when it is made and a peer's stream_wait never waits;
+   it checks that the event is one (opened, not closed). */
 struct redist__device_event {
     uint64_t mark;
+    char *shared; /* an event between processes: its allocation (ours) or mapping (a peer's) */
+    int own;
 };
+
+uint64_t redist__device_emulated_host_waits(void)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t n = host_waits;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
 
 static int e_event_create(redist__device_event **ev)
 {
@@ -353,9 +369,22 @@ static int e_event_create(redist__device_event **ev)
                        : redist__fail(REDIST_ERR_NOMEM, "emulated device: an event");
 }
 
+static void e_ipc_close(void *base);
+
 static void e_event_destroy(redist__device_event *ev)
 {
+    if (ev != NULL && ev->shared != NULL && ev->own)
+        e_free(ev->shared);
+    else if (ev != NULL && ev->shared != NULL)
+        e_ipc_close(ev->shared);
     free(ev);
+}
+
+/* The shared event's counters, in its host view (the lock is held). */
+static uint64_t *counters(const redist__device_event *ev)
+{
+    const mapping *m = find(ev->shared, 2 * sizeof(uint64_t));
+    return m != NULL ? (uint64_t *)(void *)host_view(m, ev->shared) : NULL;
 }
 
 static int e_event_record(redist__device_event *ev, void *stream)
@@ -363,16 +392,69 @@ static int e_event_record(redist__device_event *ev, void *stream)
     (void)stream;
     pthread_mutex_lock(&lock);
     ev->mark = total_posted;
+    int err = REDIST_SUCCESS;
+    uint64_t *c = ev->shared != NULL ? counters(ev) : NULL;
+    if (ev->shared != NULL && c == NULL)
+        err = redist__fail(REDIST_ERR_ARG, "emulated device: an event whose memory is gone");
+    if (c != NULL) {
+        err = run_queue();
+        c[1] = ++c[0];
+    }
     pthread_mutex_unlock(&lock);
-    return REDIST_SUCCESS;
+    return err;
 }
 
 static int e_event_wait(redist__device_event *ev)
 {
     pthread_mutex_lock(&lock);
-    int err = total_run < ev->mark ? run_queue() : REDIST_SUCCESS;
+    int err = REDIST_SUCCESS;
+    if (total_run < ev->mark) {
+        host_waits++;
+        err = run_queue();
+    }
     pthread_mutex_unlock(&lock);
     return err;
+}
+
+static int e_ipc_get(const void *ptr, size_t bytes, redist__ipc_handle *h, size_t *offset,
+                     size_t *length);
+static int e_ipc_open(const redist__ipc_handle *h, void **base);
+
+static int e_ipc_event_create(redist__device_event **ev, redist__ipc_handle *h)
+{
+    size_t offset = 0, length = 0;
+    int err = e_event_create(ev);
+    if (err == REDIST_SUCCESS && (err = e_alloc(64, (void **)&(*ev)->shared)) == REDIST_SUCCESS)
+        (*ev)->own = 1;
+    if (err == REDIST_SUCCESS)
+        err = e_ipc_get((*ev)->shared, 64, h, &offset, &length);
+    if (err != REDIST_SUCCESS) {
+        e_event_destroy(*ev);
+        *ev = NULL;
+    }
+    return err;
+}
+
+static int e_ipc_event_open(const redist__ipc_handle *h, redist__device_event **ev)
+{
+    int err = e_event_create(ev);
+    if (err == REDIST_SUCCESS && (err = e_ipc_open(h, (void **)&(*ev)->shared)) != REDIST_SUCCESS) {
+        free(*ev);
+        *ev = NULL;
+    }
+    return err;
+}
+
+static int e_stream_wait(void *stream, redist__device_event *ev)
+{
+    (void)stream;
+    pthread_mutex_lock(&lock);
+    uint64_t *c = ev->shared != NULL ? counters(ev) : NULL;
+    int ok = ev->shared == NULL || (c != NULL && c[1] == c[0]);
+    pthread_mutex_unlock(&lock);
+    return ok ? REDIST_SUCCESS
+              : redist__fail(REDIST_ERR_ARG, "emulated device: a wait for an event that is "
+                                             "not open here, or whose record is not done");
 }
 
 /* The "upload": the message's lists (decode.h) in host memory, which the emulated kernel
@@ -604,6 +686,9 @@ static const redist__device_ops emulated_ops = {
     .event_destroy = e_event_destroy,
     .event_record = e_event_record,
     .event_wait = e_event_wait,
+    .ipc_event_create = e_ipc_event_create,
+    .ipc_event_open = e_ipc_event_open,
+    .stream_wait = e_stream_wait,
 };
 
 int redist__device_emulated_load(const redist__device_ops **ops)

@@ -302,6 +302,7 @@ static int drive(redist_plan p, int blocking, int *done)
        waits for the argument agreement must not repeat blocking exchanges (bmmc's rounds,
        [GGKK03]'s all-to-all) or unpack twice. */
     *done = p->algo_done;
+    int was_done = p->algo_done;
     int err = p->algo_done ? REDIST_SUCCESS : p->algo->progress(p, blocking, done);
     if (err != REDIST_SUCCESS) { /* an MPI failure: nothing sensible remains to wait for */
         p->local_error = err;
@@ -309,6 +310,8 @@ static int drive(redist_plan p, int blocking, int *done)
         *done = 1;
     }
     p->algo_done = *done;
+    if (*done && !was_done && !p->broken) /* device one copy: src kept until peers read it */
+        redist__onecopy_end(p);
     if (!*done)
         return REDIST_SUCCESS;
     err = agree_on_device(p, blocking, done);

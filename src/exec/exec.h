@@ -344,9 +344,18 @@ int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy
    execute's error (kept for its end, REDIST_ERR_STATE), not a return: the message is still
    acknowledged, so that its sender completes. */
 int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i);
-/* Receiver, after its pulls were waited for: with REDIST_DEVICE_IPC=per-execute the peers'
-   allocations are unmapped (else they stay mapped for the next execute). */
+/* Receiver, after posting its pulls: where the node's ranks have events between processes,
+   records its `done` event on the plan's stream (the senders' streams wait for it: no host
+   wait); else waits for the stream. With REDIST_DEVICE_IPC=per-execute it waits and unmaps
+   the peers' allocations (else they stay mapped for the next execute). */
 void redist__onecopy_device_done(struct redist_plan_s *p, struct redist__onecopy_device *d);
+/* Sender, at the end of an execute (every acknowledgement in): the plan's stream waits for
+   the `done` event of every peer that pulled from it, so that what the caller then posts on
+   the stream (a write to src) runs after their reads. */
+void redist__onecopy_device_end(struct redist_plan_s *p, struct redist__onecopy_device *d);
+/* The execute's end for the one copy (exec.c, once its algorithm is done): device plans'
+   onecopy_device_end; nothing for the others. */
+void redist__onecopy_end(struct redist_plan_s *p);
 /* The receive messages (and their bytes) pulled from peers whose memory this rank can map
    (the probe's verdict; each is pulled where its sender's src is device memory it can
    share): redist_stats' messages_device_ipc. 0 without d. */

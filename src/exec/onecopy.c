@@ -482,13 +482,21 @@ static int device_copies(struct redist_plan_s *p, const int *msgs, int n, int wi
     int err = REDIST_SUCCESS;
     for (int x = 0; x < n && err == REDIST_SUCCESS; x++)
         err = redist__onecopy_device_copy(p, o->dev, msgs[x]);
+    redist__staging_defer(p, 1); /* the self kernel runs on: the execute's end waits */
     if (err == REDIST_SUCCESS && with_self && p->self != NULL) /* one kernel, no tiles */
         redist__par_move(p, REDIST__COPY, p->self, p->cur_src, p->cur_dst);
-    redist__staging_wait(p);
-    redist__onecopy_device_done(p, o->dev);
+    redist__staging_defer(p, 0);
+    redist__onecopy_device_done(p, o->dev); /* waited for, or an event the senders wait for */
     if (err == REDIST_SUCCESS)
         atomic_fetch_add(&copied, (unsigned long long)n);
     return err;
+}
+
+void redist__onecopy_end(struct redist_plan_s *p)
+{
+    const struct redist__onecopy *o = p->shm != NULL ? p->shm->one : NULL;
+    if (o != NULL && o->dev != NULL && !p->dry)
+        redist__onecopy_device_end(p, o->dev);
 }
 
 void redist__onecopy_device_stats(const struct redist_plan_s *p, int64_t *messages, int64_t *bytes)

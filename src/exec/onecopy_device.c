@@ -33,18 +33,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A node rank's slot of the board: its src's allocation (written before its first offer of
+   an execute), and its two events between processes (written at plan creation; blank where
+   it has none): `ready`, recorded on its stream before it offers src (what the stream wrote
+   to src is done), and `done`, recorded after it pulled its peers' messages. */
+typedef struct board_slot {
+    redist__ipc_handle mem, ready, done;
+} board_slot;
+
 struct redist__onecopy_device {
     redist__device *dev;
-    MPI_Win board;                /* a handle per node rank */
-    redist__ipc_handle *mine;     /* this rank's slot */
-    int n, me;                    /* node ranks; this rank's */
-    int *node_rank_of;            /* [size]: plan rank -> node rank (-1: another node) */
-    char *readable;               /* [n]: node rank j can map this rank's device memory */
-    char *can_read;               /* [n]: this rank can map node rank j's */
-    int policy;                   /* REDIST__IPC_KEEP or _PER_EXECUTE (device.h) */
-    redist__ipc_handle *open_h;   /* [n]: the peer allocation open here, per node rank */
-    void **open_base;             /* [n]: NULL: none */
-    redist__device_msg **from_dm; /* [nrecv]: the sender's lists of each local receive */
+    MPI_Win board;                      /* a slot per node rank */
+    board_slot *mine;                   /* this rank's slot */
+    int events;                         /* 1: the pulls are ordered by the events, not host waits */
+    redist__device_event *ready, *done; /* this rank's */
+    redist__device_event **ready_of;    /* [n]: each node peer's, opened here */
+    redist__device_event **done_of;     /* [n] */
+    uint64_t *offered;                  /* [n]: the last execute this rank offered to j in */
+    int n, me;                          /* node ranks; this rank's */
+    int *node_rank_of;                  /* [size]: plan rank -> node rank (-1: another node) */
+    char *readable;                     /* [n]: node rank j can map this rank's device memory */
+    char *can_read;                     /* [n]: this rank can map node rank j's */
+    int policy;                         /* REDIST__IPC_KEEP or _PER_EXECUTE (device.h) */
+    redist__ipc_handle *open_h;         /* [n]: the peer allocation open here, per node rank */
+    void **open_base;                   /* [n]: NULL: none */
+    redist__device_msg **from_dm;       /* [nrecv]: the sender's lists of each local receive */
     int nrecv;
     uint64_t offered_at; /* the execute whose offers are set up (1-based; 0: none) */
     int offer_ok;
@@ -58,6 +71,15 @@ void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy
         return;
     for (int j = 0; d->open_base != NULL && j < d->n; j++)
         redist__device_ipc_close(d->dev, d->open_base[j]);
+    for (int j = 0; d->ready_of != NULL && d->done_of != NULL && j < d->n; j++) {
+        redist__device_event_destroy(d->dev, d->ready_of[j]);
+        redist__device_event_destroy(d->dev, d->done_of[j]);
+    }
+    redist__device_event_destroy(d->dev, d->ready);
+    redist__device_event_destroy(d->dev, d->done);
+    redist__free(d->ready_of);
+    redist__free(d->done_of);
+    redist__free(d->offered);
     for (int i = 0; d->from_dm != NULL && i < d->nrecv; i++)
         redist__device_forget(d->dev, d->from_dm[i]);
     if (d->board != MPI_WIN_NULL) {
@@ -74,11 +96,11 @@ void redist__onecopy_device_free(struct redist_plan_s *p, struct redist__onecopy
 }
 
 /* Node rank j's slot of the board, in this process. */
-static const redist__ipc_handle *slot(const struct redist__onecopy_device *d, int j)
+static const board_slot *slot(const struct redist__onecopy_device *d, int j)
 {
     MPI_Aint size = 0;
     int disp = 0;
-    redist__ipc_handle *at = NULL;
+    board_slot *at = NULL;
     if (MPI_Win_shared_query(d->board, j, &size, &disp, &at) != MPI_SUCCESS ||
         size < (MPI_Aint)sizeof *at)
         return NULL;
@@ -94,6 +116,46 @@ static int blank(const redist__ipc_handle *h)
     return 1;
 }
 
+/* This rank's events between processes, their handles on its slot (blank where the backend
+   has none, or they cannot be made: the pulls are then ordered by host waits). */
+static void make_events(struct redist__onecopy_device *d)
+{
+    memset(&d->mine->ready, 0, sizeof d->mine->ready);
+    memset(&d->mine->done, 0, sizeof d->mine->done);
+    if (!redist__device_has_ipc_events(d->dev))
+        return;
+    char kept[REDIST__DETAIL_LEN]; /* no events is an answer: host waits */
+    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    if (redist__device_ipc_event_create(d->dev, &d->ready, &d->mine->ready) != REDIST_SUCCESS ||
+        redist__device_ipc_event_create(d->dev, &d->done, &d->mine->done) != REDIST_SUCCESS) {
+        memset(&d->mine->ready, 0, sizeof d->mine->ready);
+        memset(&d->mine->done, 0, sizeof d->mine->done);
+    }
+    redist__fail(REDIST_SUCCESS, "%s", kept);
+}
+
+/* Collective over the node, after the probe (every slot written): each peer's events opened
+   here; events order the pulls only where every rank of the node has all of them. */
+static int open_events(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    int ok = redist__device_has_ipc_events(d->dev) && d->ready != NULL && d->done != NULL;
+    char kept[REDIST__DETAIL_LEN];
+    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    for (int j = 0; ok && j < d->n; j++) {
+        const board_slot *s = j != d->me ? slot(d, j) : NULL;
+        ok = j == d->me ||
+             (s != NULL && !blank(&s->ready) && !blank(&s->done) &&
+              redist__device_ipc_event_open(d->dev, &s->ready, &d->ready_of[j]) == REDIST_SUCCESS &&
+              redist__device_ipc_event_open(d->dev, &s->done, &d->done_of[j]) == REDIST_SUCCESS);
+    }
+    redist__fail(REDIST_SUCCESS, "%s", kept);
+    int all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, p->shm->node) != MPI_SUCCESS)
+        return redist__fail(REDIST_ERR_MPI, "device one copy: agreeing on the node's events");
+    d->events = all;
+    return REDIST_SUCCESS;
+}
+
 /* Collective over the node: which peers can map this rank's device memory (readable). Every
    rank makes every call whatever failed; a rank that cannot share its page offers nothing. */
 static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
@@ -103,9 +165,9 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
     size_t offset = 0, length = 0;
     int shares =
         redist__device_alloc(d->dev, 64, &page) == REDIST_SUCCESS &&
-        redist__device_ipc_get(d->dev, page, 64, d->mine, &offset, &length) == REDIST_SUCCESS;
+        redist__device_ipc_get(d->dev, page, 64, &d->mine->mem, &offset, &length) == REDIST_SUCCESS;
     if (!shares)
-        memset(d->mine, 0, sizeof *d->mine);
+        memset(&d->mine->mem, 0, sizeof d->mine->mem);
     char *can = redist__calloc((size_t)d->n + 1, 1), *all = NULL;
     int err = can != NULL ? REDIST_SUCCESS : REDIST_ERR_NOMEM;
     MPI_Win_sync(d->board);
@@ -115,10 +177,10 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
     char kept[REDIST__DETAIL_LEN]; /* a refused open is an answer, not an error */
     snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
     for (int j = 0; rc == MPI_SUCCESS && err == REDIST_SUCCESS && j < d->n; j++) {
-        const redist__ipc_handle *h = slot(d, j);
+        const board_slot *h = slot(d, j);
         void *base = NULL;
-        if (j != d->me && h != NULL && !blank(h) &&
-            redist__device_ipc_open(d->dev, h, &base) == REDIST_SUCCESS) {
+        if (j != d->me && h != NULL && !blank(&h->mem) &&
+            redist__device_ipc_open(d->dev, &h->mem, &base) == REDIST_SUCCESS) {
             can[j] = 1;
             redist__device_ipc_close(d->dev, base);
         }
@@ -166,7 +228,11 @@ static struct redist__onecopy_device *state_alloc(struct redist_plan_s *p, int n
     d->open_h = redist__calloc((size_t)d->n + 1, sizeof *d->open_h);
     d->open_base = redist__calloc((size_t)d->n + 1, sizeof *d->open_base);
     d->from_dm = redist__calloc((size_t)nrecv + 1, sizeof *d->from_dm);
-    if (d->node_rank_of && d->readable && d->can_read && d->open_h && d->open_base && d->from_dm)
+    d->ready_of = redist__calloc((size_t)d->n + 1, sizeof *d->ready_of);
+    d->done_of = redist__calloc((size_t)d->n + 1, sizeof *d->done_of);
+    d->offered = redist__calloc((size_t)d->n + 1, sizeof *d->offered);
+    if (d->node_rank_of && d->readable && d->can_read && d->open_h && d->open_base && d->from_dm &&
+        d->ready_of && d->done_of && d->offered)
         return d;
     redist__onecopy_device_free(p, d);
     return NULL;
@@ -182,15 +248,18 @@ int redist__onecopy_device_setup(struct redist_plan_s *p, const redist__msg *con
         redist__onecopy_device_free(p, d);
         return ready ? REDIST_ERR_NOMEM : REDIST_SUCCESS; /* not ready: the caller's error */
     }
-    int rc = MPI_Win_allocate_shared((MPI_Aint)sizeof(redist__ipc_handle), 1, MPI_INFO_NULL,
-                                     p->shm->node, &d->mine, &d->board);
+    int rc = MPI_Win_allocate_shared((MPI_Aint)sizeof(board_slot), 1, MPI_INFO_NULL, p->shm->node,
+                                     &d->mine, &d->board);
     if (rc != MPI_SUCCESS) {
         d->board = MPI_WIN_NULL;
         redist__onecopy_device_free(p, d);
         return redist__fail(REDIST_ERR_MPI, "device one copy: the node's board of handles");
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, d->board);
+    make_events(d); /* on the board before the probe's barrier */
     int err = probe(p, d);
+    if (err == REDIST_SUCCESS)
+        err = open_events(p, d);
     for (int i = 0; err == REDIST_SUCCESS && i < nrecv; i++)
         if (from[i] != NULL)
             err = redist__device_upload(d->dev, from[i], &d->from_dm[i]);
@@ -211,6 +280,7 @@ static int set_up_offers(struct redist_plan_s *p, struct redist__onecopy_device 
         return d->offer_ok;
     d->offered_at = p->executes;
     d->offer_ok = 0;
+    int err = REDIST_SUCCESS;
     if (!redist__staging_src_on_device(p))
         return 0;
     int64_t es = (int64_t)p->elsize;
@@ -218,13 +288,20 @@ static int set_up_offers(struct redist_plan_s *p, struct redist__onecopy_device 
     size_t offset = 0, length = 0;
     char kept[REDIST__DETAIL_LEN]; /* a refusal is an answer (the message is staged) */
     snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
-    int shared = redist__device_ipc_get(d->dev, lo, (size_t)((p->src_hi - p->src_lo) * es), d->mine,
-                                        &offset, &length) == REDIST_SUCCESS;
+    int shared = redist__device_ipc_get(d->dev, lo, (size_t)((p->src_hi - p->src_lo) * es),
+                                        &d->mine->mem, &offset, &length) == REDIST_SUCCESS;
     redist__fail(REDIST_SUCCESS, "%s", kept);
     if (!shared)
         return 0;
     MPI_Win_sync(d->board); /* the slot before the notifications */
-    redist__staging_wait(p);
+    if (d->events)          /* src as the stream leaves it: the peers' streams wait for this mark */
+        err = redist__device_event_record(d->dev, d->ready, p->opt.stream);
+    else /* src as the stream leaves it, before a peer's kernel reads it */
+        redist__staging_wait(p);
+    if (err != REDIST_SUCCESS) { /* staged instead */
+        redist__fail(REDIST_SUCCESS, "%s", kept);
+        return 0;
+    }
     d->src_offset = (int64_t)offset - (lo - p->cur_src);
     d->offer_ok = 1;
     return 1;
@@ -240,21 +317,26 @@ int redist__onecopy_device_offer(struct redist_plan_s *p, struct redist__onecopy
     note[0] = -1;
     note[1] = d->me;
     note[2] = d->src_offset;
+    d->offered[peer] = p->executes;
     return 1;
 }
 
 /* The sender's src (its local index 0) of an offered receive, in this process: its
    allocation opened here once. NULL where it cannot be (the allocation is gone). */
-static const char *peer_src(struct redist__onecopy_device *d, const int64_t note[3])
+static const char *peer_src(struct redist_plan_s *p, struct redist__onecopy_device *d,
+                            const int64_t note[3])
 {
     int j = (int)note[1];
     if (j < 0 || j >= d->n || j == d->me)
         return NULL;
     MPI_Win_sync(d->board);
-    const redist__ipc_handle *h = slot(d, j);
-    if (h == NULL)
+    const board_slot *s = slot(d, j);
+    if (s == NULL)
         return NULL;
+    const redist__ipc_handle *h = &s->mem;
     if (d->open_base[j] == NULL || memcmp(&d->open_h[j], h, sizeof *h) != 0) {
+        if (d->open_base[j] != NULL && d->events) /* its last pulls done before the unmap */
+            redist__staging_wait(p);
         redist__device_ipc_close(d->dev, d->open_base[j]); /* its pulls were waited for */
         d->open_base[j] = NULL;
         redist__ipc_handle copy = *h;
@@ -267,8 +349,13 @@ static const char *peer_src(struct redist__onecopy_device *d, const int64_t note
 
 int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_device *d, int i)
 {
-    const char *src = peer_src(d, p->shm->note_in[i]);
-    if (src != NULL)
+    const char *src = peer_src(p, d, p->shm->note_in[i]);
+    int j = (int)p->shm->note_in[i][1], err = REDIST_SUCCESS;
+    if (src != NULL && d->events) /* after the sender's stream has left src as it wants it */
+        err = redist__device_stream_wait(d->dev, p->opt.stream, d->ready_of[j]);
+    if (err != REDIST_SUCCESS)
+        redist__staging_failed(p, err);
+    else if (src != NULL)
         redist__staging_pull(p, d->from_dm[i], &p->recv.msgs[i], src);
     else /* kept for the execute's end: the message is still acknowledged, so that its
             sender completes */
@@ -286,7 +373,15 @@ int redist__onecopy_device_offered(const int64_t note[3])
 
 void redist__onecopy_device_done(struct redist_plan_s *p, struct redist__onecopy_device *d)
 {
-    (void)p;
+    int err = REDIST_SUCCESS;
+    if (d->events && d->policy != REDIST__IPC_PER_EXECUTE) /* the senders' streams wait for it */
+        err = redist__device_event_record(d->dev, d->done, p->opt.stream);
+    else /* the pulls done before the acknowledgements free the senders' src */
+        redist__staging_wait(p);
+    if (err != REDIST_SUCCESS) { /* ordered by the host instead */
+        redist__staging_failed(p, err);
+        redist__staging_wait(p);
+    }
     if (d->policy != REDIST__IPC_PER_EXECUTE)
         return;
     for (int j = 0; j < d->n; j++) { /* the pulls were waited for */
@@ -307,4 +402,14 @@ void redist__onecopy_device_count(const struct redist_plan_s *p,
             *bytes += p->recv.msgs[i].nelems * (int64_t)p->elsize;
         }
     }
+}
+
+void redist__onecopy_device_end(struct redist_plan_s *p, struct redist__onecopy_device *d)
+{
+    for (int j = 0; d->events && j < d->n; j++) /* src stays until their pulls are done */
+        if (d->offered[j] == p->executes && p->executes != 0) {
+            int err = redist__device_stream_wait(d->dev, p->opt.stream, d->done_of[j]);
+            if (err != REDIST_SUCCESS) /* then the host waits (the execute fails) */
+                redist__staging_failed(p, err);
+        }
 }

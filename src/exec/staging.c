@@ -38,7 +38,9 @@ struct redist__staging {
     char *host;           /* host staging, scratch_bytes (AUTO's mixed moves) */
     int64_t scratch_bytes;
     void *stream;
-    int error; /* the first device failure of this execute */
+    int error;      /* the first device failure of this execute */
+    int host_bound; /* this execute's device work exchanged bytes with the host or MPI (its end
+                       waits for the stream: staging_error) */
     /* The messages' index lists for the kernels, uploaded at plan time (staging_upload):
        every move of a device-capable algorithm is of a send or receive message or the self
        part (exec.h's `device` flag). */
@@ -255,6 +257,7 @@ int redist__staging_check(struct redist_plan_s *p, const void *src, int64_t src_
     if (s == NULL)
         return REDIST_SUCCESS;
     s->error = REDIST_SUCCESS;
+    s->host_bound = 0;
     int err = kind_of(s, src, src_n, "src", &s->src_dev);
     return err != REDIST_SUCCESS ? err : kind_of(s, dst, dst_n, "dst", &s->dst_dev);
 }
@@ -270,7 +273,11 @@ int redist__staging_error(struct redist_plan_s *p)
     struct redist__staging *s = p->device;
     if (s == NULL)
         return REDIST_SUCCESS;
-    keep(s, redist__device_sync(s->dev, s->stream)); /* the deferred moves: dst complete */
+    /* the deferred moves: dst complete when the execute returns. With a stream given, an
+       execute whose device work only touched device memory (kernels, pulls ordered by
+       events) leaves it on the stream: dst is complete when the stream gets there */
+    if (s->stream == NULL || s->host_bound)
+        keep(s, redist__device_sync(s->dev, s->stream));
     s->defer = 0;
     int err = s->error;
     s->error = REDIST_SUCCESS;
@@ -306,6 +313,7 @@ static int piece(const struct redist_plan_s *p, int kind, const redist__msg *m, 
         return redist__fail(REDIST_ERR_UNSUPPORTED,
                             "device staging: a message the plan did not upload (an algorithm "
                             "whose moves are not its send, receive and self messages)");
+    s->host_bound = s->host_bound || kind != REDIST__COPY || !a_dev || !b_dev;
     if (!a_dev && !b_dev) { /* AUTO, both host */
         redist__move_range(m, kind, a, b, es, sc, lo, hi);
         return REDIST_SUCCESS;

@@ -24,7 +24,13 @@
  *   - a sender's src freed (by an allocator no registry guards) before its receiver maps it:
  *     REDIST_ERR_STATE on every rank (the receiver's failure agreed), no hang, no fault;
  *   - REDIST_DEVICE_IPC=per-execute (mappings closed after each execute) and =0 (nothing
- *     pulled: every message staged, still right).
+ *     pulled: every message staged, still right);
+ *   - REDIST_GPU_AWARE_MPI=1, without the window and on nodes of 2: every data message leaves
+ *     from device memory (PMPI wrappers hand MPI the emulated memory's host view, as a
+ *     GPU-aware MPI reaches it), as redist_stats.messages_device_mpi says;
+ *   - options.stream set (CUDA's per-thread default stream): every case again; where every
+ *     message is pulled, the execute makes no host wait for the device (the events order
+ *     the pulls), and dst is right after a sync.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -44,10 +50,12 @@ int redist__device_get(redist__device **dev);
 int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
 void redist__device_free(redist__device *dev, void *ptr);
 void *redist__device_emulated_view(const void *p, size_t bytes);
+uint64_t redist__device_emulated_host_waits(void);
 
 static int rank, size, errs;
 static int ipc_off;             /* REDIST_DEVICE_IPC=0: every message staged */
 static int gpu_aware;           /* REDIST_GPU_AWARE_MPI=1: MPI's messages from device buffers */
+static int with_stream;         /* options.stream: CUDA's per-thread default stream */
 static long long data_messages; /* sends with more than 32 bytes since the last reset */
 static long long device_sends;  /* of them, those from device memory (a GPU-aware MPI's) */
 
@@ -140,6 +148,7 @@ static void run_case(const spec *c, int how, int nonblocking)
     opt.memory = REDIST_MEMORY_CUDA;
     opt.shared_memory = how != NO_WINDOW;
     opt.transport = REDIST_TRANSPORT_PACK;
+    opt.stream = with_stream ? (void *)0x2 : NULL; /* CU_STREAM_PER_THREAD (emulated: any) */
     int perm[2] = {1, 0};
     if (c->perm)
         opt.permutation = perm;
@@ -171,6 +180,7 @@ static void run_case(const spec *c, int how, int nonblocking)
         redist_device_copy(db, b, (size_t)p.nd * sizeof(double));
         uint64_t before = redist__onecopy_messages();
         data_messages = device_sends = 0;
+        uint64_t waits_before = redist__device_emulated_host_waits();
         if (nonblocking) {
             int done = 0;
             rc = redist_start(plan, p.ns ? src : NULL, p.nd ? db : NULL);
@@ -180,6 +190,7 @@ static void run_case(const spec *c, int how, int nonblocking)
             rc = redist_execute(plan, p.ns ? src : NULL, p.nd ? db : NULL);
         long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages,
                   from_device = device_sends;
+        long long waits = (long long)(redist__device_emulated_host_waits() - waits_before);
         same_everywhere(what, rc);
         redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
         if (how == TWICE && round == 0) { /* its receivers keep it mapped: the owner frees it */
@@ -202,6 +213,14 @@ static void run_case(const spec *c, int how, int nonblocking)
                  (long long)st.messages_received);
         /* through MPI: every data message from a device buffer with a GPU-aware MPI, none
            otherwise, as the plan's stats say */
+        /* with a stream, an execute whose every message is pulled leaves its work on the
+           stream: no host wait (the events order the pulls); dst complete at the sync below.
+           A peer's src in another allocation than last time costs one (its old mapping is
+           closed once the pulls from it are done). */
+        if (with_stream && how != NO_WINDOW && how != PAIRS && !ipc_off &&
+            !(how == TWICE && round == 1) && waits != 0)
+            fail(what, "%lld host waits for the device in a stream-ordered execute, want none",
+                 waits);
         long long want_dev = gpu_aware ? data : 0;
         if (from_device != want_dev || st.messages_device_mpi != want_dev)
             fail(what,
@@ -373,5 +392,11 @@ int main(int argc, char **argv)
     }
     unsetenv("REDIST_GPU_AWARE_MPI");
     gpu_aware = 0;
+    /* options.stream given: stream-ordered where everything is pulled, else as before */
+    with_stream = 1;
+    for (int k = 0; k < ncases; k++)
+        for (int how = 0; how < NHOW; how++)
+            run_case(&cases[k], how, k == 4);
+    with_stream = 0;
     return mtest_finalize(errs);
 }
