@@ -202,6 +202,9 @@ void *redist__device_emulated_view(const void *p, size_t bytes);
 /* The emulated device's host waits so far: syncs, and event waits that had work to run
    (tests check that a stream-ordered execute makes none). */
 uint64_t redist__device_emulated_host_waits(void);
+/* Other processes' allocations (and events) the emulated device has mapped so far (tests:
+   a plan maps each peer's src allocation once, not per execute). */
+uint64_t redist__device_emulated_ipc_opens(void);
 
 /* Given allocations: those redist_device_alloc made and redist_device_free has not freed
    (given.c), each with a count of the executes in flight on arrays inside it. add records

@@ -62,6 +62,7 @@ static ranges maps; /* the device memory */
 static ranges pins;
 static uint64_t pageable_copies;
 static uint64_t host_waits; /* syncs, and event waits that ran work (tests) */
+static uint64_t ipc_opens;  /* other processes' allocations mapped (tests) */
 
 /* Posted work, run at the next sync: a copy (dm == NULL) or a kernel. */
 typedef struct posted {
@@ -354,6 +355,14 @@ struct redist__device_event {
     int own;
 };
 
+uint64_t redist__device_emulated_ipc_opens(void)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t n = ipc_opens;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
 uint64_t redist__device_emulated_host_waits(void)
 {
     pthread_mutex_lock(&lock);
@@ -624,6 +633,7 @@ static int e_ipc_open(const redist__ipc_handle *h, void **base)
         return redist__fail(REDIST_ERR_NOMEM, "emulated device: mapping another process's memory");
     pthread_mutex_lock(&lock);
     int full = add_range(&maps, device, (size_t)e.len, view, -1);
+    ipc_opens += !full;
     pthread_mutex_unlock(&lock);
     if (full) {
         munmap(device, (size_t)e.len);

@@ -15,6 +15,8 @@
  *   - src 17 doubles past the start of a larger device allocation (the offset travels);
  *   - the same plan executed twice on different src allocations, the first freed by its
  *     owner in between (the receivers' cached mappings are replaced);
+ *   - the same plan executed twice on the same arrays: the second maps no peer allocation
+ *     (each is mapped once; the emulated device counts its mappings);
  *   - options.shared_memory = 0: the data goes through MPI, nothing copied once;
  *   - REDIST_RANKS_PER_NODE=2: only the messages within a pair of ranks are copied once (the
  *     1-D case: exactly the message from the other rank of the pair, where it sends one), the
@@ -51,6 +53,7 @@ int redist__device_alloc(redist__device *dev, size_t bytes, void **ptr);
 void redist__device_free(redist__device *dev, void *ptr);
 void *redist__device_emulated_view(const void *p, size_t bytes);
 uint64_t redist__device_emulated_host_waits(void);
+uint64_t redist__device_emulated_ipc_opens(void);
 
 static int rank, size, errs;
 static int ipc_off;             /* REDIST_DEVICE_IPC=0: every message staged */
@@ -128,9 +131,10 @@ static int from_partner(const spec *c)
     return 0;
 }
 
-enum { PLAIN, OFFSET, TWICE, NO_WINDOW, PAIRS, NHOW };
-static const char *how_names[NHOW] = {"device arrays", "src at an offset", "two src allocations",
-                                      "shared_memory = 0", "nodes of 2"};
+enum { PLAIN, OFFSET, TWICE, NO_WINDOW, PAIRS, AGAIN, NHOW };
+static const char *how_names[NHOW] = {"device arrays",       "src at an offset",
+                                      "two src allocations", "shared_memory = 0",
+                                      "nodes of 2",          "same arrays again"};
 enum { LEAD = 17 }; /* doubles before src in its allocation (OFFSET) */
 
 static void run_case(const spec *c, int how, int nonblocking)
@@ -169,18 +173,20 @@ static void run_case(const spec *c, int how, int nonblocking)
              redist_device_alloc(dbytes, (void **)&db) == REDIST_SUCCESS;
     if (!mtest_all_same(ok) || !ok)
         fail(what, "device arrays");
-    for (int round = 0; ok && rc == REDIST_SUCCESS && round < (how == TWICE ? 2 : 1); round++) {
+    int rounds = how == TWICE || how == AGAIN ? 2 : 1;
+    for (int round = 0; ok && rc == REDIST_SUCCESS && round < rounds; round++) {
         redist_stats st;
         redist_plan_stats(plan, &st);
         mreblock_fill(c, &p, a, round);
         for (int64_t i = 0; i < p.nd; i++)
             b[i] = 3.0;
-        double *src = (double *)(void *)da[round] + lead;
+        double *src = (double *)(void *)da[how == TWICE ? round : 0] + lead;
         redist_device_copy(src, a, (size_t)p.ns * sizeof(double));
         redist_device_copy(db, b, (size_t)p.nd * sizeof(double));
         uint64_t before = redist__onecopy_messages();
         data_messages = device_sends = 0;
-        uint64_t waits_before = redist__device_emulated_host_waits();
+        uint64_t waits_before = redist__device_emulated_host_waits(),
+                 opens_before = redist__device_emulated_ipc_opens();
         if (nonblocking) {
             int done = 0;
             rc = redist_start(plan, p.ns ? src : NULL, p.nd ? db : NULL);
@@ -190,7 +196,13 @@ static void run_case(const spec *c, int how, int nonblocking)
             rc = redist_execute(plan, p.ns ? src : NULL, p.nd ? db : NULL);
         long long copied = (long long)(redist__onecopy_messages() - before), data = data_messages,
                   from_device = device_sends;
-        long long waits = (long long)(redist__device_emulated_host_waits() - waits_before);
+        long long waits = (long long)(redist__device_emulated_host_waits() - waits_before),
+                  opens = (long long)(redist__device_emulated_ipc_opens() - opens_before);
+        /* each peer's allocation mapped once: the second execute on the same arrays maps
+           nothing; a first one at most one per message pulled */
+        if ((how == AGAIN && round == 1 && opens != 0) || opens > copied)
+            fail(what, "%lld peer allocations mapped in execute %d (%lld messages pulled)", opens,
+                 round + 1, copied);
         same_everywhere(what, rc);
         redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
         if (how == TWICE && round == 0) { /* its receivers keep it mapped: the owner frees it */
