@@ -47,6 +47,9 @@
  * 10); --budget SEC: fewer repetitions (never below min(R, 5)) if the warm-ups say R rounds of the
  * four methods would take longer than SEC seconds.
  *
+ * After the ratios, the model's line: each device plan's predicted_seconds (redist_stats,
+ * the largest over ranks) and the measured Tmed over it (the target on a GPU: 0.7 .. 1.3).
+ *
  * Targets, on a GPU node with 4 ranks sharing one GPU, n = 8000: device at least
  * 2x faster than naive (naive/device >= 2) and within 1.5x of the floor
  * (device/floor <= 1.5); where the device plan's messages are pulled over inter-process
@@ -706,6 +709,7 @@ typedef struct {
     int64_t off, on;          /* the device plan's bytes_sent, bytes_received: rank max */
     int window;               /* the device plan's messages go through the shared window */
     int64_t pulled;           /* its messages pulled over inter-process memory: rank max */
+    double predicted[2];      /* the device plan's and the staged one's predicted_seconds */
 } case_info;
 
 static void report(const case_info *ci, const result *res, int real)
@@ -731,6 +735,14 @@ static void report(const case_info *ci, const result *res, int real)
     }
     print_ratios(res, ci->off + ci->on, real);
     print_pulled_ratios(res, ci->pulled, real);
+    /* the cost model against the run (target: within 30% on a GPU) */
+    const int ms[2] = {M_DEVICE, M_STAGED};
+    printf("model (predicted_seconds, rank max):");
+    for (int k = 0; k < 2; k++)
+        if (res[ms[k]].ran && ci->predicted[k] > 0)
+            printf("  %s %.3f ms, measured/predicted = %.2f", method_names[ms[k]],
+                   ci->predicted[k] * 1e3, res[ms[k]].tmed / ci->predicted[k]);
+    printf("\n");
     fflush(stdout);
 }
 
@@ -855,6 +867,11 @@ static int make_plans(bench *b, redist_layout ls, redist_layout ld, int rank, ca
     b->received = (size_t)st.bytes_received;
     int64_t mine[3] = {st.bytes_sent, st.bytes_received, st.messages_device_ipc}, most[3];
     MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    redist_stats ss;
+    double pred[2] = {st.predicted_seconds, redist_plan_stats(b->splan, &ss) == REDIST_SUCCESS
+                                                ? ss.predicted_seconds
+                                                : 0};
+    MPI_Allreduce(pred, ci->predicted, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     ci->off = most[0];
     ci->on = most[1];
     ci->pulled = most[2];
