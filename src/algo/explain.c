@@ -157,7 +157,7 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     out->steps = out->bounded ? c.t.shift_steps : a->steps(&c, m, &opt);
     out->predicted_seconds = out->bounded ? redist__strip_predict(&c, m, opt.max_buffer_bytes)
                                           : a->predict(&c, m, &opt, out->transport);
-    out->predicted_seconds += redist__cost_agreement(&c, m, opt.check_arguments);
+    out->predicted_seconds += redist__cost_agreement(&c, m, redist__agreements(&opt));
     if (memory != REDIST_MEMORY_HOST) {
         out->staging_seconds =
             redist__predict_staging(a, &c, m, &opt, out->transport, !out->bounded);

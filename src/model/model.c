@@ -155,14 +155,14 @@ double redist__cost_network(const redist__case *c, const redist__machine *m)
     return start * (double)n->max_remote_messages + m->remote_per_byte * (double)n->max_node_bytes;
 }
 
-double redist__cost_agreement(const redist__case *c, const redist__machine *m, int check_arguments)
+double redist__cost_agreement(const redist__case *c, const redist__machine *m, int reductions)
 {
-    if (!check_arguments || c->t.n.nodes <= 1)
+    if (reductions <= 0 || c->t.n.nodes <= 1)
         return 0.0;
     int rounds = 0;
     for (int64_t reach = 1; reach < c->t.comm_size; reach *= 2)
         rounds++;
-    return m->remote_startup * rounds;
+    return m->remote_startup * rounds * reductions;
 }
 
 double redist__cost_network_spread(const redist__case *c, const redist__machine *m, double messages,

@@ -302,11 +302,13 @@ double redist__cost_network_spread(const redist__case *c, const redist__machine 
    their pack, and their unpack from the sender's window (window_per_byte), no MPI. */
 double redist__cost_moves_via(const redist__case *c, const redist__machine *m, int transport,
                               int through_memory);
-/* What an execute's argument agreement adds (options.check_arguments: an MPI_Iallreduce of
-   one int over the plan's ranks, which every algorithm pays alike): on several nodes its
-   ceil(log2 P) rounds each cross the network (remote_startup); on one node each round is about
-   an on-node message, inside the model's start-up, and it is not counted (0). */
-double redist__cost_agreement(const redist__case *c, const redist__machine *m, int check_arguments);
+/* What an execute's agreements add (options.check_arguments: `reductions` MPI_Iallreduce of
+   one int over the plan's ranks, which every algorithm pays alike: 1, on the arguments, and
+   for device plans 2, the second on device failures at the end; 0 without check_arguments):
+   on several nodes each one's ceil(log2 P) rounds cross the network (remote_startup); on one
+   node each round is about an on-node message, inside the model's start-up, and it is not
+   counted (0). */
+double redist__cost_agreement(const redist__case *c, const redist__machine *m, int reductions);
 
 /* Device plans (options.memory): what staging adds to an execute. Each byte a rank
    sends is packed by a kernel and copied off its device, each byte it receives copied on and

@@ -301,8 +301,9 @@ static int fill_stats(struct redist_plan_s *p)
         }
     s->max_messages_per_rank = p->pair.t.max_sent_messages;
     s->max_bytes_per_rank = p->pair.t.max_sent_bytes;
-    s->predicted_seconds = p->algo->predict(&p->pair, p->machine, &p->opt, p->transport) +
-                           redist__cost_agreement(&p->pair, p->machine, p->opt.check_arguments);
+    s->predicted_seconds =
+        p->algo->predict(&p->pair, p->machine, &p->opt, p->transport) +
+        redist__cost_agreement(&p->pair, p->machine, redist__agreements(&p->opt));
     s->runs_per_period = redist__side_runs(&p->send) + redist__side_runs(&p->recv);
     s->transport = p->transport;
     s->shared_memory = p->shm != NULL;

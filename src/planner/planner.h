@@ -78,6 +78,9 @@ int redist__can_datatype(const redist__algorithm *a, const redist__case *c,
    with the smaller prediction); one it has, and datatypes only if every run fits in int. */
 int redist__choose_transport(const redist__algorithm *a, const redist__case *c,
                              const redist__machine *m, const redist_options *opt, int requested);
+/* The reductions an execute's agreements make (redist__cost_agreement): none without
+   check_arguments, 1 (the arguments), 2 for device plans (and their device failures). */
+int redist__agreements(const redist_options *opt);
 /* a's prediction with the transport it would choose for REDIST_TRANSPORT_AUTO. */
 double redist__predict(const redist__algorithm *a, const redist__case *c, const redist__machine *m,
                        const redist_options *opt);

@@ -46,8 +46,14 @@ double redist__predict(const redist__algorithm *a, const redist__case *c, const 
                        const redist_options *opt)
 {
     int transport = redist__choose_transport(a, c, m, opt, REDIST_TRANSPORT_AUTO);
-    return a->predict(c, m, opt, transport) + redist__cost_agreement(c, m, opt->check_arguments) +
+    return a->predict(c, m, opt, transport) +
+           redist__cost_agreement(c, m, redist__agreements(opt)) +
            redist__predict_staging(a, c, m, opt, transport, 1);
+}
+
+int redist__agreements(const redist_options *opt)
+{
+    return !opt->check_arguments ? 0 : opt->memory != REDIST_MEMORY_HOST ? 2 : 1;
 }
 
 double redist__predict_staging(const redist__algorithm *a, const redist__case *c,

@@ -265,9 +265,10 @@ static void predictions(void)
     redist__case c32;
     CHECK(redist__simulate_nodes_case(REDIST__SIM_ALLTOALL, 32, 64, 64, &c32) == REDIST_SUCCESS &&
               near(redist__cost_agreement(&c32, &m, 1), agree) &&
+              near(redist__cost_agreement(&c32, &m, 2), 2.0 * agree) &&
               redist__cost_agreement(&c32, &m, 0) == 0.0,
-          "the agreement: %g with check_arguments, none without",
-          redist__cost_agreement(&c32, &m, 1));
+          "the agreement: %g with check_arguments (%g for a device plan's two), none without",
+          redist__cost_agreement(&c32, &m, 1), redist__cost_agreement(&c32, &m, 2));
     c32.t.n.nodes = 1;
     CHECK(redist__cost_agreement(&c32, &m, 1) == 0.0, "the agreement on one node: not counted");
     /* the target where messages are small and many */
