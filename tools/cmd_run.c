@@ -527,6 +527,13 @@ static void print_header(const run_state *s)
                p->nodes, p->ranks_per_node, (long long)p->max_off_messages,
                p->max_off_messages == 1 ? "" : "s",
                tool_fmt_bytes(b2, sizeof b2, (double)p->max_off_bytes));
+    if (s->a.pair.memory != REDIST_MEMORY_HOST && p->total_received > 0)
+        printf("  device     of %lld messages, %lld pulled from the senders' device arrays "
+               "(inter-process memory), %lld sent from device buffers (GPU-aware MPI), %lld "
+               "staged through the host\n",
+               (long long)p->total_received, (long long)p->total_device_ipc,
+               (long long)p->total_device_mpi,
+               (long long)(p->total_received - p->total_device_ipc - p->total_device_mpi));
     printf("  memory     %s of buffers per rank at most, %s\n",
            tool_fmt_bytes(b1, sizeof b1, (double)p->max_buffer_bytes),
            p->bounded ? "bounded mode (chunks)" : "default mode");

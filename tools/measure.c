@@ -100,11 +100,16 @@ void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out
     redist_stats st;
     memset(&st, 0, sizeof st);
     redist_plan_stats(plan, &st);
-    int64_t sums[3] = {st.messages_sent, st.bytes_sent, st.bytes_copied}, tot[3];
+    int64_t sums[6] = {st.messages_sent,     st.bytes_sent,          st.bytes_copied,
+                       st.messages_received, st.messages_device_ipc, st.messages_device_mpi},
+            tot[6];
     int64_t maxes[5] = {st.messages_sent, st.bytes_sent, st.buffer_bytes, st.messages_off_node,
                         st.bytes_off_node},
             mx[5];
-    MPI_Allreduce(sums, tot, 3, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(sums, tot, 6, MPI_INT64_T, MPI_SUM, comm);
+    out->total_received = tot[3];
+    out->total_device_ipc = tot[4];
+    out->total_device_mpi = tot[5];
     MPI_Allreduce(maxes, mx, 5, MPI_INT64_T, MPI_MAX, comm);
     out->max_off_messages = mx[3];
     out->max_off_bytes = mx[4];

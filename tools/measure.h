@@ -35,15 +35,18 @@ typedef struct tool_plan_summary {
     int steps;                       /* the most any rank takes */
     int64_t max_messages, max_bytes; /* the most one rank sends */
     int64_t total_messages, total_bytes, total_copied;
-    double predicted;         /* the slowest rank's predicted seconds */
-    int transport;            /* this rank's REDIST_TRANSPORT_* */
-    int bounded;              /* bounded mode (redist_stats.bounded) */
-    int64_t max_buffer_bytes; /* the most buffer bytes one rank's plan holds */
-    int cores_lo, cores_hi;   /* the fewest and most cores a rank may run on (redist_stats) */
-    int model_threads;        /* the threads the model counts: the fewest of any rank's
-                                 threads, each at most its cores */
-    int nodes, ranks_per_node;            /* redist_stats' */
+    double predicted;          /* the slowest rank's predicted seconds */
+    int transport;             /* this rank's REDIST_TRANSPORT_* */
+    int bounded;               /* bounded mode (redist_stats.bounded) */
+    int64_t max_buffer_bytes;  /* the most buffer bytes one rank's plan holds */
+    int cores_lo, cores_hi;    /* the fewest and most cores a rank may run on (redist_stats) */
+    int model_threads;         /* the threads the model counts: the fewest of any rank's
+                                  threads, each at most its cores */
+    int nodes, ranks_per_node; /* redist_stats' */
     int64_t max_off_messages, max_off_bytes; /* the most one rank sends to other nodes */
+    int64_t total_received;                  /* messages received, all ranks */
+    int64_t total_device_ipc;                /* of them, pulled from node peers' device arrays */
+    int64_t total_device_mpi; /* messages sent from device buffers to a GPU-aware MPI */
 } tool_plan_summary;
 /* Collective over comm. */
 void tool_plan_summarise(redist_plan plan, MPI_Comm comm, tool_plan_summary *out);

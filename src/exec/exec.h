@@ -320,6 +320,10 @@ int redist__mpi_gpu_aware(char *why, size_t len);
    buffer that cannot be allocated too: staged as before). Local: MPI moves bytes between any
    buffers, so ranks may differ. */
 void redist__gpu_mpi_setup(struct redist_plan_s *p);
+/* 1 if p's device buffers may go to MPI: a CUDA plan, a GPU-aware MPI, and a backend whose
+   memory MPI reaches (not the emulated device's, but for tests that set
+   REDIST_EMULATED_MPI_VIEW: their PMPI wrappers hand MPI its host view). */
+int redist__gpu_mpi_usable(const struct redist_plan_s *p);
 /* Where send (is_send) or receive message i is packed or unpacked for MPI: the device
    buffer (gpu_mpi) or the host one. */
 char *redist__msg_buffer(const struct redist_plan_s *p, int is_send, int i);

@@ -163,10 +163,9 @@ static void load_to_values(const struct redist_plan_s *p, int64_t v[6])
     memcpy(&v[0], &p->node_load, sizeof p->node_load);
     v[1] = p->not_one_node;
     v[2] = REDIST_MAX_THREADS - redist__model_threads(p->threads, p->cores);
-    v[3] = !redist__shared_any(); /* MAX: some rank holds no node-shared allocation */
-    v[4] = !device_ipc_here(p);   /* MAX: some rank cannot pull over inter-process memory */
-    v[5] = !(p->opt.memory == REDIST_MEMORY_CUDA && p->device != NULL &&
-             redist__mpi_gpu_aware(NULL, 0)); /* MAX: some rank's MPI takes no device buffers */
+    v[3] = !redist__shared_any();      /* MAX: some rank holds no node-shared allocation */
+    v[4] = !device_ipc_here(p);        /* MAX: some rank cannot pull over inter-process memory */
+    v[5] = !redist__gpu_mpi_usable(p); /* MAX: some rank's MPI takes no device buffers */
 }
 
 static void machine_from_values(const int64_t v[MACHINE_VALS], redist__machine *m)

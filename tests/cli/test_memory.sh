@@ -43,6 +43,20 @@ for mem in cuda auto; do
         --inter
 done
 expect_verified 3 "${PAIR[@]}" --memory cuda --algorithm indirect
+
+# the device line: on one node every message is pulled over inter-process memory; on nodes
+# of 1 (REDIST_RANKS_PER_NODE=1) every message is staged
+device_line() {
+    run_cmd 120 env REDIST_DEVICE_BACKEND=emulated REDIST_RANKS_PER_NODE="$1" "$MPIEXEC" -n 3 \
+        $MPIEXEC_PREFLAGS "$REDIST" run "${PAIR[@]}" --memory cuda --algorithm direct-async --verify
+    grep '^  device ' "$CLI_OUT"
+}
+one=$(device_line 3) apart=$(device_line 1)
+if [[ "$one" =~ of\ ([0-9]+)\ messages,\ ([0-9]+)\ pulled.*\ 0\ staged && ${BASH_REMATCH[1]} -gt 0 &&
+    ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" && "$apart" =~ \ 0\ pulled.*\ ([0-9]+)\ staged &&
+    ${BASH_REMATCH[1]} -gt 0 ]]; then
+    echo "ok: run's device line: all pulled on one node ($one), all staged across nodes"
+else fail "run's device line: '$one' on one node, '$apart' on nodes of 1"; fi
 expect_verified 3 --from n=600,block=200 --to n=600,block=1 --memory cuda --algorithm block-to-cyclic
 
 emulated 3 run "${PAIR[@]}" --memory cuda --algorithm general

@@ -363,6 +363,7 @@ static void freed_in_flight_case(void)
 int main(int argc, char **argv)
 {
     setenv("REDIST_DEVICE_BACKEND", "emulated", 0); /* tests/gpu/run.sh: cuda */
+    setenv("REDIST_EMULATED_MPI_VIEW", "1", 1);     /* the wrappers above hand it to MPI */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
