@@ -22,8 +22,8 @@
  * stores them) -> blocks B' x B' on the same grid (defaults: 8000, 36 -> 128, 4 x 4). Threads
  * take whole arrays (array k by thread k mod T), so T = P x P is one thread per rank, as 16
  * ranks of one thread are. memcpy copies the elements each destination holds. Every
- * destination element is checked after pull and after push. Prints the median of R (default 5) of each, in ms, and pull / memcpy, push / memcpy.
- * Exit status 1 on a wrong element.
+ * destination element is checked after pull and after push. Prints the median of R (default 5) of
+ * each, in ms, and pull / memcpy, push / memcpy. Exit status 1 on a wrong element.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -229,10 +229,9 @@ static void fill(double **src)
         int64_t lr = extent(B_FROM, r), lc = extent(B_FROM, c);
         for (int64_t lj = 0; lj < lc; lj++)
             for (int64_t li = 0; li < lr; li++)
-                src[a][li + lj * lr] = (double)((li / B_FROM) * B_FROM * P + r * B_FROM +
-                                                li % B_FROM +
-                                                ((lj / B_FROM) * B_FROM * P + c * B_FROM +
-                                                 lj % B_FROM) * N);
+                src[a][li + lj * lr] =
+                    (double)((li / B_FROM) * B_FROM * P + r * B_FROM + li % B_FROM +
+                             ((lj / B_FROM) * B_FROM * P + c * B_FROM + lj % B_FROM) * N);
     }
 }
 
@@ -358,8 +357,8 @@ int main(int argc, char **argv)
         else
             N = -1;
     }
-    if (argc % 2 == 0 || N < 1 || P < 1 || P > 64 || B_FROM < 1 || B_TO < 1 || T < 1 ||
-        REPS < 1 || REPS > 64) {
+    if (argc % 2 == 0 || N < 1 || P < 1 || P > 64 || B_FROM < 1 || B_TO < 1 || T < 1 || REPS < 1 ||
+        REPS > 64) {
         fprintf(stderr, "usage: bench_runs [--n N] [--grid P (1..64)] [--from B] [--to B] "
                         "[--threads T] [--reps R (1..64)] [--gaps BYTES]\n");
         return 2;
@@ -425,16 +424,17 @@ int main(int argc, char **argv)
     bad += check(dst);
     t_nt_mem = median_of(do_whole, &jm);
 #endif
-    printf("bench_runs: %lld^2 doubles, %lldx%lld -> %lldx%lld blocks on %dx%d, %d threads, "
-           "%lld runs (%.0f B average), median of %d\n"
-           "  memcpy %8.2f ms\n  pull   %8.2f ms  %5.2f x memcpy\n  pairs  %8.2f ms  %5.2f x memcpy\n  parts  %8.2f ms  %5.2f x memcpy\n  push   %8.2f ms  %5.2f x "
-           "memcpy\n  pull, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
-           "  parts, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
-           "  memcpy, non-temporal stores %8.2f ms  %5.2f x memcpy\n%s",
-           (long long)N, (long long)B_FROM, (long long)B_FROM, (long long)B_TO, (long long)B_TO,
-           P, P, T, (long long)all.n, 8.0 * (double)N * (double)N / (double)all.n, REPS,
-           t_mem * 1e3, t_pull * 1e3, t_pull / t_mem, t_pairs * 1e3, t_pairs / t_mem, t_parts * 1e3, t_parts / t_mem, t_push * 1e3, t_push / t_mem,
-           t_nt * 1e3, t_nt / t_mem, t_nt_parts * 1e3, t_nt_parts / t_mem, t_nt_mem * 1e3,
-           t_nt_mem / t_mem, bad ? "FAIL: wrong elements\n" : "");
+    printf(
+        "bench_runs: %lld^2 doubles, %lldx%lld -> %lldx%lld blocks on %dx%d, %d threads, "
+        "%lld runs (%.0f B average), median of %d\n"
+        "  memcpy %8.2f ms\n  pull   %8.2f ms  %5.2f x memcpy\n  pairs  %8.2f ms  %5.2f x memcpy\n  parts  %8.2f ms  %5.2f x memcpy\n  push   %8.2f ms  %5.2f x "
+        "memcpy\n  pull, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
+        "  parts, non-temporal stores %8.2f ms  %5.2f x memcpy\n"
+        "  memcpy, non-temporal stores %8.2f ms  %5.2f x memcpy\n%s",
+        (long long)N, (long long)B_FROM, (long long)B_FROM, (long long)B_TO, (long long)B_TO, P, P,
+        T, (long long)all.n, 8.0 * (double)N * (double)N / (double)all.n, REPS, t_mem * 1e3,
+        t_pull * 1e3, t_pull / t_mem, t_pairs * 1e3, t_pairs / t_mem, t_parts * 1e3,
+        t_parts / t_mem, t_push * 1e3, t_push / t_mem, t_nt * 1e3, t_nt / t_mem, t_nt_parts * 1e3,
+        t_nt_parts / t_mem, t_nt_mem * 1e3, t_nt_mem / t_mem, bad ? "FAIL: wrong elements\n" : "");
     return bad ? 1 : 0;
 }

@@ -71,9 +71,9 @@ static int shared_comm(MPI_Comm comm, redist__shared_comm **out)
     redist__shared_comm *c = redist__malloc(sizeof *c);
     int rank = 0;
     MPI_Comm_rank(dup, &rank);
-    int err = redist__agree(dup, rank, c != NULL ? REDIST_SUCCESS
-                                                 : redist__fail(REDIST_ERR_NOMEM, "redist_alloc"),
-                            NULL);
+    int err = redist__agree(
+        dup, rank, c != NULL ? REDIST_SUCCESS : redist__fail(REDIST_ERR_NOMEM, "redist_alloc"),
+        NULL);
     if (err != REDIST_SUCCESS) {
         redist__free(c);
         MPI_Comm_free(&dup);

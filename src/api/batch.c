@@ -75,10 +75,10 @@ typedef struct batch {
        [send.n] (from ai) and sends [recv.n] (from ao); total in all. */
     int ni, no, ai, ao, total;
     MPI_Request *reqs;
-    int *idx;          /* MPI_Waitsome's indices (allocated with the plan: none at execute) */
-    int *slot_of_req;  /* receive request -> its peer slot */
-    int64_t *left;     /* per receive slot: chunks still to arrive */
-    const char **src;  /* this execution's arrays, at their windows' bases */
+    int *idx;         /* MPI_Waitsome's indices (allocated with the plan: none at execute) */
+    int *slot_of_req; /* receive request -> its peer slot */
+    int64_t *left;    /* per receive slot: chunks still to arrive */
+    const char **src; /* this execution's arrays, at their windows' bases */
     char **dst;
 } batch;
 
@@ -235,8 +235,8 @@ static int post_data_recv(struct redist_plan_s *p, batch *b, int j)
 {
     const batch_dir *r = &b->recv;
     b->left[j] = r->first_req[j + 1] - r->first_req[j];
-    return redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j], r->peer[j],
-                              0, p->comm, b->reqs + r->first_req[j]);
+    return redist__post_bytes(r->buf + r->offset[j], r->offset[j + 1] - r->offset[j], r->peer[j], 0,
+                              p->comm, b->reqs + r->first_req[j]);
 }
 
 static int batch_start(struct redist_plan_s *p)
@@ -373,8 +373,8 @@ static int batch_progress(struct redist_plan_s *p, int blocking, int *done)
         }
         for (int k = 0; k < outcount && outcount != MPI_UNDEFINED && err == REDIST_SUCCESS; k++)
             err = completed(p, b, idx[k]);
-        int copy = err == REDIST_SUCCESS && b->once.nready > 0 &&
-                   (!blocking || b->once.notes_left == 0);
+        int copy =
+            err == REDIST_SUCCESS && b->once.nready > 0 && (!blocking || b->once.notes_left == 0);
         if (copy)
             err = copy_ready(p, b); /* then round again: its acknowledgements are posted */
         else if (outcount == MPI_UNDEFINED || (!blocking && outcount == 0))
@@ -447,8 +447,8 @@ static int build_walks(batch *b, int j, const int64_t *q, int *max_levels)
         const int64_t *q_ld = q + at;
         at += c->src->ndims;
         int m = b->recv.msg[j * b->count + i];
-        if (m < 0 || (redist__ld_dense(q_ld, c->src->ndims) &&
-                      redist__ld_dense(c->dst->ld, c->dst->ndims)))
+        if (m < 0 ||
+            (redist__ld_dense(q_ld, c->src->ndims) && redist__ld_dense(c->dst->ld, c->dst->ndims)))
             continue;
         err = redist__peer_msg(c, &c->recv.msgs[m], q_ld, &o->peer_side[j * b->count + i],
                                &o->peer_msg[j * b->count + i], max_levels);

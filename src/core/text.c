@@ -50,8 +50,7 @@ void redist__text_json_string(redist__text *t, const char *s)
     redist__text_printf(t, "\"");
     while (*s) {
         size_t plain = 0; /* a run that needs no escape, appended at once */
-        while (s[plain] && s[plain] != '"' && s[plain] != '\\' &&
-               (unsigned char)s[plain] >= 0x20)
+        while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
             plain++;
         redist__text_printf(t, "%.*s", (int)plain, s);
         s += plain;

@@ -57,16 +57,16 @@ int redist__type_base(MPI_Datatype type, MPI_Datatype *base);
 
 /* Tags of the library's point-to-point messages, each on a private communicator. */
 enum {
-    REDIST__TAG_DATA = 7713,  /* a message, or a chunk of one (exec/engine.c) */
-    REDIST__TAG_ACK = 7714,   /* shared-memory transport: the receiver has unpacked */
-    REDIST__TAG_RELAY = 7715, /* a relay step of indirect and hybrid (algo/relay.c) */
-    REDIST__TAG_TCR96 = 7716, /* a packet of [TCR96]'s algorithms (algo/tcr96.c) */
-    REDIST__TAG_BMMC = 7717,  /* a round of the BMMC permutation (bmmc/perform.c) */
-    REDIST__TAG_NOTE = 7718,  /* a batch's note to a node peer: packed, or read my arrays */
+    REDIST__TAG_DATA = 7713,    /* a message, or a chunk of one (exec/engine.c) */
+    REDIST__TAG_ACK = 7714,     /* shared-memory transport: the receiver has unpacked */
+    REDIST__TAG_RELAY = 7715,   /* a relay step of indirect and hybrid (algo/relay.c) */
+    REDIST__TAG_TCR96 = 7716,   /* a packet of [TCR96]'s algorithms (algo/tcr96.c) */
+    REDIST__TAG_BMMC = 7717,    /* a round of the BMMC permutation (bmmc/perform.c) */
+    REDIST__TAG_NOTE = 7718,    /* a batch's note to a node peer: packed, or read my arrays */
     REDIST__TAG_GATHER = 7719,  /* node-aware: blocks to the rank that sends them off node */
     REDIST__TAG_NETWORK = 7720, /* node-aware: one node pair's blocks between nodes */
     REDIST__TAG_SCATTER = 7721, /* node-aware: blocks from the rank that received them */
-    REDIST__TAG_COLL = 9100   /* the basic operations (coll/) */
+    REDIST__TAG_COLL = 9100     /* the basic operations (coll/) */
 };
 
 #endif

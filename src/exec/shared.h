@@ -20,14 +20,14 @@ typedef struct redist__shared_comm {
 
 /* One redist_alloc: this rank's part of a window shared with the other ranks of its node. */
 typedef struct redist__shared {
-    char *base;       /* what redist_alloc returned: 64-byte aligned, `bytes` long */
-    int64_t bytes;    /* as asked (0 allowed) */
-    MPI_Win win;      /* MPI_Win_allocate_shared over `node` */
+    char *base;                /* what redist_alloc returned: 64-byte aligned, `bytes` long */
+    int64_t bytes;             /* as asked (0 allowed) */
+    MPI_Win win;               /* MPI_Win_allocate_shared over `node` */
     redist__shared_comm *comm; /* the caller's comm's duplicate (redist_free agrees on it) */
-    MPI_Comm node;    /* the ranks of comm on this rank's node (REDIST_RANKS_PER_NODE: fewer) */
-    uint64_t id;      /* the same on every rank of comm: which allocation of comm this is */
-    int in_flight;    /* executes started on arrays in it and not yet complete */
-    int shadowed;     /* freed, and a later allocation of this process took its addresses */
+    MPI_Comm node; /* the ranks of comm on this rank's node (REDIST_RANKS_PER_NODE: fewer) */
+    uint64_t id;   /* the same on every rank of comm: which allocation of comm this is */
+    int in_flight; /* executes started on arrays in it and not yet complete */
+    int shadowed;  /* freed, and a later allocation of this process took its addresses */
     struct redist__shared *next;
 } redist__shared;
 

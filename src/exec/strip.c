@@ -284,8 +284,7 @@ static int take_chunk(struct redist_plan_s *p, int i, const int64_t *note, const
 {
     if (note != NULL && note[0] < 0) {
         redist__cursor_skip(cursor, n);
-        return p->dry ? REDIST_SUCCESS
-                      : redist__onecopy_copy_range(p, i, note + 1, done, done + n);
+        return p->dry ? REDIST_SUCCESS : redist__onecopy_copy_range(p, i, note + 1, done, done + n);
     }
     const char *data = note != NULL ? p->shm->recv_at[i] + note[0] : slot;
     if (!p->dry)
@@ -408,8 +407,8 @@ static int send_in_order(struct redist_plan_s *p, strip *s, int at, MPI_Request 
 static int post_note(struct redist_plan_s *p, strip *s, int j)
 {
     const redist__msg *m = &p->recv.msgs[s->recv.order[j]];
-    if (MPI_Irecv(&s->recv.notes[(size_t)j * NOTE], NOTE, MPI_INT64_T, m->peer,
-                  REDIST__TAG_DATA, p->comm, &s->reqs[j]) != MPI_SUCCESS)
+    if (MPI_Irecv(&s->recv.notes[(size_t)j * NOTE], NOTE, MPI_INT64_T, m->peer, REDIST__TAG_DATA,
+                  p->comm, &s->reqs[j]) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "MPI_Irecv from rank %d failed", m->peer);
     return REDIST_SUCCESS;
 }
@@ -453,8 +452,8 @@ static int unpack_any(struct redist_plan_s *p, strip *s, int *moved)
             continue;
         int64_t n = chunk_of(s, m->nelems, d->done[j]);
         redist__shm_sync(p);
-        int err = take_chunk(p, i, &d->notes[(size_t)j * NOTE], NULL, &d->cursors[j], d->done[j],
-                             n);
+        int err =
+            take_chunk(p, i, &d->notes[(size_t)j * NOTE], NULL, &d->cursors[j], d->done[j], n);
         if (err != REDIST_SUCCESS)
             return err;
         if (MPI_Wait(&acks[j], MPI_STATUS_IGNORE) != MPI_SUCCESS ||

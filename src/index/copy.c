@@ -374,9 +374,9 @@ int64_t redist__levels_offset(const redist__msg *m, int nlevels, const int64_t *
     for (int l = 0; l < nlevels; l++) {
         const redist__level *L = &m->levels[l];
         const redist__run *r = &L->runs[run[l]];
-        int64_t idx = (is_src ? r->src_off + rep[l] * L->src_period
-                              : r->dst_off + rep[l] * L->dst_period) +
-                      at[l];
+        int64_t idx =
+            (is_src ? r->src_off + rep[l] * L->src_period : r->dst_off + rep[l] * L->dst_period) +
+            at[l];
         off += idx * (is_src ? L->src_stride : L->dst_stride);
     }
     return off;

@@ -76,9 +76,9 @@ int64_t redist__pull_merge(const redist__msg *const *members, int g, redist__pul
             for (int64_t j = 0; j < L->runs[r].count; j++) {
                 if (n == cap)
                     return -1;
-                out[n++] = (redist__pull_run){k, L->runs[r].src_off + j * L->src_period,
-                                              L->runs[r].dst_off + j * L->dst_period,
-                                              L->runs[r].len};
+                out[n++] =
+                    (redist__pull_run){k, L->runs[r].src_off + j * L->src_period,
+                                       L->runs[r].dst_off + j * L->dst_period, L->runs[r].len};
             }
     }
     qsort(out, (size_t)n, sizeof *out, by_dst);

@@ -13,13 +13,14 @@
  * array passes NULL for it). A third of the cases store the 2-D arrays padded, each rank
  * with its own ld (a window over the whole array), whose padding must stay untouched. The
  * batch sends at most one message to each peer: its messages_sent is the number of distinct
- * peers of the arrays' own plans, never more than their sum. Hostile calls: counts that differ between ranks (REDIST_ERR_MISMATCH on every
- * rank), a forced algorithm other than direct-async (NOT_APPLICABLE), redist_execute on a
- * batch plan (REDIST_ERR_ARG), a NULL destination where one is needed (REDIST_ERR_ARG on
- * every rank, no hang). REDIST_TEST_MEMORY=cuda or auto (support/mdevice.h): the arrays in
- * device memory (with auto, each array's source and destination in device or host memory in
- * turn, so that one batch mixes them). REDIST_TEST_SHARED=all or mixed (support/mtest.h):
- * the host arrays from redist_alloc, or a mix, so that pairs on the node copy once.
+ * peers of the arrays' own plans, never more than their sum. Hostile calls: counts that differ
+ * between ranks (REDIST_ERR_MISMATCH on every rank), a forced algorithm other than direct-async
+ * (NOT_APPLICABLE), redist_execute on a batch plan (REDIST_ERR_ARG), a NULL destination where one
+ * is needed (REDIST_ERR_ARG on every rank, no hang). REDIST_TEST_MEMORY=cuda or auto
+ * (support/mdevice.h): the arrays in device memory (with auto, each array's source and destination
+ * in device or host memory in turn, so that one batch mixes them). REDIST_TEST_SHARED=all or mixed
+ * (support/mtest.h): the host arrays from redist_alloc, or a mix, so that pairs on the node copy
+ * once.
  *
  * Options: --seed S, --cases C, --case K. */
 #include <complex.h>

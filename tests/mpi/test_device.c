@@ -210,11 +210,11 @@ static void lcm_route(void)
         redist__device_alloc(dev, (size_t)(count[k] + 1) * sizeof(double), &on_dev[k]);
     }
     for (int64_t i = 0; i < count[0]; i++)
-        host[0][i] = (double)mtest_global_linear(1, n, bx, g, NULL, REDIST_ROW_MAJOR, &count[0],
-                                                 coords, i);
+        host[0][i] =
+            (double)mtest_global_linear(1, n, bx, g, NULL, REDIST_ROW_MAJOR, &count[0], coords, i);
     for (int64_t i = 0; i < count[1]; i++)
-        want[i] = (double)mtest_global_linear(1, n, by, g, NULL, REDIST_ROW_MAJOR, &count[1],
-                                              coords, i);
+        want[i] =
+            (double)mtest_global_linear(1, n, by, g, NULL, REDIST_ROW_MAJOR, &count[1], coords, i);
     const char *algs[] = {"indirect", "hybrid"};
     for (int a = 0; a < 2; a++)
         for (int mix = 3; mix < 7; mix++) { /* 3: CUDA; 4..6: AUTO with a host array */

@@ -521,7 +521,6 @@ static int known_algorithm(const char *name)
     return -1;
 }
 
-
 static void reset_dst(unsigned char *d, int64_t bytes)
 {
     memset(d, SENTINEL, (size_t)bytes + GUARD);

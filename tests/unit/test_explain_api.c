@@ -91,11 +91,29 @@ static void contents(redist_layout s, redist_layout d)
     if (text == NULL)
         return;
     CHECK(one_json_object(text), "not one JSON object: %.200s", text);
-    const char *keys[] = {"procs", "element_bytes", "elements", "array_bytes", "requested",
-                          "algorithm", "steps", "max_messages_per_rank", "max_bytes_per_rank",
-                          "total_messages", "total_bytes", "transport", "bounded",
-                          "buffer_bytes", "predicted_seconds", "staging_seconds", "pattern",
-                          "memory", "machine", "threads", "arrays", "algorithms", "why_not"};
+    const char *keys[] = {"procs",
+                          "element_bytes",
+                          "elements",
+                          "array_bytes",
+                          "requested",
+                          "algorithm",
+                          "steps",
+                          "max_messages_per_rank",
+                          "max_bytes_per_rank",
+                          "total_messages",
+                          "total_bytes",
+                          "transport",
+                          "bounded",
+                          "buffer_bytes",
+                          "predicted_seconds",
+                          "staging_seconds",
+                          "pattern",
+                          "memory",
+                          "machine",
+                          "threads",
+                          "arrays",
+                          "algorithms",
+                          "why_not"};
     char v[128], want[128];
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         CHECK(strstr(text, keys[i]) != NULL, "no key %s", keys[i]);
@@ -120,8 +138,8 @@ static void contents(redist_layout s, redist_layout d)
         size_t needed = 0;
         memset(small, 'x', sizeof small);
         rc = redist_explain(s, d, 6, 8, NULL, small, len, &needed);
-        CHECK(rc == REDIST_SUCCESS && needed == full, "len %zu: rc %d, needed %zu of %zu", len,
-              rc, needed, full);
+        CHECK(rc == REDIST_SUCCESS && needed == full, "len %zu: rc %d, needed %zu of %zu", len, rc,
+              needed, full);
         CHECK(strlen(small) == len - 1 && strncmp(small, text, len - 1) == 0,
               "len %zu: \"%s\" is not the text's start", len, small);
     }
@@ -179,14 +197,14 @@ static void errors(redist_layout s, redist_layout d)
     expect("src NULL", redist_explain(NULL, d, 6, 8, NULL, buf, sizeof buf, &needed),
            REDIST_ERR_ARG, buf);
     CHECK(needed == 1, "needed after an error: %zu", needed);
-    expect("dst NULL", redist_explain(s, NULL, 6, 8, NULL, buf, sizeof buf, NULL),
-           REDIST_ERR_ARG, buf);
-    expect("comm_size 0", redist_explain(s, d, 0, 8, NULL, buf, sizeof buf, NULL),
-           REDIST_ERR_ARG, buf);
+    expect("dst NULL", redist_explain(s, NULL, 6, 8, NULL, buf, sizeof buf, NULL), REDIST_ERR_ARG,
+           buf);
+    expect("comm_size 0", redist_explain(s, d, 0, 8, NULL, buf, sizeof buf, NULL), REDIST_ERR_ARG,
+           buf);
     expect("elsize 0", redist_explain(s, d, 6, 0, NULL, buf, sizeof buf, NULL), REDIST_ERR_ARG,
            buf);
-    expect("rank 5 on 4", redist_explain(s, d, 4, 8, NULL, buf, sizeof buf, NULL),
-           REDIST_ERR_ARG, buf);
+    expect("rank 5 on 4", redist_explain(s, d, 4, 8, NULL, buf, sizeof buf, NULL), REDIST_ERR_ARG,
+           buf);
     expect("buf NULL, len 8", redist_explain(s, d, 6, 8, NULL, NULL, 8, NULL), REDIST_ERR_ARG,
            NULL);
     redist_options opt;
@@ -196,8 +214,8 @@ static void errors(redist_layout s, redist_layout d)
            buf);
     redist_options_init(&opt);
     opt.threads = -2;
-    expect("threads -2", redist_explain(s, d, 6, 8, &opt, buf, sizeof buf, NULL),
-           REDIST_ERR_ARG, buf);
+    expect("threads -2", redist_explain(s, d, 6, 8, &opt, buf, sizeof buf, NULL), REDIST_ERR_ARG,
+           buf);
     redist_options_init(&opt);
     opt.max_buffer_bytes = 4;
     expect("max_buffer_bytes below two elements",
