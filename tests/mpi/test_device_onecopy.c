@@ -23,6 +23,9 @@
  *     others are staged through MPI;
  *   - in flight: a second start is BUSY on every rank, redist_device_free of src or dst BUSY
  *     until the execute completes;
+ *   - a src freed by its owner after an execute and passed again: REDIST_ERR_ARG on every
+ *     rank (the owner's argument check), the receivers' stale mappings untouched, then
+ *     unmapped with the plan;
  *   - a sender's src freed (by an allocator no registry guards) before its receiver maps it:
  *     REDIST_ERR_STATE on every rank (the receiver's failure agreed), no hang, no fault;
  *   - REDIST_DEVICE_IPC=per-execute (mappings closed after each execute) and =0 (nothing
@@ -360,6 +363,56 @@ static void freed_in_flight_case(void)
     redist_layout_free(&dst);
 }
 
+/* A src freed by its owner after an execute (its receivers keep it mapped) and passed again:
+   the owner's argument check refuses it (not device memory any more), every rank returns
+   REDIST_ERR_ARG, none touches the stale mapping; freeing the plan then unmaps it. */
+static void stale_src_case(void)
+{
+    const char *what = "src freed, then passed again";
+    int64_t m = 500, ext[1] = {m * size}, blk[1] = {m};
+    int grid[1] = {size}, first[1] = {size > 1}; /* a shift to the next rank */
+    redist_layout src = NULL, dst = NULL;
+    redist_layout_create(1, ext, blk, grid, NULL, NULL, REDIST_ROW_MAJOR, &src);
+    redist_layout_create(1, ext, blk, grid, first, NULL, REDIST_ROW_MAJOR, &dst);
+    redist_options opt;
+    redist_options_init(&opt);
+    opt.memory = REDIST_MEMORY_CUDA;
+    redist_plan plan = NULL;
+    same_everywhere(what, redist_plan_create(src, dst, MPI_DOUBLE, MPI_COMM_WORLD, &opt, &plan));
+    double *ds = NULL, *dd = NULL, *h = malloc((size_t)m * sizeof(double));
+    int ok = h != NULL &&
+             redist_device_alloc((size_t)m * sizeof(double), (void **)&ds) == REDIST_SUCCESS &&
+             redist_device_alloc((size_t)m * sizeof(double), (void **)&dd) == REDIST_SUCCESS;
+    if (!mtest_all_same(ok) || !ok || plan == NULL) {
+        fail(what, "device arrays");
+        return;
+    }
+    for (int64_t i = 0; i < m; i++)
+        h[i] = (double)(rank * m + i);
+    redist_device_copy(ds, h, (size_t)m * sizeof(double));
+    same_everywhere(what, redist_execute(plan, ds, dd));
+    redist_device_copy(h, dd, (size_t)m * sizeof(double));
+    int64_t from = (rank + size - 1) % size;
+    for (int64_t i = 0; i < m; i++)
+        if (h[i] != (double)(from * m + i)) {
+            fail(what, "dst[%lld] = %g, want %g", (long long)i, h[i], (double)(from * m + i));
+            break;
+        }
+    if (rank == 0 && redist_device_free(ds) != REDIST_SUCCESS)
+        fail(what, "redist_device_free after the execute: %s", redist_last_error_detail());
+    int rc = redist_execute(plan, ds, dd); /* rank 0's ds is gone (dst is then undefined) */
+    if (!mtest_all_same(rc) || rc != REDIST_ERR_ARG)
+        fail(what, "returned %s (%s), want REDIST_ERR_ARG on every rank", redist_error_name(rc),
+             redist_last_error_detail());
+    redist_plan_free(&plan);
+    if (rank != 0)
+        redist_device_free(ds);
+    redist_device_free(dd);
+    free(h);
+    redist_layout_free(&src);
+    redist_layout_free(&dst);
+}
+
 int main(int argc, char **argv)
 {
     setenv("REDIST_DEVICE_BACKEND", "emulated", 0); /* tests/gpu/run.sh: cuda */
@@ -384,6 +437,7 @@ int main(int argc, char **argv)
     in_flight_case(&cases[0]);
     if (size > 1)
         freed_in_flight_case();
+    stale_src_case();
     /* mappings closed at the end of each execute, and none at all (everything staged) */
     setenv("REDIST_DEVICE_IPC", "per-execute", 1);
     for (int k = 0; k < ncases; k++)
