@@ -6,8 +6,8 @@
  * driver lets processes map each other's device memory (device.h's inter-process memory),
  * the receiver's kernel reads the sender's src where it lies and writes its own dst: one copy,
  * on the GPUs, with the protocol of the host one copy (onecopy.c): the sender does not pack,
- * its notification says where its src is, the receiver pulls and acknowledges once its
- * kernel is done (the sender's src is then free for the caller).
+ * its notification says where its src is, the receiver pulls and acknowledges (below: how
+ * the sender's src stays intact until the pulls are done).
  *
  * Where its src is: the sender's allocation travels as a handle, which does not fit a
  * notification (64 bytes, notes are 3 int64), so each rank has one slot of a small
@@ -20,9 +20,18 @@
  * Who can read whom is probed with the plan (collective over the node): each rank shares a
  * page of device memory, each tries to open every other's, and the verdicts are gathered, so
  * that a sender offers only to a peer that can map its memory (another GPU without peer
- * access, an MPS limit: that pair stays staged). The sender waits for its stream once per
- * execute before its first offer, so that what the plan's stream wrote to src is there when a
- * peer's kernel reads it.
+ * access, an MPS limit: that pair stays staged).
+ *
+ * Order without host waits: each rank has two events other processes open (made with the
+ * plan, their handles on its slot, every peer's opened once). The sender records `ready` on
+ * the plan's stream before its first offer of an execute (what the stream wrote to src is
+ * done there); the receiver's stream waits for the sender's `ready` before its pull, and the
+ * receiver records `done` after its pulls, then acknowledges; at the execute's end the
+ * sender's stream waits for the `done` of every peer that pulled from it (src stays as it is
+ * until they have read it). So an execute that only pulls never waits for the GPU on the host
+ * (with options.stream, its completion is the stream's: staging.c). Where some rank of the
+ * node cannot make or open such events, host waits take their places: the sender waits for
+ * its stream before its first offer, the receiver for its pulls before acknowledging.
  */
 #include "exec/exec.h"
 #include "exec/shared.h"
