@@ -941,6 +941,9 @@ static void free_bench(bench *b)
     redist_plan_free(&b->hplan);
     redist_plan_free(&b->dplan);
     redist_plan_free(&b->splan);
+    /* every rank's plans, which map the peers' device arrays, before any array goes (CUDA:
+       freeing an allocation another process maps is undefined) */
+    MPI_Barrier(MPI_COMM_WORLD);
     free(b->hsrc);
     free(b->hdst);
     free(b->nsrc);

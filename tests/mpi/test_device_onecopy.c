@@ -57,11 +57,22 @@ void redist__device_free(redist__device *dev, void *ptr);
 void *redist__device_emulated_view(const void *p, size_t bytes);
 uint64_t redist__device_emulated_host_waits(void);
 uint64_t redist__device_emulated_ipc_opens(void);
+int redist__mpi_gpu_aware(char *why, size_t len); /* exec.h */
 
 static int rank, size, errs;
-static int ipc_off;             /* REDIST_DEVICE_IPC=0: every message staged */
-static int gpu_aware;           /* REDIST_GPU_AWARE_MPI=1: MPI's messages from device buffers */
-static int with_stream;         /* options.stream: CUDA's per-thread default stream */
+static int ipc_off;     /* REDIST_DEVICE_IPC=0: every message staged */
+static int gpu_aware;   /* REDIST_GPU_AWARE_MPI=1: MPI's messages from device buffers */
+static int with_stream; /* options.stream: CUDA's per-thread default stream */
+
+/* 1 if a src allocation its receivers may still map can be freed: on the emulated device, or
+   where they unmap after each execute (REDIST_DEVICE_IPC=per-execute); CUDA calls freeing an
+   exported allocation that another process maps undefined (docs/api.md). */
+static int may_free_mapped(void)
+{
+    const char *backend = getenv("REDIST_DEVICE_BACKEND"), *ipc = getenv("REDIST_DEVICE_IPC");
+    return (backend != NULL && strcmp(backend, "emulated") == 0) ||
+           (ipc != NULL && strcmp(ipc, "per-execute") == 0);
+}
 static long long data_messages; /* sends with more than 32 bytes since the last reset */
 static long long device_sends;  /* of them, those from device memory (a GPU-aware MPI's) */
 
@@ -208,7 +219,7 @@ static void run_case(const spec *c, int how, int nonblocking)
                  round + 1, copied);
         same_everywhere(what, rc);
         redist_device_copy(b, db, (size_t)p.nd * sizeof(double));
-        if (how == TWICE && round == 0) { /* its receivers keep it mapped: the owner frees it */
+        if (how == TWICE && round == 0 && may_free_mapped()) { /* the owner frees it */
             redist_device_free(da[0]);
             da[0] = NULL;
         }
@@ -244,12 +255,13 @@ static void run_case(const spec *c, int how, int nonblocking)
         if (how != NO_WINDOW && how != PAIRS && !ipc_off && data != 0)
             fail(what, "%lld data messages on one node, want none", data);
     }
+    redist_plan_free(&plan); /* every rank's, and its mappings of our arrays, first */
+    MPI_Barrier(MPI_COMM_WORLD);
     redist_device_free(da[0]);
     redist_device_free(da[1]);
     redist_device_free(db);
     free(a);
     free(b);
-    redist_plan_free(&plan);
     mreblock_free(&p);
 }
 
@@ -356,9 +368,10 @@ static void freed_in_flight_case(void)
         ; /* the rank that could not map says why */
     else if (strstr(redist_last_error_detail(), "cannot map") == NULL)
         fail(what, "rank 1's detail does not say why: %s", redist_last_error_detail());
+    redist_plan_free(&plan);
+    MPI_Barrier(MPI_COMM_WORLD);
     redist__device_free(dev, ds);
     redist__device_free(dev, dd);
-    redist_plan_free(&plan);
     redist_layout_free(&src);
     redist_layout_free(&dst);
 }
@@ -434,10 +447,16 @@ int main(int argc, char **argv)
             run_case(&cases[k], how, 0);
     run_case(&cases[0], PLAIN, 1);
     run_case(&cases[4], OFFSET, 1);
+    if (!may_free_mapped()) /* it frees its arrays before the plan */
+        setenv("REDIST_DEVICE_IPC", "per-execute", 1);
     in_flight_case(&cases[0]);
+    unsetenv("REDIST_DEVICE_IPC");
     if (size > 1)
         freed_in_flight_case();
+    if (!may_free_mapped()) /* a real GPU: the receivers unmap after each execute */
+        setenv("REDIST_DEVICE_IPC", "per-execute", 1);
     stale_src_case();
+    unsetenv("REDIST_DEVICE_IPC");
     /* mappings closed at the end of each execute, and none at all (everything staged) */
     setenv("REDIST_DEVICE_IPC", "per-execute", 1);
     for (int k = 0; k < ncases; k++)
@@ -450,9 +469,18 @@ int main(int argc, char **argv)
     unsetenv("REDIST_DEVICE_IPC");
     ipc_off = 0;
     /* a GPU-aware MPI: what goes through MPI is packed into and unpacked from device buffers
-       (all of it without the window; between the pairs of nodes of 2 with it) */
-    setenv("REDIST_GPU_AWARE_MPI", "1", 1);
-    gpu_aware = 1;
+       (all of it without the window; between the pairs of nodes of 2 with it). The emulated
+       device's is declared (the wrappers above are what a GPU-aware MPI does); on a GPU the
+       MPI library's own answer decides, and the checks follow it */
+    const char *backend = getenv("REDIST_DEVICE_BACKEND");
+    int emulated = backend != NULL && strcmp(backend, "emulated") == 0;
+    if (emulated)
+        setenv("REDIST_GPU_AWARE_MPI", "1", 1);
+    gpu_aware = emulated || redist__mpi_gpu_aware(NULL, 0);
+    if (rank == 0)
+        printf("GPU-aware MPI: %s\n", emulated    ? "declared (emulated device)"
+                                      : gpu_aware ? "the MPI library says so"
+                                                  : "no (its messages are staged)");
     for (int k = 0; k < ncases; k++) {
         run_case(&cases[k], NO_WINDOW, 0);
         run_case(&cases[k], PAIRS, k == 0);
