@@ -1,8 +1,9 @@
 /* Whether the MPI library takes device pointers (exec.h, "GPU-aware MPI"): Open MPI says so
  * through MPIX_Query_cuda_support (its CUDA extension), MPICH through
  * MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes). Both are looked up at run time, so that
- * the library builds and runs against MPI libraries without them (then: no). Called after
- * MPI_Init, as Open MPI requires. REDIST_GPU_AWARE_MPI overrides the query: "1" (the user
+ * the library builds and runs against MPI libraries without them (then: no). Asked only
+ * between MPI_Init and MPI_Finalize (MPICH's aborts the process outside them; without MPI:
+ * no). REDIST_GPU_AWARE_MPI overrides the query: "1" (the user
  * knows, e.g. an MPI built on UCX with CUDA that does not answer) or "0" (never). */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "exec/exec.h"
@@ -19,9 +20,15 @@ enum { MPICH_GPU_SUPPORT_CUDA = 0 }; /* MPIX_GPU_SUPPORT_CUDA in MPICH's mpi.h *
 typedef int (*open_mpi_query)(void);
 typedef int (*mpich_query)(int gpu_type, int *is_supported);
 
-/* The MPI library's own answer: 1, 0, or -1 where it has no query. */
+/* The MPI library's own answer: 1, 0, or -1 where it has no query, or cannot be asked now
+   (before MPI_Init or after MPI_Finalize: MPICH's query aborts the process then, and
+   `redist explain` runs without MPI). */
 static int ask_mpi(void)
 {
+    int initialized = 0, finalized = 0;
+    if (MPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
+        MPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
+        return -1;
     open_mpi_query ompi = NULL;
     mpich_query mpich = NULL;
     *(void **)&ompi = dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support");
@@ -46,7 +53,8 @@ int redist__mpi_gpu_aware(char *why, size_t len)
     if (why != NULL)
         snprintf(why, len, "%s",
                  answer < 0   ? "the MPI library has no query (MPIX_Query_cuda_support, "
-                                "MPIX_GPU_query_support): taken as not GPU-aware"
+                                "MPIX_GPU_query_support), or MPI is not initialized: taken "
+                                "as not GPU-aware"
                  : answer > 0 ? "the MPI library says it takes CUDA device memory"
                               : "the MPI library says it does not take CUDA device memory");
     return answer > 0;
