@@ -674,6 +674,24 @@ static void sweep_device_copies(cal *c, device_arg *a, redist__machine *m)
     print_fit(c, "device copies", buf, large.r2, nl);
 }
 
+/* A per-byte term measured as `per_byte` (<= 0: not measured, because `why_not`): stored in
+   *term and printed with its rate and how it was measured; else *term (the value plans read
+   now) is kept and the line says why. */
+static void report_per_byte(const cal *c, const char *name, double per_byte, const char *why_not,
+                            const char *how, double *term)
+{
+    char rate[32];
+    if (per_byte <= 0) {
+        if (c->rank0)
+            printf("  %-22s not measured (%s): %.3g ns/B kept\n", name, why_not, *term * 1e9);
+        return;
+    }
+    *term = per_byte;
+    if (c->rank0)
+        printf("  %-22s %.3g ns/B (%s/s): %s\n", name, per_byte * 1e9,
+               tool_fmt_bytes(rate, sizeof rate, 1.0 / per_byte), how);
+}
+
 /* device_copy_per_byte: a device plan re-blocking max_bytes of doubles over MPI_COMM_SELF (a
    self copy only: one kernel and its wait), every rank at once. */
 static void measure_device_kernel(cal *c, device_arg *a, redist__machine *m)
@@ -685,20 +703,14 @@ static void measure_device_kernel(cal *c, device_arg *a, redist__machine *m)
                             (double *)(void *)(a->d + c->max_bytes / 2));
     int all = t >= 0;
     double bytes = (double)(n * n * 8), kernel = t - 2.0 * m->device_launch;
-    char s1[32], s2[32];
-    if (!all || kernel <= 0) {
-        if (c->rank0)
-            printf("  %-22s not measured (%s)\n", "device kernels",
-                   all ? "no time beyond the launches" : redist_last_error_detail());
-        return;
-    }
-    m->device_copy_per_byte = kernel / bytes;
-    if (c->rank0)
-        printf("  %-22s %.3g ns/B (%s/s): a device plan re-blocking %s (36^2 -> 128^2, one "
-               "rank's) on every rank at once\n",
-               "device kernels", m->device_copy_per_byte * 1e9,
-               tool_fmt_bytes(s1, sizeof s1, 1.0 / m->device_copy_per_byte),
-               tool_fmt_bytes(s2, sizeof s2, bytes));
+    char how[128], b[32];
+    snprintf(how, sizeof how,
+             "a device plan re-blocking %s (36^2 -> 128^2, one rank's) on every "
+             "rank at once",
+             tool_fmt_bytes(b, sizeof b, bytes));
+    report_per_byte(c, "device kernels", all ? kernel / bytes : -1,
+                    all ? "no time beyond the launches" : redist_last_error_detail(), how,
+                    &m->device_copy_per_byte);
 }
 
 /* device_ipc_per_byte: a device plan over the node's ranks (memory = CUDA, one node) that
@@ -735,25 +747,17 @@ static void measure_device_ipc(cal *c, device_arg *a, redist__machine *m)
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
     redist_plan_free(&r.plan);
     double bytes = (double)count * 8.0, pull = t - 3.0 * m->device_launch;
-    char s1[32], s2[32];
-    if (!all || pull <= 0) {
-        redist__machine now;
-        redist__machine_current(&now, NULL, 0);
-        m->device_ipc_per_byte = now.device_ipc_per_byte;
-        if (c->rank0)
-            printf("  %-22s not measured (%s): device_ipc_per_byte kept\n", "device pulls",
-                   c->size < 2 || c->nodes > 1 ? "needs two ranks or more on one node"
-                   : all                       ? "no time beyond the launches"
-                         : "the plan's ranks do not map each other's device memory");
-        return;
-    }
-    m->device_ipc_per_byte = pull / bytes;
-    if (c->rank0)
-        printf("  %-22s %.3g ns/B (%s/s): a device plan shifting %s per rank to the next, "
-               "pulled from its device memory, on every rank at once\n",
-               "device pulls", m->device_ipc_per_byte * 1e9,
-               tool_fmt_bytes(s1, sizeof s1, 1.0 / m->device_ipc_per_byte),
-               tool_fmt_bytes(s2, sizeof s2, bytes));
+    char how[128], b[32];
+    snprintf(how, sizeof how,
+             "a device plan shifting %s per rank to the next, pulled from its "
+             "device memory, on every rank at once",
+             tool_fmt_bytes(b, sizeof b, bytes));
+    report_per_byte(c, "device pulls", all ? pull / bytes : -1,
+                    c->size < 2 || c->nodes > 1 ? "needs two ranks or more on one node"
+                    : all                       ? "no time beyond the launches"
+                                                : "the plan's ranks do not map each other's "
+                                                  "device memory",
+                    how, &m->device_ipc_per_byte);
 }
 
 /* The device terms where every rank has a device (the CUDA driver, or
@@ -767,6 +771,14 @@ static void measure_device(cal *c, redist__machine *m)
     ok = ok && redist__device_alloc(a.dev, c->max_bytes, (void **)&a.d) == REDIST_SUCCESS &&
          redist__device_host_alloc(a.dev, c->max_bytes, (void **)&a.h) == REDIST_SUCCESS;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->world);
+    /* the values plans read now, each kept where it is not measured below */
+    redist__machine now;
+    char source[256];
+    redist__machine_current(&now, source, sizeof source);
+    m->device_per_byte = now.device_per_byte;
+    m->device_copy_per_byte = now.device_copy_per_byte;
+    m->device_launch = now.device_launch;
+    m->device_ipc_per_byte = now.device_ipc_per_byte;
     if (all) {
         if (c->rank0)
             printf("  %-22s %s\n", "device", redist__device_name(a.dev));
@@ -775,13 +787,6 @@ static void measure_device(cal *c, redist__machine *m)
         measure_device_kernel(c, &a, m);
         measure_device_ipc(c, &a, m);
     } else {
-        redist__machine now;
-        char source[256];
-        redist__machine_current(&now, source, sizeof source);
-        m->device_per_byte = now.device_per_byte;
-        m->device_copy_per_byte = now.device_copy_per_byte;
-        m->device_launch = now.device_launch;
-        m->device_ipc_per_byte = now.device_ipc_per_byte;
         if (c->rank0)
             printf("  %-22s not measured (%s): device_* kept, from %s\n", "device",
                    ok ? "another rank has no device" : why, source);

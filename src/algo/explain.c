@@ -137,8 +137,7 @@ static int explain_pair(redist_layout src, redist_layout dst, int comm_size, int
     /* as the planner: kernels move the arrays, and on one node with options.memory = CUDA
        they pull the node's messages over inter-process memory (where the driver lets them:
        the plan's probe finds out; REDIST_DEVICE_IPC=0 turns it off) */
-    machine.device_ipc = memory == REDIST_MEMORY_CUDA && opt.shared_memory &&
-                         redist__device_ipc_policy() != REDIST__IPC_OFF;
+    machine.device_ipc = redist__device_ipc_asked(&opt);
     machine.gpu_mpi = memory == REDIST_MEMORY_CUDA && redist__mpi_gpu_aware(NULL, 0);
     if (memory != REDIST_MEMORY_HOST)
         redist__machine_device(&machine);

@@ -55,7 +55,7 @@ static int explain_rows(redist_layout src, redist_layout view, const redist_opti
     if (r->rows == NULL)
         return redist__fail(REDIST_ERR_NOMEM, "explain: the algorithms' rows");
     int head_rc = REDIST_SUCCESS;
-    char detail[REDIST__DETAIL_LEN];
+    redist__kept_detail detail; /* the requested row's, as the other rows overwrite it */
     for (int i = 0; i < r->count; i++) {
         redist__explain_row *row = &r->rows[i];
         row->name = redist_algorithm_name(i);
@@ -65,11 +65,11 @@ static int explain_rows(redist_layout src, redist_layout view, const redist_opti
             continue;
         r->head = row;
         head_rc = row->rc;
-        snprintf(detail, sizeof detail, "%s", redist_last_error_detail());
+        redist__detail_keep(&detail);
     }
     if (head_rc != REDIST_SUCCESS)
-        return redist__fail(head_rc, "%s", detail);
-    return REDIST_SUCCESS;
+        redist__detail_restore(&detail);
+    return head_rc;
 }
 
 int redist__explain_report_make(redist_layout src, redist_layout dst, int comm_size, int64_t elsize,

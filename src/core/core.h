@@ -28,6 +28,14 @@ int redist__fail_context(int err, const char *fmt, ...)
 #endif
     ;
 void redist__clear_error(void);
+/* A call whose failure is an answer, not an error (a probe, a query: no device, a refused
+   map): the detail before it kept, and put back after, so that what a caller later reads in
+   redist_last_error_detail() is not the refusal. */
+typedef struct redist__kept_detail {
+    char text[REDIST__DETAIL_LEN];
+} redist__kept_detail;
+void redist__detail_keep(redist__kept_detail *k);
+void redist__detail_restore(const redist__kept_detail *k);
 
 /* ---- hashing and integers (util.c) --------------------------------------------------------- */
 /* 64-bit FNV-1a of n bytes, folded into h (start with REDIST__FNV_BASIS). */

@@ -49,6 +49,16 @@ void redist__clear_error(void)
     last_detail[0] = '\0';
 }
 
+void redist__detail_keep(redist__kept_detail *k)
+{
+    memcpy(k->text, last_detail, sizeof k->text);
+}
+
+void redist__detail_restore(const redist__kept_detail *k)
+{
+    memcpy(last_detail, k->text, sizeof last_detail);
+}
+
 int redist__fail(int err, const char *fmt, ...)
 {
     va_list ap;

@@ -241,12 +241,18 @@ void *redist__device_emulated_view(const void *p, size_t bytes)
     return view;
 }
 
-uint64_t redist__device_emulated_pageable_copies(void)
+/* One of the tests' counters, read under the lock. */
+static uint64_t counted(const uint64_t *counter)
 {
     pthread_mutex_lock(&lock);
-    uint64_t n = pageable_copies;
+    uint64_t n = *counter;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+uint64_t redist__device_emulated_pageable_copies(void)
+{
+    return counted(&pageable_copies);
 }
 
 /* The failure for a range that should be device memory and is not. */
@@ -357,18 +363,12 @@ struct redist__device_event {
 
 uint64_t redist__device_emulated_ipc_opens(void)
 {
-    pthread_mutex_lock(&lock);
-    uint64_t n = ipc_opens;
-    pthread_mutex_unlock(&lock);
-    return n;
+    return counted(&ipc_opens);
 }
 
 uint64_t redist__device_emulated_host_waits(void)
 {
-    pthread_mutex_lock(&lock);
-    uint64_t n = host_waits;
-    pthread_mutex_unlock(&lock);
-    return n;
+    return counted(&host_waits);
 }
 
 static int e_event_create(redist__device_event **ev)

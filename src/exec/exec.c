@@ -236,16 +236,13 @@ static int agree_on_device(redist_plan p, int blocking, int *done)
     *done = 1;
     if (!agrees_on_device(p))
         return REDIST_SUCCESS;
-    if (!p->device_agreeing && p->broken) { /* an MPI failure: no collective is safe now */
-        p->device_error = redist__staging_error(p);
-        p->device_agreed = REDIST_SUCCESS;
-        return REDIST_SUCCESS;
-    }
     if (!p->device_agreeing) {
         p->device_error = redist__staging_error(p); /* the stream waited for, in any case */
-        if (p->local_error != REDIST_SUCCESS)       /* bad arguments: that is the error agreed */
-            p->device_error = REDIST_SUCCESS;
         p->device_agreed = REDIST_SUCCESS;
+        if (p->broken) /* an MPI failure: no collective is safe now (this rank's own error) */
+            return REDIST_SUCCESS;
+        if (p->local_error != REDIST_SUCCESS) /* bad arguments: that is the error agreed */
+            p->device_error = REDIST_SUCCESS;
         p->device_agreeing = 1;
         if (MPI_Iallreduce(&p->device_error, &p->device_agreed, 1, MPI_INT, MPI_MIN, p->comm,
                            &p->device_req) != MPI_SUCCESS) {

@@ -420,14 +420,12 @@ void redist__staging_wait_sent(const struct redist_plan_s *p, int i);
    device failure of this execute (REDIST_SUCCESS if none), and forgets it. */
 int redist__staging_error(struct redist_plan_s *p);
 /* For the device one copy (onecopy_device.c): the backend, this execute's src is device
-   memory, the uploaded lists of one of the plan's messages (NULL: not uploaded), a pull of
-   elements [lo, hi) of receive message m from a node peer's src (its lists `from`) into
-   dst on the plan's stream, and a wait for the stream (a failure is kept for the execute's
-   end, as the staged moves' are). */
+   memory, a pull of receive message m from a node peer's src (its lists `from`) into dst on
+   the plan's stream, and a wait for the stream (a failure is kept for the execute's end, as
+   the staged moves' are). */
 struct redist__device *redist__staging_dev(const struct redist_plan_s *p);
 int redist__staging_src_on_device(const struct redist_plan_s *p);
-const struct redist__device_msg *redist__staging_lists(const struct redist_plan_s *p,
-                                                       const redist__msg *m);
+struct redist__device_msg;
 void redist__staging_pull(const struct redist_plan_s *p, const struct redist__device_msg *from,
                           const redist__msg *m, const char *src);
 void redist__staging_wait(const struct redist_plan_s *p);

@@ -91,11 +91,11 @@ void redist__gpu_mpi_setup(struct redist_plan_s *p)
         !any_through_mpi(p) || !redist__gpu_mpi_usable(p))
         return;
     size_t es = p->elsize;
-    char kept[REDIST__DETAIL_LEN]; /* no room on the device is an answer: staged */
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept; /* no room on the device is an answer: staged */
+    redist__detail_keep(&kept);
     p->dsendbuf = redist__staging_array(p, (size_t)p->send.total_elems * es + 1);
     p->drecvbuf = redist__staging_array(p, (size_t)p->recv.total_elems * es + 1);
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
     p->gpu_mpi = p->dsendbuf != NULL && p->drecvbuf != NULL; /* else freed with the plan */
 }
 

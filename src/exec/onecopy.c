@@ -282,9 +282,10 @@ int redist__onecopy_setup(struct redist_plan_s *p)
             err = redist__peer_msg(p, &p->recv.msgs[i], q, &o->peer_side[i], &o->peer_msg[i],
                                    &max_levels);
     }
-    if (err == REDIST_SUCCESS)
+    /* the host copies' buffers (device plans' pulls are kernels: onecopy_device.c) */
+    if (err == REDIST_SUCCESS && every == HOST_PLAN)
         err = redist__walkbuf_init(&o->walk, p->threads, p->elsize, max_levels);
-    if (err == REDIST_SUCCESS) { /* the pulls: every receive message and the self part */
+    if (err == REDIST_SUCCESS && every == HOST_PLAN) { /* every receive message and the self */
         o->msg_of[o->nrecv] = p->self;
         for (int i = 0; i < o->nrecv; i++)
             o->msg_of[i] = &p->recv.msgs[i];
@@ -307,20 +308,8 @@ static int know_node(struct redist_plan_s *p, const struct redist__shared *a)
     if (o->alloc == a && o->alloc_id == a->id)
         return 1;
     o->alloc = NULL;
-    MPI_Group mine = MPI_GROUP_NULL, node = MPI_GROUP_NULL;
-    int ok = MPI_Comm_group(p->comm, &mine) == MPI_SUCCESS &&
-             MPI_Comm_group(a->node, &node) == MPI_SUCCESS &&
-             MPI_Group_translate_ranks(mine, p->size, o->plan_ranks, node, o->node_rank_of) ==
-                 MPI_SUCCESS;
-    if (mine != MPI_GROUP_NULL)
-        MPI_Group_free(&mine);
-    if (node != MPI_GROUP_NULL)
-        MPI_Group_free(&node);
-    if (!ok)
+    if (!redist__node_ranks_into(p->comm, a->node, p->size, o->plan_ranks, o->node_rank_of))
         return 0;
-    for (int r = 0; r < p->size; r++)
-        if (o->node_rank_of[r] == MPI_UNDEFINED)
-            o->node_rank_of[r] = -1;
     o->alloc = a;
     o->alloc_id = a->id;
     return 1;

@@ -133,14 +133,14 @@ static void make_events(struct redist__onecopy_device *d)
     memset(&d->mine->done, 0, sizeof d->mine->done);
     if (!redist__device_has_ipc_events(d->dev))
         return;
-    char kept[REDIST__DETAIL_LEN]; /* no events is an answer: host waits */
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept; /* no events is an answer: host waits */
+    redist__detail_keep(&kept);
     if (redist__device_ipc_event_create(d->dev, &d->ready, &d->mine->ready) != REDIST_SUCCESS ||
         redist__device_ipc_event_create(d->dev, &d->done, &d->mine->done) != REDIST_SUCCESS) {
         memset(&d->mine->ready, 0, sizeof d->mine->ready);
         memset(&d->mine->done, 0, sizeof d->mine->done);
     }
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
 }
 
 /* Collective over the node, after the probe (every slot written): each peer's events opened
@@ -148,8 +148,8 @@ static void make_events(struct redist__onecopy_device *d)
 static int open_events(struct redist_plan_s *p, struct redist__onecopy_device *d)
 {
     int ok = redist__device_has_ipc_events(d->dev) && d->ready != NULL && d->done != NULL;
-    char kept[REDIST__DETAIL_LEN];
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept;
+    redist__detail_keep(&kept);
     for (int j = 0; ok && j < d->n; j++) {
         const board_slot *s = j != d->me ? slot(d, j) : NULL;
         ok = j == d->me ||
@@ -157,7 +157,7 @@ static int open_events(struct redist_plan_s *p, struct redist__onecopy_device *d
               redist__device_ipc_event_open(d->dev, &s->ready, &d->ready_of[j]) == REDIST_SUCCESS &&
               redist__device_ipc_event_open(d->dev, &s->done, &d->done_of[j]) == REDIST_SUCCESS);
     }
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
     int all = 0;
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, p->shm->node) != MPI_SUCCESS)
         return redist__fail(REDIST_ERR_MPI, "device one copy: agreeing on the node's events");
@@ -183,8 +183,8 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
     int rc = MPI_Barrier(node); /* every slot written */
     MPI_Win_sync(d->board);
     int every = 0;
-    char kept[REDIST__DETAIL_LEN]; /* a refused open is an answer, not an error */
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept; /* a refused open is an answer, not an error */
+    redist__detail_keep(&kept);
     for (int j = 0; rc == MPI_SUCCESS && err == REDIST_SUCCESS && j < d->n; j++) {
         const board_slot *h = slot(d, j);
         void *base = NULL;
@@ -194,7 +194,7 @@ static int probe(struct redist_plan_s *p, struct redist__onecopy_device *d)
             redist__device_ipc_close(d->dev, base);
         }
     }
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
     /* the verdicts: row i says whom rank i can read; this rank keeps its column */
     int ok = err == REDIST_SUCCESS, ok_all = 0;
     if (rc == MPI_SUCCESS)
@@ -295,11 +295,11 @@ static int set_up_offers(struct redist_plan_s *p, struct redist__onecopy_device 
     int64_t es = (int64_t)p->elsize;
     const char *lo = p->cur_src + (p->src_lo - p->src_base) * es;
     size_t offset = 0, length = 0;
-    char kept[REDIST__DETAIL_LEN]; /* a refusal is an answer (the message is staged) */
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept; /* a refusal is an answer (the message is staged) */
+    redist__detail_keep(&kept);
     int shared = redist__device_ipc_get(d->dev, lo, (size_t)((p->src_hi - p->src_lo) * es),
                                         &d->mine->mem, &offset, &length) == REDIST_SUCCESS;
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
     if (!shared)
         return 0;
     MPI_Win_sync(d->board); /* the slot before the notifications */
@@ -308,7 +308,7 @@ static int set_up_offers(struct redist_plan_s *p, struct redist__onecopy_device 
     else /* src as the stream leaves it, before a peer's kernel reads it */
         redist__staging_wait(p);
     if (err != REDIST_SUCCESS) { /* staged instead */
-        redist__fail(REDIST_SUCCESS, "%s", kept);
+        redist__detail_restore(&kept);
         return 0;
     }
     d->src_offset = (int64_t)offset - (lo - p->cur_src);
@@ -375,11 +375,6 @@ int redist__onecopy_device_copy(struct redist_plan_s *p, struct redist__onecopy_
     return REDIST_SUCCESS;
 }
 
-int redist__onecopy_device_offered(const int64_t note[3])
-{
-    return note[0] == -1;
-}
-
 void redist__onecopy_device_done(struct redist_plan_s *p, struct redist__onecopy_device *d)
 {
     int err = REDIST_SUCCESS;
@@ -416,7 +411,7 @@ void redist__onecopy_device_count(const struct redist_plan_s *p,
 void redist__onecopy_device_end(struct redist_plan_s *p, struct redist__onecopy_device *d)
 {
     for (int j = 0; d->events && j < d->n; j++) /* src stays until their pulls are done */
-        if (d->offered[j] == p->executes && p->executes != 0) {
+        if (d->offered[j] == p->executes) {     /* offered in this execute (1-based) */
             int err = redist__device_stream_wait(d->dev, p->opt.stream, d->done_of[j]);
             if (err != REDIST_SUCCESS) /* then the host waits (the execute fails) */
                 redist__staging_failed(p, err);

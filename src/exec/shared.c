@@ -225,25 +225,29 @@ int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node)
     return redist__node_comm(comm, rank, k, node);
 }
 
+int redist__node_ranks_into(MPI_Comm comm, MPI_Comm node, int size, const int *ranks, int *out)
+{
+    MPI_Group g_comm = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
+    int ok = MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS &&
+             MPI_Comm_group(node, &g_node) == MPI_SUCCESS &&
+             MPI_Group_translate_ranks(g_comm, size, ranks, g_node, out) == MPI_SUCCESS;
+    for (int r = 0; ok && r < size; r++)
+        if (out[r] == MPI_UNDEFINED)
+            out[r] = -1;
+    if (g_node != MPI_GROUP_NULL)
+        MPI_Group_free(&g_node);
+    if (g_comm != MPI_GROUP_NULL)
+        MPI_Group_free(&g_comm);
+    return ok;
+}
+
 int *redist__node_ranks_of(MPI_Comm comm, MPI_Comm node, int size)
 {
     int *all = redist__malloc((size_t)size * sizeof *all),
         *out = redist__malloc((size_t)size * sizeof *out);
-    MPI_Group g_comm, g_node;
-    int ok = all && out && MPI_Comm_group(comm, &g_comm) == MPI_SUCCESS;
-    if (ok && MPI_Comm_group(node, &g_node) == MPI_SUCCESS) {
-        for (int r = 0; r < size; r++)
-            all[r] = r;
-        ok = MPI_Group_translate_ranks(g_comm, size, all, g_node, out) == MPI_SUCCESS;
-        for (int r = 0; ok && r < size; r++)
-            if (out[r] == MPI_UNDEFINED)
-                out[r] = -1;
-        MPI_Group_free(&g_node);
-        MPI_Group_free(&g_comm);
-    } else if (ok) {
-        MPI_Group_free(&g_comm);
-        ok = 0;
-    }
+    for (int r = 0; all != NULL && r < size; r++)
+        all[r] = r;
+    int ok = all != NULL && out != NULL && redist__node_ranks_into(comm, node, size, all, out);
     redist__free(all);
     if (!ok) {
         redist__free(out);

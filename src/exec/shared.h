@@ -80,8 +80,9 @@ int redist__node_comm(MPI_Comm comm, int rank, int k, MPI_Comm *node);
 int redist__plan_node_comm(MPI_Comm comm, MPI_Comm *node);
 
 /* The node-communicator rank of each of comm's size ranks (-1: another node), allocated;
-   NULL on failure. */
+   NULL on failure. _into: of ranks[0 .. size) (0, 1, ... size - 1), into out; 0 on failure. */
 int *redist__node_ranks_of(MPI_Comm comm, MPI_Comm node, int size);
+int redist__node_ranks_into(MPI_Comm comm, MPI_Comm node, int size, const int *ranks, int *out);
 
 /* The ranks per node that tests split one machine into (REDIST_RANKS_PER_NODE=k: ranks
    0..k-1 of a communicator form one "node", k..2k-1 the next, within each real node); 0 when

@@ -60,11 +60,11 @@ int redist__memory_served(int memory)
 {
     if (memory != REDIST_MEMORY_AUTO)
         return memory;
-    char kept[REDIST__DETAIL_LEN]; /* a failure to load is an answer here, not an error */
-    snprintf(kept, sizeof kept, "%s", redist_last_error_detail());
+    redist__kept_detail kept; /* a failure to load is an answer here, not an error */
+    redist__detail_keep(&kept);
     redist__device *dev = NULL;
     int loads = redist__device_get(&dev) == REDIST_SUCCESS;
-    redist__fail(REDIST_SUCCESS, "%s", kept);
+    redist__detail_restore(&kept);
     return loads ? REDIST_MEMORY_AUTO : REDIST_MEMORY_HOST;
 }
 
@@ -399,12 +399,6 @@ struct redist__device *redist__staging_dev(const struct redist_plan_s *p)
 int redist__staging_src_on_device(const struct redist_plan_s *p)
 {
     return p->device != NULL && p->device->src_dev;
-}
-
-const struct redist__device_msg *redist__staging_lists(const struct redist_plan_s *p,
-                                                       const redist__msg *m)
-{
-    return p->device != NULL ? lists_of(p, m) : NULL;
 }
 
 void redist__staging_pull(const struct redist_plan_s *p, const struct redist__device_msg *from,

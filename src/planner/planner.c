@@ -145,13 +145,11 @@ static void machine_to_values(const redist__machine *m, int64_t v[MACHINE_VALS])
 }
 
 /* Whether this rank's device plan can pull its node peers' messages over inter-process
-   memory (onecopy.c's device plans: options.memory = CUDA, the shared-memory window, a
-   backend that maps other processes' memory); the probe at plan creation then finds which
-   pairs of ranks can. */
+   memory (asked for, and a backend that maps other processes' memory); the probe at plan
+   creation then finds which pairs of ranks can. */
 static int device_ipc_here(const struct redist_plan_s *p)
 {
-    return p->opt.memory == REDIST_MEMORY_CUDA && p->device != NULL && p->opt.shared_memory &&
-           redist__device_has_ipc(redist__staging_dev(p));
+    return redist__device_ipc_asked(&p->opt) && redist__device_has_ipc(redist__staging_dev(p));
 }
 
 /* The node's load, whether the plan spans nodes, and its threads (at most its cores) as

@@ -91,6 +91,11 @@ double redist__predict(const redist__algorithm *a, const redist__case *c, const 
 double redist__predict_staging(const redist__algorithm *a, const redist__case *c,
                                const redist__machine *m, const redist_options *opt, int transport,
                                int window);
+/* Whether the options ask for device plans' pulls on a node: options.memory = CUDA (under
+   AUTO a receiver's dst may be host memory), the shared-memory window, REDIST_DEVICE_IPC not
+   0. A plan also needs a backend that maps other processes' memory (planner.c); explain,
+   which has none, takes the options' word. */
+int redist__device_ipc_asked(const redist_options *opt);
 /* 1 where a device plan of a pulls its messages on the node (m->device_ipc). */
 int redist__staging_pulled(const redist__algorithm *a, const redist__machine *m,
                            const redist_options *opt, int transport, int window);

@@ -66,6 +66,12 @@ double redist__predict_staging(const redist__algorithm *a, const redist__case *c
                                 redist__staged_share(a, c, m, opt, transport, window));
 }
 
+int redist__device_ipc_asked(const redist_options *opt)
+{
+    return opt->memory == REDIST_MEMORY_CUDA && opt->shared_memory &&
+           redist__device_ipc_policy() != REDIST__IPC_OFF;
+}
+
 /* Its messages on the node go through the shared-memory window (packed, not bounded). */
 static int through_window(const redist__algorithm *a, const redist_options *opt, int transport,
                           int window)

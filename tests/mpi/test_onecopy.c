@@ -73,11 +73,7 @@ int MPI_Send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_C
     return PMPI_Send(buf, n, type, dest, tag, comm);
 }
 
-static void same_everywhere(const char *what, int rc)
-{
-    if (!mtest_all_same(rc) || rc != REDIST_SUCCESS)
-        fail(what, "returned %s (%s)", redist_error_name(rc), redist_last_error_detail());
-}
+#define same_everywhere(what, rc) mtest_expect_all(&errs, rank, what, rc, REDIST_SUCCESS)
 
 /* The cases (support/mreblock.h): an n0 x n1 array, blocks b1 and b2 on a 1 x P and a P x 1
    grid (or 1-D cyclic). */

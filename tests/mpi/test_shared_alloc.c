@@ -35,12 +35,7 @@ static int rank, size, errs;
 
 #define fail(...) mtest_fail(&errs, rank, __VA_ARGS__)
 
-static void same_everywhere(const char *what, int rc, int want)
-{
-    if (!mtest_all_same(rc) || rc != want)
-        fail(what, "returned %s (%s), expected %s on every rank", redist_error_name(rc),
-             redist_last_error_detail(), redist_error_name(want));
-}
+#define same_everywhere(what, rc, want) mtest_expect_all(&errs, rank, what, rc, want)
 
 static unsigned char pattern(int r, int64_t i)
 {

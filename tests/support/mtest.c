@@ -167,6 +167,13 @@ void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...)
     ++*errs;
 }
 
+void mtest_expect_all(int *errs, int rank, const char *what, int rc, int want)
+{
+    if (!mtest_all_same(rc) || rc != want)
+        mtest_fail(errs, rank, what, "returned %s (%s), want %s on every rank",
+                   redist_error_name(rc), redist_last_error_detail(), redist_error_name(want));
+}
+
 int mtest_finalize(int errs)
 {
     int total = 0, rank = 0;

@@ -80,6 +80,9 @@ int mtest_several_nodes(MPI_Comm comm);
 __attribute__((format(printf, 4, 5)))
 #endif
 void mtest_fail(int *errs, int rank, const char *what, const char *fmt, ...);
+/* Collective: a failure (mtest_fail) unless every rank got rc == want, the library's detail
+   and the code wanted in its line. */
+void mtest_expect_all(int *errs, int rank, const char *what, int rc, int want);
 
 /* A uniform integer in [lo, hi] from the xorshift generator *state (nonzero), advanced: every
    rank that seeds it alike draws the same cases. */
